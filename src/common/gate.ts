@@ -1,0 +1,106 @@
+import { SkillHostError, type SkillHostErrorCode } from './errors.js'
+import type { TurnContext } from './turn-context.js'
+
+/** What a gate is asked: which tool, with which arguments, on behalf of which skill. */
+export interface GateRequest {
+  readonly tool: string
+  readonly args: unknown
+  readonly skill?: { readonly id: string; readonly version: string }
+  /** The tier the call belongs to, so one gate can apply different rules. */
+  readonly tier?: 'host' | 'lifecycle' | 'module' | 'isolated' | 'script'
+}
+
+/**
+ * The host's permission boundary. Resolving allows; throwing `GateDenied`
+ * (see `deny`) refuses; any other throw means the gate is unavailable.
+ */
+export type ToolGate = (ctx: TurnContext, request: GateRequest) => void | Promise<void>
+
+const DENIED_BRAND = Symbol.for('skillhost.gate-denied')
+
+/** An explicit refusal from a gate. Only this counts as a refusal. */
+export class GateDenied extends Error {
+  override readonly name = 'GateDenied'
+  readonly reason: string
+  constructor(reason: string) {
+    super(reason)
+    this.reason = reason
+    Object.defineProperty(this, DENIED_BRAND, { value: true })
+  }
+
+  /** Recognizes refusals across two copies of the package. */
+  static isInstance(value: unknown): value is GateDenied {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DENIED_BRAND] === true
+  }
+}
+
+/** Makes the refusal a gate throws: `throw deny('scripts are off here')`. */
+export function deny(reason: string): GateDenied {
+  return new GateDenied(reason)
+}
+
+/** The classified outcome of asking a gate. */
+export type GateVerdict =
+  | { readonly outcome: 'allow' }
+  | { readonly outcome: 'refused'; readonly reason: string }
+  | { readonly outcome: 'unavailable'; readonly cause: unknown }
+
+/**
+ * Asks `gate` and classifies the answer in one place: resolve → allow,
+ * `GateDenied` → refused, anything else (including no gate) → unavailable.
+ * Never throws.
+ */
+export async function runToolGate(
+  gate: ToolGate | undefined,
+  ctx: TurnContext,
+  request: GateRequest,
+): Promise<GateVerdict> {
+  if (typeof gate !== 'function') return { outcome: 'unavailable', cause: new Error('no gate configured') }
+  try {
+    await gate(ctx, request)
+    return { outcome: 'allow' }
+  } catch (err) {
+    if (GateDenied.isInstance(err)) return { outcome: 'refused', reason: err.reason }
+    return { outcome: 'unavailable', cause: err }
+  }
+}
+
+/** The two codes a tier uses to report a refusal and an unavailable gate. */
+export interface GateCodes {
+  readonly refused: SkillHostErrorCode
+  readonly unavailable: SkillHostErrorCode
+}
+
+/** Default codes for host, lifecycle, module and isolated tools. */
+export const TOOL_GATE_CODES: GateCodes = { refused: 'E_TOOL_DENIED', unavailable: 'E_TOOL_GATE_UNAVAILABLE' }
+
+/** Codes for tier-3 scripts, as the reference fixes them (403 vs 503). */
+export const SCRIPT_GATE_CODES: GateCodes = {
+  refused: 'E_SKILL_SCRIPT_DENIED',
+  unavailable: 'E_SKILL_SCRIPT_GATE_UNAVAILABLE',
+}
+
+/**
+ * Runs the gate and throws the tier's error unless it allows. The refusal
+ * reason is the host's own words and is shown; an unavailable gate's cause is
+ * kept host-side only.
+ */
+export async function enforceToolGate(
+  gate: ToolGate | undefined,
+  ctx: TurnContext,
+  request: GateRequest,
+  codes: GateCodes = TOOL_GATE_CODES,
+): Promise<void> {
+  const verdict = await runToolGate(gate, ctx, request)
+  if (verdict.outcome === 'allow') return
+  if (verdict.outcome === 'refused') {
+    throw new SkillHostError(codes.refused, `The host refused '${request.tool}': ${verdict.reason}`, {
+      data: { tool: request.tool },
+    })
+  }
+  throw new SkillHostError(
+    codes.unavailable,
+    `The permission gate is unavailable, so '${request.tool}' did not run. This is not a refusal; retry later.`,
+    { data: { tool: request.tool }, cause: verdict.cause },
+  )
+}

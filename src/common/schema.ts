@@ -1,0 +1,99 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec'
+import { Ajv, type ValidateFunction } from 'ajv'
+import { SkillHostError } from './errors.js'
+
+/** A plain JSON Schema object, as providers expect in tool definitions. */
+export type JsonSchemaObject = { readonly [key: string]: unknown }
+
+/** What a tool accepts as its input schema: a Standard Schema v1 validator or a JSON Schema. */
+export type ToolInputSchema<A = unknown> = StandardSchemaV1<unknown, A> | JsonSchemaObject
+
+/** A compiled input schema: one `validate` for arguments and one JSON Schema for providers. */
+export interface CompiledSchema<A> {
+  readonly jsonSchema: JsonSchemaObject
+  validate(value: unknown): Promise<A>
+}
+
+let sharedAjv: Ajv | undefined
+function ajv(): Ajv {
+  sharedAjv ??= new Ajv({ allErrors: false, strict: false, useDefaults: true })
+  return sharedAjv
+}
+
+/** True when `value` carries the Standard Schema v1 `~standard` interface. */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  const std = (value as { '~standard'?: { version?: unknown; validate?: unknown } } | null)?.['~standard']
+  return typeof std === 'object' && std !== null && std.version === 1 && typeof std.validate === 'function'
+}
+
+function standardToJsonSchema(schema: StandardSchemaV1): JsonSchemaObject {
+  // Zod 4 and others expose a JSON Schema converter; the spec's optional
+  // `jsonSchema` extension is used when present, else an open object schema.
+  const std = schema['~standard'] as unknown as {
+    jsonSchema?: { input?: (o: { target: string }) => JsonSchemaObject }
+  }
+  const viaSpec = std.jsonSchema?.input?.({ target: 'draft-2020-12' })
+  if (viaSpec) return viaSpec
+  const toJson = (schema as unknown as { toJSONSchema?: () => JsonSchemaObject }).toJSONSchema
+  if (typeof toJson === 'function') return toJson.call(schema)
+  return { type: 'object' }
+}
+
+function describeIssues(issues: ReadonlyArray<StandardSchemaV1.Issue>): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = (issue.path ?? [])
+        .map((p) => String(typeof p === 'object' ? p.key : p))
+        .join('.')
+      return path ? `${path}: ${issue.message}` : issue.message
+    })
+    .join('; ')
+}
+
+/**
+ * Compiles an input schema once. JSON Schemas are compiled with ajv (a broken
+ * schema fails here, at construction, not on the first call); Standard Schema
+ * validators are used as they are.
+ */
+export function compileInputSchema<A>(toolName: string, schema: ToolInputSchema<A>): CompiledSchema<A> {
+  if (isStandardSchema(schema)) {
+    const std = schema as StandardSchemaV1<unknown, A>
+    return {
+      jsonSchema: standardToJsonSchema(std),
+      async validate(value) {
+        const result = await std['~standard'].validate(value)
+        if (result.issues) {
+          throw new SkillHostError(
+            'E_TOOL_INVALID_ARGS',
+            `Invalid arguments for '${toolName}': ${describeIssues(result.issues)}`,
+          )
+        }
+        return result.value
+      },
+    }
+  }
+  let check: ValidateFunction
+  try {
+    check = ajv().compile(schema as object)
+  } catch (cause) {
+    throw new SkillHostError('E_INVALID_SKILLS_CONFIG', `Tool '${toolName}' has an invalid JSON Schema.`, {
+      cause,
+    })
+  }
+  return {
+    jsonSchema: schema as JsonSchemaObject,
+    async validate(value) {
+      // ajv applies defaults in place; validate a copy so the caller's object stays as it was.
+      const copy = value === undefined ? {} : structuredClone(value)
+      if (!check(copy)) {
+        const detail = (check.errors ?? [])
+          .slice(0, 5)
+          .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+          .join('; ')
+        throw new SkillHostError('E_TOOL_INVALID_ARGS', `Invalid arguments for '${toolName}': ${detail}`)
+      }
+      return copy as A
+    },
+  }
+}

@@ -1,0 +1,115 @@
+import type { Tool } from '../common/tool.js'
+
+/** Which skill, at which version. Versions are opaque strings a source chooses. */
+export interface SkillRef {
+  readonly id: string
+  readonly version: string
+}
+
+/**
+ * Routing metadata only: what a catalog shows before anything is loaded. A
+ * source yields one per skill it can serve; `warnings` says what the lenient
+ * validator let through.
+ */
+export interface DiscoveredSkill extends SkillRef {
+  readonly name: string
+  readonly description: string
+  readonly license?: string
+  readonly compatibility?: string
+  readonly metadata?: Readonly<Record<string, string>>
+  /** Carried from the manifest; never enforced. */
+  readonly allowedTools?: string
+  /** Where the skill lives, for host-side display (e.g. the SKILL.md path). Never shown to a model by the manager. */
+  readonly location?: string
+  readonly warnings?: readonly string[]
+}
+
+/** A skill a source saw but could not serve, and why. */
+export interface SkillProblem {
+  /** Model-safe location: the skill folder name or a root-relative path. */
+  readonly location: string
+  readonly code: string
+  readonly message: string
+  readonly severity: 'error' | 'warning'
+}
+
+/** Options for `SkillSource.discover`. */
+export interface DiscoverOptions {
+  readonly signal?: AbortSignal
+  /** Receives skills skipped (and warnings raised) during discovery. */
+  readonly report?: (problem: SkillProblem) => void
+}
+
+/** A typed script parameter (tier 3). */
+export interface SkillScriptParamDeclaration {
+  readonly name: string
+  readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'enum'
+  readonly values?: readonly string[]
+  readonly required?: boolean
+  readonly positional?: boolean
+  readonly description?: string
+}
+
+/** A script a skill ships (tier 3): run by the library under a derived sandbox policy. */
+export interface SkillScriptDeclaration {
+  readonly name: string
+  readonly path: string
+  readonly description: string
+  readonly interpreter: string
+  readonly params?: readonly SkillScriptParamDeclaration[]
+}
+
+/** JavaScript a skill carries (tier 2): `source` is a complete `async (args) => { … }` expression. */
+export interface SkillIsolatedToolDeclaration {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the arguments (an object schema). */
+  readonly params?: Readonly<Record<string, unknown>>
+  readonly source: string
+}
+
+/**
+ * Everything needed to load a skill, resolved only on load. `tools` are live
+ * module tools (tier 1) that the manager always rebuilds before use.
+ */
+export interface SkillDescriptor extends SkillRef {
+  readonly name: string
+  readonly description: string
+  readonly channel?: 'inline' | 'handle'
+  readonly tools?: readonly Tool[]
+  readonly isolatedTools?: readonly SkillIsolatedToolDeclaration[]
+  readonly scripts?: readonly SkillScriptDeclaration[]
+  readonly license?: string
+  readonly compatibility?: string
+  readonly metadata?: Readonly<Record<string, string>>
+  readonly allowedTools?: string
+}
+
+/** Size and version of a skill's body or one of its files. */
+export interface SkillFileStat {
+  readonly size: number
+  readonly version: string
+}
+
+/** Options for source reads. */
+export interface SourceReadOptions {
+  readonly signal?: AbortSignal
+}
+
+/**
+ * The repository/loader seam. `discover` lists what a source can serve;
+ * `descriptor`, `read`, `stat` and `list` resolve one skill at one version.
+ * A ref whose version is no longer current fails with `E_SKILL_NOT_FOUND`;
+ * a path that escapes the skill fails with `E_SKILL_SOURCE_PATH_REJECTED`.
+ * `runSkillSourceConformance` checks an implementation against this contract.
+ */
+export interface SkillSource {
+  readonly id: string
+  discover(options?: DiscoverOptions): AsyncIterable<DiscoveredSkill>
+  descriptor(ref: SkillRef, options?: SourceReadOptions): Promise<SkillDescriptor>
+  /** No path = the body (SKILL.md without frontmatter). */
+  read(ref: SkillRef, path?: string, options?: SourceReadOptions): Promise<ReadableStream<Uint8Array>>
+  stat(ref: SkillRef, path?: string): Promise<SkillFileStat>
+  /** Every shipped file but the body, as normalized relative paths. */
+  list?(ref: SkillRef): Promise<readonly string[]>
+}
