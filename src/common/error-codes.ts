@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   E_SKILL_SOURCE_TOO_LARGE: { status: 413, summary: 'A skill file exceeds the source size cap.' },
   // lifecycle
   E_SKILL_NOT_FOUND: { status: 404, summary: 'No skill with this id is in the catalog.' },
+  E_SKILL_SHADOWED: { status: 409, summary: 'An earlier skill with the same id wins; this one is shadowed.' },
   E_SKILL_ALREADY_LOADED: { status: 409, summary: 'The skill is already loaded.' },
   E_SKILL_NOT_LOADED: { status: 409, summary: 'The skill is not loaded (or was unloaded).' },
   E_SKILL_TOOL_DUPLICATE: { status: 422, summary: 'A skill declares the same tool name twice.' },

@@ -1,3 +1,4 @@
+export * from './disposable.js'
 export * from './errors.js'
 export * from './file-spool-store.js'
 export * from './gate.js'

@@ -40,7 +40,9 @@ export class Tool<A = unknown> {
   readonly meta: Readonly<Record<string, unknown>>
   readonly inputSchema: ToolInputSchema<A>
   readonly #schema: CompiledSchema<A>
-  readonly #handler: ToolHandler<A>
+  // Stored as unknown so a Tool<{ x: string }> is usable wherever a Tool is:
+  // the schema, not the type parameter, guarantees what the handler receives.
+  readonly #handler: ToolHandler<unknown>
 
   constructor(spec: ToolSpec<A>) {
     if (typeof spec.name !== 'string' || spec.name.length === 0) {
@@ -53,7 +55,7 @@ export class Tool<A = unknown> {
     this.meta = Object.freeze({ ...(spec.meta ?? {}) })
     this.inputSchema = spec.inputSchema
     this.#schema = compileInputSchema(spec.name, spec.inputSchema)
-    this.#handler = spec.handler
+    this.#handler = spec.handler as ToolHandler<unknown>
     Object.defineProperty(this, HANDLER, { value: spec.handler })
     Object.freeze(this)
   }

@@ -28,6 +28,8 @@ export interface DiscoveredSkill extends SkillRef {
 export interface SkillProblem {
   /** Model-safe location: the skill folder name or a root-relative path. */
   readonly location: string
+  /** Host-side path of what failed (e.g. the skill folder), for display by hosts and the CLI. Never shown to a model by the manager. */
+  readonly hostPath?: string
   readonly code: string
   readonly message: string
   readonly severity: 'error' | 'warning'

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The main job: install, build, and show skillhost working on examples/skills.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
+  npm ci --no-audit --no-fund >/dev/null
+fi
+npx tsc -p tsconfig.build.json
+echo "== skillhost validate examples/skills"
+node dist/cli/main.js validate examples/skills
+echo
+echo "== skillhost list examples/skills"
+node dist/cli/main.js list examples/skills
+echo
+echo "== skillhost prompt examples/skills"
+node dist/cli/main.js prompt examples/skills

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite, from a clean clone on a fresh Debian machine.
+# Installs what the suite needs (bubblewrap for the tier-3 sandbox, npm
+# packages), then lints, typechecks, builds and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "$(uname -s)" == "Linux" ]] && ! command -v bwrap >/dev/null 2>&1; then
+  if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "[test] installing bubblewrap (Debian package 'bubblewrap')"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "[test] bubblewrap is missing: run 'sudo apt-get install bubblewrap' (Debian/Ubuntu)" >&2
+    exit 1
+  fi
+fi
+
+if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
+  npm ci --no-audit --no-fund
+fi
+
+npx biome check .
+npx tsc -p tsconfig.json --noEmit
+npx tsc -p tsconfig.build.json
+npx publint --strict
+npx vitest run

@@ -1,0 +1,97 @@
+import { type Tool as AiTool, tool as aiTool, type JSONSchema7, jsonSchema } from 'ai'
+import { renderError, SkillHostError } from '../../common/errors.js'
+import { Media } from '../../common/media.js'
+import type { Tool, ToolResult } from '../../common/tool.js'
+import type { TurnContext } from '../../common/turn-context.js'
+
+/** What a tool's `toModelOutput` returns (the AI SDK does not export this type by name). */
+type ToolResultOutput = Awaited<ReturnType<NonNullable<AiTool<unknown, unknown>['toModelOutput']>>>
+
+/** One binary part of a tool result, base64-encoded so it survives message serialization. */
+export interface SkillToolBinaryPart {
+  readonly mediaType: string
+  readonly data: string
+  readonly filename?: string
+}
+
+/**
+ * What an adapted tool's `execute` resolves to: the text itself, or binary
+ * parts (from `Media` or raw bytes). Plain JSON, so it can be stored in
+ * messages and replayed; `toModelOutput` turns it into provider content.
+ */
+export type SkillToolOutput = string | readonly SkillToolBinaryPart[]
+
+/**
+ * The error an adapted tool throws. Its `message` is exactly `renderError`'s
+ * model-safe `CODE: message` text, which the AI SDK sends back to the model as
+ * the tool error. The original error is kept as `cause` for the host only.
+ */
+export class SkillToolCallError extends Error {
+  override readonly name = 'SkillToolCallError'
+  constructor(cause: unknown) {
+    super(renderError(cause), { cause })
+  }
+}
+
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
+
+/** Converts a skillhost tool result into the adapter's serializable output. */
+export function toSkillToolOutput(result: ToolResult): SkillToolOutput {
+  if (typeof result === 'string') return result
+  if (result instanceof Uint8Array) return [{ mediaType: 'application/octet-stream', data: base64(result) }]
+  const items = Array.isArray(result) ? result : [result]
+  return items.map((m) =>
+    Media.isInstance(m)
+      ? { mediaType: m.mimeType, data: base64(m.data), ...(m.name === undefined ? {} : { filename: m.name }) }
+      : { mediaType: 'application/octet-stream', data: '' },
+  )
+}
+
+/** Maps the adapter's output to provider content: text stays text; images and files become content parts. */
+export function skillToolModelOutput(output: SkillToolOutput): ToolResultOutput {
+  if (typeof output === 'string') return { type: 'text', value: output }
+  return {
+    type: 'content',
+    value: output.map((part) =>
+      part.mediaType.startsWith('image/')
+        ? { type: 'image-data' as const, data: part.data, mediaType: part.mediaType }
+        : {
+            type: 'file-data' as const,
+            data: part.data,
+            mediaType: part.mediaType,
+            ...(part.filename === undefined ? {} : { filename: part.filename }),
+          },
+    ),
+  }
+}
+
+/**
+ * Builds the AI SDK tool for the skillhost tool currently registered in `ctx`
+ * under `name`. `execute` resolves the tool by name at call time, so a call
+ * always reaches the live registration: a tool unloaded since the step began
+ * fails with `E_TOOL_NOT_FOUND`, a swapped one runs its new version. Every
+ * failure is rethrown as a `SkillToolCallError` carrying `renderError` text,
+ * never a host path or stack. Arguments are validated by the skillhost tool
+ * itself (`E_TOOL_INVALID_ARGS`), not by the AI SDK.
+ */
+export function toAiSdkTool(definition: Tool, ctx: TurnContext): AiTool<unknown, SkillToolOutput> {
+  const name = definition.name
+  return aiTool<unknown, SkillToolOutput>({
+    description: definition.description,
+    inputSchema: jsonSchema<unknown>(definition.jsonSchema as JSONSchema7),
+    execute: async (input) => {
+      try {
+        const live = ctx.tools.get(name)
+        if (!live) {
+          throw new SkillHostError('E_TOOL_NOT_FOUND', `Tool '${name}' is no longer offered here (its skill was unloaded).`, {
+            data: { tool: name },
+          })
+        }
+        return toSkillToolOutput(await live.execute(input ?? {}, ctx))
+      } catch (err) {
+        throw new SkillToolCallError(err)
+      }
+    },
+    toModelOutput: ({ output }) => skillToolModelOutput(output),
+  })
+}

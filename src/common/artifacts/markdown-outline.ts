@@ -1,0 +1,91 @@
+/** One heading of a markdown outline. Line numbers are 1-based. */
+export interface OutlineEntry {
+  /** Position in the outline, 1-based: what `artifact_md_section` takes as `index`. */
+  readonly index: number
+  readonly level: number
+  readonly title: string
+  /** The heading's line. */
+  readonly line: number
+  /** The last line of the section, subsections included. */
+  readonly endLine: number
+  /** Titles from the top-level ancestor down to this heading. */
+  readonly path: readonly string[]
+}
+
+const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
+const FENCE = /^ {0,3}(`{3,}|~{3,})/
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
+
+/**
+ * The heading tree of markdown `lines`: ATX (`## Title`) and setext
+ * (underlined) headings, ignoring fenced code blocks and a leading YAML
+ * frontmatter block. Pure and linear in the input.
+ */
+export function parseMarkdownOutline(lines: readonly string[]): OutlineEntry[] {
+  const found: { level: number; title: string; line: number }[] = []
+  let i = 0
+  if (lines[0] === '---') {
+    const close = lines.findIndex((l, at) => at > 0 && (l === '---' || l === '...'))
+    if (close > 0) i = close + 1
+  }
+  let fence: string | undefined
+  for (; i < lines.length; i++) {
+    const line = lines[i] as string
+    const f = FENCE.exec(line)
+    if (fence !== undefined) {
+      if (f && (f[1] as string)[0] === fence[0] && (f[1] as string).length >= fence.length && line.trim() === f[1]) {
+        fence = undefined
+      }
+      continue
+    }
+    if (f) {
+      fence = f[1]
+      continue
+    }
+    const atx = ATX.exec(line)
+    if (atx) {
+      found.push({ level: (atx[1] as string).length, title: (atx[2] ?? '').trim(), line: i + 1 })
+      continue
+    }
+    const next = lines[i + 1]
+    const prev = line.trim()
+    if (next !== undefined && prev !== '' && !/^ {0,3}(?:[-*+>]|\d+[.)])\s/.test(line)) {
+      const s = SETEXT.exec(next)
+      if (s) {
+        found.push({ level: (s[1] as string)[0] === '=' ? 1 : 2, title: prev, line: i + 1 })
+        i++
+      }
+    }
+  }
+  // One pass with a stack: a heading closes every open section of its level or deeper.
+  const ends = new Array<number>(found.length).fill(lines.length)
+  const paths: string[][] = []
+  const open: number[] = []
+  found.forEach((h, at) => {
+    while (open.length > 0 && (found[open[open.length - 1] as number] as { level: number }).level >= h.level) {
+      ends[open.pop() as number] = h.line - 1
+    }
+    open.push(at)
+    paths.push(open.map((k) => (found[k] as { title: string }).title))
+  })
+  return found.map((h, at) =>
+    Object.freeze({
+      index: at + 1,
+      level: h.level,
+      title: h.title,
+      line: h.line,
+      endLine: ends[at] as number,
+      path: Object.freeze(paths[at] as string[]),
+    }),
+  )
+}
+
+/** The outline as indented text, one heading a line: `3. ## Install (lines 12-40)`. Capped at `max` entries. */
+export function formatOutline(outline: readonly OutlineEntry[], max: number): string {
+  const shown = outline.slice(0, max).map((h) => {
+    const title = h.title.length > 200 ? `${h.title.slice(0, 200)}…` : h.title
+    return `${'  '.repeat(h.level - 1)}${h.index}. ${'#'.repeat(h.level)} ${title} (lines ${h.line}-${h.endLine})`
+  })
+  if (outline.length > max) shown.push(`[${outline.length - max} more headings not listed]`)
+  return shown.join('\n')
+}

@@ -1,0 +1,122 @@
+import { SkillHostError } from './common/errors.js'
+import { enforceToolGate, type ToolGate } from './common/gate.js'
+import { Tool } from './common/tool.js'
+import type { TurnContext } from './common/turn-context.js'
+import type { SkillManager } from './manager/types.js'
+
+/** Options for `forgeSkillTools`. */
+export interface ForgeSkillToolsOptions {
+  /** Gates the five tools; defaults to the manager's gate. */
+  readonly gate?: ToolGate
+  /** Page size cap for list_skills. Default 50. */
+  readonly maxListLimit?: number
+}
+
+const SKILL_ID = { type: 'string', minLength: 1, maxLength: 200, description: 'The skill id, as list_skills shows it.' }
+const json = (value: unknown): string => JSON.stringify(value, null, 2)
+
+function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  const match = /^o:(\d{1,9})$/.exec(cursor)
+  if (!match) throw new SkillHostError('E_TOOL_INVALID_ARGS', 'cursor is not one list_skills returned.')
+  return Number(match[1])
+}
+
+/**
+ * The five lifecycle tools the model drives: `list_skills`,
+ * `list_loaded_skills`, `refresh_skills`, `load_skill`, `unload_skill`. Each
+ * is an ordinary `Tool` with JSON results, gated (the manager's gate unless
+ * `options.gate` overrides it) before it does anything. Register them with the
+ * rest of your host tools.
+ */
+export function forgeSkillTools(manager: SkillManager, options: ForgeSkillToolsOptions = {}): Tool[] {
+  const gate = options.gate ?? manager.gate
+  const maxLimit = options.maxListLimit ?? 50
+  const gated =
+    <A>(name: string, run: (args: A, ctx: TurnContext) => Promise<unknown>) =>
+    async (args: A, ctx: TurnContext): Promise<string> => {
+      await enforceToolGate(gate, ctx, { tool: name, args, tier: 'lifecycle' })
+      return json(await run(args, ctx))
+    }
+
+  const listSkills = new Tool<{ refresh?: boolean; query?: string; limit?: number; cursor?: string }>({
+    name: 'list_skills',
+    description:
+      'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor.',
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        refresh: { type: 'boolean', description: 'Rediscover skills first.' },
+        query: { type: 'string', maxLength: 200 },
+        limit: { type: 'integer', minimum: 1, maximum: maxLimit },
+        cursor: { type: 'string', maxLength: 20 },
+      },
+    },
+    handler: gated('list_skills', async (args) => {
+      if (args.refresh) await manager.refresh()
+      const offset = decodeCursor(args.cursor)
+      const limit = args.limit ?? maxLimit
+      const { entries, total } = manager.search({ ...(args.query ? { query: args.query } : {}), offset, limit })
+      const { skipped, sourceErrors } = manager.catalog()
+      return {
+        skills: entries.map(({ location: _hostOnly, warnings: _w, ...entry }) => entry),
+        total,
+        ...(offset + entries.length < total ? { nextCursor: `o:${offset + entries.length}` } : {}),
+        ...(sourceErrors.length ? { sourceErrors } : {}),
+        ...(skipped.length ? { skipped: skipped.length } : {}),
+        unsafe: manager.unsafe,
+      }
+    }),
+  })
+
+  const listLoaded = new Tool<Record<string, never>>({
+    name: 'list_loaded_skills',
+    description: 'List the skills projected into this turn, and the skills initialized in this session.',
+    inputSchema: { type: 'object', additionalProperties: false, properties: {} },
+    handler: gated('list_loaded_skills', async (_args, ctx) => ({
+      projected: manager.projected(ctx),
+      initialized: manager.loaded(),
+    })),
+  })
+
+  const refreshSkills = new Tool<{ skill?: string }>({
+    name: 'refresh_skills',
+    description:
+      'Rediscover skills and replace loaded ones that changed with their new version (all, or only `skill`). A failed update keeps the old version.',
+    inputSchema: { type: 'object', additionalProperties: false, properties: { skill: SKILL_ID } },
+    handler: gated('refresh_skills', (args, ctx) => manager.refreshAndProject(ctx, args.skill)),
+  })
+
+  const loadSkill = new Tool<{ skill: string }>({
+    name: 'load_skill',
+    description:
+      "Load a skill: its instructions enter your context and its tools become callable from your next step. Unload it when you're done.",
+    inputSchema: { type: 'object', additionalProperties: false, required: ['skill'], properties: { skill: SKILL_ID } },
+    handler: gated('load_skill', async (args, ctx) => {
+      const result = await manager.load(args.skill, ctx)
+      return {
+        id: result.id,
+        version: result.version,
+        channel: result.channel,
+        toolsAdded: result.tools,
+        ...(result.unavailableTools.length ? { toolsUnavailable: result.unavailableTools } : {}),
+        ...(result.body === undefined ? {} : { body: result.body }),
+        ...(result.handle === undefined ? {} : { handle: result.handle }),
+      }
+    }),
+  })
+
+  const unloadSkill = new Tool<{ skill: string }>({
+    name: 'unload_skill',
+    description:
+      'Unload a skill: its instructions and tools leave your context. Results it already produced stay readable by id.',
+    inputSchema: { type: 'object', additionalProperties: false, required: ['skill'], properties: { skill: SKILL_ID } },
+    handler: gated('unload_skill', async (args, ctx) => {
+      const result = await manager.unload(args.skill, ctx)
+      return { id: result.id, toolsRemoved: result.toolsRemoved }
+    }),
+  })
+
+  return [listSkills, listLoaded, refreshSkills, loadSkill, unloadSkill]
+}

@@ -1,0 +1,99 @@
+import { renderError } from '../common/errors.js'
+import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+import type { CatalogEntry, SkillCatalog, SourceError } from './types.js'
+
+/** A discovered skill together with the source that serves it. */
+export interface CatalogSkill {
+  readonly skill: DiscoveredSkill
+  readonly source: SkillSource
+  /** Lower-cased id, name and description, precomputed so queries stay linear and cheap. */
+  readonly haystack: string
+}
+
+/** One discovery pass over every source, in order. */
+export interface DiscoverySnapshot {
+  readonly winners: ReadonlyMap<string, CatalogSkill>
+  readonly shadowed: readonly (CatalogSkill & { readonly shadowedBy: string })[]
+  readonly skipped: SkillCatalog['skipped']
+  readonly sourceErrors: readonly SourceError[]
+}
+
+/**
+ * Discovers every source in order. An earlier source wins an id collision and
+ * the loser stays visible as shadowed; a source that throws is recorded in
+ * `sourceErrors` (model-safe text) while the others keep serving.
+ */
+export async function discoverAll(
+  sources: readonly SkillSource[],
+  signal?: AbortSignal,
+): Promise<DiscoverySnapshot> {
+  const perSource = await Promise.all(
+    sources.map(async (source) => {
+      const skills: DiscoveredSkill[] = []
+      const problems: SkillProblem[] = []
+      try {
+        for await (const skill of source.discover({ signal, report: (p) => problems.push(p) })) {
+          skills.push(skill)
+        }
+        return { source, skills, problems, error: undefined }
+      } catch (err) {
+        // Keep what the source reported before failing, but none of its skills:
+        // a half-discovered source would show a partial catalog as if complete.
+        return { source, skills: [], problems, error: err }
+      }
+    }),
+  )
+  const winners = new Map<string, CatalogSkill>()
+  const shadowed: (CatalogSkill & { shadowedBy: string })[] = []
+  const skipped: { source: string; location: string; code: string; message: string; severity: 'error' | 'warning' }[] =
+    []
+  const sourceErrors: SourceError[] = []
+  for (const { source, skills, problems, error } of perSource) {
+    for (const p of problems) skipped.push({ ...p, source: source.id })
+    if (error !== undefined) {
+      const text = renderError(error)
+      const colon = text.indexOf(':')
+      sourceErrors.push({
+        source: source.id,
+        code: text.slice(0, colon),
+        message: text.slice(colon + 2) || 'discovery failed',
+      })
+      continue
+    }
+    for (const skill of skills) {
+      const row: CatalogSkill = {
+        skill,
+        source,
+        haystack: `${skill.id}\n${skill.name}\n${skill.description}`.toLowerCase(),
+      }
+      const winner = winners.get(skill.id)
+      if (winner) shadowed.push({ ...row, shadowedBy: winner.source.id })
+      else winners.set(skill.id, row)
+    }
+  }
+  return { winners, shadowed, skipped, sourceErrors }
+}
+
+/** Builds one catalog row; `loadedVersion` is the version a record holds, if loaded. */
+export function catalogEntry(row: CatalogSkill, loadedVersion: string | undefined, shadowedBy?: string): CatalogEntry {
+  const { skill } = row
+  const entry: CatalogEntry = {
+    id: skill.id,
+    name: skill.name,
+    description: skill.description,
+    version: skill.version,
+    source: row.source.id,
+    loaded: shadowedBy === undefined && loadedVersion !== undefined,
+    ...(shadowedBy === undefined && loadedVersion !== undefined ? { loadedVersion } : {}),
+    ...(shadowedBy === undefined ? {} : { shadowedBy }),
+    ...(shadowedBy === undefined && loadedVersion !== undefined && loadedVersion !== skill.version
+      ? { updateAvailable: true }
+      : {}),
+    ...(skill.license === undefined ? {} : { license: skill.license }),
+    ...(skill.compatibility === undefined ? {} : { compatibility: skill.compatibility }),
+    ...(skill.metadata === undefined ? {} : { metadata: skill.metadata }),
+    ...(skill.warnings?.length ? { warnings: skill.warnings } : {}),
+    ...(skill.location === undefined ? {} : { location: skill.location }),
+  }
+  return entry
+}

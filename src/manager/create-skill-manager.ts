@@ -1,0 +1,345 @@
+import { forgeArtifactReaders, RESERVED_READER_NAMES, type SpooledArtifact } from '../common/artifacts/index.js'
+import { SkillHostError } from '../common/errors.js'
+import { MemorySpoolStore } from '../common/spool-store.js'
+import type { Tool } from '../common/tool.js'
+import { createTurnContext, type TurnContext } from '../common/turn-context.js'
+import { type CatalogSkill, catalogEntry, type DiscoverySnapshot, discoverAll } from './catalog.js'
+import { LIFECYCLE_TOOL_NAMES } from './preflight.js'
+import { type PrepareDeps, prepareSkill, type TierForge } from './prepare-skill.js'
+import { ProjectionTable } from './projection.js'
+import { SerialQueue } from './serial-queue.js'
+import type { SkillRecord } from './skill-record.js'
+import { createTierForges } from './tier-forges.js'
+import type {
+  CatalogEntry,
+  CatalogSearch,
+  LoadResult,
+  RefreshResult,
+  SkillCatalog,
+  SkillManager,
+  SkillManagerConfig,
+  SkillManagerEvent,
+  UnloadResult,
+} from './types.js'
+import { validateManagerConfig } from './validate-config.js'
+
+const DEFAULT_AUTO_REFRESH_MS = 30_000
+
+/**
+ * Creates the plugin lifecycle manager for one conversation. The config is
+ * validated first (`E_INVALID_SKILLS_CONFIG`); then every source is discovered
+ * once so `catalog()` can answer synchronously.
+ */
+export async function createSkillManager(config: SkillManagerConfig): Promise<SkillManager> {
+  const unsafe = validateManagerConfig(config)
+  const manager = new Manager(config, unsafe)
+  await manager.rediscover()
+  manager.startAutoRefresh()
+  return manager
+}
+
+class Manager implements SkillManager {
+  readonly unsafe: readonly string[]
+  readonly gate: SkillManager['gate']
+  readonly spool: SkillManager['spool']
+  readonly middleware: SkillManager['middleware']
+  readonly #config: SkillManagerConfig
+  readonly #queue = new SerialQueue()
+  readonly #records = new Map<string, SkillRecord>()
+  readonly #claims = new Map<string, string>()
+  readonly #projections = new ProjectionTable()
+  readonly #listeners = new Set<(event: SkillManagerEvent) => void>()
+  readonly #readers: readonly Tool[]
+  readonly #reserved: ReadonlySet<string>
+  readonly #tiers: readonly TierForge[]
+  readonly #lifetime = new AbortController()
+  readonly #teardowns = new Set<Promise<void>>()
+  #snapshot: DiscoverySnapshot = { winners: new Map(), shadowed: [], skipped: [], sourceErrors: [] }
+  #timer: NodeJS.Timeout | undefined
+  #disposed: Promise<void> | undefined
+
+  constructor(config: SkillManagerConfig, unsafe: string[]) {
+    this.#config = config
+    this.unsafe = Object.freeze(unsafe)
+    this.gate = config.gate
+    this.spool = config.spool ?? new MemorySpoolStore()
+    this.#readers = forgeArtifactReaders(Object.values(config.artifactKinds ?? {}).map((f) => f() as typeof SpooledArtifact))
+    this.#reserved = new Set([...RESERVED_READER_NAMES, ...this.#readers.map((t) => t.name), ...LIFECYCLE_TOOL_NAMES])
+    this.#tiers = createTierForges(config)
+    this.middleware = {
+      turnInput: async (ctx, next) => {
+        this.#projectAll(ctx)
+        return next()
+      },
+      turnOutput: async (ctx, next) => {
+        try {
+          return await next()
+        } finally {
+          this.#projections.stripAll(ctx)
+        }
+      },
+    }
+  }
+
+  catalog(): SkillCatalog {
+    const { winners, shadowed, skipped, sourceErrors } = this.#snapshot
+    const entries = [...winners.values()].map((row) => catalogEntry(row, this.#records.get(row.skill.id)?.version))
+    for (const row of shadowed) entries.push(catalogEntry(row, undefined, row.shadowedBy))
+    return { entries, skipped, sourceErrors }
+  }
+
+  search(options: CatalogSearch = {}): { entries: CatalogEntry[]; total: number } {
+    const needle = options.query?.trim().toLowerCase() ?? ''
+    const offset = Math.max(0, Math.floor(options.offset ?? 0))
+    const limit = Math.max(0, Math.floor(options.limit ?? Number.POSITIVE_INFINITY))
+    const page: CatalogEntry[] = []
+    let total = 0
+    const consider = (row: CatalogSkill, shadowedBy?: string): void => {
+      if (needle && !row.haystack.includes(needle)) return
+      if (total >= offset && page.length < limit) {
+        page.push(catalogEntry(row, shadowedBy ? undefined : this.#records.get(row.skill.id)?.version, shadowedBy))
+      }
+      total += 1
+    }
+    for (const row of this.#snapshot.winners.values()) consider(row)
+    for (const row of this.#snapshot.shadowed) consider(row, row.shadowedBy)
+    return { entries: page, total }
+  }
+
+  loaded(): readonly string[] {
+    return [...this.#records.keys()]
+  }
+
+  projected(ctx: TurnContext): readonly string[] {
+    return this.#projections.ids(ctx).filter((id) => this.#records.get(id) === this.#projections.get(ctx, id))
+  }
+
+  createTurnContext(options: Parameters<SkillManager['createTurnContext']>[0] = {}): TurnContext {
+    return createTurnContext({ ...options, spool: this.spool })
+  }
+
+  onDidChange(listener: (event: SkillManagerEvent) => void): () => void {
+    this.#listeners.add(listener)
+    return () => void this.#listeners.delete(listener)
+  }
+
+  load(id: string, ctx: TurnContext): Promise<LoadResult> {
+    return this.#mutate(async () => {
+      const existing = this.#records.get(id)
+      if (existing) {
+        if (this.#projections.get(ctx, id) === existing) {
+          throw new SkillHostError('E_SKILL_ALREADY_LOADED', `Skill '${id}' is already loaded here.`, {
+            data: { skill: id },
+          })
+        }
+        // Initialized but not in this turn (no turnInput middleware): project it.
+        return this.#loadResult(existing, this.#project(ctx, existing))
+      }
+      const row = this.#row(id)
+      const record = await prepareSkill({ id, version: row.skill.version }, row.source, this.#prepareDeps(ctx))
+      this.#records.set(id, record)
+      for (const tool of record.tools) this.#claims.set(tool.name, id)
+      const tools = this.#project(ctx, record)
+      this.#emit({ kind: 'loaded', id, ctx })
+      return this.#loadResult(record, tools)
+    })
+  }
+
+  unload(id: string, ctx: TurnContext): Promise<UnloadResult> {
+    return this.#mutate(async () => {
+      const record = this.#records.get(id)
+      if (!record) {
+        throw new SkillHostError('E_SKILL_NOT_LOADED', `Skill '${id}' is not loaded.`, { data: { skill: id } })
+      }
+      const removed = this.#projections.strip(ctx, id)
+      this.#retire(record)
+      this.#emit({ kind: 'unloaded', id, ctx })
+      return { id, toolsRemoved: removed.length > 0 ? removed : record.tools.map((t) => t.name) }
+    })
+  }
+
+  refresh(id?: string): Promise<RefreshResult> {
+    return this.#mutate(async () => {
+      await this.rediscover()
+      this.#emit({ kind: 'refreshed', ...(id === undefined ? {} : { id }) })
+      return { ...this.#refreshSummary(id), swapped: [], failed: [] }
+    })
+  }
+
+  refreshAndProject(ctx: TurnContext, id?: string): Promise<RefreshResult> {
+    return this.#mutate(async () => {
+      await this.rediscover()
+      const summary = this.#refreshSummary(id)
+      const swapped: { id: string; from: string; to: string }[] = []
+      const failed: { id: string; code: string; message: string }[] = []
+      for (const skillId of summary.updatesAvailable) {
+        const old = this.#records.get(skillId)
+        const row = this.#snapshot.winners.get(skillId)
+        if (!old || !row) continue
+        try {
+          const record = await prepareSkill({ id: skillId, version: row.skill.version }, row.source, {
+            ...this.#prepareDeps(ctx),
+            replacing: new Set(old.tools.map((t) => t.name)),
+          })
+          this.#projections.strip(ctx, skillId)
+          this.#retire(old)
+          this.#records.set(skillId, record)
+          for (const tool of record.tools) this.#claims.set(tool.name, skillId)
+          this.#project(ctx, record)
+          swapped.push({ id: skillId, from: old.version, to: record.version })
+          this.#emit({ kind: 'swapped', id: skillId, ctx })
+        } catch (err) {
+          const e = SkillHostError.isInstance(err) ? err : undefined
+          failed.push({ id: skillId, code: e?.code ?? 'E_INTERNAL', message: e?.message ?? 'prepare failed' })
+        }
+      }
+      return { ...summary, updatesAvailable: summary.updatesAvailable.filter((s) => !swapped.some((w) => w.id === s)), swapped, failed }
+    })
+  }
+
+  dispose(): Promise<void> {
+    this.#disposed ??= (async () => {
+      this.#lifetime.abort()
+      if (this.#timer) clearInterval(this.#timer)
+      // Wait for queued mutations, then retire everything that is left.
+      await this.#queue.run(async () => undefined)
+      const records = [...this.#records.values()]
+      this.#records.clear()
+      this.#claims.clear()
+      for (const record of records) this.#retire(record)
+      const timeoutMs = this.#config.disposeTimeoutMs ?? 5_000
+      let timer: NodeJS.Timeout | undefined
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs)
+      })
+      const outcome = await Promise.race([Promise.all([...this.#teardowns]).then(() => 'drained' as const), timedOut])
+      clearTimeout(timer)
+      if (outcome === 'timeout') {
+        // Calls that never settle must not keep workspaces and guests alive.
+        await Promise.all(records.map((r) => r.forceTeardown(reportTeardownError)))
+      }
+      this.#listeners.clear()
+    })()
+    return this.#disposed
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose()
+  }
+
+  /** Runs one discovery pass and replaces the snapshot atomically. */
+  async rediscover(): Promise<void> {
+    this.#snapshot = await discoverAll(this.#config.sources, this.#lifetime.signal)
+  }
+
+  startAutoRefresh(): void {
+    const auto = this.#config.autoRefresh
+    if (!auto) return
+    const ms = auto === true ? DEFAULT_AUTO_REFRESH_MS : auto.intervalMs
+    this.#timer = setInterval(() => {
+      // Catalog knowledge only: never swaps a loaded version.
+      void this.#queue.run(() => this.rediscover()).catch(() => undefined)
+    }, ms)
+    this.#timer.unref()
+  }
+
+  #mutate<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#disposed) {
+      return Promise.reject(new SkillHostError('E_SKILL_MANAGER_DISPOSED', 'The skill manager has been disposed.'))
+    }
+    return this.#queue.run(task)
+  }
+
+  #row(id: string): CatalogSkill {
+    const row = this.#snapshot.winners.get(id)
+    if (!row) {
+      throw new SkillHostError('E_SKILL_NOT_FOUND', `No skill '${String(id).slice(0, 80)}' in the catalog; call list_skills to see what exists.`, {
+        data: { skill: String(id).slice(0, 80) },
+      })
+    }
+    return row
+  }
+
+  #prepareDeps(ctx: TurnContext): PrepareDeps {
+    return {
+      gate: this.gate,
+      spool: this.spool,
+      defaultChannel: this.#config.defaultChannel ?? 'handle',
+      reserved: this.#reserved,
+      claimed: this.#claims,
+      hostTools: ctx.tools,
+      artifactClassFor: (skill, tool) => this.#artifactClassFor(skill, tool),
+      tiers: this.#tiers,
+      signal: AbortSignal.any([ctx.abortSignal, this.#lifetime.signal]),
+    }
+  }
+
+  #artifactClassFor(skill: string, tool: string): typeof SpooledArtifact | undefined {
+    const bindings = this.#config.artifactBindings
+    const kind = bindings && Object.hasOwn(bindings, skill) ? bindings[skill]?.[tool] : undefined
+    if (kind === undefined || !Object.hasOwn(bindings?.[skill] ?? {}, tool)) return undefined
+    const factory = this.#config.artifactKinds?.[kind]
+    const cls = typeof factory === 'function' ? factory() : undefined
+    if (!cls) {
+      throw new SkillHostError('E_SKILL_ARTIFACT_UNAVAILABLE', `Artifact kind '${kind}' bound to '${tool}' is not available.`, {
+        data: { skill, tool },
+      })
+    }
+    return cls as typeof SpooledArtifact
+  }
+
+  #project(ctx: TurnContext, record: SkillRecord): string[] {
+    for (const reader of this.#readers) if (!ctx.tools.has(reader.name)) ctx.tools.register(reader)
+    return this.#projections.project(ctx, record)
+  }
+
+  #projectAll(ctx: TurnContext): void {
+    for (const record of this.#records.values()) this.#project(ctx, record)
+  }
+
+  #retire(record: SkillRecord): void {
+    if (this.#records.get(record.id) === record) this.#records.delete(record.id)
+    for (const tool of record.tools) if (this.#claims.get(tool.name) === record.id) this.#claims.delete(tool.name)
+    const teardown = record.retire(reportTeardownError)
+    this.#teardowns.add(teardown)
+    void teardown.finally(() => this.#teardowns.delete(teardown))
+  }
+
+  #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed'> {
+    const winners = this.#snapshot.winners
+    const refreshed = id === undefined ? [...winners.keys()] : winners.has(id) ? [id] : []
+    const updatesAvailable = [...this.#records.values()]
+      .filter((r) => (id === undefined || r.id === id) && winners.has(r.id) && winners.get(r.id)?.skill.version !== r.version)
+      .map((r) => r.id)
+    return { refreshed, updatesAvailable }
+  }
+
+  #loadResult(record: SkillRecord, tools: string[]): LoadResult {
+    const body = record.body
+    return {
+      id: record.id,
+      version: record.version,
+      channel: record.channel,
+      tools,
+      unavailableTools: record.unavailableTools,
+      ...(body && record.channel === 'inline' ? { body: body.text } : {}),
+      ...(body && record.channel === 'handle'
+        ? { handle: { id: body.retrievable.id, size: body.retrievable.size, text: body.text } }
+        : {}),
+    }
+  }
+
+  #emit(event: SkillManagerEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event)
+      } catch {
+        // A listener must not break a lifecycle transition that already happened.
+      }
+    }
+  }
+}
+
+function reportTeardownError(err: unknown): void {
+  process.emitWarning(`skillhost: a skill teardown step failed: ${String((err as Error)?.message ?? err)}`)
+}

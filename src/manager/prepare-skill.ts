@@ -1,0 +1,131 @@
+import { MarkdownArtifact, SpooledArtifact, describeArtifactHandle } from '../common/artifacts/index.js'
+import { SkillHostError } from '../common/errors.js'
+import type { ToolGate } from '../common/gate.js'
+import type { SpoolStore } from '../common/spool-store.js'
+import { Tool } from '../common/tool.js'
+import type { ToolRegistry } from '../common/tool-registry.js'
+import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
+import { wrapModuleTool } from '../tiers/module/wrap-module-tool.js'
+import { preflightToolNames } from './preflight.js'
+import { SkillRecord } from './skill-record.js'
+import type { SkillChannel } from './types.js'
+
+/** Forges a tier's tools for one record; returns the tools and the names it could not offer. */
+export interface TierForge {
+  /** Tool names the tier will register for `descriptor`, for preflight. Empty when the tier is off. */
+  names(descriptor: SkillDescriptor): string[]
+  /** Declared tools the tier cannot offer on this host, and why. */
+  unavailable(descriptor: SkillDescriptor): { name: string; reason: string }[]
+  forge(record: SkillRecord, source: SkillSource, signal: AbortSignal): Promise<Tool[]>
+}
+
+/** What preparing a skill needs from the manager. */
+export interface PrepareDeps {
+  readonly gate: ToolGate
+  readonly spool: SpoolStore
+  readonly defaultChannel: SkillChannel
+  readonly reserved: ReadonlySet<string>
+  readonly claimed: ReadonlyMap<string, string>
+  readonly hostTools: ToolRegistry
+  readonly replacing?: ReadonlySet<string>
+  readonly artifactClassFor: (skillId: string, toolName: string) => typeof SpooledArtifact | undefined
+  readonly tiers: readonly TierForge[]
+  readonly signal: AbortSignal
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: false })
+
+/** Reads a whole stream as UTF-8 text. */
+export async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = []
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    chunks.push(value)
+  }
+  return decoder.decode(Buffer.concat(chunks))
+}
+
+function checkDescriptor(ref: SkillRef, descriptor: SkillDescriptor): void {
+  if (descriptor?.id !== ref.id || descriptor.version !== ref.version) {
+    throw new SkillHostError(
+      'E_SKILL_MANIFEST_INVALID',
+      `The source returned a descriptor for '${String(descriptor?.id)}@${String(descriptor?.version)}' when asked for '${ref.id}@${ref.version}'.`,
+      { data: { skill: ref.id } },
+    )
+  }
+  for (const tool of descriptor.tools ?? []) {
+    if (!Tool.isInstance(tool)) {
+      throw new SkillHostError('E_SKILL_MANIFEST_INVALID', `Skill '${ref.id}' lists a module tool that is not a Tool.`, {
+        data: { skill: ref.id },
+      })
+    }
+  }
+}
+
+async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op()
+  } catch (err) {
+    if (SkillHostError.isInstance(err)) throw err
+    throw new SkillHostError('E_SKILL_SOURCE_FAILED', `The source of skill '${skillId}' failed to resolve it.`, {
+      data: { skill: skillId },
+      cause: err,
+    })
+  }
+}
+
+/**
+ * Prepares one skill version completely without touching any turn: resolves
+ * and checks the descriptor, preflights every tool name, rebuilds module
+ * tools, forges tier-2/3 tools (materializing the workspace), reads and spools
+ * the body. On any failure everything created so far is disposed and the
+ * error rethrown, so a failed prepare leaves nothing behind.
+ */
+export async function prepareSkill(ref: SkillRef, source: SkillSource, deps: PrepareDeps): Promise<SkillRecord> {
+  const descriptor = await callSource(ref.id, () => source.descriptor(ref, { signal: deps.signal }))
+  checkDescriptor(ref, descriptor)
+  const moduleNames = (descriptor.tools ?? []).map((t) => String(t.name))
+  const tierNames = deps.tiers.flatMap((tier) => tier.names(descriptor))
+  preflightToolNames([...moduleNames, ...tierNames], {
+    skillId: ref.id,
+    hostTools: deps.hostTools,
+    reserved: deps.reserved,
+    claimed: deps.claimed,
+    ...(deps.replacing ? { replacing: deps.replacing } : {}),
+  })
+  const channel = descriptor.channel ?? deps.defaultChannel
+  const record = new SkillRecord(descriptor, channel)
+  try {
+    const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
+      wrapModuleTool(original, {
+        skill: ref,
+        gate: deps.gate,
+        guard: record,
+        artifactClass: () => deps.artifactClassFor(ref.id, String(original.name)),
+      }),
+    )
+    for (const tier of deps.tiers) tools.push(...(await tier.forge(record, source, deps.signal)))
+    record.tools = Object.freeze(tools)
+    record.unavailableTools = Object.freeze(deps.tiers.flatMap((tier) => tier.unavailable(descriptor)))
+    const body = await callSource(ref.id, async () => readText(await source.read(ref, undefined, { signal: deps.signal })))
+    const meta = {
+      title: `${descriptor.name} (SKILL.md)`,
+      provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },
+      trusted: false,
+      mimeType: 'text/markdown',
+    }
+    if (channel === 'handle') {
+      const artifact = await MarkdownArtifact.spool(deps.spool, body, meta)
+      record.body = { retrievable: artifact.retrievable, channel, text: describeArtifactHandle(artifact, body) }
+    } else {
+      const artifact = await SpooledArtifact.spool(deps.spool, body, meta)
+      record.body = { retrievable: artifact.retrievable, channel, text: body }
+    }
+    return record
+  } catch (err) {
+    await record.forceTeardown(() => undefined)
+    throw err
+  }
+}

@@ -1,0 +1,157 @@
+import type { ToolGate } from '../common/gate.js'
+import type { SpoolStore } from '../common/spool-store.js'
+import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
+import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+import type { SkillIsolationConfig } from '../tiers/isolated/types.js'
+import type { SandboxPolicy } from '../sandbox/policy.js'
+import type { SkillScriptConfig } from '../tiers/scripts/types.js'
+
+/** How a loaded skill's body reaches the model: the text itself, or a handle to read through. */
+export type SkillChannel = 'inline' | 'handle'
+
+/** A factory returning an artifact class (a `SpooledArtifact` subclass). */
+export type ArtifactKindFactory = () => unknown
+
+/** Escape hatches that weaken containment. Each one in force is listed on `manager.unsafe`. */
+export interface SkillManagerUnsafeOptions {
+  /** Run isolated tools in an in-process QuickJS guest that cannot be hard-killed. */
+  readonly isolatedToolsInProcess?: boolean
+  /** Run scripts under this policy instead of a derived one, and without `hostEnvIsolated`. */
+  readonly scriptsPermissivePolicy?: SandboxPolicy
+}
+
+/** Everything `createSkillManager` accepts. Validated at construction (`E_INVALID_SKILLS_CONFIG`). */
+export interface SkillManagerConfig {
+  readonly sources: readonly SkillSource[]
+  readonly gate: ToolGate
+  readonly defaultChannel?: SkillChannel
+  readonly artifactKinds?: Readonly<Record<string, ArtifactKindFactory>>
+  readonly artifactBindings?: Readonly<Record<string, Readonly<Record<string, string>>>>
+  readonly scripts?: SkillScriptConfig
+  readonly isolation?: SkillIsolationConfig
+  /** Rediscover periodically and mark `updateAvailable`; never swaps a loaded version. */
+  readonly autoRefresh?: boolean | { readonly intervalMs: number }
+  /** Where bodies are spooled. Pass the same store to your turn contexts. Defaults to memory. */
+  readonly spool?: SpoolStore
+  /** How long `dispose()` waits for in-flight calls. Default 5000 ms. */
+  readonly disposeTimeoutMs?: number
+  readonly unsafe?: SkillManagerUnsafeOptions
+}
+
+/** One catalog row. A shadowed row names the source whose skill of the same id wins. */
+export interface CatalogEntry {
+  readonly id: string
+  readonly name: string
+  readonly description: string
+  readonly version: string
+  readonly source: string
+  readonly loaded: boolean
+  readonly loadedVersion?: string
+  readonly shadowedBy?: string
+  readonly updateAvailable?: boolean
+  readonly license?: string
+  readonly compatibility?: string
+  readonly metadata?: Readonly<Record<string, string>>
+  readonly warnings?: readonly string[]
+  /** Host-side only (e.g. the SKILL.md path); never in model-facing output. */
+  readonly location?: string
+}
+
+/** A catalog query: substring match over id, name and description, paged by offset. */
+export interface CatalogSearch {
+  readonly query?: string
+  readonly offset?: number
+  readonly limit?: number
+}
+
+/** A source that failed discovery. The other sources keep serving. */
+export interface SourceError {
+  readonly source: string
+  readonly code: string
+  readonly message: string
+}
+
+/** What the catalog knows: winners and shadowed rows, skipped skills and failed sources. */
+export interface SkillCatalog {
+  readonly entries: readonly CatalogEntry[]
+  readonly skipped: readonly (SkillProblem & { readonly source: string })[]
+  readonly sourceErrors: readonly SourceError[]
+}
+
+/** The result of a load: what was added to the context. */
+export interface LoadResult {
+  readonly id: string
+  readonly version: string
+  readonly channel: SkillChannel
+  readonly tools: readonly string[]
+  /** Tools declared but not offered here, and why (e.g. scripts disabled on this host). */
+  readonly unavailableTools: readonly { readonly name: string; readonly reason: string }[]
+  readonly body?: string
+  readonly handle?: { readonly id: string; readonly size: number; readonly text: string }
+}
+
+/** The result of an unload: what was taken away. */
+export interface UnloadResult {
+  readonly id: string
+  readonly toolsRemoved: readonly string[]
+}
+
+/** The result of a refresh. `swapped` and `failed` are only filled by `refreshAndProject`. */
+export interface RefreshResult {
+  readonly refreshed: readonly string[]
+  readonly updatesAvailable: readonly string[]
+  readonly swapped: readonly { readonly id: string; readonly from: string; readonly to: string }[]
+  readonly failed: readonly { readonly id: string; readonly code: string; readonly message: string }[]
+}
+
+/** Something changed that a client's tool list or catalog view depends on. */
+export interface SkillManagerEvent {
+  readonly kind: 'loaded' | 'unloaded' | 'refreshed' | 'swapped'
+  readonly id?: string
+  readonly ctx?: TurnContext
+}
+
+/** Middleware that projects loaded skills onto each fresh turn and strips them after it. */
+export interface SkillMiddleware {
+  turnInput<T>(ctx: TurnContext, next: () => T | Promise<T>): Promise<T>
+  turnOutput<T>(ctx: TurnContext, next: () => T | Promise<T>): Promise<T>
+}
+
+/**
+ * The plugin lifecycle manager for one conversation. Mutations (load, unload,
+ * refresh, dispose) are serialized; reads (`catalog`, `loaded`, `projected`)
+ * are synchronous.
+ */
+export interface SkillManager extends AsyncDisposable {
+  /** Catalog rows (winners then shadowed), skipped skills and source errors. */
+  catalog(): SkillCatalog
+  /**
+   * Catalog rows (winners, then shadowed) whose id, name or description
+   * contains `query` (case-insensitive), paged. Cheap on large catalogs: rows
+   * are built only for the page returned.
+   */
+  search(options?: CatalogSearch): { readonly entries: readonly CatalogEntry[]; readonly total: number }
+  /** Ids initialized at manager level, in load order. */
+  loaded(): readonly string[]
+  /** Ids projected into `ctx`: what is callable there. */
+  projected(ctx: TurnContext): readonly string[]
+  load(id: string, ctx: TurnContext): Promise<LoadResult>
+  unload(id: string, ctx: TurnContext): Promise<UnloadResult>
+  /** Rediscovers; catalog only, never swaps. */
+  refresh(id?: string): Promise<RefreshResult>
+  /** Rediscovers, prepares each updated loaded skill fully, then swaps it into `ctx`. */
+  refreshAndProject(ctx: TurnContext, id?: string): Promise<RefreshResult>
+  readonly middleware: SkillMiddleware
+  /** Unsafe controls in force, as human-readable names. Empty in a safe configuration. */
+  readonly unsafe: readonly string[]
+  readonly gate: ToolGate
+  readonly spool: SpoolStore
+  /** A turn context sharing this manager's spool, so handles and results stay readable. */
+  createTurnContext(options?: Omit<TurnContextOptions, 'spool'>): TurnContext
+  /** Subscribes to lifecycle events; returns the unsubscribe function. */
+  onDidChange(listener: (event: SkillManagerEvent) => void): () => void
+  /** Retires every skill, waits (bounded) for in-flight calls, and tears everything down. */
+  dispose(): Promise<void>
+}
+
+export type { DiscoveredSkill }

@@ -1,0 +1,24 @@
+export { decodeSkillText } from './decode-skill-text.js'
+export { normalizeSkillPath } from './normalize-skill-path.js'
+export {
+  DEFAULT_MAX_ALIAS_COUNT,
+  DEFAULT_MAX_FRONTMATTER_BYTES,
+  type ParsedSkillMd,
+  type ParseSkillMdOptions,
+  parseSkillMd,
+} from './parse-skill-md.js'
+export {
+  parseSkillSidecar,
+  SKILL_SIDECAR_FILE,
+  type SidecarIsolatedTool,
+  type SkillSidecar,
+} from './parse-skill-sidecar.js'
+export { isValidSkillName, MAX_SKILL_NAME_LENGTH, skillNameProblems } from './skill-name-problems.js'
+export {
+  KNOWN_FRONTMATTER_KEYS,
+  MANIFEST_LIMITS,
+  type SkillManifest,
+  type SkillManifestValidation,
+  type ValidateSkillManifestOptions,
+  validateSkillManifest,
+} from './validate-skill-manifest.js'

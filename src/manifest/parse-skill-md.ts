@@ -1,0 +1,82 @@
+import { parseDocument } from 'yaml'
+import { SkillHostError } from '../common/errors.js'
+
+/** The two halves of a SKILL.md: parsed frontmatter and the markdown body. */
+export interface ParsedSkillMd {
+  readonly frontmatter: Readonly<Record<string, unknown>>
+  readonly body: string
+}
+
+/** Limits applied while parsing frontmatter. */
+export interface ParseSkillMdOptions {
+  /** Largest frontmatter accepted, in UTF-8 bytes. Default 64 KiB. */
+  readonly maxFrontmatterBytes?: number
+  /** Largest number of YAML alias nodes resolved. Default 100; defeats alias bombs. */
+  readonly maxAliasCount?: number
+}
+
+/** Default frontmatter byte cap: real-world frontmatter is a few hundred bytes. */
+export const DEFAULT_MAX_FRONTMATTER_BYTES = 64 * 1024
+/** Default alias cap handed to the `yaml` package. */
+export const DEFAULT_MAX_ALIAS_COUNT = 100
+
+const encoder = new TextEncoder()
+const CLOSING_FENCE = /\n---[ \t]*(?:\n|$)/g
+
+function invalid(message: string, cause?: unknown): SkillHostError {
+  return new SkillHostError('E_SKILL_MANIFEST_INVALID', message, cause === undefined ? {} : { cause })
+}
+
+/**
+ * Splits a SKILL.md into YAML frontmatter (between `---` lines) and body.
+ * Accepts a BOM and CRLF line endings. Throws `E_SKILL_MANIFEST_INVALID` when
+ * the frontmatter is missing, unterminated, too large, not valid YAML, uses too
+ * many aliases, or is not a mapping. The body keeps the file's text after the
+ * closing `---` line, with line endings normalized to `\n`.
+ */
+export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): ParsedSkillMd {
+  const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n')
+  if (!source.startsWith('---\n') && source !== '---') {
+    throw invalid('SKILL.md has no YAML frontmatter; start the file with a line "---".')
+  }
+  // The closing fence must be a whole line: `---`, optional blanks, then newline or end of file.
+  CLOSING_FENCE.lastIndex = 3
+  const match = CLOSING_FENCE.exec(source)
+  if (!match) throw invalid('SKILL.md frontmatter is not closed; add a line "---" after it.')
+  const end = match.index
+  const yamlText = source.slice(4, end + 1)
+  const body = source.slice(end + match[0].length)
+
+  const maxBytes = options.maxFrontmatterBytes ?? DEFAULT_MAX_FRONTMATTER_BYTES
+  if (yamlText.length > maxBytes / 4 && encoder.encode(yamlText).byteLength > maxBytes) {
+    throw invalid(`SKILL.md frontmatter exceeds ${maxBytes} bytes; move long text into the body.`)
+  }
+  return { frontmatter: parseFrontmatterYaml(yamlText, options), body }
+}
+
+function parseFrontmatterYaml(yamlText: string, options: ParseSkillMdOptions): Record<string, unknown> {
+  const doc = parseDocument(yamlText, { prettyErrors: true, strict: true })
+  const first = doc.errors[0]
+  if (first) {
+    const line = first.linePos?.[0]?.line
+    const where = line === undefined ? '' : ` (frontmatter line ${line})`
+    throw invalid(`SKILL.md frontmatter is not valid YAML${where}: ${first.message.split('\n')[0]}`, first)
+  }
+  let value: unknown
+  try {
+    value = doc.toJS({ maxAliasCount: options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT })
+  } catch (cause) {
+    // The yaml package throws a ReferenceError for excessive aliasing.
+    throw invalid('SKILL.md frontmatter uses too many YAML aliases; expand them or remove them.', cause)
+  }
+  if (value === null || value === undefined) {
+    throw invalid('SKILL.md frontmatter is empty; it needs at least name and description.')
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid('SKILL.md frontmatter must be a YAML mapping of keys to values.')
+  }
+  // Copy into a null-prototype object so keys such as `__proto__` are plain data.
+  const out: Record<string, unknown> = Object.create(null)
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) out[key] = v
+  return out
+}

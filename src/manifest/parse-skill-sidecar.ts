@@ -1,0 +1,185 @@
+import { parseDocument } from 'yaml'
+import { SkillHostError } from '../common/errors.js'
+import type { SkillScriptDeclaration, SkillScriptParamDeclaration } from '../sources/types.js'
+import { normalizeSkillPath } from './normalize-skill-path.js'
+import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
+
+/** File name of the optional sidecar beside SKILL.md. */
+export const SKILL_SIDECAR_FILE = 'skillhost.yaml'
+
+/** An isolated tool as declared in the sidecar: `source` is a file path, read at load. */
+export interface SidecarIsolatedTool {
+  readonly name: string
+  readonly description: string
+  readonly params?: Readonly<Record<string, unknown>>
+  readonly source: string
+}
+
+/** A validated `skillhost.yaml`. Paths are normalized and relative to the skill folder. */
+export interface SkillSidecar {
+  readonly scripts: readonly SkillScriptDeclaration[]
+  readonly isolatedTools: readonly SidecarIsolatedTool[]
+  /** An ES module whose exported `Tool`s become module tools, imported only when allowed. */
+  readonly module?: string
+}
+
+const PARAM_TYPES = ['string', 'number', 'integer', 'boolean', 'enum'] as const
+const TOP_KEYS = new Set(['scripts', 'isolatedTools', 'module'])
+const SCRIPT_KEYS = new Set(['name', 'path', 'description', 'interpreter', 'params'])
+const PARAM_KEYS = new Set(['name', 'type', 'values', 'required', 'positional', 'description'])
+const ISOLATED_KEYS = new Set(['name', 'description', 'params', 'source'])
+const DECLARED_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+type Problems = string[]
+type Obj = Record<string, unknown>
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function unknownKeys(obj: Obj, allowed: Set<string>, at: string, problems: Problems): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.has(key)) problems.push(`${at}.${key} is not a known field (allowed: ${[...allowed].join(', ')})`)
+  }
+}
+
+function text(obj: Obj, key: string, at: string, problems: Problems, required = true): string {
+  const v = obj[key]
+  if (typeof v === 'string' && v.trim() !== '') return v
+  if (v !== undefined || required) problems.push(`${at}.${key} must be a non-empty string`)
+  return ''
+}
+
+function path(obj: Obj, key: string, at: string, problems: Problems): string {
+  const raw = text(obj, key, at, problems)
+  if (raw === '') return ''
+  try {
+    return normalizeSkillPath(raw)
+  } catch (err) {
+    problems.push(`${at}.${key} ${(err as Error).message.replace(/^Path /, '')}`)
+    return ''
+  }
+}
+
+function name(obj: Obj, at: string, problems: Problems, seen: Set<string>, kind: string): string {
+  const value = text(obj, 'name', at, problems)
+  if (value === '') return ''
+  if (!DECLARED_NAME.test(value)) problems.push(`${at}.name "${value}" may use only letters, digits, "_" and "-" (1-64)`)
+  if (seen.has(value)) problems.push(`${at}.name "${value}" duplicates another ${kind} name`)
+  seen.add(value)
+  return value
+}
+
+function param(raw: unknown, at: string, problems: Problems, seen: Set<string>): SkillScriptParamDeclaration {
+  if (!isObj(raw)) {
+    problems.push(`${at} must be a mapping`)
+    return { name: '', type: 'string' }
+  }
+  unknownKeys(raw, PARAM_KEYS, at, problems)
+  const paramName = name(raw, at, problems, seen, 'parameter')
+  const type = raw.type
+  if (!PARAM_TYPES.includes(type as (typeof PARAM_TYPES)[number])) {
+    problems.push(`${at}.type ${JSON.stringify(type)} is not one of ${PARAM_TYPES.join(', ')}`)
+  }
+  const values = raw.values
+  if (type === 'enum' && !(Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string'))) {
+    problems.push(`${at}.values must be a non-empty list of strings for an enum`)
+  } else if (type !== 'enum' && values !== undefined) problems.push(`${at}.values is only allowed for type enum`)
+  for (const flag of ['required', 'positional'] as const) {
+    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') problems.push(`${at}.${flag} must be true or false`)
+  }
+  const description = text(raw, 'description', at, problems, false)
+  return {
+    name: paramName,
+    type: type as SkillScriptParamDeclaration['type'],
+    ...(Array.isArray(values) && { values: values.map(String) }),
+    ...(raw.required === true && { required: true }),
+    ...(raw.positional === true && { positional: true }),
+    ...(description && { description }),
+  }
+}
+
+function list(doc: Obj, key: string, problems: Problems): unknown[] {
+  const v = doc[key]
+  if (v === undefined || v === null) return []
+  if (!Array.isArray(v)) {
+    problems.push(`${key} must be a list`)
+    return []
+  }
+  return v
+}
+
+function script(raw: unknown, at: string, problems: Problems, seen: Set<string>): SkillScriptDeclaration {
+  if (!isObj(raw)) {
+    problems.push(`${at} must be a mapping`)
+    return { name: '', path: '', description: '', interpreter: '' }
+  }
+  unknownKeys(raw, SCRIPT_KEYS, at, problems)
+  const params: SkillScriptParamDeclaration[] = []
+  const paramNames = new Set<string>()
+  if (raw.params !== undefined && !Array.isArray(raw.params)) problems.push(`${at}.params must be a list`)
+  if (Array.isArray(raw.params)) {
+    raw.params.forEach((p, i) => {
+      params.push(param(p, `${at}.params[${i}]`, problems, paramNames))
+    })
+  }
+  return {
+    name: name(raw, at, problems, seen, 'script'),
+    path: path(raw, 'path', at, problems),
+    description: text(raw, 'description', at, problems),
+    interpreter: text(raw, 'interpreter', at, problems),
+    ...(params.length > 0 && { params }),
+  }
+}
+
+function isolated(raw: unknown, at: string, problems: Problems, seen: Set<string>): SidecarIsolatedTool {
+  if (!isObj(raw)) {
+    problems.push(`${at} must be a mapping`)
+    return { name: '', description: '', source: '' }
+  }
+  unknownKeys(raw, ISOLATED_KEYS, at, problems)
+  if (raw.params !== undefined && !(isObj(raw.params) && (raw.params.type === undefined || raw.params.type === 'object'))) {
+    problems.push(`${at}.params must be a JSON Schema object schema (type: object)`)
+  }
+  return {
+    name: name(raw, at, problems, seen, 'isolated tool'),
+    description: text(raw, 'description', at, problems),
+    ...(isObj(raw.params) && { params: raw.params }),
+    source: path(raw, 'source', at, problems),
+  }
+}
+
+/**
+ * Parses and validates a `skillhost.yaml` sidecar. Every problem is collected
+ * and thrown together as one `E_SKILL_MANIFEST_INVALID` whose message names
+ * each offending field (e.g. `scripts[0].params[1].type`); `data.problems`
+ * lists them. Unknown fields are errors: the sidecar is skillhost's own format.
+ */
+export function parseSkillSidecar(yamlText: string): SkillSidecar {
+  const doc = parseDocument(yamlText, { prettyErrors: true })
+  const fail = (problems: Problems, cause?: unknown): SkillHostError =>
+    new SkillHostError('E_SKILL_MANIFEST_INVALID', `${SKILL_SIDECAR_FILE} is invalid: ${problems.join('; ')}`, {
+      data: { problems },
+      ...(cause !== undefined && { cause }),
+    })
+  if (doc.errors[0]) throw fail([`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`], doc.errors[0])
+  let value: unknown
+  try {
+    value = doc.toJS({ maxAliasCount: DEFAULT_MAX_ALIAS_COUNT })
+  } catch (cause) {
+    throw fail(['too many YAML aliases'], cause)
+  }
+  if (value === null || value === undefined) return { scripts: [], isolatedTools: [] }
+  if (!isObj(value)) throw fail(['the top level must be a mapping'])
+  const problems: Problems = []
+  unknownKeys(value, TOP_KEYS, SKILL_SIDECAR_FILE, problems)
+  const scriptNames = new Set<string>()
+  const toolNames = new Set<string>()
+  const scripts = list(value, 'scripts', problems).map((s, i) => script(s, `scripts[${i}]`, problems, scriptNames))
+  const isolatedTools = list(value, 'isolatedTools', problems).map((t, i) =>
+    isolated(t, `isolatedTools[${i}]`, problems, toolNames),
+  )
+  const module = value.module === undefined ? undefined : path(value, 'module', SKILL_SIDECAR_FILE, problems)
+  if (problems.length > 0) throw fail(problems)
+  return { scripts, isolatedTools, ...(module && { module }) }
+}

@@ -1,0 +1,159 @@
+import { skillNameProblems } from './skill-name-problems.js'
+
+/** A validated SKILL.md frontmatter. Unknown top-level keys are kept in `extra`. */
+export interface SkillManifest {
+  readonly name: string
+  readonly description: string
+  readonly license?: string
+  readonly compatibility?: string
+  readonly metadata?: Readonly<Record<string, string>>
+  /** `allowed-tools`, carried and never enforced; a YAML list is joined with spaces. */
+  readonly allowedTools?: string
+  /** A top-level `version` (not part of the spec): a hint for the skill's version. */
+  readonly version?: string
+  readonly extra: Readonly<Record<string, unknown>>
+}
+
+/** Options for `validateSkillManifest`. */
+export interface ValidateSkillManifestOptions {
+  /** The folder holding SKILL.md; `name` must equal it. Omit for programmatic skills. */
+  readonly folderName?: string
+  /** Turn the spec's warnings (and unknown keys) into errors. Default false. */
+  readonly strict?: boolean
+}
+
+/** The verdict on one frontmatter: `manifest` is present exactly when `ok`. */
+export interface SkillManifestValidation {
+  readonly ok: boolean
+  readonly manifest?: SkillManifest
+  readonly errors: readonly string[]
+  readonly warnings: readonly string[]
+}
+
+/** Frontmatter keys the agentskills.io spec defines. */
+export const KNOWN_FRONTMATTER_KEYS: ReadonlySet<string> = new Set([
+  'name',
+  'description',
+  'license',
+  'compatibility',
+  'metadata',
+  'allowed-tools',
+])
+
+/** Spec limits on frontmatter fields. */
+export const MANIFEST_LIMITS = { description: 1024, compatibility: 500 } as const
+
+function optionalText(
+  frontmatter: Readonly<Record<string, unknown>>,
+  key: string,
+  soft: (m: string) => void,
+): string | undefined {
+  const value = frontmatter[key]
+  if (value === undefined || value === null) return undefined
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  soft(`${key} must be a string; it was ignored`)
+  return undefined
+}
+
+function readMetadata(value: unknown, soft: (m: string) => void): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    soft('metadata must be a mapping of string keys to string values; it was ignored')
+    return undefined
+  }
+  const out: Record<string, string> = Object.create(null)
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === 'string') out[key] = v
+    else if (typeof v === 'number' || typeof v === 'boolean') {
+      soft(`metadata.${key} is a ${typeof v}, not a string; it was converted`)
+      out[key] = String(v)
+    } else soft(`metadata.${key} is not a string; it was dropped`)
+  }
+  return out
+}
+
+function readAllowedTools(value: unknown, soft: (m: string) => void): string | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value === 'string') return value
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(' ')
+  soft('allowed-tools must be a string (or a list of strings); it was ignored')
+  return undefined
+}
+
+/**
+ * Applies the agentskills.io rules to parsed frontmatter. A missing, empty or
+ * non-string `name` or `description` is always an error. Everything else the
+ * spec forbids (bad name characters or length, a name that differs from the
+ * folder, over-long description or compatibility, non-string metadata values)
+ * is a warning by default and an error when `strict`; strict mode also reports
+ * unknown top-level keys. Never throws.
+ */
+export function validateSkillManifest(
+  frontmatter: Readonly<Record<string, unknown>>,
+  options: ValidateSkillManifestOptions = {},
+): SkillManifestValidation {
+  const errors: string[] = []
+  const warnings: string[] = []
+  const soft = (message: string): void => {
+    ;(options.strict ? errors : warnings).push(message)
+  }
+
+  const rawName = frontmatter.name
+  let name = ''
+  if (typeof rawName !== 'string' || rawName.trim() === '') {
+    errors.push('name is required and must be a non-empty string')
+  } else {
+    name = rawName.trim()
+    for (const problem of skillNameProblems(name)) soft(problem)
+    if (options.folderName !== undefined && name !== options.folderName) {
+      soft(`name "${name}" does not match its folder "${options.folderName}"`)
+    }
+  }
+
+  const rawDescription = frontmatter.description
+  let description = ''
+  if (typeof rawDescription !== 'string' || rawDescription.trim() === '') {
+    errors.push('description is required and must be a non-empty string')
+  } else {
+    description = rawDescription.trim()
+    if (description.length > MANIFEST_LIMITS.description) {
+      soft(`description is ${description.length} characters; the limit is ${MANIFEST_LIMITS.description}`)
+    }
+  }
+
+  const compatibility = optionalText(frontmatter, 'compatibility', soft)
+  if (compatibility !== undefined && compatibility.length > MANIFEST_LIMITS.compatibility) {
+    soft(`compatibility is ${compatibility.length} characters; the limit is ${MANIFEST_LIMITS.compatibility}`)
+  }
+  const license = optionalText(frontmatter, 'license', soft)
+  const metadata = readMetadata(frontmatter.metadata, soft)
+  const allowedTools = readAllowedTools(frontmatter['allowed-tools'], soft)
+
+  const extra: Record<string, unknown> = Object.create(null)
+  const unknown: string[] = []
+  for (const key of Object.keys(frontmatter)) {
+    if (KNOWN_FRONTMATTER_KEYS.has(key)) continue
+    extra[key] = frontmatter[key]
+    unknown.push(key)
+  }
+  if (unknown.length > 0 && options.strict) {
+    errors.push(`unexpected frontmatter keys: ${unknown.join(', ')} (allowed: ${[...KNOWN_FRONTMATTER_KEYS].join(', ')})`)
+  }
+  const rawVersion = extra.version
+  const version =
+    typeof rawVersion === 'string' || typeof rawVersion === 'number' ? String(rawVersion).trim() : undefined
+
+  if (errors.length > 0) return { ok: false, errors, warnings }
+  const manifest: SkillManifest = {
+    name,
+    description,
+    ...(license !== undefined && { license }),
+    ...(compatibility !== undefined && { compatibility }),
+    ...(metadata !== undefined && { metadata }),
+    ...(allowedTools !== undefined && { allowedTools }),
+    ...(version ? { version } : {}),
+    extra,
+  }
+  return { ok: true, manifest, errors, warnings }
+}

@@ -1,0 +1,126 @@
+import { posix } from 'node:path'
+import { isPathInside, normalizeAbsolutePath } from './policy.js'
+import type { SandboxLimits, SandboxRunRequest } from './types.js'
+
+/** What the host knows about one policy path before the sandbox starts. */
+export type HostPathFact =
+  | { readonly kind: 'dir' | 'file' | 'missing' }
+  | { readonly kind: 'symlink'; readonly target: string; readonly resolved: string }
+
+/** Everything `buildBwrapArgs` needs besides the request. */
+export interface BwrapArgsInput {
+  readonly request: SandboxRunRequest
+  readonly limits: Required<SandboxLimits>
+  /** Absolute path of `prlimit`; it runs inside the sandbox, so it must be readable there. */
+  readonly prlimitPath: string
+  readonly sandboxUid: number
+  readonly sandboxGid: number
+  /** Whether this bwrap knows `--disable-userns` (0.8.0 and later). */
+  readonly disableUserns: boolean
+  /** The fd bwrap writes its JSON status to (child pid, namespaces, exit code). */
+  readonly statusFd: number
+  /** Facts about every path in the policy, by normalized host path. */
+  readonly facts: ReadonlyMap<string, HostPathFact>
+}
+
+/** The fixed environment of every sandboxed child, before the request's own `env`. */
+export function sandboxBaseEnv(home: string): Record<string, string> {
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: home }
+}
+
+function depth(path: string): number {
+  return path === '/' ? 0 : path.split('/').length
+}
+
+/**
+ * The bwrap argv for one call (without the `bwrap` program itself). Read
+ * entries become read-only binds, write entries writable binds (at the path
+ * the request's translator gives), deny entries are masked (an empty
+ * read-only tmpfs over a directory, `/dev/null` over a file) or re-bound
+ * read-only. A top-level symlink whose target is itself readable is recreated
+ * as a symlink rather than bound twice (merged-/usr systems: `/bin -> usr/bin`).
+ * Every namespace is unshared, the environment cleared, capabilities dropped,
+ * and the command runs as an unprivileged uid under `prlimit`.
+ */
+export function buildBwrapArgs(input: BwrapArgsInput): string[] {
+  const { request, limits, facts } = input
+  const fs = request.policy.filesystem
+  const toSandbox = request.toSandboxPath ?? ((p: string) => p)
+  const norm = (p: string) => normalizeAbsolutePath(p) ?? p
+  const readable = fs.allowRead.map(norm)
+  const mounts: { sandbox: string; args: string[] }[] = []
+
+  for (const host of readable) {
+    const sandbox = toSandbox(host)
+    const fact = facts.get(host) ?? { kind: 'missing' }
+    if (fact.kind === 'missing') continue
+    const viaLink =
+      fact.kind === 'symlink' &&
+      sandbox === host &&
+      readable.some(
+        (r) => r !== host && facts.get(r)?.kind === 'dir' && isPathInside(fact.resolved, r),
+      )
+    if (viaLink) mounts.push({ sandbox, args: ['--symlink', fact.target, sandbox] })
+    else mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
+  }
+  for (const host of fs.allowWrite.map(norm)) {
+    mounts.push({ sandbox: toSandbox(host), args: ['--bind', host, toSandbox(host)] })
+  }
+  for (const host of fs.denyRead.map(norm)) {
+    const fact = facts.get(host)
+    const sandbox = toSandbox(host)
+    if (fact?.kind === 'dir')
+      mounts.push({ sandbox, args: ['--tmpfs', sandbox, '--remount-ro', sandbox] })
+    else if (fact !== undefined && fact.kind !== 'missing') {
+      mounts.push({ sandbox, args: ['--ro-bind', '/dev/null', sandbox] })
+    }
+  }
+  for (const host of fs.denyWrite.map(norm)) {
+    const fact = facts.get(host)
+    if (fact !== undefined && fact.kind !== 'missing') {
+      mounts.push({ sandbox: toSandbox(host), args: ['--ro-bind', host, toSandbox(host)] })
+    }
+  }
+  // Parents before children, so a nested bind or mask lands on top of its parent.
+  // The sort is stable, so a deny at the same path stays after its allow.
+  mounts.sort((a, b) => depth(a.sandbox) - depth(b.sandbox))
+
+  const writable = fs.allowWrite[0] === undefined ? request.cwd : toSandbox(norm(fs.allowWrite[0]))
+  const env = { ...sandboxBaseEnv(writable), ...request.env }
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    ...(input.disableUserns ? ['--disable-userns'] : []),
+    '--uid',
+    String(input.sandboxUid),
+    '--gid',
+    String(input.sandboxGid),
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    '--hostname',
+    'sandbox',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    ...mounts.flatMap((m) => m.args),
+    '--chdir',
+    posix.normalize(request.cwd),
+    ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
+    '--json-status-fd',
+    String(input.statusFd),
+    '--',
+    input.prlimitPath,
+    `--as=${limits.addressSpaceBytes}`,
+    `--cpu=${limits.cpuSeconds}`,
+    `--fsize=${limits.fileSizeBytes}`,
+    `--nofile=${limits.openFiles}`,
+    `--nproc=${limits.processes}`,
+    '--',
+    ...request.argv,
+  ]
+  return args
+}

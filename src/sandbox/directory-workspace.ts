@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { chmod, lstat, mkdir, mkdtemp, open, readdir, realpath, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { SkillHostError } from '../common/errors.js'
+import { normalizeSkillPath } from '../tiers/scripts/script-path.js'
+import { isPathInside, normalizeAbsolutePath } from './policy.js'
+import type { SkillWorkspace, WorkspaceFile, WorkspaceRef } from './types.js'
+
+/** Options of `createDirectoryWorkspace`. */
+export interface DirectoryWorkspaceOptions {
+  /** An absolute directory this workspace owns; skill roots go below `skills/`, per-call scratch below `scratch/`. */
+  readonly baseDir: string
+  /** Largest single file, bytes; default 16 MiB. */
+  readonly maxFileBytes?: number
+  /** Largest skill in total, bytes; default 64 MiB. */
+  readonly maxTotalBytes?: number
+}
+
+/** A `SkillWorkspace` on disk, exposing where it keeps roots and scratch so a session policy can name them. */
+export interface DirectoryWorkspace extends SkillWorkspace {
+  /** Real path of the directory holding materialized skill roots (put it in the session's allowRead). */
+  readonly skillsDir: string
+  /** Real path of the directory holding per-call scratch directories (put it in the session's allowWrite). */
+  readonly scratchDir: string
+}
+
+function failed(message: string, cause?: unknown): SkillHostError {
+  return new SkillHostError('E_SKILL_WORKSPACE_FAILED', message, { cause })
+}
+
+function segment(text: string): string {
+  const cleaned = String(text)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '_')
+  return (cleaned || '_').slice(0, 48)
+}
+
+async function* chunksOf(
+  data: Uint8Array | ReadableStream<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  if (data instanceof Uint8Array) {
+    yield data
+    return
+  }
+  const reader = data.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      yield value
+    }
+  } finally {
+    reader.releaseLock()
+  }
+}
+
+async function forceRemove(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true })
+  } catch {
+    // A script may have left directories without permissions (possible when
+    // the host is not root); restore owner access, then remove again.
+    const fix = async (p: string): Promise<void> => {
+      const st = await lstat(p).catch(() => undefined)
+      if (!st?.isDirectory()) return
+      await chmod(p, 0o700).catch(() => undefined)
+      for (const entry of await readdir(p).catch(() => [] as string[])) await fix(join(p, entry))
+    }
+    await fix(path)
+    await rm(path, { recursive: true, force: true })
+  }
+}
+
+/**
+ * A workspace in `baseDir`. `materialize` writes every file into a fresh root
+ * `skills/<id>-<version>-<random>` (directories 0755, files 0644, created
+ * exclusively and never through a symlink), enforcing size caps; a rejected
+ * path is `E_SKILL_SOURCE_PATH_REJECTED`, an abort `E_ABORTED`, anything else
+ * `E_SKILL_WORKSPACE_FAILED`, and a failed root is removed. `dispose` removes
+ * only roots this workspace made (idempotent).
+ */
+export async function createDirectoryWorkspace(
+  options: DirectoryWorkspaceOptions,
+): Promise<DirectoryWorkspace> {
+  const base = normalizeAbsolutePath(options.baseDir)
+  if (base === undefined) {
+    throw new SkillHostError(
+      'E_INVALID_SKILLS_CONFIG',
+      'The workspace baseDir must be an absolute path.',
+    )
+  }
+  const maxFile = options.maxFileBytes ?? 16 * 1024 * 1024
+  const maxTotal = options.maxTotalBytes ?? 64 * 1024 * 1024
+  let skillsDir: string
+  let scratchDir: string
+  try {
+    await mkdir(base, { recursive: true, mode: 0o755 })
+    const real = await realpath(base)
+    skillsDir = join(real, 'skills')
+    scratchDir = join(real, 'scratch')
+    for (const dir of [skillsDir, scratchDir]) {
+      await mkdir(dir, { recursive: true })
+      // Readable by the sandbox's host identity, whatever the umask.
+      await chmod(dir, 0o755)
+    }
+  } catch (cause) {
+    throw failed('The workspace directory could not be created.', cause)
+  }
+
+  async function writeFile(
+    root: string,
+    file: WorkspaceFile,
+    budget: { left: number },
+    signal?: AbortSignal,
+  ) {
+    const rel = normalizeSkillPath(file.path)
+    const parts = rel.split('/')
+    let dir = root
+    for (const part of parts.slice(0, -1)) {
+      dir = join(dir, part)
+      await mkdir(dir, { mode: 0o755 }).catch(async (err: NodeJS.ErrnoException) => {
+        const st = err.code === 'EEXIST' ? await lstat(dir) : undefined
+        if (!st?.isDirectory()) throw err
+      })
+    }
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+    const handle = await open(join(root, rel), flags, 0o644)
+    try {
+      let size = 0
+      for await (const chunk of chunksOf(await file.read())) {
+        if (signal?.aborted) throw new SkillHostError('E_ABORTED', 'Materialization was aborted.')
+        size += chunk.byteLength
+        budget.left -= chunk.byteLength
+        if (size > maxFile) throw failed(`The skill file '${rel}' exceeds ${maxFile} bytes.`)
+        if (budget.left < 0) throw failed(`The skill exceeds ${maxTotal} bytes in total.`)
+        await handle.write(chunk)
+      }
+    } finally {
+      await handle.close()
+    }
+  }
+
+  return {
+    skillsDir,
+    scratchDir,
+    async materialize(ref: WorkspaceRef, files, opts = {}) {
+      if (opts.signal?.aborted)
+        throw new SkillHostError('E_ABORTED', 'Materialization was aborted.')
+      const root = join(
+        skillsDir,
+        `${segment(ref.id)}-${segment(ref.version)}-${randomBytes(6).toString('hex')}`,
+      )
+      try {
+        await mkdir(root, { mode: 0o755 })
+        await chmod(root, 0o755)
+        const budget = { left: maxTotal }
+        for await (const file of files) {
+          if (opts.signal?.aborted)
+            throw new SkillHostError('E_ABORTED', 'Materialization was aborted.')
+          await writeFile(root, file, budget, opts.signal)
+        }
+      } catch (cause) {
+        await forceRemove(root).catch(() => undefined)
+        if (SkillHostError.isInstance(cause)) throw cause
+        throw failed(`Skill '${ref.id}' could not be materialized.`, cause)
+      }
+      return root
+    },
+    async dispose(root) {
+      const path = normalizeAbsolutePath(root)
+      if (path === undefined || !isPathInside(path, skillsDir) || path === skillsDir) {
+        throw failed('dispose() was given a path this workspace did not materialize.')
+      }
+      try {
+        await forceRemove(path)
+      } catch (cause) {
+        throw failed('A skill workspace could not be removed.', cause)
+      }
+    },
+    async createScratch() {
+      try {
+        return await mkdtemp(join(scratchDir, 'call-'))
+      } catch (cause) {
+        throw failed('A scratch directory could not be created.', cause)
+      }
+    },
+    async disposeScratch(dir) {
+      const path = normalizeAbsolutePath(dir)
+      if (path === undefined || !isPathInside(path, scratchDir) || path === scratchDir) {
+        throw failed('disposeScratch() was given a path this workspace did not create.')
+      }
+      try {
+        await forceRemove(path)
+      } catch (cause) {
+        throw failed('A scratch directory could not be removed.', cause)
+      }
+    },
+  }
+}

@@ -1,0 +1,31 @@
+import type { Tool } from '../common/tool.js'
+import type { SkillIsolatedToolDeclaration, SkillScriptDeclaration } from './types.js'
+
+/**
+ * A programmatic skill: routing metadata, the body the model reads on load,
+ * optional files (relative paths) and the capabilities it brings.
+ */
+export interface SkillDefinition {
+  /** The skill id; follows the agentskills.io name rule. */
+  readonly name: string
+  readonly description: string
+  /** Markdown the model reads when the skill is loaded. */
+  readonly body: string
+  /** A version hint; the source appends a revision so every change is a new version. */
+  readonly version?: string
+  readonly license?: string
+  readonly compatibility?: string
+  readonly metadata?: Readonly<Record<string, string>>
+  readonly allowedTools?: string
+  readonly channel?: 'inline' | 'handle'
+  readonly tools?: readonly Tool[]
+  readonly isolatedTools?: readonly SkillIsolatedToolDeclaration[]
+  readonly scripts?: readonly SkillScriptDeclaration[]
+  /** Files the skill ships, by relative path (scripts must be among them). */
+  readonly files?: Readonly<Record<string, string | Uint8Array>>
+}
+
+/** Typed authoring helper: returns its input unchanged, so literals get checked and inferred. */
+export function defineSkill<const T extends SkillDefinition>(skill: T): T {
+  return skill
+}

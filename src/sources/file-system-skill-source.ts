@@ -1,0 +1,208 @@
+import { SkillHostError } from '../common/errors.js'
+import type { Tool } from '../common/tool.js'
+import { normalizeSkillPath } from '../manifest/normalize-skill-path.js'
+import { parseSkillMd } from '../manifest/parse-skill-md.js'
+import { bytesToStream } from './bytes-to-stream.js'
+import { importModuleTools } from './import-module-tools.js'
+import { type FsSkillEntry, readSkillText } from './load-fs-skill.js'
+import { readFileCapped } from './read-file-capped.js'
+import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
+import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
+import type {
+  DiscoveredSkill,
+  DiscoverOptions,
+  SkillDescriptor,
+  SkillFileStat,
+  SkillRef,
+  SkillSource,
+  SourceReadOptions,
+} from './types.js'
+import { walkSkillRoots } from './walk-skill-roots.js'
+
+/** Options for `FileSystemSkillSource`. */
+export interface FileSystemSkillSourceOptions {
+  /** Folders holding skill folders (or skill folders themselves). Earlier roots win id collisions. */
+  readonly roots: string | readonly string[]
+  /** Source id; defaults to `filesystem`. */
+  readonly id?: string
+  /** Apply the agentskills.io rules strictly: warnings become errors and the skill is skipped. */
+  readonly strict?: boolean
+  /**
+   * Import the `module:` a skill's `skillhost.yaml` declares and serve its
+   * exported `Tool`s. Off by default: importing runs the skill's code in this
+   * process, which is the deployer's decision. A predicate decides per skill.
+   */
+  readonly importModules?: boolean | ((skill: DiscoveredSkill) => boolean)
+  readonly limits?: Partial<SkillSourceLimits>
+}
+
+const encoder = new TextEncoder()
+const encodeText = (text: string): Uint8Array => encoder.encode(text)
+
+function notFound(ref: SkillRef, why: string): SkillHostError {
+  return new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" at version "${ref.version}" ${why}; list skills again.`, {
+    data: { id: ref.id, version: ref.version },
+  })
+}
+
+/**
+ * Serves agentskills.io folders from disk. `discover` walks the roots (see
+ * `walkSkillRoots`), validates each SKILL.md (lenient unless `strict`) and its
+ * optional `skillhost.yaml`, and yields skills whose id is the manifest name;
+ * a later folder with a taken id is reported, not served. A skill's version is
+ * a hash of every file's path, size, mtime and inode (prefixed by a manifest
+ * `version`), so any change makes old refs stale: every other method rescans
+ * the folder and fails with `E_SKILL_NOT_FOUND` on a stale ref. Reads never
+ * leave the folder and are capped by `limits`.
+ */
+export class FileSystemSkillSource implements SkillSource {
+  readonly id: string
+  readonly roots: readonly string[]
+  readonly limits: SkillSourceLimits
+  readonly #strict: boolean
+  readonly #importModules: FileSystemSkillSourceOptions['importModules']
+  #entries = new Map<string, FsSkillEntry>()
+
+  constructor(options: FileSystemSkillSourceOptions) {
+    this.roots = typeof options.roots === 'string' ? [options.roots] : [...options.roots]
+    if (this.roots.length === 0) throw new TypeError('FileSystemSkillSource needs at least one root')
+    this.id = options.id ?? 'filesystem'
+    this.limits = resolveSourceLimits(options.limits)
+    this.#strict = options.strict === true
+    this.#importModules = options.importModules
+  }
+
+  async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
+    const report = options.report ?? (() => undefined)
+    const found = new Map<string, FsSkillEntry>()
+    const where = new Map<string, string>()
+    const walk = walkSkillRoots(this.roots, {
+      limits: this.limits,
+      strict: this.#strict,
+      report,
+      ...(options.signal && { signal: options.signal }),
+    })
+    for await (const { location, hostPath, outcome } of walk) {
+      if (!outcome.ok) {
+        for (const message of outcome.errors) report({ location, hostPath, code: outcome.code, message, severity: 'error' })
+        continue
+      }
+      const { entry } = outcome
+      const id = entry.manifest.name
+      const first = where.get(id)
+      if (first !== undefined) {
+        const message = `Skill id "${id}" is already served from ${first}; this copy is shadowed.`
+        report({ location, hostPath, code: 'E_SKILL_SHADOWED', message, severity: 'warning' })
+        continue
+      }
+      where.set(id, location)
+      const skill = this.#toDiscovered(id, entry, hostPath)
+      found.set(id, entry)
+      this.#entries.set(id, entry)
+      for (const message of skill.warnings ?? []) {
+        report({ location, hostPath, code: 'E_SKILL_MANIFEST_INVALID', message, severity: 'warning' })
+      }
+      yield skill
+    }
+    this.#entries = found
+  }
+
+  #toDiscovered(id: string, entry: FsSkillEntry, hostPath: string): DiscoveredSkill {
+    const m = entry.manifest
+    const base: DiscoveredSkill = {
+      id,
+      version: entry.version,
+      name: m.name,
+      description: m.description,
+      ...(m.license !== undefined && { license: m.license }),
+      ...(m.compatibility !== undefined && { compatibility: m.compatibility }),
+      ...(m.metadata !== undefined && { metadata: m.metadata }),
+      ...(m.allowedTools !== undefined && { allowedTools: m.allowedTools }),
+      location: `${hostPath}/SKILL.md`,
+    }
+    const warnings = [...entry.warnings]
+    if (entry.sidecar?.module && !this.#mayImport(base)) {
+      warnings.push(`module tools in ${entry.sidecar.module} were not imported: importModules is off for this skill`)
+    }
+    return warnings.length > 0 ? { ...base, warnings } : base
+  }
+
+  #mayImport(skill: DiscoveredSkill): boolean {
+    const allow = this.#importModules
+    return allow === true || (typeof allow === 'function' && allow(skill) === true)
+  }
+
+  /** The cached entry for a ref and a fresh scan proving it is still current. */
+  async #current(ref: SkillRef, signal?: AbortSignal): Promise<{ entry: FsSkillEntry; scan: SkillFolderScan }> {
+    signal?.throwIfAborted()
+    const entry = this.#entries.get(ref.id)
+    if (!entry) throw notFound(ref, 'is not served by this source')
+    if (entry.version !== ref.version) throw notFound(ref, 'is stale')
+    let scan: SkillFolderScan
+    try {
+      scan = await scanSkillFolder(entry.dir, this.limits)
+    } catch (cause) {
+      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" can no longer be read; list skills again.`, { cause })
+    }
+    if (scan.hash !== entry.scan.hash) throw notFound(ref, 'changed on disk')
+    return { entry, scan }
+  }
+
+  async #body(scan: SkillFolderScan): Promise<Uint8Array> {
+    const text = await readSkillText(scan, 'SKILL.md', this.limits.maxSkillMdBytes)
+    return encodeText(parseSkillMd(text, { maxFrontmatterBytes: this.limits.maxFrontmatterBytes }).body)
+  }
+
+  async descriptor(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillDescriptor> {
+    const { entry, scan } = await this.#current(ref, options.signal)
+    const m = entry.manifest
+    const sidecar = entry.sidecar
+    const isolatedTools = []
+    for (const t of sidecar?.isolatedTools ?? []) {
+      const source = (await readSkillText(scan, t.source, this.limits.maxFileBytes)).trim()
+      isolatedTools.push({ name: t.name, description: t.description, ...(t.params && { params: t.params }), source })
+    }
+    let tools: Tool[] | undefined
+    const discovered = this.#toDiscovered(ref.id, entry, entry.dir)
+    if (sidecar?.module && this.#mayImport(discovered)) {
+      tools = await importModuleTools(scan.files.get(sidecar.module)!.abs, entry.version, sidecar.module)
+    }
+    options.signal?.throwIfAborted()
+    return {
+      id: ref.id,
+      version: entry.version,
+      name: m.name,
+      description: m.description,
+      ...(m.license !== undefined && { license: m.license }),
+      ...(m.compatibility !== undefined && { compatibility: m.compatibility }),
+      ...(m.metadata !== undefined && { metadata: m.metadata }),
+      ...(m.allowedTools !== undefined && { allowedTools: m.allowedTools }),
+      ...(tools && { tools }),
+      ...(isolatedTools.length > 0 && { isolatedTools }),
+      ...(sidecar && sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
+    }
+  }
+
+  async read(ref: SkillRef, path?: string, options: SourceReadOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const rel = path === undefined ? undefined : normalizeSkillPath(path)
+    const { scan } = await this.#current(ref, options.signal)
+    if (rel === undefined) return bytesToStream(await this.#body(scan))
+    const file = scan.files.get(rel)
+    if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, { data: { path: rel } })
+    return bytesToStream((await readFileCapped(file.abs, this.limits.maxFileBytes, rel)).bytes)
+  }
+
+  async stat(ref: SkillRef, path?: string): Promise<SkillFileStat> {
+    const rel = path === undefined ? undefined : normalizeSkillPath(path)
+    const { entry, scan } = await this.#current(ref)
+    if (rel === undefined) return { size: (await this.#body(scan)).byteLength, version: entry.version }
+    const file = scan.files.get(rel)
+    if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, { data: { path: rel } })
+    return { size: file.size, version: entry.version }
+  }
+
+  async list(ref: SkillRef): Promise<readonly string[]> {
+    const { scan } = await this.#current(ref)
+    return [...scan.files.keys()].filter((p) => p !== 'SKILL.md').sort()
+  }
+}

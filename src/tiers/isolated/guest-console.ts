@@ -1,0 +1,108 @@
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { GuestPrelude } from './guest-prelude.js'
+import type { GuestConsoleEntry } from './types.js'
+
+// A single console argument is cut here before the byte budget applies.
+const MAX_LINE_UNITS = 64 * 1024
+
+const LEVELS: readonly GuestConsoleEntry['level'][] = ['log', 'info', 'warn', 'error', 'debug']
+
+/**
+ * Console lines a guest wrote, kept within an entry count and a byte budget.
+ * Once either cap is reached every later line is dropped unread, so a log
+ * flood costs the host nothing but the guest's own CPU time.
+ */
+export class ConsoleCapture {
+  readonly entries: GuestConsoleEntry[] = []
+  truncated = false
+  #bytesLeft: number
+  readonly #maxEntries: number
+
+  constructor(maxEntries: number, maxBytes: number) {
+    this.#maxEntries = maxEntries
+    this.#bytesLeft = maxBytes
+  }
+
+  /** True when no further line can be kept. */
+  get full(): boolean {
+    return this.entries.length >= this.#maxEntries || this.#bytesLeft <= 0
+  }
+
+  /** Keeps `text`, cut to the remaining byte budget. */
+  push(level: GuestConsoleEntry['level'], text: string): void {
+    if (this.full) {
+      this.truncated = true
+      return
+    }
+    let kept = text
+    const bytes = Buffer.byteLength(kept)
+    if (bytes > this.#bytesLeft) {
+      kept = Buffer.from(kept).subarray(0, this.#bytesLeft).toString().replace(/\uFFFD$/, '')
+      this.truncated = true
+    }
+    this.#bytesLeft -= Math.min(bytes, this.#bytesLeft)
+    this.entries.push({ level, text: kept })
+  }
+}
+
+/**
+ * Defines `console.log/info/warn/error/debug` in the guest, writing into
+ * `capture`. Values are formatted inside the guest; strings longer than the
+ * remaining budget are cut inside the guest before they are copied out.
+ */
+export function installConsole(ctx: QuickJSContext, prelude: GuestPrelude, capture: ConsoleCapture): void {
+  const consoleObject = ctx.newObject()
+  for (const level of LEVELS) {
+    const fn = ctx.newFunction(level, (...args: QuickJSHandle[]) => {
+      if (capture.full) {
+        capture.truncated = true
+        return
+      }
+      const parts: string[] = []
+      for (const arg of args) {
+        const result = ctx.callFunction(prelude.format, ctx.undefined, arg)
+        if (result.error) {
+          result.error.dispose()
+          parts.push('[unprintable]')
+          continue
+        }
+        parts.push(readBoundedString(ctx, prelude, result.value, MAX_LINE_UNITS))
+        result.value.dispose()
+      }
+      capture.push(level, parts.join(' '))
+    })
+    ctx.setProp(consoleObject, level, fn)
+    fn.dispose()
+  }
+  ctx.defineProp(ctx.global, 'console', {
+    value: consoleObject,
+    configurable: true,
+    enumerable: false,
+  })
+  consoleObject.dispose()
+}
+
+/**
+ * Copies a guest string out, reading at most `maxUnits` UTF-16 units: a
+ * guest string of many megabytes is never copied whole into the host.
+ */
+export function readBoundedString(
+  ctx: QuickJSContext,
+  prelude: GuestPrelude,
+  handle: QuickJSHandle,
+  maxUnits: number,
+): string {
+  if (ctx.typeof(handle) !== 'string') return ''
+  if ((ctx.getLength(handle) ?? 0) <= maxUnits) return ctx.getString(handle)
+  const limit = ctx.newNumber(maxUnits)
+  const cut = ctx.callFunction(prelude.cut, ctx.undefined, handle, limit)
+  limit.dispose()
+  if (cut.error) {
+    cut.error.dispose()
+    return ''
+  }
+  const ok = ctx.typeof(cut.value) === 'string' && (ctx.getLength(cut.value) ?? 0) <= maxUnits
+  const text = ok ? ctx.getString(cut.value) : ''
+  cut.value.dispose()
+  return text
+}

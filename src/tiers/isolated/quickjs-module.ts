@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import releaseSyncVariant from '@jitl/quickjs-wasmfile-release-sync'
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten-core'
+import { WASM_PAGE_BYTES } from './limits.js'
+import { type WasmMemory, type WasmModule, wasmApi } from './wasm-api.js'
+
+// The variant ships CommonJS typings, so under NodeNext the default import is
+// typed as the module object; at run time it is the variant itself. Accept both.
+const baseVariant = (
+  'default' in releaseSyncVariant ? releaseSyncVariant.default : releaseSyncVariant
+) as QuickJSSyncVariant
+
+let compiled: Promise<WasmModule> | undefined
+
+/**
+ * Compiles the QuickJS WebAssembly binary once per thread. The result can be
+ * posted to workers, which then instantiate it without compiling again.
+ */
+export function compileQuickJsWasm(): Promise<WasmModule> {
+  compiled ??= (async () => {
+    const require = createRequire(import.meta.url)
+    const bytes = await readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm'))
+    return wasmApi.compile(bytes)
+  })()
+  compiled.catch(() => {
+    compiled = undefined
+  })
+  return compiled
+}
+
+/** A QuickJS instance together with the memory that bounds it. */
+export interface BoundedQuickJs {
+  quickjs: QuickJSWASMModule
+  memory: WasmMemory
+}
+
+const quiet = () => {}
+
+/**
+ * Instantiates a fresh QuickJS from `wasmModule` inside a new WebAssembly
+ * memory whose `maximum` is `memoryBytes`. The interpreter's own memory limit
+ * is not enforced by the emscripten build; this one is enforced by the
+ * WebAssembly engine: growing past it fails and QuickJS reports out of memory.
+ */
+export async function instantiateBoundedQuickJs(
+  wasmModule: WasmModule,
+  memoryBytes: number,
+): Promise<BoundedQuickJs> {
+  const memory = new wasmApi.Memory({
+    // The module's declared minimum (256 pages); limits.ts refuses smaller caps.
+    initial: 256,
+    maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
+  })
+  const variant = newVariant(baseVariant, {
+    wasmModule: wasmModule as never,
+    wasmMemory: memory as never,
+    // Emscripten prints aborts to the host console; guests must not reach it.
+    emscriptenModule: { print: quiet, printErr: quiet } as never,
+    log: quiet,
+  })
+  return { quickjs: await newQuickJSWASMModuleFromVariant(variant), memory }
+}

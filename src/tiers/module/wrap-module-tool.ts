@@ -1,0 +1,116 @@
+import type { SpooledArtifact } from '../../common/artifacts/index.js'
+import { SkillHostError } from '../../common/errors.js'
+import { enforceToolGate, type ToolGate } from '../../common/gate.js'
+import { RetrievableSet } from '../../common/retrievable.js'
+import type { SpoolStore } from '../../common/spool-store.js'
+import { Tool, type ToolHandler } from '../../common/tool.js'
+import { ToolRegistry } from '../../common/tool-registry.js'
+import type { TurnContext } from '../../common/turn-context.js'
+import type { SkillRef } from '../../sources/types.js'
+import { isValidToolResult, spoolToolResult } from '../spool-result.js'
+
+/** Counts calls in and out of a loaded skill, refusing once it is retired. */
+export interface CallGuard {
+  enter(toolName: string): void
+  exit(): void
+}
+
+/** What the host decides for a wrapped module tool. */
+export interface ModuleToolBinding {
+  readonly skill: SkillRef
+  readonly gate: ToolGate
+  readonly guard: CallGuard
+  /** Resolves the artifact class at call time; throws `E_SKILL_ARTIFACT_UNAVAILABLE` if unbound. */
+  readonly artifactClass: () => typeof SpooledArtifact | undefined
+}
+
+// A handler gets a sealed context: the turn's id and abort signal, but not the
+// host's registry, projections or spool, so a plugin cannot register tools or
+// rewrite what the model sees.
+const sealedSpool: SpoolStore = Object.freeze({
+  put: () => Promise.reject(new Error('the spool is not writable from a skill tool')),
+  get: async () => undefined,
+  stat: async () => undefined,
+  delete: async () => false,
+})
+function sealContext(ctx: TurnContext): TurnContext {
+  return Object.freeze({
+    id: ctx.id,
+    abortSignal: ctx.abortSignal,
+    tools: new ToolRegistry(),
+    retrievables: new RetrievableSet(),
+    spool: sealedSpool,
+  })
+}
+
+function describeThrown(value: unknown): string {
+  if (value instanceof Error) return value.name
+  return value === null ? 'null' : typeof value
+}
+
+/**
+ * Rebuilds an imported tool into a new host-owned `Tool`. The original is
+ * neither mutated nor referenced by the wrapper's properties. The wrapper runs
+ * the host gate before the handler, contains errors (`E_SKILL_TOOL_FAILED`,
+ * original kept as host-side `cause`), validates the response
+ * (`E_SKILL_TOOL_BAD_RESPONSE`), spools it by the deployer's artifact binding,
+ * stamps provenance and is always `trusted: false`. It does not race the
+ * handler against the abort signal: a handler that never settles stays pending.
+ */
+export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool {
+  const name = String(original.name)
+  const handler: ToolHandler<unknown> | undefined = Tool.handlerOf(original)
+  // A foreign tool object without our handler slot is still callable through
+  // its own `execute`, which validates a second time; ours skips that.
+  const call: (args: unknown, ctx: TurnContext) => unknown = handler
+    ? (args, ctx) => handler(args, ctx)
+    : (args, ctx) => original.execute(args, ctx)
+  const { skill, gate, guard } = binding
+  return new Tool({
+    name,
+    description: String(original.description ?? ''),
+    inputSchema: original.inputSchema,
+    trusted: false,
+    meta: { skill: skill.id, skillVersion: skill.version, tier: 'module' },
+    handler: async (args, ctx) => {
+      guard.enter(name)
+      try {
+        await enforceToolGate(gate, ctx, { tool: name, args, skill, tier: 'module' })
+        let result: unknown
+        try {
+          result = await call(args, sealContext(ctx))
+        } catch (thrown) {
+          const recoverable = thrown instanceof Error
+          throw new SkillHostError(
+            'E_SKILL_TOOL_FAILED',
+            `Tool '${name}' of skill '${skill.id}' failed (${describeThrown(thrown)}); details are kept by the host.`,
+            { data: { skill: skill.id, tool: name, recoverable }, cause: thrown },
+          )
+        }
+        if (!isValidToolResult(result)) {
+          throw new SkillHostError(
+            'E_SKILL_TOOL_BAD_RESPONSE',
+            `Tool '${name}' of skill '${skill.id}' returned ${describeResult(result)}; a skill tool must return a string, bytes, Media or Media[].`,
+            { data: { skill: skill.id, tool: name } },
+          )
+        }
+        return await spoolToolResult(result, {
+          spool: ctx.spool,
+          artifactClass: binding.artifactClass(),
+          provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
+        })
+      } finally {
+        guard.exit()
+      }
+    },
+  })
+}
+
+function describeResult(value: unknown): string {
+  if (value === undefined) return 'undefined'
+  if (value === null) return 'null'
+  if (typeof value === 'function') return 'a function'
+  if (Array.isArray(value)) return 'an array that is not all Media'
+  if (typeof value === 'object') return 'an object'
+  return `a ${typeof value}`
+}

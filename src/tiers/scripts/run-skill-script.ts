@@ -1,0 +1,137 @@
+import { lstat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { SkillHostError } from '../../common/errors.js'
+import { assertPolicySubset, derivePolicy } from '../../sandbox/policy.js'
+import type { SandboxRunResult } from '../../sandbox/types.js'
+import { buildArgv } from './build-argv.js'
+import type { ScriptRunResult, SkillScript, SkillScriptConfig } from './types.js'
+import { TIMEOUT_PARAM, validateSkillScript } from './validate-skill-script.js'
+
+/** One script call. */
+export interface RunSkillScriptInput {
+  /** The skill id, for messages. */
+  readonly skill: string
+  /** The authoritative root `workspace.materialize` returned. */
+  readonly root: string
+  readonly script: SkillScript
+  /** The tool arguments; a `timeout_seconds` entry is taken as the deadline. */
+  readonly args: Readonly<Record<string, unknown>>
+  readonly signal?: AbortSignal
+  /** Overrides `args.timeout_seconds`; defaults to `defaultTimeoutSeconds`. */
+  readonly timeoutSeconds?: number
+}
+
+function aborted(): SkillHostError {
+  return new SkillHostError('E_ABORTED', 'The script call was aborted.')
+}
+
+function resolveTimeout(config: SkillScriptConfig, value: unknown): number {
+  if (value === undefined) return config.defaultTimeoutSeconds
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > config.maxTimeoutSeconds
+  ) {
+    throw new SkillHostError(
+      'E_SKILL_SCRIPT_INVALID_ARGS',
+      `${TIMEOUT_PARAM} must be an integer between 1 and ${config.maxTimeoutSeconds}.`,
+      { data: { param: TIMEOUT_PARAM } },
+    )
+  }
+  return value
+}
+
+/**
+ * Runs one script under the sandbox: validates the declaration and arguments,
+ * derives the per-call policy (read: root + interpreterReadPaths; write: a
+ * fresh scratch directory; no network), checks it is within the session
+ * policy, builds argv without a shell, runs it with `env: {}` and removes the
+ * scratch directory. Returns the result of any completed run, whatever its
+ * exit code (see `settleScriptResult`); output text has host paths redacted.
+ * Throws `E_SKILL_SOURCE_PATH_REJECTED`, `E_SKILL_MANIFEST_INVALID`,
+ * `E_SKILL_SCRIPT_INVALID_ARGS`, `E_SKILL_SCRIPT_POLICY_WIDENED`,
+ * `E_SKILL_WORKSPACE_FAILED`, `E_SANDBOX_UNAVAILABLE`,
+ * `E_SKILL_SCRIPT_TIMEOUT` or `E_ABORTED` (an abort is never reported as
+ * another failure).
+ */
+export async function runSkillScript(
+  config: SkillScriptConfig,
+  input: RunSkillScriptInput,
+): Promise<ScriptRunResult> {
+  if (config.hostEnvIsolated !== true) {
+    throw new SkillHostError('E_INVALID_SKILLS_CONFIG', 'scripts: hostEnvIsolated must be true.')
+  }
+  const script = validateSkillScript(input.skill, input.script, config.interpreters)
+  const { [TIMEOUT_PARAM]: timeoutArg, ...args } = input.args
+  const timeoutSeconds = resolveTimeout(config, input.timeoutSeconds ?? timeoutArg)
+  const scriptHostPath = join(input.root, script.path)
+  // The translator maps the root to skillMount, so the sandbox path is known before the scratch exists.
+  const argv = buildArgv(
+    script.interpreterArgv,
+    `${config.translator.skillMount}/${script.path}`,
+    script.params,
+    args,
+  )
+  const st = await lstat(scriptHostPath).catch(() => undefined)
+  if (!st?.isFile()) {
+    throw new SkillHostError(
+      'E_SKILL_WORKSPACE_FAILED',
+      `Skill '${input.skill}' script '${script.name}' is not a regular file in its workspace (${script.path}).`,
+    )
+  }
+  if (input.signal?.aborted) throw aborted()
+
+  const scratch = await config.workspace.createScratch()
+  let raw: SandboxRunResult | undefined
+  let failure: unknown
+  const translator = config.translator.forCall({ skillRoot: input.root, scratchDir: scratch })
+  try {
+    const policy = derivePolicy({
+      skillRoot: input.root,
+      scratchDir: scratch,
+      interpreterReadPaths: config.interpreterReadPaths,
+      session: config.policy,
+    })
+    assertPolicySubset(policy, config.policy)
+    raw = await config.handle.run({
+      argv,
+      cwd: translator.toSandbox(scratch),
+      policy,
+      env: {},
+      timeoutMs: timeoutSeconds * 1000,
+      maxOutputBytes: config.maxOutputBytes,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+      ...(config.limits === undefined ? {} : { limits: config.limits }),
+      toSandboxPath: (p) => translator.toSandbox(p),
+    })
+  } catch (err) {
+    failure = err
+  }
+  try {
+    await config.workspace.disposeScratch(scratch)
+  } catch (err) {
+    failure ??= err
+  }
+  if (input.signal?.aborted || raw?.aborted) throw aborted()
+  if (failure !== undefined) throw failure
+  const result = raw as SandboxRunResult
+  if (result.timedOut) {
+    throw new SkillHostError(
+      'E_SKILL_SCRIPT_TIMEOUT',
+      `Script '${script.name}' of skill '${input.skill}' ran past ${timeoutSeconds}s and was killed; raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.`,
+      { data: { timeoutSeconds, bytes: result.bytes } },
+    )
+  }
+  const decode = (bytes: Uint8Array) => translator.redact(new TextDecoder().decode(bytes))
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: false,
+    aborted: false,
+    stdout: decode(result.stdout),
+    stderr: decode(result.stderr),
+    truncated: result.truncated,
+    bytes: result.bytes,
+  }
+}

@@ -1,0 +1,36 @@
+/** The pattern every provider accepts for a tool name. */
+export const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+const MAX_LENGTH = 64
+
+function sanitize(part: string): string {
+  // `-` becomes `_` too, so `run_a-b_c` cannot be read two ways.
+  const cleaned = part.replace(/[^a-zA-Z0-9_]/g, '_').replace(/_+/g, '_')
+  return cleaned.length === 0 ? 'x' : cleaned
+}
+
+// FNV-1a, 32 bit: a short deterministic tag without pulling node:crypto into
+// code the root entry may import.
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= byte
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(16).padStart(8, '0')
+}
+
+/**
+ * The tool name of a skill script: `run_<skill>_<script>`, every character
+ * outside `[a-zA-Z0-9_]` replaced by `_` (runs collapsed). Always matches
+ * `PROVIDER_TOOL_NAME`. A name past 64 characters is cut and suffixed with a
+ * hash of the original pair, so it stays deterministic and distinct. Two
+ * pairs may still sanitize to one name (`a-b`/`c` and `a`/`b_c`); the
+ * manager's collision preflight reports that.
+ */
+export function scriptToolName(skill: string, script: string): string {
+  const name = `run_${sanitize(skill)}_${sanitize(script)}`
+  if (name.length <= MAX_LENGTH) return name
+  const tag = fnv1a(`${skill}\0${script}`)
+  return `${name.slice(0, MAX_LENGTH - tag.length - 1)}_${tag}`
+}

@@ -1,0 +1,60 @@
+import { SpooledArtifact } from '../common/artifacts/index.js'
+import { Media } from '../common/media.js'
+import type { Provenance } from '../common/retrievable.js'
+import type { SpoolStore } from '../common/spool-store.js'
+import type { ToolResult } from '../common/tool.js'
+
+/** Bytes of a text result shown inline before the model is told to page with the readers. */
+export const INLINE_PREVIEW_BYTES = 8 * 1024
+
+/** How one skill-tool result is spooled. */
+export interface SpoolResultOptions {
+  readonly spool: SpoolStore
+  /** The artifact class the deployer bound to this tool; `SpooledArtifact` otherwise. */
+  readonly artifactClass?: typeof SpooledArtifact
+  readonly provenance: Provenance
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder('utf-8', { fatal: false })
+
+function footer(id: string, size: number, kind: string, truncated: boolean): string {
+  const more = truncated ? ' (preview truncated: page with artifact_cat, artifact_grep or artifact_tail)' : ''
+  return `\n\n[result ${id} · ${size} bytes · kind ${kind}${more}]`
+}
+
+/**
+ * Spools a validated skill-tool result so it outlives the skill, and returns
+ * what the model sees: text results inline up to `INLINE_PREVIEW_BYTES` plus
+ * the retrievable id; binary results as a description with the id; `Media`
+ * passed through after spooling. Skill output is always spooled untrusted.
+ */
+export async function spoolToolResult(result: ToolResult, options: SpoolResultOptions): Promise<ToolResult> {
+  const cls = options.artifactClass ?? SpooledArtifact
+  const meta = { provenance: options.provenance, trusted: false }
+  if (typeof result === 'string') {
+    const artifact = await cls.spool(options.spool, result, { ...meta, mimeType: 'text/plain' })
+    const bytes = encoder.encode(result)
+    const truncated = bytes.byteLength > INLINE_PREVIEW_BYTES
+    const preview = truncated ? decoder.decode(bytes.subarray(0, INLINE_PREVIEW_BYTES)) : result
+    const r = artifact.retrievable
+    return `${preview}${footer(r.id, r.size, r.kind, truncated)}`
+  }
+  if (result instanceof Uint8Array) {
+    const artifact = await cls.spool(options.spool, result, { ...meta, mimeType: 'application/octet-stream' })
+    const r = artifact.retrievable
+    return `Binary result spooled as ${r.id} (${r.size} bytes, kind ${r.kind}); inspect it with artifact_stat or artifact_cat.`
+  }
+  const items = Array.isArray(result) ? result : [result]
+  for (const media of items) {
+    await options.spool.put(media.data, { ...meta, kind: 'media', mimeType: media.mimeType })
+  }
+  return Array.isArray(result) ? result : (result as Media)
+}
+
+/** True for the result shapes a skill tool may return: string, Uint8Array, Media, non-empty Media[]. */
+export function isValidToolResult(value: unknown): value is ToolResult {
+  if (typeof value === 'string' || value instanceof Uint8Array) return true
+  if (Media.isInstance(value)) return true
+  return Array.isArray(value) && value.length > 0 && value.every((item) => Media.isInstance(item))
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import { Tool } from '../../src/common/tool.js'
+import type { ToolGate } from '../../src/common/gate.js'
+import { InMemorySkillSource } from '../../src/sources/in-memory-skill-source.js'
+import type { SkillDefinition } from '../../src/sources/define-skill.js'
+
+/** A gate that allows everything and records what it was asked. */
+export function recordingGate(): ToolGate & { calls: string[] } {
+  const calls: string[] = []
+  const gate = (async (_ctx, request) => {
+    calls.push(request.tool)
+  }) as ToolGate & { calls: string[] }
+  gate.calls = calls
+  return gate
+}
+
+/** A module tool that echoes its input. */
+export function echoTool(name = 'echo'): Tool<{ text: string }> {
+  return new Tool({
+    name,
+    description: 'Echoes text back.',
+    inputSchema: z.object({ text: z.string() }),
+    handler: ({ text }) => `echo: ${text}`,
+  })
+}
+
+export const BODY = `# Reports
+
+Use the reports tool to write reports.
+
+## Usage
+
+Call \`echo\` with text.
+
+## Limits
+
+None worth noting.
+`
+
+/** A skill definition with one module tool. */
+export function reportSkill(overrides: Partial<SkillDefinition> = {}): SkillDefinition {
+  return {
+    name: 'reports',
+    description: 'Writes reports.',
+    body: BODY,
+    tools: [echoTool()],
+    ...overrides,
+  }
+}
+
+/** An in-memory source holding the given skills. */
+export function memorySource(skills: SkillDefinition[], id = 'memory'): InMemorySkillSource {
+  return new InMemorySkillSource({ id, skills })
+}
