@@ -1,3 +1,4 @@
+export * from './artifacts/index.js'
 export * from './disposable.js'
 export * from './errors.js'
 export * from './file-spool-store.js'

@@ -1,4 +1,9 @@
-import { forgeArtifactReaders, RESERVED_READER_NAMES, type SpooledArtifact } from '../common/artifacts/index.js'
+import {
+  BUILTIN_ARTIFACT_KINDS,
+  forgeArtifactReaders,
+  RESERVED_READER_NAMES,
+  type SpooledArtifact,
+} from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import { MemorySpoolStore } from '../common/spool-store.js'
 import type { Tool } from '../common/tool.js'
@@ -56,6 +61,7 @@ class Manager implements SkillManager {
   readonly #teardowns = new Set<Promise<void>>()
   #snapshot: DiscoverySnapshot = { winners: new Map(), shadowed: [], skipped: [], sourceErrors: [] }
   #timer: NodeJS.Timeout | undefined
+  #everLoaded = false
   #disposed: Promise<void> | undefined
 
   constructor(config: SkillManagerConfig, unsafe: string[]) {
@@ -63,7 +69,10 @@ class Manager implements SkillManager {
     this.unsafe = Object.freeze(unsafe)
     this.gate = config.gate
     this.spool = config.spool ?? new MemorySpoolStore()
-    this.#readers = forgeArtifactReaders(Object.values(config.artifactKinds ?? {}).map((f) => f() as typeof SpooledArtifact))
+    this.#readers = forgeArtifactReaders([
+      ...BUILTIN_ARTIFACT_KINDS,
+      ...Object.values(config.artifactKinds ?? {}).map((f) => f() as typeof SpooledArtifact),
+    ])
     this.#reserved = new Set([...RESERVED_READER_NAMES, ...this.#readers.map((t) => t.name), ...LIFECYCLE_TOOL_NAMES])
     this.#tiers = createTierForges(config)
     this.middleware = {
@@ -135,8 +144,7 @@ class Manager implements SkillManager {
         // Initialized but not in this turn (no turnInput middleware): project it.
         return this.#loadResult(existing, this.#project(ctx, existing))
       }
-      const row = this.#row(id)
-      const record = await prepareSkill({ id, version: row.skill.version }, row.source, this.#prepareDeps(ctx))
+      const record = await this.#prepareCurrent(id, ctx)
       this.#records.set(id, record)
       for (const tool of record.tools) this.#claims.set(tool.name, id)
       const tools = this.#project(ctx, record)
@@ -260,6 +268,24 @@ class Manager implements SkillManager {
     return row
   }
 
+  /**
+   * Prepares the catalog's version of `id`. When the source says that version
+   * is gone (the skill changed since the last discovery), rediscovers once and
+   * tries the new version, so a model never has to refresh by hand to load.
+   */
+  async #prepareCurrent(id: string, ctx: TurnContext): Promise<SkillRecord> {
+    const row = this.#row(id)
+    try {
+      return await prepareSkill({ id, version: row.skill.version }, row.source, this.#prepareDeps(ctx))
+    } catch (err) {
+      if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
+      await this.rediscover()
+      const fresh = this.#row(id)
+      if (fresh.skill.version === row.skill.version && fresh.source === row.source) throw err
+      return prepareSkill({ id, version: fresh.skill.version }, fresh.source, this.#prepareDeps(ctx))
+    }
+  }
+
   #prepareDeps(ctx: TurnContext): PrepareDeps {
     return {
       gate: this.gate,
@@ -289,12 +315,20 @@ class Manager implements SkillManager {
   }
 
   #project(ctx: TurnContext, record: SkillRecord): string[] {
-    for (const reader of this.#readers) if (!ctx.tools.has(reader.name)) ctx.tools.register(reader)
+    this.#everLoaded = true
+    this.#registerReaders(ctx)
     return this.#projections.project(ctx, record)
   }
 
   #projectAll(ctx: TurnContext): void {
+    // Once a skill has been loaded in this conversation, its results may be
+    // cited by id at any later turn, so the readers stay offered after unload.
+    if (this.#everLoaded) this.#registerReaders(ctx)
     for (const record of this.#records.values()) this.#project(ctx, record)
+  }
+
+  #registerReaders(ctx: TurnContext): void {
+    for (const reader of this.#readers) if (!ctx.tools.has(reader.name)) ctx.tools.register(reader)
   }
 
   #retire(record: SkillRecord): void {

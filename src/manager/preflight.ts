@@ -1,3 +1,4 @@
+import { isReservedReaderName } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import { TOOL_NAME_PATTERN } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
@@ -47,7 +48,7 @@ export function preflightToolNames(names: readonly string[], pre: PreflightConte
       })
     }
     seen.add(name)
-    if (pre.reserved.has(name)) {
+    if (pre.reserved.has(name) || isReservedReaderName(name)) {
       throw collision(pre.skillId, name, 'a name reserved by the host')
     }
     const owner = pre.claimed.get(name)

@@ -107,6 +107,12 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
     '--dev',
     '/dev',
     ...mounts.flatMap((m) => m.args),
+    // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
+    // outside the policy. Freeze both once every mount point exists.
+    '--remount-ro',
+    '/',
+    '--remount-ro',
+    '/dev',
     '--chdir',
     posix.normalize(request.cwd),
     ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),

@@ -1,12 +1,24 @@
-import { readdirSync, readlinkSync } from 'node:fs'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 
+// A zombie has exited and holds nothing but its pid; it is its parent's to
+// reap. The sandbox's init is reparented to the host's pid 1 when bwrap exits,
+// and some init processes (e.g. a microVM agent) reap lazily.
+function isZombie(pid: string): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z'
+  } catch {
+    return true
+  }
+}
+
 /**
- * Host pids of every live process in the pid namespace `pid:[inode]`, by
- * scanning `/proc`. Processes that vanish mid-scan, or whose namespace link
- * cannot be read, are skipped. Synchronous on purpose: a few hundred
- * `readlink` calls cost well under a millisecond, far less than as many
- * promise round trips.
+ * Host pids of every live (non-zombie) process in the pid namespace
+ * `pid:[inode]`, by scanning `/proc`. Processes that vanish mid-scan, or
+ * whose namespace link cannot be read, are skipped. Synchronous on purpose: a
+ * few hundred `readlink` calls cost well under a millisecond, far less than
+ * as many promise round trips.
  */
 export function pidsInNamespace(inode: number): number[] {
   const wanted = `pid:[${inode}]`
@@ -21,7 +33,8 @@ export function pidsInNamespace(inode: number): number[] {
     const code = entry.charCodeAt(0)
     if (code < 48 || code > 57) continue
     try {
-      if (readlinkSync(`/proc/${entry}/ns/pid`) === wanted) found.push(Number(entry))
+      if (readlinkSync(`/proc/${entry}/ns/pid`) === wanted && !isZombie(entry))
+        found.push(Number(entry))
     } catch {
       // gone, or not ours to inspect
     }

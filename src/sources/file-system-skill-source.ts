@@ -92,7 +92,7 @@ export class FileSystemSkillSource implements SkillSource {
       const first = where.get(id)
       if (first !== undefined) {
         const message = `Skill id "${id}" is already served from ${first}; this copy is shadowed.`
-        report({ location, hostPath, code: 'E_SKILL_SHADOWED', message, severity: 'warning' })
+        report({ location, hostPath, id, code: 'E_SKILL_SHADOWED', message, severity: 'warning' })
         continue
       }
       where.set(id, location)
@@ -100,7 +100,7 @@ export class FileSystemSkillSource implements SkillSource {
       found.set(id, entry)
       this.#entries.set(id, entry)
       for (const message of skill.warnings ?? []) {
-        report({ location, hostPath, code: 'E_SKILL_MANIFEST_INVALID', message, severity: 'warning' })
+        report({ location, hostPath, id, code: 'E_SKILL_MANIFEST_INVALID', message, severity: 'warning' })
       }
       yield skill
     }

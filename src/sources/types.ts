@@ -30,6 +30,8 @@ export interface SkillProblem {
   readonly location: string
   /** Host-side path of what failed (e.g. the skill folder), for display by hosts and the CLI. Never shown to a model by the manager. */
   readonly hostPath?: string
+  /** The skill id, when the problem concerns a skill whose manifest named it. */
+  readonly id?: string
   readonly code: string
   readonly message: string
   readonly severity: 'error' | 'warning'

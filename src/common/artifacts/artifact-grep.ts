@@ -44,14 +44,17 @@ export function regexHazard(pattern: string): string | undefined {
   let unbounded = 0
   let inClass = false
   let i = 0
-  const quantifierAt = (at: number): { len: number; repeats: boolean; unbounded: boolean } | undefined => {
+  const quantifierAt = (
+    at: number,
+  ): { len: number; repeats: boolean; unbounded: boolean } | undefined => {
     const c = pattern[at]
     if (c === '*' || c === '+') return { len: 1, repeats: true, unbounded: true }
     if (c === '?') return { len: 1, repeats: false, unbounded: false }
     if (c === '{') {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at))
       if (!m) return undefined
-      const max = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Number.POSITIVE_INFINITY : Number(m[3])
+      const max =
+        m[2] === undefined ? Number(m[1]) : m[3] === '' ? Number.POSITIVE_INFINITY : Number(m[3])
       return { len: m[0].length, repeats: max > 1, unbounded: max === Number.POSITIVE_INFINITY }
     }
     return undefined
@@ -135,7 +138,9 @@ export function compileGrepPattern(options: GrepOptions): (line: string) => bool
   const { pattern } = options
   if (pattern.length === 0) throw invalid('The grep pattern is empty.')
   if (pattern.length > ARTIFACT_READ_LIMITS.maxPatternLength) {
-    throw invalid(`The grep pattern is ${pattern.length} characters; the limit is ${ARTIFACT_READ_LIMITS.maxPatternLength}.`)
+    throw invalid(
+      `The grep pattern is ${pattern.length} characters; the limit is ${ARTIFACT_READ_LIMITS.maxPatternLength}.`,
+    )
   }
   if (!options.regex) {
     if (!options.ignoreCase) return (line) => line.includes(pattern)
@@ -144,7 +149,9 @@ export function compileGrepPattern(options: GrepOptions): (line: string) => bool
   }
   const hazard = regexHazard(pattern)
   if (hazard) {
-    throw invalid(`The regex was refused because ${hazard}, which can take unbounded time. Simplify it, or search literally (regex: false).`)
+    throw invalid(
+      `The regex was refused because ${hazard}, which can take unbounded time. Simplify it, or search literally (regex: false).`,
+    )
   }
   let re: RegExp
   try {
@@ -156,9 +163,16 @@ export function compileGrepPattern(options: GrepOptions): (line: string) => bool
   return (line) => re.test(line.length > cap ? line.slice(0, cap) : line)
 }
 
-function clampInt(value: number | undefined, fallback: number, min: number, max: number, what: string): number {
+function clampInt(
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  what: string,
+): number {
   const n = value ?? fallback
-  if (!Number.isInteger(n) || n < min || n > max) throw invalid(`${what} must be an integer from ${min} to ${max}.`)
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw invalid(`${what} must be an integer from ${min} to ${max}.`)
   return n
 }
 
@@ -168,10 +182,20 @@ function shown(line: string): string {
 }
 
 /** Searches `lines` and formats the hits within the caps. Throws `E_ARTIFACT_READ_INVALID` for bad options. */
-export function grepLines(lines: readonly string[], options: GrepOptions, maxBytes: number): GrepResult {
+export function grepLines(
+  lines: readonly string[],
+  options: GrepOptions,
+  maxBytes: number,
+): GrepResult {
   const L = ARTIFACT_READ_LIMITS
   const context = clampInt(options.context, 0, 0, L.maxContextLines, 'context')
-  const maxMatches = clampInt(options.maxMatches, L.defaultMaxMatches, 1, L.maxMatches, 'maxMatches')
+  const maxMatches = clampInt(
+    options.maxMatches,
+    L.defaultMaxMatches,
+    1,
+    L.maxMatches,
+    'maxMatches',
+  )
   const test = compileGrepPattern(options)
   const hits: number[] = []
   let scanned = 0

@@ -30,7 +30,10 @@ export function baseMimeType(mimeType: string): string {
 export function isTextMimeType(mimeType: string): boolean {
   const base = baseMimeType(mimeType)
   return (
-    base.startsWith('text/') || TEXT_MIME.has(base) || base.endsWith('+json') || base.endsWith('+xml')
+    base.startsWith('text/') ||
+    TEXT_MIME.has(base) ||
+    base.endsWith('+json') ||
+    base.endsWith('+xml')
   )
 }
 
@@ -54,7 +57,10 @@ export function splitLines(text: string): string[] {
  * described, when its MIME type is not textual, when it is not valid UTF-8,
  * or when it holds a NUL character (no text format uses one).
  */
-export function decodeArtifactText(bytes: Uint8Array, record: Pick<Retrievable, 'mimeType'>): ArtifactText {
+export function decodeArtifactText(
+  bytes: Uint8Array,
+  record: Pick<Retrievable, 'mimeType'>,
+): ArtifactText {
   if (!isTextMimeType(record.mimeType)) {
     return { binary: true, reason: `its MIME type ${baseMimeType(record.mimeType)} is not text` }
   }

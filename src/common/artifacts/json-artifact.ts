@@ -2,10 +2,11 @@ import { SkillHostError } from '../errors.js'
 import type { Retrievable } from '../retrievable.js'
 import { Tool } from '../tool.js'
 import { baseMimeType, cutUtf8, utf8Length } from './artifact-text.js'
+import { type BinaryContent, isBinaryContent } from './artifact-types.js'
 import { formatBinary } from './format-read.js'
 import { describeJsonType, formatJsonPath, parseJsonPath, resolveJsonPath } from './json-path.js'
 import { ARTIFACT_READ_LIMITS as L } from './read-limits.js'
-import { type BinaryContent, isBinaryContent, SpooledArtifact } from './spooled-artifact.js'
+import { SpooledArtifact } from './spooled-artifact.js'
 import { readerSchema } from './text-readers.js'
 
 /** The readers only JSON artifacts have. */
@@ -37,6 +38,7 @@ export class JsonArtifact extends SpooledArtifact {
   static override readonly mimeType: string = 'application/json'
 
   static override accepts(record: Retrievable): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: a subclass accepts its own kind too
     return record.kind === this.kind || isJsonMime(record.mimeType)
   }
 
@@ -53,7 +55,9 @@ export class JsonArtifact extends SpooledArtifact {
   async query(path = '', maxBytes: number = L.maxBytes): Promise<JsonQueryResult | BinaryContent> {
     const segments = parseJsonPath(path.trim())
     if (this.size > L.maxJsonBytes) {
-      throw invalid(`Artifact '${this.id}' is ${this.size} bytes, over the ${L.maxJsonBytes}-byte JSON query cap; use artifact_grep or artifact_cat.`)
+      throw invalid(
+        `Artifact '${this.id}' is ${this.size} bytes, over the ${L.maxJsonBytes}-byte JSON query cap; use artifact_grep or artifact_cat.`,
+      )
     }
     const content = await this.content()
     if (content.binary) return content
@@ -61,7 +65,9 @@ export class JsonArtifact extends SpooledArtifact {
     try {
       root = JSON.parse(content.text)
     } catch {
-      throw invalid(`Artifact '${this.id}' is not valid JSON; read it with artifact_cat or artifact_grep.`)
+      throw invalid(
+        `Artifact '${this.id}' is not valid JSON; read it with artifact_cat or artifact_grep.`,
+      )
     }
     const value = resolveJsonPath(root, segments)
     let json: string
@@ -72,7 +78,12 @@ export class JsonArtifact extends SpooledArtifact {
     }
     const cap = Math.min(maxBytes, L.maxBytes)
     const truncated = utf8Length(json) > cap
-    return { path: formatJsonPath(segments), type: describeJsonType(value), json: truncated ? cutUtf8(json, cap) : json, truncated }
+    return {
+      path: formatJsonPath(segments),
+      type: describeJsonType(value),
+      json: truncated ? cutUtf8(json, cap) : json,
+      truncated,
+    }
   }
 }
 
@@ -84,14 +95,18 @@ export function jsonReaders(): readonly Tool[] {
     new Tool<{ id: string; path?: string }>({
       name: 'artifact_json_query',
       description: `The value at a path in a JSON artifact: a.b[0].c, ["odd key"], [-1] for the last item; empty for the whole document. No filters or expressions. Output is pretty JSON, at most ${L.maxBytes} bytes; a cut says so.`,
-      inputSchema: readerSchema({ path: { type: 'string', description: 'e.g. items[0].name; empty for the root.' } }),
+      inputSchema: readerSchema({
+        path: { type: 'string', description: 'e.g. items[0].name; empty for the root.' },
+      }),
       handler: async (args, ctx) => {
         const artifact = await JsonArtifact.open(ctx.spool, args.id, 'artifact_json_query')
         const read = await artifact.query(args.path ?? '')
         if (isBinaryContent(read)) return formatBinary(artifact.retrievable, read)
         const header = `[artifact ${artifact.id} at ${read.path}: ${read.type}]`
         const note = read.truncated
-          ? [`[truncated at the ${L.maxBytes}-byte cap; query a deeper path, e.g. ${read.path}[0] or ${read.path}.key]`]
+          ? [
+              `[truncated at the ${L.maxBytes}-byte cap; query a deeper path, e.g. ${read.path}[0] or ${read.path}.key]`,
+            ]
           : []
         return [header, read.json, ...note].join('\n')
       },

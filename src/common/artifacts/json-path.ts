@@ -15,12 +15,16 @@ const MAX_SEGMENTS = 64
  */
 export function parseJsonPath(path: string): JsonPathSegment[] {
   if (path.length > ARTIFACT_READ_LIMITS.maxJsonPathLength) {
-    throw invalid(`The path is ${path.length} characters; the limit is ${ARTIFACT_READ_LIMITS.maxJsonPathLength}.`)
+    throw invalid(
+      `The path is ${path.length} characters; the limit is ${ARTIFACT_READ_LIMITS.maxJsonPathLength}.`,
+    )
   }
   const out: JsonPathSegment[] = []
   let i = path.startsWith('$') ? 1 : 0
   const fail = (what: string): never => {
-    throw invalid(`Bad path at character ${i + 1}: ${what}. Use a form like a.b[0].c or ["odd key"].`)
+    throw invalid(
+      `Bad path at character ${i + 1}: ${what}. Use a form like a.b[0].c or ["odd key"].`,
+    )
   }
   while (i < path.length) {
     if (out.length >= MAX_SEGMENTS) fail(`more than ${MAX_SEGMENTS} steps`)
@@ -47,7 +51,10 @@ export function parseJsonPath(path: string): JsonPathSegment[] {
         const body = raw.slice(1, -1)
         let key: string
         try {
-          key = raw[0] === '"' ? (JSON.parse(raw) as string) : (JSON.parse(`"${body.replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string)
+          key =
+            raw[0] === '"'
+              ? (JSON.parse(raw) as string)
+              : (JSON.parse(`"${body.replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string)
         } catch {
           return fail('the quoted key has a bad escape')
         }
@@ -84,18 +91,29 @@ export function resolveJsonPath(root: unknown, segments: readonly JsonPathSegmen
     const step = segments[k] as JsonPathSegment
     const at = formatJsonPath(segments.slice(0, k))
     if ('index' in step) {
-      if (!Array.isArray(value)) throw invalid(`${at} is ${describeJsonType(value)}, not an array; [${step.index}] does not apply.`)
+      if (!Array.isArray(value))
+        throw invalid(
+          `${at} is ${describeJsonType(value)}, not an array; [${step.index}] does not apply.`,
+        )
       const idx = step.index < 0 ? value.length + step.index : step.index
-      if (idx < 0 || idx >= value.length) throw invalid(`${at} has ${value.length} items; [${step.index}] is out of range.`)
+      if (idx < 0 || idx >= value.length)
+        throw invalid(`${at} has ${value.length} items; [${step.index}] is out of range.`)
       value = value[idx]
     } else {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw invalid(`${at} is ${describeJsonType(value)}, not an object; key ${JSON.stringify(step.key)} does not apply.`)
+        throw invalid(
+          `${at} is ${describeJsonType(value)}, not an object; key ${JSON.stringify(step.key)} does not apply.`,
+        )
       }
       if (!Object.hasOwn(value, step.key)) {
         const keys = Object.keys(value)
-        const listed = keys.slice(0, 30).map((key) => JSON.stringify(key)).join(', ')
-        throw invalid(`${at} has no key ${JSON.stringify(step.key)}. Keys: ${listed}${keys.length > 30 ? ', …' : ''}`)
+        const listed = keys
+          .slice(0, 30)
+          .map((key) => JSON.stringify(key))
+          .join(', ')
+        throw invalid(
+          `${at} has no key ${JSON.stringify(step.key)}. Keys: ${listed}${keys.length > 30 ? ', …' : ''}`,
+        )
       }
       value = (value as Record<string, unknown>)[step.key]
     }

@@ -33,7 +33,12 @@ export function parseMarkdownOutline(lines: readonly string[]): OutlineEntry[] {
     const line = lines[i] as string
     const f = FENCE.exec(line)
     if (fence !== undefined) {
-      if (f && (f[1] as string)[0] === fence[0] && (f[1] as string).length >= fence.length && line.trim() === f[1]) {
+      if (
+        f &&
+        (f[1] as string)[0] === fence[0] &&
+        (f[1] as string).length >= fence.length &&
+        line.trim() === f[1]
+      ) {
         fence = undefined
       }
       continue
@@ -62,7 +67,10 @@ export function parseMarkdownOutline(lines: readonly string[]): OutlineEntry[] {
   const paths: string[][] = []
   const open: number[] = []
   found.forEach((h, at) => {
-    while (open.length > 0 && (found[open[open.length - 1] as number] as { level: number }).level >= h.level) {
+    while (
+      open.length > 0 &&
+      (found[open[open.length - 1] as number] as { level: number }).level >= h.level
+    ) {
       ends[open.pop() as number] = h.line - 1
     }
     open.push(at)

@@ -1,60 +1,28 @@
 import { SkillHostError } from '../errors.js'
 import type { Retrievable } from '../retrievable.js'
-import type { SpoolMeta, SpoolStore } from '../spool-store.js'
+import type { SpoolStore } from '../spool-store.js'
 import type { Tool } from '../tool.js'
-import { type ArtifactText, decodeArtifactText } from './artifact-text.js'
 import { type GrepOptions, type GrepResult, grepLines } from './artifact-grep.js'
+import { type ArtifactText, decodeArtifactText } from './artifact-text.js'
+import type {
+  ArtifactClass,
+  ArtifactSpoolMeta,
+  ArtifactStat,
+  BinaryContent,
+  CatRange,
+} from './artifact-types.js'
 import { ARTIFACT_READ_LIMITS } from './read-limits.js'
-import { type ByteWindow, type LineWindow, readByteRange, readLinesBackward, readLinesForward } from './text-window.js'
+import {
+  type ByteWindow,
+  type LineWindow,
+  readByteRange,
+  readLinesBackward,
+  readLinesForward,
+} from './text-window.js'
 
 const ARTIFACT_BRAND = Symbol.for('skillhost.artifact')
 /** Brand on the `SpooledArtifact` constructor; subclasses inherit it through the static prototype chain. */
 export const ARTIFACT_CLASS_BRAND: unique symbol = Symbol.for('skillhost.artifact-class') as never
-
-/** What a caller says about content it spools as an artifact; the kind comes from the class. */
-export type ArtifactSpoolMeta = Omit<SpoolMeta, 'kind'>
-
-/** A class that makes artifacts of one kind: `SpooledArtifact` or a subclass. */
-export interface ArtifactClass<T extends SpooledArtifact = SpooledArtifact> {
-  new (store: SpoolStore, retrievable: Retrievable): T
-  readonly kind: string
-  readonly mimeType: string
-  accepts(record: Retrievable): boolean
-  readers(): readonly Tool[]
-}
-
-/** Returned instead of text when content is binary: what it is, never its bytes. */
-export interface BinaryContent {
-  readonly binary: true
-  readonly reason: string
-}
-
-/** Which part of an artifact `cat` reads: a line range (1-based, inclusive) or a byte range (0-based, end exclusive). */
-export interface CatRange {
-  readonly startLine?: number
-  readonly endLine?: number
-  readonly startByte?: number
-  readonly endByte?: number
-}
-
-/** Everything `stat` knows about an artifact; `lines` only for text. */
-export interface ArtifactStat {
-  readonly id: string
-  readonly kind: string
-  readonly mimeType: string
-  readonly size: number
-  readonly title?: string
-  readonly provenance: Retrievable['provenance']
-  readonly trusted: boolean
-  readonly createdAt: string
-  readonly binary: boolean
-  readonly lines?: number
-}
-
-/** True when a read returned a description of binary content rather than text. */
-export function isBinaryContent(value: unknown): value is BinaryContent {
-  return typeof value === 'object' && value !== null && (value as BinaryContent).binary === true
-}
 
 const invalid = (message: string) => new SkillHostError('E_ARTIFACT_READ_INVALID', message)
 
@@ -95,7 +63,9 @@ export class SpooledArtifact {
     meta: ArtifactSpoolMeta = {},
   ): Promise<T> {
     const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content
-    const record = await store.put(bytes, { ...meta, kind: this.kind, mimeType: meta.mimeType ?? this.mimeType })
+    // biome-ignore lint/complexity/noThisInStatic: polymorphic `this` is the subclass being spooled
+    const { kind, mimeType } = this
+    const record = await store.put(bytes, { ...meta, kind, mimeType: meta.mimeType ?? mimeType })
     return new this(store, record)
   }
 
@@ -112,9 +82,12 @@ export class SpooledArtifact {
   ): Promise<T> {
     const record = await store.stat(id)
     if (!record) throw notFound(id)
+    // biome-ignore lint/complexity/noThisInStatic: polymorphic `this` is the subclass opening the artifact
+    const { kind } = this
+    // biome-ignore lint/complexity/noThisInStatic: `accepts` may be overridden by the subclass
     if (!this.accepts(record)) {
       throw invalid(
-        `Artifact '${record.id}' is of kind '${record.kind}' (${record.mimeType}); ${reader ?? 'this reader'} reads '${this.kind}' artifacts only. Use artifact_head, artifact_cat or artifact_grep instead.`,
+        `Artifact '${record.id}' is of kind '${record.kind}' (${record.mimeType}); ${reader ?? 'this reader'} reads '${kind}' artifacts only. Use artifact_head, artifact_cat or artifact_grep instead.`,
       )
     }
     return new this(store, record)
@@ -132,7 +105,11 @@ export class SpooledArtifact {
 
   /** Recognizes artifact instances across two copies of the package. */
   static isInstance(value: unknown): value is SpooledArtifact {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ARTIFACT_BRAND] === true
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[ARTIFACT_BRAND] === true
+    )
   }
 
   get id(): string {
@@ -161,7 +138,9 @@ export class SpooledArtifact {
   }
 
   /** The first `lines` lines (default 200, at most 2,000), within the byte cap. */
-  async head(options: { lines?: number; maxBytes?: number } = {}): Promise<LineWindow | BinaryContent> {
+  async head(
+    options: { lines?: number; maxBytes?: number } = {},
+  ): Promise<LineWindow | BinaryContent> {
     const count = lineCount(options.lines, 'lines')
     const content = await this.content()
     if (content.binary) return content
@@ -169,7 +148,9 @@ export class SpooledArtifact {
   }
 
   /** The last `lines` lines (default 200, at most 2,000), within the byte cap. */
-  async tail(options: { lines?: number; maxBytes?: number } = {}): Promise<LineWindow | BinaryContent> {
+  async tail(
+    options: { lines?: number; maxBytes?: number } = {},
+  ): Promise<LineWindow | BinaryContent> {
     const count = lineCount(options.lines, 'lines')
     const content = await this.content()
     if (content.binary) return content
@@ -181,14 +162,21 @@ export class SpooledArtifact {
    * `E_ARTIFACT_READ_INVALID` for a range that mixes lines and bytes, is
    * reversed, or starts past the end.
    */
-  async cat(range: CatRange = {}, maxBytes?: number): Promise<LineWindow | ByteWindow | BinaryContent> {
+  async cat(
+    range: CatRange = {},
+    maxBytes?: number,
+  ): Promise<LineWindow | ByteWindow | BinaryContent> {
     const byLines = range.startLine !== undefined || range.endLine !== undefined
     const byBytes = range.startByte !== undefined || range.endByte !== undefined
-    if (byLines && byBytes) throw invalid('Give a line range (startLine/endLine) or a byte range (startByte/endByte), not both.')
+    if (byLines && byBytes)
+      throw invalid(
+        'Give a line range (startLine/endLine) or a byte range (startByte/endByte), not both.',
+      )
     const cap = byteCap(maxBytes)
     if (byBytes) return this.#catBytes(range, cap)
     const start = range.startLine ?? 1
-    if (!Number.isInteger(start) || start < 1) throw invalid('startLine must be an integer of at least 1.')
+    if (!Number.isInteger(start) || start < 1)
+      throw invalid('startLine must be an integer of at least 1.')
     const end = range.endLine
     if (end !== undefined && (!Number.isInteger(end) || end < start)) {
       throw invalid('endLine must be an integer no smaller than startLine.')
@@ -196,7 +184,8 @@ export class SpooledArtifact {
     const content = await this.content()
     if (content.binary) return content
     const total = content.lines.length
-    if (start > Math.max(total, 1)) throw invalid(`startLine ${start} is past the end: the artifact has ${total} lines.`)
+    if (start > Math.max(total, 1))
+      throw invalid(`startLine ${start} is past the end: the artifact has ${total} lines.`)
     const last = Math.min(end ?? start + ARTIFACT_READ_LIMITS.defaultLines - 1, total)
     const wanted = Math.max(0, last - start + 1)
     const count = Math.min(wanted, ARTIFACT_READ_LIMITS.maxLines)
@@ -206,14 +195,18 @@ export class SpooledArtifact {
 
   async #catBytes(range: CatRange, cap: number): Promise<ByteWindow | BinaryContent> {
     const start = range.startByte ?? 0
-    if (!Number.isInteger(start) || start < 0) throw invalid('startByte must be an integer of at least 0.')
+    if (!Number.isInteger(start) || start < 0)
+      throw invalid('startByte must be an integer of at least 0.')
     const end = range.endByte ?? start + cap
-    if (!Number.isInteger(end) || end <= start) throw invalid('endByte must be an integer greater than startByte.')
+    if (!Number.isInteger(end) || end <= start)
+      throw invalid('endByte must be an integer greater than startByte.')
     const bytes = await this.bytes()
     const content = decodeArtifactText(bytes, this.retrievable)
     if (content.binary) return content
     if (start > bytes.byteLength || (start === bytes.byteLength && start > 0)) {
-      throw invalid(`startByte ${start} is past the end: the artifact has ${bytes.byteLength} bytes.`)
+      throw invalid(
+        `startByte ${start} is past the end: the artifact has ${bytes.byteLength} bytes.`,
+      )
     }
     return readByteRange(bytes, start, end, cap)
   }
@@ -249,7 +242,8 @@ Object.defineProperty(SpooledArtifact, ARTIFACT_CLASS_BRAND, { value: true })
 
 function byteCap(maxBytes: number | undefined): number {
   if (maxBytes === undefined) return ARTIFACT_READ_LIMITS.maxBytes
-  if (!Number.isInteger(maxBytes) || maxBytes < 1) throw invalid('maxBytes must be a positive integer.')
+  if (!Number.isInteger(maxBytes) || maxBytes < 1)
+    throw invalid('maxBytes must be a positive integer.')
   return Math.min(maxBytes, ARTIFACT_READ_LIMITS.maxBytes)
 }
 

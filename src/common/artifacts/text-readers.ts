@@ -1,9 +1,10 @@
 import type { JsonSchemaObject } from '../schema.js'
 import { Tool } from '../tool.js'
 import type { GrepOptions } from './artifact-grep.js'
+import { type CatRange, isBinaryContent } from './artifact-types.js'
 import { formatBinary, formatByteWindow, formatGrep, formatLineWindow } from './format-read.js'
 import { ARTIFACT_READ_LIMITS as L } from './read-limits.js'
-import { type CatRange, isBinaryContent, SpooledArtifact } from './spooled-artifact.js'
+import { SpooledArtifact } from './spooled-artifact.js'
 
 /** The five readers every artifact kind has. */
 export const TEXT_READER_NAMES = Object.freeze([
@@ -23,7 +24,10 @@ export const ARTIFACT_ID_PROPERTY = Object.freeze({
 })
 
 /** A closed object schema with a required `id` plus `properties`. Ranges are checked by the reader, not the schema, so a bad range is `E_ARTIFACT_READ_INVALID`. */
-export function readerSchema(properties: Record<string, JsonSchemaObject> = {}, required: string[] = []): JsonSchemaObject {
+export function readerSchema(
+  properties: Record<string, JsonSchemaObject> = {},
+  required: string[] = [],
+): JsonSchemaObject {
   return {
     type: 'object',
     properties: { id: ARTIFACT_ID_PROPERTY, ...properties },
@@ -47,21 +51,29 @@ export function textReaders(): readonly Tool[] {
     new Tool<{ id: string; lines?: number }>({
       name: 'artifact_head',
       description: `First lines of a spooled artifact (default ${L.defaultLines}). ${caps}`,
-      inputSchema: readerSchema({ lines: int(`How many lines (1-${L.maxLines}, default ${L.defaultLines}).`) }),
+      inputSchema: readerSchema({
+        lines: int(`How many lines (1-${L.maxLines}, default ${L.defaultLines}).`),
+      }),
       handler: async (args, ctx) => {
         const artifact = await SpooledArtifact.open(ctx.spool, args.id, 'artifact_head')
         const read = await artifact.head({ lines: args.lines })
-        return isBinaryContent(read) ? formatBinary(artifact.retrievable, read) : formatLineWindow(artifact.retrievable, read, 'forward')
+        return isBinaryContent(read)
+          ? formatBinary(artifact.retrievable, read)
+          : formatLineWindow(artifact.retrievable, read, 'forward')
       },
     }),
     new Tool<{ id: string; lines?: number }>({
       name: 'artifact_tail',
       description: `Last lines of a spooled artifact (default ${L.defaultLines}). ${caps}`,
-      inputSchema: readerSchema({ lines: int(`How many lines (1-${L.maxLines}, default ${L.defaultLines}).`) }),
+      inputSchema: readerSchema({
+        lines: int(`How many lines (1-${L.maxLines}, default ${L.defaultLines}).`),
+      }),
       handler: async (args, ctx) => {
         const artifact = await SpooledArtifact.open(ctx.spool, args.id, 'artifact_tail')
         const read = await artifact.tail({ lines: args.lines })
-        return isBinaryContent(read) ? formatBinary(artifact.retrievable, read) : formatLineWindow(artifact.retrievable, read, 'backward')
+        return isBinaryContent(read)
+          ? formatBinary(artifact.retrievable, read)
+          : formatLineWindow(artifact.retrievable, read, 'backward')
       },
     }),
     new Tool<{ id: string } & GrepOptions>({
@@ -69,11 +81,21 @@ export function textReaders(): readonly Tool[] {
       description: `Lines of a spooled artifact that contain a pattern, with line numbers ("12:" match, "11-" context). Literal by default; regex: true for a JavaScript regex (nested quantifiers and backreferences are refused). Up to ${L.maxMatches} matches, ${L.maxContextLines} context lines, ${L.maxBytes} bytes.`,
       inputSchema: readerSchema(
         {
-          pattern: { type: 'string', description: `Text to find (at most ${L.maxPatternLength} characters).` },
-          regex: { type: 'boolean', description: 'Treat pattern as a regular expression. Default false.' },
+          pattern: {
+            type: 'string',
+            description: `Text to find (at most ${L.maxPatternLength} characters).`,
+          },
+          regex: {
+            type: 'boolean',
+            description: 'Treat pattern as a regular expression. Default false.',
+          },
           ignoreCase: { type: 'boolean', description: 'Match case-insensitively. Default false.' },
-          context: int(`Lines of context before and after each match (0-${L.maxContextLines}, default 0).`),
-          maxMatches: int(`Most matches to return (1-${L.maxMatches}, default ${L.defaultMaxMatches}).`),
+          context: int(
+            `Lines of context before and after each match (0-${L.maxContextLines}, default 0).`,
+          ),
+          maxMatches: int(
+            `Most matches to return (1-${L.maxMatches}, default ${L.defaultMaxMatches}).`,
+          ),
         },
         ['pattern'],
       ),
@@ -107,7 +129,8 @@ export function textReaders(): readonly Tool[] {
     }),
     new Tool<{ id: string }>({
       name: 'artifact_stat',
-      description: 'What a spooled artifact is: kind, MIME type, size in bytes and lines, title, provenance, trust.',
+      description:
+        'What a spooled artifact is: kind, MIME type, size in bytes and lines, title, provenance, trust.',
       inputSchema: readerSchema(),
       handler: async (args, ctx) => {
         const artifact = await SpooledArtifact.open(ctx.spool, args.id, 'artifact_stat')

@@ -59,7 +59,11 @@ export function readLinesForward(
 }
 
 /** Up to the last `count` lines, within `maxBytes`, keeping the lines nearest the end. */
-export function readLinesBackward(lines: readonly string[], count: number, maxBytes: number): LineWindow {
+export function readLinesBackward(
+  lines: readonly string[],
+  count: number,
+  maxBytes: number,
+): LineWindow {
   const stop = Math.max(0, lines.length - count)
   const out: string[] = []
   let used = 0
@@ -95,7 +99,12 @@ export function readLinesBackward(lines: readonly string[], count: number, maxBy
  * move inward to the nearest character boundary, so the text never holds half
  * a character; the window reports the bytes it actually covers.
  */
-export function readByteRange(bytes: Uint8Array, start: number, end: number, maxBytes: number): ByteWindow {
+export function readByteRange(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  maxBytes: number,
+): ByteWindow {
   const total = bytes.byteLength
   const wanted = Math.min(end, total)
   let from = Math.min(start, total)

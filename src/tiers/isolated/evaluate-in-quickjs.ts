@@ -9,7 +9,7 @@ import { capMessage } from './evaluation.js'
 import { ConsoleCapture, installConsole, readBoundedString } from './guest-console.js'
 import { type GuestPrelude, installPrelude } from './guest-prelude.js'
 import { installGlobals } from './guest-globals.js'
-import { instantiateBoundedQuickJs } from './quickjs-module.js'
+import type { BoundedQuickJs } from './quickjs-module.js'
 import { type WasmMemory, wasmApi } from './wasm-api.js'
 
 // After the deadline, describing the error that ended the run may still run
@@ -34,9 +34,9 @@ export async function evaluateInQuickJs(req: EvaluationRequest): Promise<Evaluat
     consoleTruncated: capture.truncated,
   })
   if (req.stop?.aborted) return fail('E_ABORTED', 'The evaluation was stopped before it started.')
-  let bounded: Awaited<ReturnType<typeof instantiateBoundedQuickJs>>
+  let bounded: BoundedQuickJs
   try {
-    bounded = await instantiateBoundedQuickJs(req.wasmModule, req.limits.memoryBytes)
+    bounded = await req.instances.take(req.limits.memoryBytes)
   } catch {
     return fail('E_SKILL_ISOLATED_GUEST_FAILED', 'The QuickJS guest could not be created.')
   }

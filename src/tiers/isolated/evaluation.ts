@@ -1,5 +1,6 @@
-import type { GuestConsoleEntry, IsolationLimits } from './types.js'
-import type { WasmModule } from './wasm-api.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { GuestConsoleEntry, GuestRunResult, IsolationLimits } from './types.js'
+import type { BoundedQuickJs } from './quickjs-module.js'
 
 /** The codes an evaluation can end with, besides success. */
 export type EvaluationFailureCode =
@@ -26,7 +27,8 @@ export type EvaluationOutcome =
 
 /** One evaluation, with everything the QuickJS side needs and nothing host-owned. */
 export interface EvaluationRequest {
-  wasmModule: WasmModule
+  /** Where the fresh QuickJS instance comes from (see `QuickJsInstanceReserve`). */
+  instances: { take(memoryBytes: number): Promise<BoundedQuickJs> }
   source: string
   /** JSON text of the validated arguments. */
   argsJson: string
@@ -52,4 +54,32 @@ export function capMessage(message: string): string {
   return message.length > MAX_GUEST_MESSAGE_CHARS
     ? `${message.slice(0, MAX_GUEST_MESSAGE_CHARS)}…`
     : message
+}
+
+/**
+ * Turns an outcome into what `IsolatedGuest.run` promises: the result, or a
+ * `SkillHostError` whose `data` carries the console the guest wrote.
+ */
+export function unwrapOutcome(outcome: EvaluationOutcome): GuestRunResult {
+  if (outcome.ok) {
+    return { json: outcome.json, console: outcome.console, consoleTruncated: outcome.consoleTruncated }
+  }
+  throw new SkillHostError(outcome.code, outcome.message, {
+    data: { console: outcome.console, consoleTruncated: outcome.consoleTruncated },
+  })
+}
+
+/** JSON text of a host global's result for the guest; `undefined` stays `undefined`. */
+export function encodeHostResult(name: string, result: unknown): string | undefined {
+  try {
+    return result === undefined ? undefined : JSON.stringify(result)
+  } catch {
+    throw new Error(`Host function '${name}' returned a value that is not JSON.`)
+  }
+}
+
+/** The model-safe message a guest sees when a host call fails. */
+export function hostFailureMessage(name: string, err: unknown): string {
+  // `callGlobal` (see runIsolatedTool) rejects with model-safe messages only.
+  return err instanceof Error ? err.message : `Host function '${name}' failed.`
 }

@@ -66,3 +66,37 @@ export async function instantiateBoundedQuickJs(
   })
   return { quickjs: await newQuickJSWASMModuleFromVariant(variant), memory }
 }
+
+/**
+ * Keeps one instantiated QuickJS ready ahead of the next evaluation, so the
+ * instantiation (and the garbage collection a fresh 16 MiB memory tends to
+ * trigger) happens while the thread is idle instead of inside a call. A
+ * spare is handed out once and never returned: every evaluation still gets
+ * a fresh instance and a fresh memory.
+ */
+export class QuickJsInstanceReserve {
+  #spare: { memoryBytes: number; instance: Promise<BoundedQuickJs> } | undefined
+
+  constructor(readonly wasmModule: WasmModule) {}
+
+  /** A fresh instance capped at `memoryBytes`: the spare if it fits, else a new one. */
+  take(memoryBytes: number): Promise<BoundedQuickJs> {
+    const spare = this.#spare
+    this.#spare = undefined
+    if (spare && spare.memoryBytes === memoryBytes) return spare.instance
+    return instantiateBoundedQuickJs(this.wasmModule, memoryBytes)
+  }
+
+  /** Prepares the next spare, if none is waiting. Failures surface on `take`. */
+  refill(memoryBytes: number): Promise<void> {
+    if (!this.#spare) {
+      const instance = instantiateBoundedQuickJs(this.wasmModule, memoryBytes)
+      instance.catch(() => {})
+      this.#spare = { memoryBytes, instance }
+    }
+    return this.#spare.instance.then(
+      () => {},
+      () => {},
+    )
+  }
+}

@@ -1,6 +1,8 @@
 import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
+import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../../common/gate.js'
+import type { TurnContext } from '../../common/turn-context.js'
 import { assertPolicySubset, derivePolicy } from '../../sandbox/policy.js'
 import type { SandboxRunResult } from '../../sandbox/types.js'
 import { buildArgv } from './build-argv.js'
@@ -19,6 +21,18 @@ export interface RunSkillScriptInput {
   readonly signal?: AbortSignal
   /** Overrides `args.timeout_seconds`; defaults to `defaultTimeoutSeconds`. */
   readonly timeoutSeconds?: number
+  /**
+   * When set, the gate is asked before anything runs: a refusal is
+   * `E_SKILL_SCRIPT_DENIED`, a missing or broken gate
+   * `E_SKILL_SCRIPT_GATE_UNAVAILABLE`. Omit it when the caller's tool wrapper
+   * already gated the call.
+   */
+  readonly gate?: {
+    readonly gate: ToolGate | undefined
+    readonly ctx: TurnContext
+    readonly tool: string
+    readonly skillVersion?: string
+  }
 }
 
 function aborted(): SkillHostError {
@@ -78,6 +92,18 @@ export async function runSkillScript(
     throw new SkillHostError(
       'E_SKILL_WORKSPACE_FAILED',
       `Skill '${input.skill}' script '${script.name}' is not a regular file in its workspace (${script.path}).`,
+    )
+  }
+  if (input.signal?.aborted) throw aborted()
+  if (input.gate !== undefined) {
+    const { gate, ctx, tool, skillVersion } = input.gate
+    const skill =
+      skillVersion === undefined ? undefined : { id: input.skill, version: skillVersion }
+    await enforceToolGate(
+      gate,
+      ctx,
+      { tool, args: input.args, tier: 'script', ...(skill ? { skill } : {}) },
+      SCRIPT_GATE_CODES,
     )
   }
   if (input.signal?.aborted) throw aborted()

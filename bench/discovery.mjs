@@ -1,0 +1,89 @@
+// Discovery benchmark: FileSystemSkillSource over 10,000 generated skills,
+// against a bare baseline (readdir + readFile of the same files, no parsing)
+// measured in the same run with the same concurrency. Run after building:
+//   npx tsc -p tsconfig.build.json && node bench/discovery.mjs [count]
+import { cpus } from 'node:os'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FileSystemSkillSource } from '../dist/sources/index.js'
+
+const COUNT = Number(process.argv[2] ?? 10_000)
+const ROUNDS = 5
+const CONCURRENCY = 64
+
+async function generate(root) {
+  for (let i = 0; i < COUNT; i += 500) {
+    const batch = []
+    for (let j = i; j < Math.min(COUNT, i + 500); j++) {
+      const name = `skill-${String(j).padStart(5, '0')}`
+      const dir = join(root, name)
+      const text = `---\nname: ${name}\ndescription: Generated skill number ${j} for the discovery benchmark; it does nothing useful.\nlicense: MIT\nversion: 1.0.${j}\nmetadata:\n  author: bench\n  category: test\n---\n\n# ${name}\n\n## Usage\n\n${'Some body text. '.repeat(40)}\n`
+      batch.push(mkdir(dir).then(() => writeFile(join(dir, 'SKILL.md'), text)))
+    }
+    await Promise.all(batch)
+  }
+}
+
+async function pool(items, n, fn) {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++])
+  }
+  await Promise.all(Array.from({ length: n }, worker))
+}
+
+// The floor: list the root, list each skill folder, read each file in it.
+async function baseline(root) {
+  let count = 0
+  const dirs = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory())
+  await pool(dirs, CONCURRENCY, async (d) => {
+    const dir = join(root, d.name)
+    for (const f of await readdir(dir)) await readFile(join(dir, f))
+    count++
+  })
+  return count
+}
+
+async function discover(root) {
+  const source = new FileSystemSkillSource({ roots: [root], limits: { concurrency: CONCURRENCY } })
+  let count = 0
+  for await (const _ of source.discover({ report: (p) => { throw new Error(p.message) } })) count++
+  return count
+}
+
+async function time(fn) {
+  const start = process.hrtime.bigint()
+  const n = await fn()
+  return { n, ms: Number(process.hrtime.bigint() - start) / 1e6 }
+}
+
+const root = await mkdtemp(join(tmpdir(), 'skillhost-bench-'))
+try {
+  await generate(root)
+  // Warm the page cache and the JIT once, then alternate the two measurements.
+  await baseline(root)
+  await discover(root)
+  const base = []
+  const disc = []
+  for (let r = 0; r < ROUNDS; r++) {
+    base.push(await time(() => baseline(root)))
+    disc.push(await time(() => discover(root)))
+  }
+  for (const t of [...base, ...disc]) if (t.n !== COUNT) throw new Error(`expected ${COUNT} skills, got ${t.n}`)
+  const median = (xs) => xs.map((x) => x.ms).sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const baseMs = median(base)
+  const discMs = median(disc)
+  const result = {
+    skills: COUNT,
+    discoveryMs: Number(discMs.toFixed(1)),
+    discoverySkillsPerSec: Math.round((COUNT / discMs) * 1000),
+    baselineMs: Number(baseMs.toFixed(1)),
+    baselineSkillsPerSec: Math.round((COUNT / baseMs) * 1000),
+    ratioToBaseline: Number((baseMs / discMs).toFixed(2)),
+    machine: { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
+  }
+  console.log(JSON.stringify(result, null, 2))
+} finally {
+  await rm(root, { recursive: true, force: true })
+}

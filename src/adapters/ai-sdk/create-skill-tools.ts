@@ -1,0 +1,124 @@
+import type { Tool as AiTool, PrepareStepFunction, ToolSet } from 'ai'
+import type { Tool } from '../../common/tool.js'
+import type { TurnContext } from '../../common/turn-context.js'
+import { forgeSkillTools } from '../../lifecycle-tools.js'
+import type { SkillManager } from '../../manager/types.js'
+import { renderAvailableSkills, renderProjectedSkills } from './render-skill-context.js'
+import { toAiSdkTool } from './to-ai-sdk-tool.js'
+
+/** Options for `createSkillTools`. */
+export interface SkillToolsOptions {
+  readonly manager: SkillManager
+  /** The turn context the run executes in (make it with `manager.createTurnContext`). */
+  readonly ctx: TurnContext
+  /** Your own tools, registered into `ctx` first: they win any name collision with a skill. */
+  readonly hostTools?: readonly Tool[]
+  /** The lifecycle tools offered to the model. Default `forgeSkillTools(manager)`; `false` offers none. */
+  readonly lifecycleTools?: readonly Tool[] | false
+  /** Your base system prompt; `system()` appends the skill context to it. */
+  readonly system?: string
+  /** Add an `<available_skills>` block (routing metadata) to `system()`. Default false. */
+  readonly catalog?: boolean | { readonly limit: number }
+}
+
+/** What `createSkillTools` returns. Pass `tools` and `prepareStep` to `generateText` / `streamText`. */
+export interface SkillTools extends Disposable {
+  /**
+   * A live tool set: it gains an entry whenever a tool is registered in `ctx`
+   * and never loses one mid-run. Which entries the model is offered is
+   * decided per step by `prepareStep` (`activeTools`).
+   */
+  readonly tools: ToolSet
+  /**
+   * Recomputes, before every step, the `activeTools` (exactly what `ctx.tools`
+   * holds now) and the `system` prompt (base + projected skill bodies).
+   */
+  readonly prepareStep: PrepareStepFunction<ToolSet>
+  /** The names `ctx.tools` holds now: what the next step offers. */
+  activeTools(): string[]
+  /** The system prompt for the next step: base prompt, optional catalog, projected skills. */
+  system(): string
+  /** Unsubscribes from `ctx` and unregisters the host and lifecycle tools this call registered. Idempotent. */
+  dispose(): void
+}
+
+/**
+ * Turns a skill manager and a turn context into AI SDK tools.
+ *
+ * The AI SDK fixes the `tools` object for a whole `generateText` /
+ * `streamText` run, but reads it afresh at every step, and lets `prepareStep`
+ * choose the step's `activeTools` and `system`. So:
+ *
+ * - `tools` is one object owned by this adapter, mirroring `ctx.tools`: when
+ *   `load_skill` registers a skill's tools during step N, their entries are
+ *   added at once, and step N+1 can offer and call them. Entries are never
+ *   deleted (a tool call the SDK already parsed must still find its entry);
+ *   instead each entry resolves the live tool in `ctx` at call time and fails
+ *   with `E_TOOL_NOT_FOUND` once its skill is unloaded.
+ * - `prepareStep` returns `activeTools` = the names `ctx.tools` holds now, so an
+ *   unloaded skill's tools are no longer offered (nor accepted: the SDK
+ *   rejects calls to inactive tools), and `system` = your base prompt plus the
+ *   bodies or handles projected into `ctx.retrievables`, so a loaded skill's
+ *   instructions reach the model in the very next step and leave with unload.
+ *
+ * Tool errors reach the model as the AI SDK's tool errors whose text is
+ * exactly `renderError(err)`: `CODE: message`, never a host path or stack.
+ * Without `prepareStep` the run still works, but the model keeps being offered
+ * every tool it ever saw and never sees skill bodies outside `load_skill`'s result.
+ */
+export function createSkillTools(options: SkillToolsOptions): SkillTools {
+  const { manager, ctx } = options
+  const tools: ToolSet = Object.create(null) as ToolSet
+  const mine: Tool[] = []
+  const register = (tool: Tool): void => {
+    if (ctx.tools.get(tool.name) === tool) return
+    ctx.tools.register(tool)
+    mine.push(tool)
+  }
+  const mirror = (tool: Tool): void => {
+    tools[tool.name] = toAiSdkTool(tool, ctx) as AiTool
+  }
+
+  const unsubscribe = ctx.tools.onDidChange((change) => {
+    if (change.kind === 'registered') mirror(change.tool)
+  })
+  for (const tool of ctx.tools.all()) mirror(tool)
+  let disposed = false
+  try {
+    for (const tool of options.hostTools ?? []) register(tool)
+    const lifecycle = options.lifecycleTools ?? forgeSkillTools(manager)
+    if (lifecycle) for (const tool of lifecycle) register(tool)
+  } catch (err) {
+    unsubscribe()
+    for (const tool of mine) ctx.tools.unregister(tool)
+    throw err
+  }
+
+  const activeTools = (): string[] => ctx.tools.names().filter((name) => Object.hasOwn(tools, name))
+  const system = (): string => {
+    const parts: string[] = []
+    if (options.system) parts.push(options.system)
+    if (options.catalog) {
+      const limit = options.catalog === true ? 100 : options.catalog.limit
+      parts.push(renderAvailableSkills(manager.search({ limit }).entries))
+    }
+    const projected = renderProjectedSkills(ctx.retrievables.all())
+    if (projected) parts.push(projected)
+    return parts.join('\n\n')
+  }
+  const dispose = (): void => {
+    if (disposed) return
+    disposed = true
+    unsubscribe()
+    for (const tool of mine) ctx.tools.unregister(tool)
+  }
+
+  return {
+    tools,
+    prepareStep: () => ({ activeTools: activeTools(), system: system() }),
+    activeTools,
+    system,
+    dispose,
+    [Symbol.dispose]: dispose,
+  }
+}

@@ -1,0 +1,10 @@
+export { createSkillTools, type SkillTools, type SkillToolsOptions } from './create-skill-tools.js'
+export { estimateTokens, renderAvailableSkills, renderProjectedSkills } from './render-skill-context.js'
+export {
+  type SkillToolBinaryPart,
+  SkillToolCallError,
+  type SkillToolOutput,
+  skillToolModelOutput,
+  toAiSdkTool,
+  toSkillToolOutput,
+} from './to-ai-sdk-tool.js'

@@ -1,0 +1,138 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { Tool } from '../../common/tool.js'
+import type { TurnContext } from '../../common/turn-context.js'
+import { forgeSkillTools } from '../../lifecycle-tools.js'
+import type { SkillManager } from '../../manager/types.js'
+import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
+
+/** One finished tool call, for host-side logging (never sent to the client). */
+export interface McpToolCallEvent {
+  readonly tool: string
+  readonly ok: boolean
+  /** `renderError` text when the call failed. */
+  readonly error?: string
+  /** The original failure, host-side only. */
+  readonly cause?: unknown
+}
+
+/** Options for `createSkillMcpServer`. */
+export interface SkillMcpServerOptions {
+  readonly manager: SkillManager
+  /** Your own tools; registered first, so they win any name collision with a skill. */
+  readonly hostTools?: readonly Tool[]
+  /** The lifecycle tools to offer. Default `forgeSkillTools(manager)`; `false` offers none. */
+  readonly lifecycleTools?: readonly Tool[] | false
+  /** Server name and version sent at initialization. */
+  readonly serverInfo?: { readonly name: string; readonly version: string }
+  /** Instructions sent at initialization. Defaults to a short note on the skill lifecycle. */
+  readonly instructions?: string
+  /** Dispose the manager when the session closes. Default false. */
+  readonly disposeManager?: boolean
+  /** Called after every tool call, for logging. */
+  readonly onToolCall?: (event: McpToolCallEvent) => void
+}
+
+/** One MCP session: the server to connect to a transport and the session's long-lived turn context. */
+export interface SkillMcpSession extends AsyncDisposable {
+  /** The MCP server; `await session.server.connect(transport)`. */
+  readonly server: Server
+  /** The session's turn context: what `load_skill` projects into and `tools/list` shows. */
+  readonly ctx: TurnContext
+  /** Closes the server, aborts the session context and (if asked) disposes the manager. Idempotent. */
+  close(): Promise<void>
+}
+
+const DEFAULT_INSTRUCTIONS =
+  'Skills are loadable instruction sets with their own tools. Call list_skills to see them, load_skill to use one ' +
+  '(its tools appear in your tool list), and unload_skill when done. Results stay readable by id with the artifact_* tools.'
+
+/**
+ * An MCP server (official SDK, low-level `Server`: tool lists here are
+ * dynamic and described by plain JSON Schemas, which the high-level
+ * `McpServer` does not take) serving one session of one manager.
+ *
+ * MCP has no per-turn context, so the session keeps one long-lived turn
+ * context (`manager.createTurnContext()`): a loaded skill stays projected
+ * until it is unloaded. `tools/list` is exactly what that context holds (the
+ * lifecycle tools, host tools, projected skill tools and the artifact readers
+ * once a skill brought them); `notifications/tools/list_changed` is sent
+ * (coalesced) whenever that set changes and on every manager event (load,
+ * unload, refresh, swap). Failures are `isError: true` results carrying
+ * `renderError`'s `CODE: message` text; never a host path or stack.
+ * Skill bodies travel in `load_skill`'s result (inline), or as a handle read
+ * through the artifact reader tools.
+ */
+export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSession {
+  const { manager } = options
+  const lifetime = new AbortController()
+  const ctx = manager.createTurnContext({ abortSignal: lifetime.signal })
+  for (const tool of options.hostTools ?? []) ctx.tools.register(tool)
+  const lifecycle = options.lifecycleTools ?? forgeSkillTools(manager)
+  if (lifecycle) for (const tool of lifecycle) ctx.tools.register(tool)
+
+  const server = new Server(options.serverInfo ?? { name: 'skillhost', version: '0.0.0' }, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
+  })
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: ctx.tools.all().map(
+      (tool): McpTool => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.jsonSchema as McpTool['inputSchema'],
+      }),
+    ),
+  }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const name = request.params.name
+    try {
+      const tool = ctx.tools.get(name)
+      if (!tool) {
+        throw new SkillHostError('E_TOOL_NOT_FOUND', `No tool '${name.slice(0, 80)}' is offered here; list tools again.`, {
+          data: { tool: name.slice(0, 80) },
+        })
+      }
+      const result = toCallToolResult(await tool.execute(request.params.arguments ?? {}, ctx))
+      options.onToolCall?.({ tool: name, ok: true })
+      return result
+    } catch (err) {
+      const result = toCallToolError(err)
+      options.onToolCall?.({ tool: name, ok: false, error: result.content[0]?.type === 'text' ? result.content[0].text : '', cause: err })
+      return result
+    }
+  })
+
+  let pending = false
+  const announce = (): void => {
+    if (pending || lifetime.signal.aborted) return
+    pending = true
+    queueMicrotask(() => {
+      pending = false
+      // Before `initialized` or after close there is no one to tell; that is fine.
+      server.sendToolListChanged().catch(() => undefined)
+    })
+  }
+  const unsubscribeTools = ctx.tools.onDidChange(announce)
+  const unsubscribeManager = manager.onDidChange(announce)
+
+  let closed: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      unsubscribeTools()
+      unsubscribeManager()
+      lifetime.abort()
+      try {
+        await server.close()
+      } finally {
+        if (options.disposeManager) await manager.dispose()
+      }
+    })()
+    return closed
+  }
+
+  return { server, ctx, close, [Symbol.asyncDispose]: close }
+}

@@ -1,0 +1,73 @@
+import { relative } from 'node:path'
+import type { CliCommand, CliIo } from './cli-command.js'
+import { parseArgs } from './parse-args.js'
+import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
+
+const HELP = `Usage: skillhost list [--strict] [--json] <root...>
+
+List the skills the given roots serve, in catalog order. An earlier root wins
+an id collision; later copies are shown as shadowed. Skills that were skipped
+(invalid, unreadable, too large) and roots that failed are listed after the
+table with the reason.
+
+Options:
+  --strict   apply the agentskills.io rules strictly
+  --json     print { skills, problems, sourceErrors } as JSON
+  -h, --help show this help
+
+Exit status: 0, or 2 on a usage error. Skipped skills do not change it; use
+skillhost validate to gate on validity.`
+
+const shown = (path: string): string => relative(process.cwd(), path) || '.'
+const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+
+function table(rows: readonly string[][]): string {
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)))
+  return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n')
+}
+
+function print(catalog: CliCatalog, io: CliIo): void {
+  const rows = catalog.rows.map((r) => [
+    r.id,
+    r.status === 'active' ? (r.warnings.length > 0 ? `active (${r.warnings.length} warnings)` : 'active') : 'shadowed',
+    shown(r.path),
+    r.status === 'active' ? clip(r.description.replace(/\s+/g, ' '), 60) : `by ${shown(r.shadowedBy ?? '?')}`,
+  ])
+  if (rows.length > 0) io.stdout(`${table([['ID', 'STATUS', 'PATH', 'DESCRIPTION'], ...rows])}\n`)
+  const active = catalog.rows.filter((r) => r.status === 'active').length
+  io.stdout(`${active} skills, ${catalog.rows.length - active} shadowed\n`)
+  for (const r of catalog.rows) {
+    for (const w of r.warnings) io.stdout(`warning ${r.id}: ${w}\n`)
+  }
+  const skipped = catalog.problems.filter((p) => p.severity === 'error')
+  if (skipped.length > 0) io.stdout(`\nSkipped (${skipped.length}):\n`)
+  for (const p of skipped) io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${p.message}\n`)
+  for (const p of catalog.problems.filter((x) => x.severity === 'warning' && x.id === undefined)) {
+    io.stdout(`warning ${shown(p.hostPath ?? p.location)}: ${p.message}\n`)
+  }
+  for (const e of catalog.sourceErrors) io.stdout(`source error ${shown(e.root)}: ${e.message}\n`)
+}
+
+/** `skillhost list`: the catalog of the given roots, with shadowed and skipped skills. */
+export const listCommand: CliCommand = {
+  name: 'list',
+  summary: 'list discovered skills, shadowed copies and skipped folders',
+  help: HELP,
+  async run(argv, io) {
+    const args = parseArgs(argv, { booleans: ['json', 'strict'] })
+    if (args.booleans.help) {
+      io.stdout(`${HELP}\n`)
+      return 0
+    }
+    if (args.positionals.length === 0) {
+      io.stderr(`skillhost list: give at least one root\n\n${HELP}\n`)
+      return 2
+    }
+    const catalog = await resolveCatalog(args.positionals, args.booleans.strict === true)
+    if (args.booleans.json) {
+      const skills = catalog.rows.map(({ skill: _skill, ...row }) => row)
+      io.stdout(`${JSON.stringify({ skills, problems: catalog.problems, sourceErrors: catalog.sourceErrors }, null, 2)}\n`)
+    } else print(catalog, io)
+    return 0
+  },
+}

@@ -1,0 +1,75 @@
+import type { DiscoveredSkill, SkillProblem } from '../sources/types.js'
+import { collectSkills, skillFolderOf } from './collect-skills.js'
+
+/** A skill as the CLI shows it: which root served it and whether an earlier one wins. */
+export interface CatalogRow {
+  readonly id: string
+  readonly name: string
+  readonly description: string
+  readonly version: string
+  readonly root: string
+  readonly path: string
+  readonly location: string
+  readonly status: 'active' | 'shadowed'
+  /** The folder of the winning skill, when shadowed. */
+  readonly shadowedBy?: string
+  readonly warnings: readonly string[]
+  readonly skill?: DiscoveredSkill
+}
+
+/** The CLI's view of several roots: every skill row, every problem, every failed root. */
+export interface CliCatalog {
+  readonly rows: readonly CatalogRow[]
+  readonly problems: readonly (SkillProblem & { readonly root: string })[]
+  readonly sourceErrors: readonly { readonly root: string; readonly message: string }[]
+}
+
+/**
+ * Scans roots in order, one source each, and applies the catalog rule: the
+ * earliest root wins an id collision and later copies are listed as shadowed.
+ * Copies shadowed inside one root (reported by the source) are listed too.
+ */
+export async function resolveCatalog(roots: readonly string[], strict = false): Promise<CliCatalog> {
+  const rows: CatalogRow[] = []
+  const problems: (SkillProblem & { root: string })[] = []
+  const sourceErrors: { root: string; message: string }[] = []
+  const winners = new Map<string, string>()
+  for (const scan of await collectSkills(roots, strict)) {
+    for (const skill of scan.skills) {
+      const path = skillFolderOf(skill)
+      const winner = winners.get(skill.id)
+      if (winner === undefined) winners.set(skill.id, path)
+      rows.push({
+        id: skill.id,
+        name: skill.name,
+        description: skill.description,
+        version: skill.version,
+        root: scan.root,
+        path,
+        location: skill.location ?? path,
+        status: winner === undefined ? 'active' : 'shadowed',
+        ...(winner !== undefined && { shadowedBy: winner }),
+        warnings: skill.warnings ?? [],
+        skill,
+      })
+    }
+    for (const p of scan.problems) {
+      if (p.code === 'E_SKILL_SHADOWED') {
+        rows.push({
+          id: p.id ?? p.location,
+          name: '',
+          description: '',
+          version: '',
+          root: scan.root,
+          path: p.hostPath ?? p.location,
+          location: p.hostPath ?? p.location,
+          status: 'shadowed',
+          shadowedBy: (p.id !== undefined && winners.get(p.id)) || p.message,
+          warnings: [],
+        })
+      } else problems.push({ ...p, root: scan.root })
+    }
+    if (scan.error) sourceErrors.push({ root: scan.root, message: scan.error })
+  }
+  return { rows, problems, sourceErrors }
+}

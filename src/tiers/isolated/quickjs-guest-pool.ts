@@ -1,0 +1,307 @@
+import { availableParallelism } from 'node:os'
+import { Worker } from 'node:worker_threads'
+import { SkillHostError } from '../../common/errors.js'
+import { resolveIsolationLimits } from './limits.js'
+import { compileQuickJsWasm } from './quickjs-module.js'
+import { type GuestLease, QuickJsPoolGuest } from './quickjs-pool-guest.js'
+import type { GuestResolveOptions, IsolatedGuest, IsolationLimits } from './types.js'
+import type { WasmModule } from './wasm-api.js'
+import type { FromWorker, ToWorker, WorkerBoot } from './worker-protocol.js'
+
+/** Options for `createQuickJsGuest`. */
+export interface QuickJsGuestPoolOptions {
+  /** Workers kept at most (default: the machine's available parallelism). */
+  poolSize?: number
+  /** Ceilings for every guest of this pool; a configuration can only lower them. */
+  limits?: Partial<IsolationLimits>
+}
+
+/** Counters that let a host (or a test) see that no worker leaks. */
+export interface QuickJsGuestPoolStats {
+  poolSize: number
+  /** Workers started and not yet exited (starting, idle or busy). */
+  alive: number
+  busy: number
+  idle: number
+  /** `resolveGuest` calls waiting for a free worker. */
+  waiting: number
+  /** Workers ever started. */
+  spawned: number
+  /** Workers started to replace one that was killed or crashed. */
+  respawns: number
+  /** Workers terminated by `kill()` on a running guest. */
+  kills: number
+}
+
+// Heap of the worker's own JavaScript: guest memory is WebAssembly memory
+// outside it, so this only bounds the worker's bookkeeping and messages.
+const WORKER_RESOURCE_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 }
+
+/** One worker thread and the guest currently leasing it. */
+export interface PoolWorker {
+  readonly worker: Worker
+  ready: boolean
+  dead: boolean
+  lease: QuickJsPoolGuest | undefined
+  /** Settles when the worker is ready or gone. */
+  readonly settled: Promise<void>
+}
+
+interface Waiter {
+  lease: GuestLease
+  resolve(guest: IsolatedGuest): void
+  reject(err: unknown): void
+  signal: AbortSignal
+  onAbort(): void
+}
+
+// Workers cannot run TypeScript: from sources (tests), use the compiled twin.
+function workerUrl(): URL {
+  const here = import.meta.url
+  if (here.endsWith('.ts')) return new URL('../../../dist/tiers/isolated/quickjs-worker.js', here)
+  return new URL('./quickjs-worker.js', here)
+}
+
+function disposedError(): SkillHostError {
+  return new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The guest pool has been disposed.')
+}
+
+function abortedError(): SkillHostError {
+  return new SkillHostError('E_ABORTED', 'The call was aborted while waiting for a guest.')
+}
+
+/**
+ * A pool of `worker_threads`, each evaluating one guest at a time in a fresh
+ * QuickJS instance with a capped WebAssembly memory. `kill()` on a running
+ * guest terminates its worker (the only way to stop a long builtin) and a
+ * replacement is started; nothing else in the pool is affected.
+ */
+export class QuickJsGuestPool implements AsyncDisposable {
+  readonly poolSize: number
+  readonly limits: Readonly<IsolationLimits>
+  readonly #workers = new Set<PoolWorker>()
+  readonly #waiters: Waiter[] = []
+  #disposed = false
+  #spawned = 0
+  #respawns = 0
+  #kills = 0
+  #wasmModule: WasmModule | undefined
+
+  constructor(options: QuickJsGuestPoolOptions = {}) {
+    const size = options.poolSize ?? availableParallelism()
+    if (!Number.isSafeInteger(size) || size < 1) {
+      throw new SkillHostError('E_INVALID_SKILLS_CONFIG', 'poolSize must be a positive integer.')
+    }
+    this.poolSize = size
+    this.limits = Object.freeze(resolveIsolationLimits(options.limits))
+  }
+
+  /**
+   * A `GuestResolver`: leases a worker for one evaluation, waiting for one to
+   * free up if all are busy. Rejects with `E_ABORTED` if `signal` aborts first.
+   */
+  readonly resolveGuest = async (options: GuestResolveOptions): Promise<IsolatedGuest> => {
+    const limits = resolveIsolationLimits(options.limits, this.limits)
+    await this.#loadWasm()
+    if (this.#disposed) throw disposedError()
+    if (options.signal.aborted) throw abortedError()
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        lease: { limits, globals: options.globals, modules: options.modules },
+        resolve,
+        reject,
+        signal: options.signal,
+        onAbort: () => {
+          const at = this.#waiters.indexOf(waiter)
+          if (at >= 0) this.#waiters.splice(at, 1)
+          reject(abortedError())
+        },
+      }
+      options.signal.addEventListener('abort', waiter.onAbort, { once: true })
+      this.#waiters.push(waiter)
+      this.#dispatch()
+    })
+  }
+
+  /** Starts every worker now and waits until they are ready; calls are then warm. */
+  async warm(): Promise<void> {
+    await this.#loadWasm()
+    while (!this.#disposed && this.#workers.size < this.poolSize) this.#spawn(false)
+    await Promise.all([...this.#workers].map((w) => w.settled))
+  }
+
+  /** A snapshot of the pool's counters. */
+  stats(): QuickJsGuestPoolStats {
+    const workers = [...this.#workers]
+    return {
+      poolSize: this.poolSize,
+      alive: workers.length,
+      busy: workers.filter((w) => w.lease).length,
+      idle: workers.filter((w) => w.ready && !w.lease).length,
+      waiting: this.#waiters.length,
+      spawned: this.#spawned,
+      respawns: this.#respawns,
+      kills: this.#kills,
+    }
+  }
+
+  /** Terminates every worker and fails waiting and running calls. Idempotent. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return
+    this.#disposed = true
+    for (const waiter of this.#waiters.splice(0)) {
+      waiter.signal.removeEventListener('abort', waiter.onAbort)
+      waiter.reject(disposedError())
+    }
+    const workers = [...this.#workers]
+    for (const w of workers) w.lease?.workerLost(disposedError())
+    await Promise.all(workers.map((w) => this.#terminate(w)))
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose()
+  }
+
+  /** Called by a guest: its run ended normally, the worker takes the next call. */
+  release(w: PoolWorker, guest: QuickJsPoolGuest): void {
+    if (w.lease !== guest) return
+    w.lease = undefined
+    if (!w.dead) w.worker.unref()
+    this.#dispatch()
+  }
+
+  /** Called by a guest: terminate its worker now and start a replacement. */
+  kill(w: PoolWorker): void {
+    if (w.dead) return
+    this.#kills++
+    void this.#terminate(w)
+  }
+
+  /** Sends a message to a worker; a dead worker drops it. */
+  post(w: PoolWorker, message: ToWorker): void {
+    if (!w.dead) w.worker.postMessage(message)
+  }
+
+  #dispatch(): void {
+    while (this.#waiters.length > 0 && !this.#disposed) {
+      const w = [...this.#workers].find((candidate) => candidate.ready && !candidate.lease)
+      if (!w) break
+      const waiter = this.#waiters.shift() as Waiter
+      waiter.signal.removeEventListener('abort', waiter.onAbort)
+      w.lease = new QuickJsPoolGuest(this, w, waiter.lease)
+      w.worker.ref()
+      waiter.resolve(w.lease)
+    }
+    const starting = [...this.#workers].filter((w) => !w.ready).length
+    let needed = this.#waiters.length - starting
+    while (needed-- > 0 && this.#workers.size < this.poolSize && !this.#disposed) this.#spawn(true)
+  }
+
+  async #loadWasm(): Promise<void> {
+    try {
+      this.#wasmModule ??= await compileQuickJsWasm()
+    } catch (cause) {
+      throw new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The QuickJS binary could not be loaded.', {
+        cause,
+      })
+    }
+  }
+
+  #spawn(replacement: boolean): void {
+    const boot: WorkerBoot = {
+      wasmModule: this.#wasmModule as WasmModule,
+      memoryBytes: this.limits.memoryBytes,
+    }
+    const worker = new Worker(workerUrl(), {
+      workerData: boot,
+      resourceLimits: WORKER_RESOURCE_LIMITS,
+      env: {},
+      stdout: true,
+      stderr: true,
+    })
+    // Nothing a guest does reaches these streams; drop whatever the engine writes.
+    worker.stdout.resume()
+    worker.stderr.resume()
+    let settle = () => {}
+    const settled = new Promise<void>((resolve) => {
+      settle = resolve
+    })
+    const w: PoolWorker = { worker, ready: false, dead: false, lease: undefined, settled }
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'ready') {
+        w.ready = true
+        worker.unref()
+        settle()
+        this.#dispatch()
+      } else w.lease?.onMessage(message)
+    })
+    worker.on('error', (err) => this.#lost(w, err))
+    worker.on('exit', () => {
+      settle()
+      this.#lost(w, undefined)
+    })
+    this.#workers.add(w)
+    this.#spawned++
+    if (replacement) this.#respawns++
+  }
+
+  /** A worker exited or crashed: fail its guest, forget it, replace it if needed. */
+  #lost(w: PoolWorker, err: Error | undefined): void {
+    const wasDead = w.dead
+    w.dead = true
+    this.#workers.delete(w)
+    const lease = w.lease
+    w.lease = undefined
+    if (lease) {
+      const outOfMemory = (err as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      lease.workerLost(
+        outOfMemory
+          ? new SkillHostError('E_SKILL_ISOLATED_RESOURCE_EXHAUSTED', 'The guest worker ran out of memory.')
+          : new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The guest worker stopped unexpectedly.', {
+              cause: err,
+            }),
+      )
+    }
+    if (wasDead || this.#disposed) return
+    if (w.ready) {
+      this.#replace()
+      return
+    }
+    // Died while booting: respawning would only loop. Fail those waiting;
+    // a later call tries again.
+    for (const waiter of this.#waiters.splice(0)) {
+      waiter.signal.removeEventListener('abort', waiter.onAbort)
+      waiter.reject(
+        new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The guest worker failed to start.', {
+          cause: err,
+        }),
+      )
+    }
+  }
+
+  #replace(): void {
+    if (this.#workers.size < this.poolSize) this.#spawn(true)
+    this.#dispatch()
+  }
+
+  #terminate(w: PoolWorker): Promise<void> {
+    const wasDead = w.dead
+    w.dead = true
+    this.#workers.delete(w)
+    const done = w.worker.terminate().then(
+      () => {},
+      () => {},
+    )
+    if (!wasDead && !this.#disposed) this.#replace()
+    return done
+  }
+}
+
+/**
+ * Creates a pool of QuickJS worker guests. Pass `pool.resolveGuest` as
+ * `SkillIsolationConfig.resolveGuest`, and dispose the pool (or `await using`
+ * it) when the host shuts down; idle workers never keep the process alive.
+ */
+export function createQuickJsGuest(options?: QuickJsGuestPoolOptions): QuickJsGuestPool {
+  return new QuickJsGuestPool(options)
+}

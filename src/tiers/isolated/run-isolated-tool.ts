@@ -1,0 +1,243 @@
+import { type CompiledSchema, compileInputSchema } from '../../common/schema.js'
+import { redactHostPaths, SkillHostError } from '../../common/errors.js'
+import { resolveIsolationLimits } from './limits.js'
+import type {
+  GuestConsoleEntry,
+  GuestRunResult,
+  IsolatedGuest,
+  IsolationLimits,
+  SkillIsolatedTool,
+  SkillIsolationConfig,
+} from './types.js'
+
+/**
+ * How long after the soft deadline a guest that has not stopped by itself is
+ * killed. The soft deadline (QuickJS's interrupt handler) is counted in
+ * operations; a single long builtin only stops on the kill.
+ */
+export const HARD_KILL_GRACE_MS = 100
+
+/** Options for one call. */
+export interface RunIsolatedToolOptions {
+  /** The turn's abort signal: aborting kills the guest. */
+  signal?: AbortSignal
+  /** The model's `timeout_seconds`, clamped to 1..maxTimeoutSeconds. */
+  timeoutSeconds?: number
+}
+
+/** What one isolated call produced. */
+export interface IsolatedToolResult {
+  /** Valid JSON text of the result, at most `maxResultBytes` UTF-8 bytes. */
+  json: string
+  console: GuestConsoleEntry[]
+  consoleTruncated: boolean
+}
+
+const ISOLATED_CODES = new Set([
+  'E_SKILL_ISOLATED_TIMEOUT',
+  'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  'E_SKILL_ISOLATED_THREW',
+  'E_SKILL_ISOLATED_BAD_RESULT',
+  'E_SKILL_ISOLATED_GUEST_FAILED',
+])
+
+const schemas = new WeakMap<SkillIsolatedTool, CompiledSchema<unknown>>()
+
+function schemaOf(tool: SkillIsolatedTool): CompiledSchema<unknown> {
+  let schema = schemas.get(tool)
+  if (!schema) {
+    schema = compileInputSchema<unknown>(tool.name, tool.params ?? { type: 'object' })
+    schemas.set(tool, schema)
+  }
+  return schema
+}
+
+/** The effective timeout in seconds: the default when unset, else clamped to 1..max. */
+export function clampTimeoutSeconds(config: SkillIsolationConfig, requested: unknown): number {
+  const max = config.maxTimeoutSeconds
+  if (!(Number.isFinite(max) && max >= 1)) {
+    throw new SkillHostError('E_INVALID_SKILLS_CONFIG', 'maxTimeoutSeconds must be a number >= 1.')
+  }
+  if (requested === undefined) return Math.min(Math.max(config.defaultTimeoutSeconds, 1), max)
+  if (typeof requested !== 'number' || !Number.isFinite(requested)) {
+    throw new SkillHostError('E_TOOL_INVALID_ARGS', `timeout_seconds must be a number from 1 to ${max}.`)
+  }
+  return Math.min(Math.max(requested, 1), max)
+}
+
+/**
+ * Runs one isolated tool call: validates `args` against `tool.params`,
+ * clamps the timeout, obtains a fresh guest (passing the caller's signal),
+ * kills it on timeout or abort, and returns the result as capped, valid JSON
+ * text. Every failure is a `SkillHostError` with a model-safe message:
+ * `E_TOOL_INVALID_ARGS`, `E_ABORTED`, or one of the `E_SKILL_ISOLATED_*` codes.
+ */
+export async function runIsolatedTool(
+  config: SkillIsolationConfig,
+  tool: SkillIsolatedTool,
+  args: unknown,
+  options: RunIsolatedToolOptions = {},
+): Promise<IsolatedToolResult> {
+  const resolveGuest = config.resolveGuest
+  if (!resolveGuest) {
+    throw new SkillHostError(
+      'E_INVALID_SKILLS_CONFIG',
+      'Isolated tools need a guest: set resolveGuest (e.g. createQuickJsGuest().resolveGuest).',
+    )
+  }
+  const timeoutSeconds = clampTimeoutSeconds(config, options.timeoutSeconds)
+  const limits = resolveIsolationLimits(config.limits)
+  const valid = await schemaOf(tool).validate(args)
+  const argsBytes = Buffer.byteLength(JSON.stringify(valid ?? null))
+  if (argsBytes > limits.maxArgsBytes) {
+    throw new SkillHostError(
+      'E_TOOL_INVALID_ARGS',
+      `Arguments for '${tool.name}' are ${argsBytes} bytes of JSON; the limit is ${limits.maxArgsBytes}.`,
+    )
+  }
+  const signal = options.signal ?? new AbortController().signal
+  if (signal.aborted) throw abortedError()
+  const globals: HostGlobals = Object.assign(Object.create(null), config.globals)
+  const modules = Object.assign(Object.create(null), config.modules) as Record<string, string>
+
+  const guest = await obtainGuest(
+    resolveGuest({ signal, limits, globals: Object.keys(globals), modules }),
+    signal,
+  )
+  const timeoutMs = Math.round(timeoutSeconds * 1000)
+  return await new Promise<IsolatedToolResult>((resolve, reject) => {
+    const calls = new AbortController()
+    let done = false
+    const finish = (kill: boolean, settle: () => void) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+      calls.abort()
+      if (kill) guest.kill()
+      settle()
+    }
+    const onAbort = () => finish(true, () => reject(abortedError()))
+    const timer = setTimeout(
+      () => finish(true, () => reject(timeoutError(tool, timeoutSeconds, config.maxTimeoutSeconds))),
+      timeoutMs + HARD_KILL_GRACE_MS,
+    )
+    signal.addEventListener('abort', onAbort, { once: true })
+    guest
+      .run({
+        source: tool.source,
+        args: valid,
+        timeoutMs,
+        callGlobal: (name, callArgs, guestSignal) =>
+          callHostGlobal(globals, name, callArgs, AbortSignal.any([guestSignal, calls.signal])),
+      })
+      .then(
+        (result) => finish(false, () => settleResult(result, limits, resolve, reject)),
+        (err) =>
+          finish(!SkillHostError.isInstance(err), () => {
+            if (SkillHostError.is(err, 'E_SKILL_ISOLATED_TIMEOUT')) {
+              reject(timeoutError(tool, timeoutSeconds, config.maxTimeoutSeconds, err.data))
+            } else reject(asIsolatedError(err, 'The guest failed unexpectedly.'))
+          }),
+      )
+  })
+}
+
+/** Waits for a guest, but not past an abort; a guest that arrives late is killed. */
+function obtainGuest(pending: Promise<IsolatedGuest>, signal: AbortSignal): Promise<IsolatedGuest> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortedError())
+    signal.addEventListener('abort', onAbort, { once: true })
+    pending.then(
+      (guest) => {
+        signal.removeEventListener('abort', onAbort)
+        if (signal.aborted) guest.kill()
+        else resolve(guest)
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(asIsolatedError(err, 'The guest runtime could not be created.'))
+      },
+    )
+  })
+}
+
+type HostGlobals = Record<string, NonNullable<SkillIsolationConfig['globals']>[string]>
+
+async function callHostGlobal(
+  globals: HostGlobals,
+  name: string,
+  args: unknown,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const fn = Object.hasOwn(globals, name) ? globals[name] : undefined
+  if (typeof fn !== 'function') throw new Error(`'${name}' is not a declared global.`)
+  try {
+    return await fn(args, { signal })
+  } catch (err) {
+    // The guest sees this message: only a skillhost error's safe text crosses.
+    if (SkillHostError.isInstance(err)) throw new Error(redactHostPaths(err.message))
+    if (signal.aborted) throw new Error(`Host function '${name}' was aborted.`)
+    throw new Error(`Host function '${name}' failed.`)
+  }
+}
+
+function settleResult(
+  result: GuestRunResult,
+  limits: IsolationLimits,
+  resolve: (r: IsolatedToolResult) => void,
+  reject: (e: unknown) => void,
+): void {
+  const json = result?.json
+  if (typeof json !== 'string') {
+    reject(new SkillHostError('E_SKILL_ISOLATED_BAD_RESULT', 'The guest returned no JSON text.'))
+    return
+  }
+  if (Buffer.byteLength(json) > limits.maxResultBytes) {
+    reject(
+      new SkillHostError(
+        'E_SKILL_ISOLATED_BAD_RESULT',
+        `The tool's result is larger than ${limits.maxResultBytes} bytes of JSON; return less, or a summary.`,
+      ),
+    )
+    return
+  }
+  try {
+    // A guest is not trusted to produce valid JSON; parsing cannot pollute
+    // prototypes (`__proto__` becomes an own key) and the value is dropped.
+    JSON.parse(json)
+  } catch {
+    reject(new SkillHostError('E_SKILL_ISOLATED_BAD_RESULT', 'The guest returned invalid JSON text.'))
+    return
+  }
+  resolve({
+    json,
+    console: Array.isArray(result.console) ? result.console : [],
+    consoleTruncated: result.consoleTruncated === true,
+  })
+}
+
+function abortedError(): SkillHostError {
+  return new SkillHostError('E_ABORTED', 'The call was aborted; its guest was killed.')
+}
+
+function timeoutError(
+  tool: SkillIsolatedTool,
+  seconds: number,
+  max: number,
+  data?: Readonly<Record<string, unknown>>,
+): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_ISOLATED_TIMEOUT',
+    `Isolated tool '${tool.name}' ran past its ${seconds}s timeout and was killed; do less per call or pass a larger timeout_seconds (max ${max}).`,
+    data ? { data } : {},
+  )
+}
+
+function asIsolatedError(err: unknown, fallback: string): SkillHostError {
+  if (SkillHostError.isInstance(err) && (ISOLATED_CODES.has(err.code) || err.code === 'E_ABORTED')) {
+    return err
+  }
+  if (SkillHostError.isInstance(err) && err.code === 'E_INVALID_SKILLS_CONFIG') return err
+  return new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', fallback, { cause: err })
+}

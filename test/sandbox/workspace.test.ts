@@ -1,0 +1,117 @@
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { SkillHostError } from '../../src/common/errors.js'
+import {
+  createDirectoryWorkspace,
+  createPathTranslator,
+  filesFromSource,
+} from '../../src/sandbox/index.js'
+import { files } from './helpers.js'
+
+const base = mkdtempSync(join(tmpdir(), 'skillhost-ws-'))
+afterAll(() => rmSync(base, { recursive: true, force: true }))
+
+async function code(p: Promise<unknown>): Promise<string> {
+  return p.then(
+    () => 'resolved',
+    (e: unknown) => (SkillHostError.isInstance(e) ? e.code : String(e)),
+  )
+}
+
+describe('createDirectoryWorkspace', () => {
+  it('materializes into a fresh root per call, so two versions coexist, and disposes idempotently', async () => {
+    const ws = await createDirectoryWorkspace({ baseDir: join(base, 'a') })
+    const v1 = await ws.materialize({ id: 'pdf', version: '1' }, files({ 'a/b.txt': 'one' }))
+    const v2 = await ws.materialize({ id: 'pdf', version: '2' }, files({ 'a/b.txt': 'two' }))
+    const again = await ws.materialize({ id: 'pdf', version: '1' }, files({ 'a/b.txt': 'one' }))
+    expect(new Set([v1, v2, again]).size).toBe(3)
+    expect(readFileSync(join(v1, 'a/b.txt'), 'utf8')).toBe('one')
+    expect(readFileSync(join(v2, 'a/b.txt'), 'utf8')).toBe('two')
+    expect(lstatSync(join(v1, 'a/b.txt')).mode & 0o777).toBe(0o644)
+    await ws.dispose(v1)
+    await ws.dispose(v1)
+    expect(existsSync(v1)).toBe(false)
+    expect(existsSync(v2)).toBe(true)
+    expect(await code(ws.dispose('/etc'))).toBe('E_SKILL_WORKSPACE_FAILED')
+    expect(await code(ws.dispose(ws.skillsDir))).toBe('E_SKILL_WORKSPACE_FAILED')
+  })
+
+  it('rejects unsafe paths, duplicates and oversize files, leaving no partial root', async () => {
+    const ws = await createDirectoryWorkspace({ baseDir: join(base, 'b'), maxFileBytes: 8 })
+    expect(await code(ws.materialize({ id: 's', version: '1' }, files({ '../escape': 'x' })))).toBe(
+      'E_SKILL_SOURCE_PATH_REJECTED',
+    )
+    expect(await code(ws.materialize({ id: 's', version: '1' }, files({ '/abs': 'x' })))).toBe(
+      'E_SKILL_SOURCE_PATH_REJECTED',
+    )
+    const dup = [...files({ 'x.txt': 'a' }), ...files({ './x.txt': 'b' })]
+    expect(await code(ws.materialize({ id: 's', version: '1' }, dup))).toBe(
+      'E_SKILL_WORKSPACE_FAILED',
+    )
+    expect(await code(ws.materialize({ id: 's', version: '1' }, files({ big: '123456789' })))).toBe(
+      'E_SKILL_WORKSPACE_FAILED',
+    )
+    const reading = [{ path: 'x', read: () => Promise.reject(new Error('source broke')) }]
+    expect(await code(ws.materialize({ id: 's', version: '1' }, reading))).toBe(
+      'E_SKILL_WORKSPACE_FAILED',
+    )
+    const controller = new AbortController()
+    controller.abort()
+    expect(
+      await code(
+        ws.materialize({ id: 's', version: '1' }, files({ a: 'b' }), { signal: controller.signal }),
+      ),
+    ).toBe('E_ABORTED')
+    const { readdirSync } = await import('node:fs')
+    expect(readdirSync(ws.skillsDir)).toEqual([])
+  })
+
+  it('streams files from a source shaped like SkillSource', async () => {
+    const ws = await createDirectoryWorkspace({ baseDir: join(base, 'c') })
+    const source = {
+      list: async () => ['scripts/run.sh', 'README.md'],
+      read: async (_ref: unknown, path?: string) =>
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(`${path}:`))
+            c.enqueue(new TextEncoder().encode('ok'))
+            c.close()
+          },
+        }),
+    }
+    const ref = { id: 'src', version: 'v' }
+    const root = await ws.materialize(ref, await filesFromSource(source, ref))
+    expect(readFileSync(join(root, 'scripts/run.sh'), 'utf8')).toBe('scripts/run.sh:ok')
+    const scratch = await ws.createScratch()
+    expect(existsSync(scratch)).toBe(true)
+    await ws.disposeScratch(scratch)
+    expect(existsSync(scratch)).toBe(false)
+    expect(await code(ws.disposeScratch('/tmp'))).toBe('E_SKILL_WORKSPACE_FAILED')
+  })
+})
+
+describe('createPathTranslator', () => {
+  it('maps root and scratch to fixed sandbox paths and redacts host paths by whole segments', () => {
+    const t = createPathTranslator({ hiddenHostPaths: ['/srv/ws'] }).forCall({
+      skillRoot: '/srv/ws/skills/pdf-1-abc',
+      scratchDir: '/srv/ws/scratch/call-9',
+    })
+    expect(t.toSandbox('/srv/ws/skills/pdf-1-abc/scripts/a.py')).toBe('/skill/scripts/a.py')
+    expect(t.toSandbox('/srv/ws/scratch/call-9')).toBe('/work')
+    expect(t.toSandbox('/usr/bin/python3')).toBe('/usr/bin/python3')
+    expect(
+      t.redact(
+        'at /srv/ws/skills/pdf-1-abc/x and /srv/ws/scratch/call-9 and /srv/ws/other, /srv/wsx',
+      ),
+    ).toBe('at /skill/x and /work and <host>/other, /srv/wsx')
+  })
+
+  it('refuses mounts that overlap each other or system directories', () => {
+    expect(() => createPathTranslator({ skillMount: '/usr/skill' })).toThrow(/system directory/)
+    expect(() => createPathTranslator({ skillMount: '/w', scratchMount: '/w/x' })).toThrow(
+      /contain each other/,
+    )
+  })
+})
