@@ -121,7 +121,8 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
 
   let closed: Promise<void> | undefined
   const close = (): Promise<void> => {
-    closed ??= (async () => {
+    // Deferred a microtask so `closed` is set before anything can re-enter close().
+    closed ??= Promise.resolve().then(async () => {
       unsubscribeTools()
       unsubscribeManager()
       lifetime.abort()
@@ -130,7 +131,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
       } finally {
         if (options.disposeManager) await manager.dispose()
       }
-    })()
+    })
     return closed
   }
 

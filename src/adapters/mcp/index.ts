@@ -1,0 +1,9 @@
+export {
+  createSkillMcpServer,
+  type McpToolCallEvent,
+  type SkillMcpServerOptions,
+  type SkillMcpSession,
+} from './create-skill-mcp-server.js'
+export { type McpHttpServer, type ServeMcpHttpOptions, serveMcpHttp } from './serve-http.js'
+export { type McpSessionFactoryOptions, type McpStdioServer, type ServeMcpStdioOptions, serveMcpStdio } from './serve-stdio.js'
+export { toCallToolError, toCallToolResult } from './to-call-tool-result.js'

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { createSkillMcpServer, type SkillMcpSession } from './create-skill-mcp-server.js'
+import type { McpSessionFactoryOptions } from './serve-stdio.js'
+
+/** Options for `serveMcpHttp`. */
+export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number
+  /** Interface to bind. Default `127.0.0.1`. */
+  readonly host?: string
+  /** The MCP endpoint path. Default `/mcp`. */
+  readonly path?: string
+  /**
+   * Accepted `Host` header values (DNS-rebinding protection). Default: the
+   * loopback names with the bound port when `host` is a loopback address;
+   * unchecked otherwise (put your own proxy in front).
+   */
+  readonly allowedHosts?: readonly string[]
+  /** Largest accepted POST body in bytes. Default 4 MiB. */
+  readonly maxBodyBytes?: number
+  /** Called when a session starts or ends, for logging. */
+  readonly onSession?: (event: { readonly kind: 'opened' | 'closed'; readonly sessionId: string }) => void
+}
+
+/** A running Streamable HTTP server. */
+export interface McpHttpServer extends AsyncDisposable {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
+  readonly url: URL
+  /** Number of open sessions. */
+  sessionCount(): number
+  /** Closes every session (disposing its manager) and stops listening. Idempotent. */
+  close(): Promise<void>
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
+
+function rpcError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) return
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+}
+
+async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > max) throw Object.assign(new Error('body too large'), { status: 413 })
+    chunks.push(chunk as Buffer)
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    throw Object.assign(new Error('body is not JSON'), { status: 400 })
+  }
+}
+
+/**
+ * Serves MCP over Streamable HTTP (official SDK transport, stateful): each
+ * `initialize` opens a session with its own manager (from `createManager`)
+ * and its own long-lived turn context; requests carrying `mcp-session-id` are
+ * routed to that session; a DELETE, a transport close or `close()` ends it
+ * and disposes its manager.
+ */
+export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHttpServer> {
+  const { port = 0, host = '127.0.0.1', path = '/mcp', maxBodyBytes = 4 * 1024 * 1024 } = options
+  const { createManager, onSession, allowedHosts: _a, ...sessionOptions } = options
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: SkillMcpSession }>()
+  let allowed: ReadonlySet<string> | undefined
+
+  const open = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const manager = await createManager()
+    const session = createSkillMcpServer({ ...sessionOptions, manager, disposeManager: true })
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, session })
+        onSession?.({ kind: 'opened', sessionId: id })
+      },
+    })
+    session.server.onclose = () => {
+      const id = transport.sessionId
+      if (id !== undefined && sessions.delete(id)) onSession?.({ kind: 'closed', sessionId: id })
+      void session.close()
+    }
+    await session.server.connect(transport)
+    await transport.handleRequest(req, res, body)
+    // An initialize that failed never produced a session: release what it made.
+    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await session.close()
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (url.pathname !== path) return rpcError(res, 404, 'Not found')
+    if (allowed && !allowed.has(String(req.headers.host ?? '').toLowerCase())) {
+      return rpcError(res, 403, 'Host not allowed')
+    }
+    const sessionId = req.headers['mcp-session-id']
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
+    if (existing) {
+      const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : undefined
+      return existing.transport.handleRequest(req, res, body)
+    }
+    if (sessionId !== undefined) return rpcError(res, 404, 'Session not found')
+    if (req.method !== 'POST') return rpcError(res, 400, 'No session: send initialize first')
+    const body = await readJson(req, maxBodyBytes)
+    if (!isInitializeRequest(body)) return rpcError(res, 400, 'No session: send initialize first')
+    return open(req, res, body)
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: { status?: number }) => {
+      rpcError(res, typeof err?.status === 'number' ? err.status : 500, 'Internal error')
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const bound = (server.address() as AddressInfo).port
+  if (options.allowedHosts) allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()))
+  else if (LOOPBACK.has(host)) allowed = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`])
+  const urlHost = host.includes(':') ? `[${host}]` : host
+
+  let closing: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const open = [...sessions.values()]
+      sessions.clear()
+      await Promise.allSettled(open.map(({ session }) => session.close()))
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    })()
+    return closing
+  }
+
+  return {
+    url: new URL(`http://${urlHost}:${bound}${path}`),
+    sessionCount: () => sessions.size,
+    close,
+    [Symbol.asyncDispose]: close,
+  }
+}
