@@ -15,13 +15,22 @@ export const ERROR_CODES = {
   E_INTERNAL: { status: 500, summary: 'The host failed; details are kept host-side.' },
   E_ABORTED: { status: 499, summary: 'The turn was aborted by the caller.' },
   // manifests and sources
-  E_SKILL_MANIFEST_INVALID: { status: 422, summary: 'SKILL.md, its sidecar or a descriptor is invalid.' },
+  E_SKILL_MANIFEST_INVALID: {
+    status: 422,
+    summary: 'SKILL.md, its sidecar or a descriptor is invalid.',
+  },
   E_SKILL_SOURCE_FAILED: { status: 502, summary: 'A skill source failed to discover or read.' },
-  E_SKILL_SOURCE_PATH_REJECTED: { status: 400, summary: 'A path is absolute, escapes its root or is unsafe.' },
+  E_SKILL_SOURCE_PATH_REJECTED: {
+    status: 400,
+    summary: 'A path is absolute, escapes its root or is unsafe.',
+  },
   E_SKILL_SOURCE_TOO_LARGE: { status: 413, summary: 'A skill file exceeds the source size cap.' },
   // lifecycle
   E_SKILL_NOT_FOUND: { status: 404, summary: 'No skill with this id is in the catalog.' },
-  E_SKILL_SHADOWED: { status: 409, summary: 'An earlier skill with the same id wins; this one is shadowed.' },
+  E_SKILL_SHADOWED: {
+    status: 409,
+    summary: 'An earlier skill with the same id wins; this one is shadowed.',
+  },
   E_SKILL_ALREADY_LOADED: { status: 409, summary: 'The skill is already loaded.' },
   E_SKILL_NOT_LOADED: { status: 409, summary: 'The skill is not loaded (or was unloaded).' },
   E_SKILL_TOOL_DUPLICATE: { status: 422, summary: 'A skill declares the same tool name twice.' },
@@ -29,26 +38,65 @@ export const ERROR_CODES = {
   E_SKILL_MANAGER_DISPOSED: { status: 410, summary: 'The manager has been disposed.' },
   // tier 1
   E_SKILL_TOOL_FAILED: { status: 500, summary: 'A skill module tool threw.' },
-  E_SKILL_TOOL_BAD_RESPONSE: { status: 502, summary: 'A skill tool returned a value of an invalid shape.' },
-  E_SKILL_ARTIFACT_UNAVAILABLE: { status: 500, summary: 'The bound artifact kind is not registered.' },
+  E_SKILL_TOOL_BAD_RESPONSE: {
+    status: 502,
+    summary: 'A skill tool returned a value of an invalid shape.',
+  },
+  E_SKILL_ARTIFACT_UNAVAILABLE: {
+    status: 500,
+    summary: 'The bound artifact kind is not registered.',
+  },
   // tier 2
-  E_SKILL_ISOLATED_TIMEOUT: { status: 504, summary: 'An isolated tool ran past its deadline and was killed.' },
-  E_SKILL_ISOLATED_RESOURCE_EXHAUSTED: { status: 507, summary: 'An isolated tool exhausted its memory or stack.' },
+  E_SKILL_ISOLATED_TIMEOUT: {
+    status: 504,
+    summary: 'An isolated tool ran past its deadline and was killed.',
+  },
+  E_SKILL_ISOLATED_RESOURCE_EXHAUSTED: {
+    status: 507,
+    summary: 'An isolated tool exhausted its memory or stack.',
+  },
   E_SKILL_ISOLATED_THREW: { status: 422, summary: 'An isolated tool threw inside its guest.' },
-  E_SKILL_ISOLATED_BAD_RESULT: { status: 502, summary: 'An isolated tool returned a non-JSON or oversized result.' },
-  E_SKILL_ISOLATED_GUEST_FAILED: { status: 500, summary: 'The guest runtime could not be created or crashed.' },
+  E_SKILL_ISOLATED_BAD_RESULT: {
+    status: 502,
+    summary: 'An isolated tool returned a non-JSON or oversized result.',
+  },
+  E_SKILL_ISOLATED_GUEST_FAILED: {
+    status: 500,
+    summary: 'The guest runtime could not be created or crashed.',
+  },
   // tier 3
   E_SKILL_SCRIPT_DENIED: { status: 403, summary: 'The gate explicitly refused the script.' },
-  E_SKILL_SCRIPT_GATE_UNAVAILABLE: { status: 503, summary: 'The gate is missing or broken; the script did not run.' },
-  E_SKILL_SCRIPT_POLICY_WIDENED: { status: 403, summary: 'The derived policy is wider than the session policy.' },
-  E_SKILL_SCRIPT_TIMEOUT: { status: 504, summary: 'A script ran past its deadline and was killed.' },
+  E_SKILL_SCRIPT_GATE_UNAVAILABLE: {
+    status: 503,
+    summary: 'The gate is missing or broken; the script did not run.',
+  },
+  E_SKILL_SCRIPT_POLICY_WIDENED: {
+    status: 403,
+    summary: 'The derived policy is wider than the session policy.',
+  },
+  E_SKILL_SCRIPT_TIMEOUT: {
+    status: 504,
+    summary: 'A script ran past its deadline and was killed.',
+  },
   E_SKILL_SCRIPT_FAILED: { status: 500, summary: 'A script exited nonzero.' },
-  E_SKILL_SCRIPT_INVALID_ARGS: { status: 400, summary: 'A script parameter value is unsafe or invalid.' },
-  E_SKILL_WORKSPACE_FAILED: { status: 500, summary: 'A skill workspace could not be materialized or disposed.' },
-  E_SANDBOX_UNAVAILABLE: { status: 503, summary: 'The sandbox (bubblewrap) cannot run on this machine.' },
+  E_SKILL_SCRIPT_INVALID_ARGS: {
+    status: 400,
+    summary: 'A script parameter value is unsafe or invalid.',
+  },
+  E_SKILL_WORKSPACE_FAILED: {
+    status: 500,
+    summary: 'A skill workspace could not be materialized or disposed.',
+  },
+  E_SANDBOX_UNAVAILABLE: {
+    status: 503,
+    summary: 'The sandbox (bubblewrap) cannot run on this machine.',
+  },
   // spool and artifacts
   E_ARTIFACT_NOT_FOUND: { status: 404, summary: 'No spooled artifact with this id.' },
-  E_ARTIFACT_READ_INVALID: { status: 400, summary: 'An artifact read asked for an invalid range or pattern.' },
+  E_ARTIFACT_READ_INVALID: {
+    status: 400,
+    summary: 'An artifact read asked for an invalid range or pattern.',
+  },
 } as const satisfies Record<string, { status: number; summary: string }>
 
 /** A stable skillhost error code. */

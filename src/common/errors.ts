@@ -29,7 +29,11 @@ export class SkillHostError extends Error {
 
   /** Recognizes skillhost errors even across two copies of the package. */
   static isInstance(value: unknown): value is SkillHostError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[BRAND] === true
+    )
   }
 
   /** True when `value` is a skillhost error with the given code. */

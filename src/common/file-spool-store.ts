@@ -1,7 +1,13 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Retrievable } from './retrievable.js'
-import { describeSpooled, newSpoolId, SPOOL_ID_PATTERN, type SpoolMeta, type SpoolStore } from './spool-store.js'
+import {
+  describeSpooled,
+  newSpoolId,
+  SPOOL_ID_PATTERN,
+  type SpoolMeta,
+  type SpoolStore,
+} from './spool-store.js'
 
 /**
  * A `SpoolStore` in a directory: `<id>.bin` holds the bytes and `<id>.json`
@@ -46,7 +52,9 @@ export class FileSpoolStore implements SpoolStore {
   async stat(id: string): Promise<Retrievable | undefined> {
     if (!SPOOL_ID_PATTERN.test(id)) return undefined
     try {
-      const record = JSON.parse(await readFile(join(this.directory, `${id}.json`), 'utf8')) as Retrievable
+      const record = JSON.parse(
+        await readFile(join(this.directory, `${id}.json`), 'utf8'),
+      ) as Retrievable
       return Object.freeze({ ...record, provenance: Object.freeze({ ...record.provenance }) })
     } catch {
       return undefined

@@ -30,7 +30,11 @@ export class GateDenied extends Error {
 
   /** Recognizes refusals across two copies of the package. */
   static isInstance(value: unknown): value is GateDenied {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DENIED_BRAND] === true
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[DENIED_BRAND] === true
+    )
   }
 }
 
@@ -55,7 +59,8 @@ export async function runToolGate(
   ctx: TurnContext,
   request: GateRequest,
 ): Promise<GateVerdict> {
-  if (typeof gate !== 'function') return { outcome: 'unavailable', cause: new Error('no gate configured') }
+  if (typeof gate !== 'function')
+    return { outcome: 'unavailable', cause: new Error('no gate configured') }
   try {
     await gate(ctx, request)
     return { outcome: 'allow' }
@@ -72,7 +77,10 @@ export interface GateCodes {
 }
 
 /** Default codes for host, lifecycle, module and isolated tools. */
-export const TOOL_GATE_CODES: GateCodes = { refused: 'E_TOOL_DENIED', unavailable: 'E_TOOL_GATE_UNAVAILABLE' }
+export const TOOL_GATE_CODES: GateCodes = {
+  refused: 'E_TOOL_DENIED',
+  unavailable: 'E_TOOL_GATE_UNAVAILABLE',
+}
 
 /** Codes for tier-3 scripts, as the reference fixes them (403 vs 503). */
 export const SCRIPT_GATE_CODES: GateCodes = {
@@ -94,9 +102,13 @@ export async function enforceToolGate(
   const verdict = await runToolGate(gate, ctx, request)
   if (verdict.outcome === 'allow') return
   if (verdict.outcome === 'refused') {
-    throw new SkillHostError(codes.refused, `The host refused '${request.tool}': ${verdict.reason}`, {
-      data: { tool: request.tool },
-    })
+    throw new SkillHostError(
+      codes.refused,
+      `The host refused '${request.tool}': ${verdict.reason}`,
+      {
+        data: { tool: request.tool },
+      },
+    )
   }
   throw new SkillHostError(
     codes.unavailable,

@@ -22,8 +22,15 @@ function ajv(): Ajv {
 
 /** True when `value` carries the Standard Schema v1 `~standard` interface. */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  const std = (value as { '~standard'?: { version?: unknown; validate?: unknown } } | null)?.['~standard']
-  return typeof std === 'object' && std !== null && std.version === 1 && typeof std.validate === 'function'
+  const std = (value as { '~standard'?: { version?: unknown; validate?: unknown } } | null)?.[
+    '~standard'
+  ]
+  return (
+    typeof std === 'object' &&
+    std !== null &&
+    std.version === 1 &&
+    typeof std.validate === 'function'
+  )
 }
 
 function standardToJsonSchema(schema: StandardSchemaV1): JsonSchemaObject {
@@ -56,7 +63,10 @@ function describeIssues(issues: ReadonlyArray<StandardSchemaV1.Issue>): string {
  * schema fails here, at construction, not on the first call); Standard Schema
  * validators are used as they are.
  */
-export function compileInputSchema<A>(toolName: string, schema: ToolInputSchema<A>): CompiledSchema<A> {
+export function compileInputSchema<A>(
+  toolName: string,
+  schema: ToolInputSchema<A>,
+): CompiledSchema<A> {
   if (isStandardSchema(schema)) {
     const std = schema as StandardSchemaV1<unknown, A>
     return {
@@ -77,9 +87,13 @@ export function compileInputSchema<A>(toolName: string, schema: ToolInputSchema<
   try {
     check = ajv().compile(schema as object)
   } catch (cause) {
-    throw new SkillHostError('E_INVALID_SKILLS_CONFIG', `Tool '${toolName}' has an invalid JSON Schema.`, {
-      cause,
-    })
+    throw new SkillHostError(
+      'E_INVALID_SKILLS_CONFIG',
+      `Tool '${toolName}' has an invalid JSON Schema.`,
+      {
+        cause,
+      },
+    )
   }
   return {
     jsonSchema: schema as JsonSchemaObject,
@@ -91,7 +105,10 @@ export function compileInputSchema<A>(toolName: string, schema: ToolInputSchema<
           .slice(0, 5)
           .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
           .join('; ')
-        throw new SkillHostError('E_TOOL_INVALID_ARGS', `Invalid arguments for '${toolName}': ${detail}`)
+        throw new SkillHostError(
+          'E_TOOL_INVALID_ARGS',
+          `Invalid arguments for '${toolName}': ${detail}`,
+        )
       }
       return copy as A
     },

@@ -25,9 +25,13 @@ export class ToolRegistry {
   /** Adds `tool`; throws `E_TOOL_NAME_TAKEN` when the name is in use. */
   register(tool: Tool): ToolRegistration {
     if (this.#tools.has(tool.name)) {
-      throw new SkillHostError('E_TOOL_NAME_TAKEN', `A tool named '${tool.name}' is already registered.`, {
-        data: { tool: tool.name },
-      })
+      throw new SkillHostError(
+        'E_TOOL_NAME_TAKEN',
+        `A tool named '${tool.name}' is already registered.`,
+        {
+          data: { tool: tool.name },
+        },
+      )
     }
     this.#tools.set(tool.name, tool)
     this.#emit({ kind: 'registered', tool })

@@ -1,12 +1,20 @@
 import type { Media } from './media.js'
-import { type CompiledSchema, compileInputSchema, type JsonSchemaObject, type ToolInputSchema } from './schema.js'
+import {
+  type CompiledSchema,
+  compileInputSchema,
+  type JsonSchemaObject,
+  type ToolInputSchema,
+} from './schema.js'
 import type { TurnContext } from './turn-context.js'
 
 /** What a tool handler may return. Anything else is a bad response at the skill boundary. */
 export type ToolResult = string | Uint8Array | Media | Media[]
 
 /** Calls a tool's logic with arguments its schema already validated. */
-export type ToolHandler<A = unknown> = (args: A, ctx: TurnContext) => ToolResult | Promise<ToolResult>
+export type ToolHandler<A = unknown> = (
+  args: A,
+  ctx: TurnContext,
+) => ToolResult | Promise<ToolResult>
 
 /** Everything needed to build a `Tool`. */
 export interface ToolSpec<A = unknown> {
@@ -48,7 +56,8 @@ export class Tool<A = unknown> {
     if (typeof spec.name !== 'string' || spec.name.length === 0) {
       throw new TypeError('Tool name must be a non-empty string')
     }
-    if (typeof spec.handler !== 'function') throw new TypeError(`Tool '${spec.name}' needs a handler`)
+    if (typeof spec.handler !== 'function')
+      throw new TypeError(`Tool '${spec.name}' needs a handler`)
     this.name = spec.name
     this.description = String(spec.description ?? '')
     this.trusted = spec.trusted === true
@@ -80,7 +89,9 @@ export class Tool<A = unknown> {
   static isInstance(value: unknown): value is Tool {
     return (
       value instanceof Tool ||
-      (typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true)
+      (typeof value === 'object' &&
+        value !== null &&
+        (value as Record<symbol, unknown>)[TOOL_BRAND] === true)
     )
   }
 

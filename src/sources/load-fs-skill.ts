@@ -1,11 +1,12 @@
 import type { Dirent } from 'node:fs'
+import { join } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { decodeSkillText } from '../manifest/decode-skill-text.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { parseSkillSidecar, SKILL_SIDECAR_FILE, type SkillSidecar } from '../manifest/parse-skill-sidecar.js'
 import { type SkillManifest, validateSkillManifest } from '../manifest/validate-skill-manifest.js'
 import { readFileCapped } from './read-file-capped.js'
-import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
+import { type SkillFileEntry, type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /** A skill folder that passed validation: everything a source caches about it. */
@@ -73,8 +74,18 @@ export async function loadFsSkill(
   entries?: readonly Dirent[],
 ): Promise<FsSkillOutcome> {
   try {
-    const scan = await scanSkillFolder(dir, options.limits, entries)
-    const text = await readSkillText(scan, 'SKILL.md', options.limits.maxSkillMdBytes)
+    // When SKILL.md is a plain file, read it first: the open descriptor's stat
+    // serves the folder scan too, saving one filesystem call per skill.
+    let text: string | undefined
+    let known: Map<string, SkillFileEntry> | undefined
+    if (entries?.find((e) => e.name === 'SKILL.md')?.isFile()) {
+      const abs = join(dir, 'SKILL.md')
+      const file = await readFileCapped(abs, options.limits.maxSkillMdBytes, 'SKILL.md')
+      text = decodeSkillText(file.bytes)
+      known = new Map([['SKILL.md', { abs, size: file.size, mtimeMs: file.mtimeMs, ino: file.ino }]])
+    }
+    const scan = await scanSkillFolder(dir, options.limits, entries, known)
+    text ??= await readSkillText(scan, 'SKILL.md', options.limits.maxSkillMdBytes)
     const { frontmatter } = parseSkillMd(text, { maxFrontmatterBytes: options.limits.maxFrontmatterBytes })
     const verdict = validateSkillManifest(frontmatter, { folderName, strict: options.strict })
     if (!verdict.ok || !verdict.manifest) {

@@ -32,16 +32,14 @@ export async function readFileCapped(path: string, maxBytes: number, label: stri
         { data: { size: stat.size, limit: maxBytes } },
       )
     }
-    // Read one byte past the stat size so a file that grew since is caught.
-    const buffer = new Uint8Array(stat.size + 1)
+    // Read exactly the size the descriptor reported: a file that grows later
+    // changes its stat hash, so the skill's version goes stale anyway.
+    const buffer = new Uint8Array(stat.size)
     let filled = 0
-    for (;;) {
+    while (filled < buffer.byteLength) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null)
       if (bytesRead === 0) break
       filled += bytesRead
-      if (filled === buffer.byteLength) {
-        throw new SkillHostError('E_SKILL_SOURCE_TOO_LARGE', `${label} changed size while being read; retry.`)
-      }
     }
     return { bytes: buffer.subarray(0, filled), size: filled, mtimeMs: stat.mtimeMs, ino: stat.ino }
   } catch (err) {

@@ -36,12 +36,14 @@ function insideOf(root: string, target: string): boolean {
  * folder: otherwise `E_SKILL_SOURCE_PATH_REJECTED` (escaping symlink) or
  * `E_SKILL_SOURCE_FAILED` (loop, FIFO, folder). More than `maxFilesPerSkill`
  * files fails with `E_SKILL_SOURCE_TOO_LARGE`. `top` may pass the folder's
- * already-read entries to save a `readdir`.
+ * already-read entries to save a `readdir`, and `known` stats of regular
+ * files the caller already took (from an open descriptor) to save a `stat`.
  */
 export async function scanSkillFolder(
   dir: string,
   limits: SkillSourceLimits,
   top?: readonly Dirent[],
+  known?: ReadonlyMap<string, SkillFileEntry>,
 ): Promise<SkillFolderScan> {
   const files = new Map<string, SkillFileEntry>()
   const warnings: string[] = []
@@ -60,7 +62,9 @@ export async function scanSkillFolder(
         if (depth + 1 > limits.maxDepth) warnings.push(`${relPath}/ is nested too deep; not searched`)
         else pending.push([relPath, absPath, depth + 1])
       } else if (entry.isFile()) {
-        stats.push(stat(absPath).then((s) => add(relPath, absPath, s)))
+        const seen = known?.get(relPath)
+        if (seen) files.set(relPath, seen)
+        else stats.push(stat(absPath).then((s) => add(relPath, absPath, s)))
       } else if (entry.isSymbolicLink()) {
         if (!realDir) {
           realDir = realpath(dir)

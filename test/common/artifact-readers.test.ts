@@ -12,7 +12,8 @@ import {
 import { numbered, rejectsWith } from './helpers.js'
 
 const readers = new Map(forgeArtifactReaders().map((t) => [t.name, t] as const))
-const call = (ctx: TurnContext, name: string, args: unknown) => (readers.get(name) as Tool).execute(args, ctx) as Promise<string>
+const call = (ctx: TurnContext, name: string, args: unknown) =>
+  (readers.get(name) as Tool).execute(args, ctx) as Promise<string>
 
 async function setup(content: string | Uint8Array, mimeType?: string) {
   const ctx = createTurnContext()
@@ -36,7 +37,10 @@ describe('SpooledArtifact', () => {
   })
 
   it('open of an unknown id is E_ARTIFACT_NOT_FOUND', async () => {
-    await rejectsWith(SpooledArtifact.open(new MemorySpoolStore(), 'r_0123456789abcdef'), 'E_ARTIFACT_NOT_FOUND')
+    await rejectsWith(
+      SpooledArtifact.open(new MemorySpoolStore(), 'r_0123456789abcdef'),
+      'E_ARTIFACT_NOT_FOUND',
+    )
   })
 })
 
@@ -95,7 +99,9 @@ describe('artifact_head / artifact_tail', () => {
     const { ctx, id } = await setup(`${'é'.repeat(20_000)}\nnext\n`)
     const out = await call(ctx, 'artifact_head', { id, lines: 1 })
     expect(out).toContain('longer than the 16384-byte cap')
-    expect(new TextEncoder().encode(out).byteLength).toBeLessThan(ARTIFACT_READ_LIMITS.maxBytes + 1000)
+    expect(new TextEncoder().encode(out).byteLength).toBeLessThan(
+      ARTIFACT_READ_LIMITS.maxBytes + 1000,
+    )
     expect(out).not.toContain('\uFFFD')
   })
 
@@ -175,7 +181,16 @@ describe('artifact_cat', () => {
 })
 
 describe('artifact_grep', () => {
-  const text = ['alpha', 'beta', 'gamma', 'delta (x+y)', 'beta again', 'epsilon', 'zeta', 'BETA upper'].join('\n')
+  const text = [
+    'alpha',
+    'beta',
+    'gamma',
+    'delta (x+y)',
+    'beta again',
+    'epsilon',
+    'zeta',
+    'BETA upper',
+  ].join('\n')
 
   it('matches literally by default, with line numbers', async () => {
     const { ctx, id } = await setup(text)
@@ -186,11 +201,19 @@ describe('artifact_grep', () => {
 
   it('supports ignoreCase, context lines and group separators', async () => {
     const { ctx, id } = await setup(text)
-    const out = await call(ctx, 'artifact_grep', { id, pattern: 'beta', ignoreCase: true, context: 1 })
+    const out = await call(ctx, 'artifact_grep', {
+      id,
+      pattern: 'beta',
+      ignoreCase: true,
+      context: 1,
+    })
     expect(out).toContain('1-alpha\n2:beta\n3-gamma')
     expect(out).toContain('4-delta (x+y)\n5:beta again\n6-epsilon')
-    expect(out).toContain('--\n7-zeta\n8:BETA upper')
+    expect(out).toContain('6-epsilon\n7-zeta\n8:BETA upper')
+    expect(out).not.toContain('--')
     expect(out).toContain('3 matching lines')
+    const bare = await call(ctx, 'artifact_grep', { id, pattern: 'beta', ignoreCase: true })
+    expect(bare).toContain('2:beta\n--\n5:beta again\n--\n8:BETA upper')
   })
 
   it('supports regexes', async () => {
@@ -218,8 +241,20 @@ describe('artifact_grep', () => {
 
   it('refuses catastrophic regexes quickly instead of hanging', async () => {
     const { ctx, id } = await setup(`${'a'.repeat(5000)}!\n`)
-    for (const pattern of ['(a+)+$', '(a*)*b', '(a|a)*$', '(x+x+)+y', '(\\w+\\s?)+$', '(a|aa){2,}$', '(.*a){20}', '(a)\\1']) {
-      const err = await rejectsWith(call(ctx, 'artifact_grep', { id, pattern, regex: true }), 'E_ARTIFACT_READ_INVALID')
+    for (const pattern of [
+      '(a+)+$',
+      '(a*)*b',
+      '(a|a)*$',
+      '(x+x+)+y',
+      '(\\w+\\s?)+$',
+      '(a|aa){2,}$',
+      '(.*a){20}',
+      '(a)\\1',
+    ]) {
+      const err = await rejectsWith(
+        call(ctx, 'artifact_grep', { id, pattern, regex: true }),
+        'E_ARTIFACT_READ_INVALID',
+      )
       expect(err.message).toMatch(/refused|backreference/)
     }
     // The same strings are harmless as literals.
@@ -227,7 +262,16 @@ describe('artifact_grep', () => {
   })
 
   it('regexHazard passes ordinary patterns', () => {
-    for (const ok of ['foo', 'foo.*bar', '^\\s*#+ ', '[a-z]+@[a-z]+\\.com', '(?:ab)?c', '(foo|bar)', 'a{2,3}', '[(+*)]+']) {
+    for (const ok of [
+      'foo',
+      'foo.*bar',
+      '^\\s*#+ ',
+      '[a-z]+@[a-z]+\\.com',
+      '(?:ab)?c',
+      '(foo|bar)',
+      'a{2,3}',
+      '[(+*)]+',
+    ]) {
       expect(regexHazard(ok), ok).toBeUndefined()
     }
     expect(regexHazard('a*b*c*d*')).toMatch(/unbounded/)
@@ -235,17 +279,36 @@ describe('artifact_grep', () => {
 
   it('rejects an over-long or empty pattern and a bad regex', async () => {
     const { ctx, id } = await setup(text)
-    await rejectsWith(call(ctx, 'artifact_grep', { id, pattern: 'a'.repeat(ARTIFACT_READ_LIMITS.maxPatternLength + 1) }), 'E_ARTIFACT_READ_INVALID')
+    await rejectsWith(
+      call(ctx, 'artifact_grep', {
+        id,
+        pattern: 'a'.repeat(ARTIFACT_READ_LIMITS.maxPatternLength + 1),
+      }),
+      'E_ARTIFACT_READ_INVALID',
+    )
     await rejectsWith(call(ctx, 'artifact_grep', { id, pattern: '' }), 'E_ARTIFACT_READ_INVALID')
-    await rejectsWith(call(ctx, 'artifact_grep', { id, pattern: '([a-', regex: true }), 'E_ARTIFACT_READ_INVALID')
-    await rejectsWith(call(ctx, 'artifact_grep', { id, pattern: 'a', context: 11 }), 'E_ARTIFACT_READ_INVALID')
-    await rejectsWith(call(ctx, 'artifact_grep', { id, pattern: 'a', maxMatches: 0 }), 'E_ARTIFACT_READ_INVALID')
+    await rejectsWith(
+      call(ctx, 'artifact_grep', { id, pattern: '([a-', regex: true }),
+      'E_ARTIFACT_READ_INVALID',
+    )
+    await rejectsWith(
+      call(ctx, 'artifact_grep', { id, pattern: 'a', context: 11 }),
+      'E_ARTIFACT_READ_INVALID',
+    )
+    await rejectsWith(
+      call(ctx, 'artifact_grep', { id, pattern: 'a', maxMatches: 0 }),
+      'E_ARTIFACT_READ_INVALID',
+    )
   })
 
   it('caps the output bytes', async () => {
-    const { ctx, id } = await setup(Array.from({ length: 400 }, (_, i) => `match ${i} ${'y'.repeat(400)}`).join('\n'))
+    const { ctx, id } = await setup(
+      Array.from({ length: 400 }, (_, i) => `match ${i} ${'y'.repeat(400)}`).join('\n'),
+    )
     const out = await call(ctx, 'artifact_grep', { id, pattern: 'match', maxMatches: 400 })
-    expect(new TextEncoder().encode(out).byteLength).toBeLessThan(ARTIFACT_READ_LIMITS.maxBytes + 1000)
+    expect(new TextEncoder().encode(out).byteLength).toBeLessThan(
+      ARTIFACT_READ_LIMITS.maxBytes + 1000,
+    )
     expect(out).toContain('truncated')
   })
 })
@@ -253,9 +316,20 @@ describe('artifact_grep', () => {
 describe('artifact_stat and binary content', () => {
   it('stat describes kind, size, lines and provenance', async () => {
     const ctx = createTurnContext()
-    const artifact = await SpooledArtifact.spool(ctx.spool, 'a\nb\nc\n', { title: 'out', provenance: { skill: 'pdf' } })
+    const artifact = await SpooledArtifact.spool(ctx.spool, 'a\nb\nc\n', {
+      title: 'out',
+      provenance: { skill: 'pdf' },
+    })
     const stat = JSON.parse(await call(ctx, 'artifact_stat', { id: artifact.id }))
-    expect(stat).toMatchObject({ id: artifact.id, kind: 'text', size: 6, lines: 3, binary: false, title: 'out', trusted: false })
+    expect(stat).toMatchObject({
+      id: artifact.id,
+      kind: 'text',
+      size: 6,
+      lines: 3,
+      binary: false,
+      title: 'out',
+      trusted: false,
+    })
     expect(stat.provenance).toEqual({ skill: 'pdf' })
   })
 
@@ -285,7 +359,10 @@ describe('unknown ids and durability', () => {
   it('every reader answers E_ARTIFACT_NOT_FOUND for an unknown id', async () => {
     const ctx = createTurnContext()
     for (const tool of forgeArtifactReaders()) {
-      const args = tool.name === 'artifact_grep' ? { id: 'r_0123456789abcdef', pattern: 'x' } : { id: 'r_0123456789abcdef' }
+      const args =
+        tool.name === 'artifact_grep'
+          ? { id: 'r_0123456789abcdef', pattern: 'x' }
+          : { id: 'r_0123456789abcdef' }
       await rejectsWith(tool.execute(args, ctx), 'E_ARTIFACT_NOT_FOUND')
     }
   })
@@ -296,7 +373,10 @@ describe('unknown ids and durability', () => {
     const artifact = await SpooledArtifact.spool(first.spool, 'kept\n')
     const later = createTurnContext({ spool })
     expect(await call(later, 'artifact_head', { id: artifact.id })).toContain('kept')
-    await rejectsWith(call(createTurnContext(), 'artifact_head', { id: artifact.id }), 'E_ARTIFACT_NOT_FOUND')
+    await rejectsWith(
+      call(createTurnContext(), 'artifact_head', { id: artifact.id }),
+      'E_ARTIFACT_NOT_FOUND',
+    )
   })
 
   it('a deleted artifact reads as not found', async () => {

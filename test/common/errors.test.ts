@@ -28,7 +28,9 @@ describe('SkillHostError', () => {
     expect(SkillHostError.is(foreign, 'E_TOOL_DENIED')).toBe(true)
     expect(SkillHostError.is(foreign, 'E_INTERNAL')).toBe(false)
     expect(SkillHostError.isInstance({ code: 'E_TOOL_DENIED' })).toBe(false)
-    expect(SkillHostError.isInstance(Object.assign(new Error('x'), { code: 'E_TOOL_DENIED' }))).toBe(false)
+    expect(
+      SkillHostError.isInstance(Object.assign(new Error('x'), { code: 'E_TOOL_DENIED' })),
+    ).toBe(false)
     expect(SkillHostError.isInstance(null)).toBe(false)
     expect(SkillHostError.isInstance('E_TOOL_DENIED')).toBe(false)
   })
@@ -43,7 +45,9 @@ describe('SkillHostError', () => {
 
 describe('renderError', () => {
   it('renders code and message for a skillhost error', () => {
-    expect(renderError(new SkillHostError('E_SKILL_NOT_FOUND', "No skill 'pdf'."))).toBe("E_SKILL_NOT_FOUND: No skill 'pdf'.")
+    expect(renderError(new SkillHostError('E_SKILL_NOT_FOUND', "No skill 'pdf'."))).toBe(
+      "E_SKILL_NOT_FOUND: No skill 'pdf'.",
+    )
   })
 
   it('never leaks a thrown plain Error, string or object', () => {

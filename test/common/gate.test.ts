@@ -27,17 +27,25 @@ describe('runToolGate', () => {
   })
 
   it('classifies GateDenied as refused with the reason', async () => {
-    const verdict = await runToolGate(() => {
-      throw deny('scripts are off here')
-    }, turn(), request)
+    const verdict = await runToolGate(
+      () => {
+        throw deny('scripts are off here')
+      },
+      turn(),
+      request,
+    )
     expect(verdict).toEqual({ outcome: 'refused', reason: 'scripts are off here' })
   })
 
   it('classifies any other throw, or a rejected promise, as unavailable', async () => {
     const boom = new Error('db down')
-    const a = await runToolGate(() => {
-      throw boom
-    }, turn(), request)
+    const a = await runToolGate(
+      () => {
+        throw boom
+      },
+      turn(),
+      request,
+    )
     expect(a).toEqual({ outcome: 'unavailable', cause: boom })
     const b = await runToolGate(async () => Promise.reject('string'), turn(), request)
     expect(b.outcome).toBe('unavailable')
@@ -49,11 +57,18 @@ describe('runToolGate', () => {
   })
 
   it('recognizes a refusal from a second copy of the package by its brand', async () => {
-    const foreign = Object.assign(new Error('no'), { reason: 'no', [Symbol.for('skillhost.gate-denied')]: true })
+    const foreign = Object.assign(new Error('no'), {
+      reason: 'no',
+      [Symbol.for('skillhost.gate-denied')]: true,
+    })
     expect(GateDenied.isInstance(foreign)).toBe(true)
-    const verdict = await runToolGate(() => {
-      throw foreign
-    }, turn(), request)
+    const verdict = await runToolGate(
+      () => {
+        throw foreign
+      },
+      turn(),
+      request,
+    )
     expect(verdict).toEqual({ outcome: 'refused', reason: 'no' })
     expect(GateDenied.isInstance(new Error('no'))).toBe(false)
   })
@@ -66,9 +81,13 @@ describe('enforceToolGate', () => {
 
   it('throws E_TOOL_DENIED (403) with the reason by default', async () => {
     const err = await rejectsWith(
-      enforceToolGate(() => {
-        throw deny('not today')
-      }, turn(), request),
+      enforceToolGate(
+        () => {
+          throw deny('not today')
+        },
+        turn(),
+        request,
+      ),
       'E_TOOL_DENIED',
     )
     expect(err.status).toBe(403)
@@ -78,9 +97,13 @@ describe('enforceToolGate', () => {
   it('throws E_TOOL_GATE_UNAVAILABLE (503) for a broken gate without leaking the cause', async () => {
     const secret = new Error('password=hunter2 at /home/alice/gate.js')
     const err = await rejectsWith(
-      enforceToolGate(() => {
-        throw secret
-      }, turn(), request),
+      enforceToolGate(
+        () => {
+          throw secret
+        },
+        turn(),
+        request,
+      ),
       'E_TOOL_GATE_UNAVAILABLE',
     )
     expect(err.status).toBe(503)
@@ -97,15 +120,26 @@ describe('enforceToolGate', () => {
 
   it('uses the script codes when asked', async () => {
     const refused = await rejectsWith(
-      enforceToolGate(() => {
-        throw deny('no scripts')
-      }, turn(), request, SCRIPT_GATE_CODES),
+      enforceToolGate(
+        () => {
+          throw deny('no scripts')
+        },
+        turn(),
+        request,
+        SCRIPT_GATE_CODES,
+      ),
       'E_SKILL_SCRIPT_DENIED',
     )
     expect(refused.status).toBe(403)
-    const down = await rejectsWith(enforceToolGate(undefined, turn(), request, SCRIPT_GATE_CODES), 'E_SKILL_SCRIPT_GATE_UNAVAILABLE')
+    const down = await rejectsWith(
+      enforceToolGate(undefined, turn(), request, SCRIPT_GATE_CODES),
+      'E_SKILL_SCRIPT_GATE_UNAVAILABLE',
+    )
     expect(down.status).toBe(503)
-    expect(TOOL_GATE_CODES).toEqual({ refused: 'E_TOOL_DENIED', unavailable: 'E_TOOL_GATE_UNAVAILABLE' })
+    expect(TOOL_GATE_CODES).toEqual({
+      refused: 'E_TOOL_DENIED',
+      unavailable: 'E_TOOL_GATE_UNAVAILABLE',
+    })
     expect(SkillHostError.is(down, 'E_SKILL_SCRIPT_GATE_UNAVAILABLE')).toBe(true)
   })
 })

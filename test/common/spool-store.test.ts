@@ -2,7 +2,12 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { FileSpoolStore, MemorySpoolStore, SPOOL_ID_PATTERN, type SpoolStore } from '../../src/common/index.js'
+import {
+  FileSpoolStore,
+  MemorySpoolStore,
+  SPOOL_ID_PATTERN,
+  type SpoolStore,
+} from '../../src/common/index.js'
 
 const dirs: string[] = []
 afterAll(async () => {
@@ -31,7 +36,12 @@ describe.each(stores)('%s', (_label, make) => {
       provenance: { skill: 'pdf', tool: 'extract' },
     })
     expect(record.id).toMatch(SPOOL_ID_PATTERN)
-    expect(record).toMatchObject({ kind: 'markdown', mimeType: 'text/markdown', size: bytes.byteLength, title: 'T' })
+    expect(record).toMatchObject({
+      kind: 'markdown',
+      mimeType: 'text/markdown',
+      size: bytes.byteLength,
+      title: 'T',
+    })
     expect(record.trusted).toBe(false)
     expect(record.provenance).toEqual({ skill: 'pdf', tool: 'extract' })
     expect(new TextDecoder().decode(await store.get(record.id))).toBe('hello spool')
@@ -77,7 +87,13 @@ describe('FileSpoolStore paths', () => {
     const outside = join(store.directory, '..', 'victim')
     await writeFile(`${outside}.bin`, 'secret')
     await writeFile(`${outside}.json`, '{}')
-    for (const id of ['../../etc/passwd', '../victim', '/etc/passwd', 'r_0000000000000000/../../victim', '']) {
+    for (const id of [
+      '../../etc/passwd',
+      '../victim',
+      '/etc/passwd',
+      'r_0000000000000000/../../victim',
+      '',
+    ]) {
       expect(await store.get(id)).toBeUndefined()
       expect(await store.stat(id)).toBeUndefined()
       expect(await store.delete(id)).toBe(false)

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { Tool, ToolRegistry, type ToolRegistryChange } from '../../src/common/index.js'
 
-const make = (name: string) => new Tool({ name, description: '', inputSchema: {}, handler: () => name })
+const make = (name: string) =>
+  new Tool({ name, description: '', inputSchema: {}, handler: () => name })
 
 describe('ToolRegistry', () => {
   it('registers, gets, lists and counts', () => {
@@ -21,7 +22,9 @@ describe('ToolRegistry', () => {
     const reg = new ToolRegistry()
     const first = make('x')
     reg.register(first)
-    expect(() => reg.register(make('x'))).toThrow(expect.objectContaining({ code: 'E_TOOL_NAME_TAKEN' }))
+    expect(() => reg.register(make('x'))).toThrow(
+      expect.objectContaining({ code: 'E_TOOL_NAME_TAKEN' }),
+    )
     expect(reg.get('x')).toBe(first)
   })
 
@@ -50,7 +53,8 @@ describe('ToolRegistry', () => {
     const reg = new ToolRegistry()
     expect(reg.has('constructor')).toBe(false)
     expect(reg.get('__proto__')).toBeUndefined()
-    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) reg.register(make(name))
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty'])
+      reg.register(make(name))
     expect(reg.get('__proto__')?.name).toBe('__proto__')
     expect(reg.get('constructor')?.name).toBe('constructor')
     expect(reg.size).toBe(4)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool, Tool, TOOL_NAME_PATTERN } from '../../src/common/index.js'
+import { defineTool, TOOL_NAME_PATTERN, Tool } from '../../src/common/index.js'
 import { rejectsWith, turn } from './helpers.js'
 
 describe('Tool', () => {
@@ -32,7 +32,10 @@ describe('Tool', () => {
   })
 
   it('exposes a JSON Schema derived from zod', () => {
-    expect(zodTool.jsonSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' } } })
+    expect(zodTool.jsonSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' } },
+    })
   })
 
   const jsonTool = new Tool<{ q: string; n?: number }>({
@@ -65,9 +68,15 @@ describe('Tool', () => {
   })
 
   it('fails at construction on a broken JSON Schema', () => {
-    expect(() => new Tool({ name: 'b', description: '', inputSchema: { type: 'not-a-type' }, handler: () => '' })).toThrow(
-      expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }),
-    )
+    expect(
+      () =>
+        new Tool({
+          name: 'b',
+          description: '',
+          inputSchema: { type: 'not-a-type' },
+          handler: () => '',
+        }),
+    ).toThrow(expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }))
   })
 
   it('is frozen and untrusted by default', () => {
@@ -77,14 +86,32 @@ describe('Tool', () => {
       ;(zodTool as { trusted: boolean }).trusted = true
     }).toThrow(TypeError)
     expect(zodTool.trusted).toBe(false)
-    const explicit = new Tool({ name: 'x', description: '', inputSchema: {}, handler: () => '', trusted: true })
+    const explicit = new Tool({
+      name: 'x',
+      description: '',
+      inputSchema: {},
+      handler: () => '',
+      trusted: true,
+    })
     expect(explicit.trusted).toBe(true)
-    const truthy = new Tool({ name: 'y', description: '', inputSchema: {}, handler: () => '', trusted: 'yes' as never })
+    const truthy = new Tool({
+      name: 'y',
+      description: '',
+      inputSchema: {},
+      handler: () => '',
+      trusted: 'yes' as never,
+    })
     expect(truthy.trusted).toBe(false)
   })
 
   it('freezes meta and recognizes tools across copies', () => {
-    const tool = defineTool({ name: 'm', description: '', inputSchema: {}, handler: () => '', meta: { a: 1 } })
+    const tool = defineTool({
+      name: 'm',
+      description: '',
+      inputSchema: {},
+      handler: () => '',
+      meta: { a: 1 },
+    })
     expect(Object.isFrozen(tool.meta)).toBe(true)
     expect(Tool.isInstance(tool)).toBe(true)
     expect(Tool.isInstance({ name: 'm' })).toBe(false)
@@ -93,8 +120,12 @@ describe('Tool', () => {
   })
 
   it('rejects a tool without a name or handler', () => {
-    expect(() => new Tool({ name: '', description: '', inputSchema: {}, handler: () => '' })).toThrow(TypeError)
-    expect(() => new Tool({ name: 'n', description: '', inputSchema: {}, handler: undefined as never })).toThrow(TypeError)
+    expect(
+      () => new Tool({ name: '', description: '', inputSchema: {}, handler: () => '' }),
+    ).toThrow(TypeError)
+    expect(
+      () => new Tool({ name: 'n', description: '', inputSchema: {}, handler: undefined as never }),
+    ).toThrow(TypeError)
   })
 
   it('TOOL_NAME_PATTERN accepts provider-safe names only', () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { createTurnContext, MemorySpoolStore, RetrievableSet, ToolRegistry } from '../../src/common/index.js'
+import {
+  createTurnContext,
+  MemorySpoolStore,
+  RetrievableSet,
+  ToolRegistry,
+} from '../../src/common/index.js'
 
 describe('createTurnContext', () => {
   it('builds a fresh, frozen context with its own registry and projections', () => {

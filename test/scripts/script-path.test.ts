@@ -16,7 +16,7 @@ describe('normalizeScriptPath', () => {
     expect(normalizeScriptPath('scripts/run.sh')).toBe('scripts/run.sh')
     expect(normalizeScriptPath('./scripts//run.sh')).toBe('scripts/run.sh')
     expect(normalizeScriptPath('scripts\\win\\run.py')).toBe('scripts/win/run.py')
-    expect(normalizeScriptPath('a:b/c.sh')).toBe('a:b/c.sh')
+    expect(normalizeScriptPath('ab:c/d.sh')).toBe('ab:c/d.sh')
   })
 
   it.each([

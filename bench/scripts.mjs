@@ -1,0 +1,193 @@
+// Tier-3 benchmark: sandboxed (bubblewrap) vs plain spawn, side by side, plus
+// 50 concurrent script calls checked for leaked processes and workspaces.
+// Run after `npx tsc -p tsconfig.build.json`: node bench/scripts.mjs
+import { spawn } from 'node:child_process'
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  createBubblewrapHandle,
+  createDirectoryWorkspace,
+  createPathTranslator,
+  runSkillScript,
+} from '../dist/sandbox/index.js'
+
+const SYSTEM = ['/usr', '/bin', '/lib', '/lib64']
+const ROUNDS = { true: 200, python: 40, node: 40 }
+
+function plain(argv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: {} })
+    child.stdout.resume()
+    child.stderr.resume()
+    child.once('error', reject)
+    child.once('close', resolve)
+  })
+}
+
+function pct(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+function stats(samples) {
+  const s = [...samples].sort((a, b) => a - b)
+  return { p50: pct(s, 50), p95: pct(s, 95) }
+}
+
+function liveWithMarker(marker) {
+  let n = 0
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'latin1')
+      if (stat.charAt(stat.lastIndexOf(')') + 2) === 'Z') continue
+      if (readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(marker)) n++
+    } catch {}
+  }
+  return n
+}
+
+const base = mkdtempSync(join(tmpdir(), 'skillhost-bench-'))
+chmodSync(base, 0o755)
+const handle = await createBubblewrapHandle()
+const workspace = await createDirectoryWorkspace({ baseDir: join(base, 'ws') })
+const policy = {
+  filesystem: { allowRead: [workspace.skillsDir, ...SYSTEM], denyRead: [], allowWrite: [workspace.scratchDir], denyWrite: [] },
+  network: { allowedDomains: [] },
+}
+const rawPolicy = {
+  filesystem: { allowRead: SYSTEM, denyRead: [], allowWrite: [], denyWrite: [] },
+  network: { allowedDomains: [] },
+}
+const sandboxed = (argv) =>
+  handle.run({ argv, cwd: '/', policy: rawPolicy, env: {}, timeoutMs: 10_000, maxOutputBytes: 65_536 })
+
+const cases = [
+  ['/bin/true', ['/bin/true'], ROUNDS.true],
+  ['python3 -c pass', ['/usr/bin/python3', '-c', 'pass'], ROUNDS.python],
+  ['node -e 0', ['/usr/bin/node', '-e', '0'], ROUNDS.node],
+]
+const rows = []
+for (const [label, argv, rounds] of cases) {
+  for (let i = 0; i < 5; i++) {
+    await plain(argv)
+    await sandboxed(argv)
+  }
+  const a = []
+  const b = []
+  // Interleaved, so machine noise hits both columns alike.
+  for (let i = 0; i < rounds; i++) {
+    let t = performance.now()
+    await plain(argv)
+    a.push(performance.now() - t)
+    t = performance.now()
+    const r = await sandboxed(argv)
+    b.push(performance.now() - t)
+    if (r.exitCode !== 0) throw new Error(`${label} failed in the sandbox: ${Buffer.from(r.stderr)}`)
+  }
+  const p = stats(a)
+  const s = stats(b)
+  rows.push({ label, rounds, plain: p, sandboxed: s, overhead50: s.p50 - p.p50, overhead95: s.p95 - p.p95 })
+}
+
+// End to end through runSkillScript (scratch dir, policy derivation + check, argv, redaction).
+const config = {
+  handle,
+  workspace,
+  policy,
+  translator: createPathTranslator({ hiddenHostPaths: [base] }),
+  interpreters: { sh: ['/bin/sh'] },
+  interpreterReadPaths: SYSTEM,
+  maxTimeoutSeconds: 30,
+  defaultTimeoutSeconds: 20,
+  maxOutputBytes: 65_536,
+  hostEnvIsolated: true,
+}
+const root = await workspace.materialize({ id: 'bench', version: '1' }, [
+  { path: 'noop.sh', read: async () => new TextEncoder().encode(':\n') },
+  {
+    path: 'busy.sh',
+    read: async () =>
+      new TextEncoder().encode(
+        `setsid sh -c 'trap "" TERM; while :; do sleep 1; done' "$1" </dev/null >/dev/null 2>&1 &\nsleep 0.2\necho "$1"\n`,
+      ),
+  },
+])
+const noop = { name: 'noop', path: 'noop.sh', description: 'noop', interpreter: 'sh' }
+const e2e = []
+for (let i = 0; i < 60; i++) {
+  const t = performance.now()
+  await runSkillScript(config, { skill: 'bench', root, script: noop, args: {} })
+  if (i >= 10) e2e.push(performance.now() - t)
+}
+const e2eStats = stats(e2e)
+
+// 50 concurrent calls, each leaving a TERM-trapping setsid daemon behind.
+const marker = `benchmark${process.pid}x`
+const busy = {
+  name: 'busy',
+  path: 'busy.sh',
+  description: 'busy',
+  interpreter: 'sh',
+  params: [{ name: 'token', type: 'string', positional: true, required: true }],
+}
+const rssBefore = process.memoryUsage().rss
+const t0 = performance.now()
+const results = await Promise.all(
+  Array.from({ length: 50 }, () =>
+    runSkillScript(config, { skill: 'bench', root, script: busy, args: { token: marker } }),
+  ),
+)
+const concurrentMs = performance.now() - t0
+const ok = results.filter((r) => r.exitCode === 0 && r.stdout === `${marker}\n`).length
+const leakedProcs = liveWithMarker(marker)
+const leakedScratch = readdirSync(workspace.scratchDir).length
+await workspace.dispose(root)
+const leakedRoots = readdirSync(workspace.skillsDir).length
+const rssDeltaMb = (process.memoryUsage().rss - rssBefore) / 1024 / 1024
+await handle.dispose?.()
+rmSync(base, { recursive: true, force: true })
+
+const f = (n) => n.toFixed(1)
+const cpu = cpus()[0]?.model ?? 'unknown'
+const lines = [
+  '## Scripts (tier 3)',
+  '',
+  `Machine: ${cpus().length} CPUs (nproc), ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}, run as uid ${process.getuid?.()}; ${new Date().toISOString().slice(0, 10)}.`,
+  'Command: `npx tsc -p tsconfig.build.json && node bench/scripts.mjs`. Plain = `spawn` with `env: {}`;',
+  'sandboxed = `createBubblewrapHandle().run` (bwrap + prlimit, read-only /usr /bin /lib /lib64, post-call /proc scan).',
+  'Rounds interleaved plain/sandboxed; times in ms, wall clock per call including process exit and pipe close.',
+  '',
+  '| command | rounds | plain p50 | plain p95 | sandboxed p50 | sandboxed p95 | overhead p50 | overhead p95 |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows.map(
+    (r) =>
+      `| \`${r.label}\` | ${r.rounds} | ${f(r.plain.p50)} | ${f(r.plain.p95)} | ${f(r.sandboxed.p50)} | ${f(r.sandboxed.p95)} | ${f(r.overhead50)} | ${f(r.overhead95)} |`,
+  ),
+  '',
+  `Target: overhead ≤ 15 ms p50 for \`/bin/true\` — measured ${f(rows[0].overhead50)} ms (${rows[0].overhead50 <= 15 ? 'met' : 'NOT met'}).`,
+  '',
+  `End to end \`runSkillScript\` (\`sh noop.sh\`: scratch dir created and removed, policy derived and checked, output redacted): p50 ${f(e2eStats.p50)} ms, p95 ${f(e2eStats.p95)} ms (50 calls).`,
+  '',
+  `50 concurrent calls, each leaving a TERM-trapping \`setsid\` daemon: ${ok}/50 succeeded in ${f(concurrentMs)} ms; leaked processes ${leakedProcs}, leaked scratch dirs ${leakedScratch}, leaked workspace roots ${leakedRoots}; host RSS change ${f(rssDeltaMb)} MB.`,
+  '',
+]
+const section = lines.join('\n')
+console.log(section)
+
+const file = new URL('./RESULTS.md', import.meta.url)
+let text = ''
+try {
+  text = readFileSync(file, 'utf8')
+} catch {
+  text = '# Benchmark results\n\n'
+}
+// Replace only this section: from its heading to the next `## ` heading.
+const start = text.indexOf('## Scripts (tier 3)')
+if (start < 0) text = `${text.trimEnd()}\n\n${section}`
+else {
+  const next = text.indexOf('\n## ', start + 1)
+  text = text.slice(0, start) + section + (next < 0 ? '' : text.slice(next + 1))
+}
+writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`)
+if (leakedProcs + leakedScratch + leakedRoots > 0 || ok !== 50) process.exitCode = 1
