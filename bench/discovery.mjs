@@ -2,7 +2,8 @@
 // against a bare baseline (readdir + readFile of the same files, no parsing)
 // measured in the same run with the same concurrency. Run after building:
 //   npx tsc -p tsconfig.build.json && node bench/discovery.mjs [count]
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -33,8 +34,20 @@ async function pool(items, n, fn) {
   await Promise.all(Array.from({ length: n }, worker))
 }
 
-// The floor: list the root, list each skill folder, read each file in it.
-async function baseline(root) {
+// The floors: list the root, list each skill folder, read each file in it;
+// once through the thread pool and once with direct synchronous calls.
+function baselineSync(root) {
+  let count = 0
+  for (const d of readdirSync(root, { withFileTypes: true })) {
+    if (!d.isDirectory()) continue
+    const dir = join(root, d.name)
+    for (const f of readdirSync(dir)) readFileSync(join(dir, f))
+    count++
+  }
+  return count
+}
+
+async function baselineAsync(root) {
   let count = 0
   const dirs = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory())
   await pool(dirs, CONCURRENCY, async (d) => {
@@ -45,8 +58,8 @@ async function baseline(root) {
   return count
 }
 
-async function discover(root) {
-  const source = new FileSystemSkillSource({ roots: [root], limits: { concurrency: CONCURRENCY } })
+async function discover(root, discoveryIo) {
+  const source = new FileSystemSkillSource({ roots: [root], discoveryIo, limits: { concurrency: CONCURRENCY } })
   let count = 0
   for await (const _ of source.discover({ report: (p) => { throw new Error(p.message) } })) count++
   return count
@@ -61,26 +74,35 @@ async function time(fn) {
 const root = await mkdtemp(join(tmpdir(), 'skillhost-bench-'))
 try {
   await generate(root)
-  // Warm the page cache and the JIT once, then alternate the two measurements.
-  await baseline(root)
-  await discover(root)
-  const base = []
-  const disc = []
-  for (let r = 0; r < ROUNDS; r++) {
-    base.push(await time(() => baseline(root)))
-    disc.push(await time(() => discover(root)))
+  const runs = {
+    baselineSync: async () => baselineSync(root),
+    baselineAsync: () => baselineAsync(root),
+    discoverSync: () => discover(root, 'sync'),
+    discoverAsync: () => discover(root, 'async'),
   }
-  for (const t of [...base, ...disc]) if (t.n !== COUNT) throw new Error(`expected ${COUNT} skills, got ${t.n}`)
-  const median = (xs) => xs.map((x) => x.ms).sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  const baseMs = median(base)
-  const discMs = median(disc)
+  // Warm the page cache and the JIT once, then interleave the measurements.
+  for (const run of Object.values(runs)) await run()
+  const times = Object.fromEntries(Object.keys(runs).map((k) => [k, []]))
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [k, run] of Object.entries(runs)) {
+      const t = await time(run)
+      if (t.n !== COUNT) throw new Error(`${k}: expected ${COUNT} skills, got ${t.n}`)
+      times[k].push(t.ms)
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const ms = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, Number(median(xs).toFixed(1))]))
+  const perSec = (m) => Math.round((COUNT / m) * 1000)
   const result = {
     skills: COUNT,
-    discoveryMs: Number(discMs.toFixed(1)),
-    discoverySkillsPerSec: Math.round((COUNT / discMs) * 1000),
-    baselineMs: Number(baseMs.toFixed(1)),
-    baselineSkillsPerSec: Math.round((COUNT / baseMs) * 1000),
-    ratioToBaseline: Number((baseMs / discMs).toFixed(2)),
+    rounds: ROUNDS,
+    medianMs: ms,
+    skillsPerSec: Object.fromEntries(Object.entries(ms).map(([k, m]) => [k, perSec(m)])),
+    // Each discovery mode against its own kind of baseline, and the default
+    // (sync) against the fastest baseline of all.
+    ratioSyncToSyncBaseline: Number((ms.baselineSync / ms.discoverSync).toFixed(2)),
+    ratioAsyncToAsyncBaseline: Number((ms.baselineAsync / ms.discoverAsync).toFixed(2)),
+    loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
     machine: { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
   }
   console.log(JSON.stringify(result, null, 2))

@@ -52,7 +52,12 @@ chmodSync(base, 0o755)
 const handle = await createBubblewrapHandle()
 const workspace = await createDirectoryWorkspace({ baseDir: join(base, 'ws') })
 const policy = {
-  filesystem: { allowRead: [workspace.skillsDir, ...SYSTEM], denyRead: [], allowWrite: [workspace.scratchDir], denyWrite: [] },
+  filesystem: {
+    allowRead: [workspace.skillsDir, ...SYSTEM],
+    denyRead: [],
+    allowWrite: [workspace.scratchDir],
+    denyWrite: [],
+  },
   network: { allowedDomains: [] },
 }
 const rawPolicy = {
@@ -60,7 +65,14 @@ const rawPolicy = {
   network: { allowedDomains: [] },
 }
 const sandboxed = (argv) =>
-  handle.run({ argv, cwd: '/', policy: rawPolicy, env: {}, timeoutMs: 10_000, maxOutputBytes: 65_536 })
+  handle.run({
+    argv,
+    cwd: '/',
+    policy: rawPolicy,
+    env: {},
+    timeoutMs: 10_000,
+    maxOutputBytes: 65_536,
+  })
 
 const cases = [
   ['/bin/true', ['/bin/true'], ROUNDS.true],
@@ -83,11 +95,19 @@ for (const [label, argv, rounds] of cases) {
     t = performance.now()
     const r = await sandboxed(argv)
     b.push(performance.now() - t)
-    if (r.exitCode !== 0) throw new Error(`${label} failed in the sandbox: ${Buffer.from(r.stderr)}`)
+    if (r.exitCode !== 0)
+      throw new Error(`${label} failed in the sandbox: ${Buffer.from(r.stderr)}`)
   }
   const p = stats(a)
   const s = stats(b)
-  rows.push({ label, rounds, plain: p, sandboxed: s, overhead50: s.p50 - p.p50, overhead95: s.p95 - p.p95 })
+  rows.push({
+    label,
+    rounds,
+    plain: p,
+    sandboxed: s,
+    overhead50: s.p50 - p.p50,
+    overhead95: s.p95 - p.p95,
+  })
 }
 
 // End to end through runSkillScript (scratch dir, policy derivation + check, argv, redaction).

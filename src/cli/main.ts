@@ -4,6 +4,7 @@ import type { CliCommand, CliIo } from './cli-command.js'
 import { listCommand } from './list-command.js'
 import { UsageError } from './parse-args.js'
 import { promptCommand } from './prompt-command.js'
+import { serveCommand } from './serve.js'
 import { validateCommand } from './validate-command.js'
 
 /**
@@ -11,7 +12,7 @@ import { validateCommand } from './validate-command.js'
  * over stdio) are added here as one entry each, in their own files.
  */
 export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
-  [validateCommand, listCommand, promptCommand].map((c) => [c.name, c]),
+  [validateCommand, listCommand, promptCommand, serveCommand].map((c) => [c.name, c]),
 )
 
 function version(): string {

@@ -1,7 +1,10 @@
 import type { SkillDescriptor } from '../sources/types.js'
+import { createIsolatedForge } from './isolated-forge.js'
 import type { TierForge } from './prepare-skill.js'
+import { createScriptForge } from './script-forge.js'
 import type { SkillManagerConfig } from './types.js'
 
+/** A tier this host has not enabled: its tools are reported unavailable, never registered. */
 function offTier(
   pick: (d: SkillDescriptor) => readonly { name: string }[] | undefined,
   toolName: (d: SkillDescriptor, name: string) => string,
@@ -9,16 +12,23 @@ function offTier(
 ): TierForge {
   return {
     names: () => [],
-    unavailable: (d) => (pick(d) ?? []).map((t) => ({ name: toolName(d, t.name), reason })),
+    unavailable: (d) => (pick(d) ?? []).map((t) => ({ name: toolName(d, String(t.name)), reason })),
     forge: async () => [],
   }
 }
 
 /** The tier-2 and tier-3 forges this configuration enables (or reports as off). */
 export function createTierForges(config: SkillManagerConfig): TierForge[] {
-  void config
+  const permissive = config.unsafe?.scriptsPermissivePolicy
   return [
-    offTier((d) => d.isolatedTools, (_d, n) => n, 'isolated tools are not enabled on this host'),
-    offTier((d) => d.scripts, (d, n) => `run_${d.id}_${n}`, 'scripts are not enabled on this host'),
+    config.isolation
+      ? createIsolatedForge(config.isolation, config.gate)
+      : offTier((d) => d.isolatedTools, (_d, n) => n, 'isolated tools are not enabled on this host'),
+    config.scripts
+      ? createScriptForge(
+          permissive ? { ...config.scripts, policy: permissive, hostEnvIsolated: true } : config.scripts,
+          config.gate,
+        )
+      : offTier((d) => d.scripts, (d, n) => `run_${d.id}_${n}`, 'scripts are not enabled on this host'),
   ]
 }

@@ -68,9 +68,13 @@ export async function reapNamespace(
   if (pids.length === 0) return 0
   const start = Date.now()
   let leaked = 0
+  // Right after bwrap exits, its init is usually still dying; poll fast
+  // first, then back off.
+  let delay = 1
   while (pids.length > 0 && Date.now() - start < maxWaitMs) {
     killAll(pids)
-    await sleep(10)
+    await sleep(delay)
+    delay = Math.min(delay * 2, 20)
     pids = pidsInNamespace(inode)
     if (Date.now() - start >= graceMs) leaked = Math.max(leaked, pids.length)
   }

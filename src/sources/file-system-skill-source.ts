@@ -5,7 +5,7 @@ import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { bytesToStream } from './bytes-to-stream.js'
 import { importModuleTools } from './import-module-tools.js'
 import { type FsSkillEntry, readSkillText } from './load-fs-skill.js'
-import { readFileCapped } from './read-file-capped.js'
+import { asyncSkillFs, syncSkillFs } from './skill-fs.js'
 import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
 import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
 import type {
@@ -34,6 +34,14 @@ export interface FileSystemSkillSourceOptions {
    */
   readonly importModules?: boolean | ((skill: DiscoveredSkill) => boolean)
   readonly limits?: Partial<SkillSourceLimits>
+  /**
+   * How discovery touches the disk. `sync` (default) makes direct syscalls in
+   * slices of about 10 ms, yielding to the event loop between slices: several
+   * times faster for many small files. `async` uses the thread pool and never
+   * blocks the loop; prefer it on network filesystems where one call can stall.
+   * Reads after discovery are always async.
+   */
+  readonly discoveryIo?: 'sync' | 'async'
 }
 
 const encoder = new TextEncoder()
@@ -61,6 +69,7 @@ export class FileSystemSkillSource implements SkillSource {
   readonly limits: SkillSourceLimits
   readonly #strict: boolean
   readonly #importModules: FileSystemSkillSourceOptions['importModules']
+  readonly #syncDiscovery: boolean
   #entries = new Map<string, FsSkillEntry>()
 
   constructor(options: FileSystemSkillSourceOptions) {
@@ -70,6 +79,7 @@ export class FileSystemSkillSource implements SkillSource {
     this.limits = resolveSourceLimits(options.limits)
     this.#strict = options.strict === true
     this.#importModules = options.importModules
+    this.#syncDiscovery = options.discoveryIo !== 'async'
   }
 
   async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
@@ -79,6 +89,7 @@ export class FileSystemSkillSource implements SkillSource {
     const walk = walkSkillRoots(this.roots, {
       limits: this.limits,
       strict: this.#strict,
+      fs: this.#syncDiscovery ? syncSkillFs : asyncSkillFs,
       report,
       ...(options.signal && { signal: options.signal }),
     })
@@ -189,7 +200,7 @@ export class FileSystemSkillSource implements SkillSource {
     if (rel === undefined) return bytesToStream(await this.#body(scan))
     const file = scan.files.get(rel)
     if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, { data: { path: rel } })
-    return bytesToStream((await readFileCapped(file.abs, this.limits.maxFileBytes, rel)).bytes)
+    return bytesToStream((await asyncSkillFs.readCapped(file.abs, this.limits.maxFileBytes, rel)).bytes)
   }
 
   async stat(ref: SkillRef, path?: string): Promise<SkillFileStat> {

@@ -5,7 +5,7 @@ import { decodeSkillText } from '../manifest/decode-skill-text.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { parseSkillSidecar, SKILL_SIDECAR_FILE, type SkillSidecar } from '../manifest/parse-skill-sidecar.js'
 import { type SkillManifest, validateSkillManifest } from '../manifest/validate-skill-manifest.js'
-import { readFileCapped } from './read-file-capped.js'
+import { asyncSkillFs, type SkillFs } from './skill-fs.js'
 import { type SkillFileEntry, type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
@@ -28,22 +28,33 @@ export type FsSkillOutcome =
 export interface LoadFsSkillOptions {
   readonly limits: SkillSourceLimits
   readonly strict: boolean
+  /** Filesystem calls to use; async by default. */
+  readonly fs?: SkillFs
 }
 
 /** Reads a skill file as UTF-8 within `max` bytes. */
-export async function readSkillText(scan: SkillFolderScan, rel: string, max: number): Promise<string> {
+export async function readSkillText(
+  scan: SkillFolderScan,
+  rel: string,
+  max: number,
+  fs: SkillFs = asyncSkillFs,
+): Promise<string> {
   const file = scan.files.get(rel)
   if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `The skill has no file "${rel}".`)
   if (file.size > max) {
     throw new SkillHostError('E_SKILL_SOURCE_TOO_LARGE', `${rel} is ${file.size} bytes; the limit is ${max}.`)
   }
-  return decodeSkillText((await readFileCapped(file.abs, max, rel)).bytes, rel)
+  return decodeSkillText((await fs.readCapped(file.abs, max, rel)).bytes, rel)
 }
 
 /** Reads and validates `skillhost.yaml`, checking each declared file exists in the skill. */
-async function loadSidecar(scan: SkillFolderScan, limits: SkillSourceLimits): Promise<SkillSidecar | undefined> {
+async function loadSidecar(
+  scan: SkillFolderScan,
+  limits: SkillSourceLimits,
+  fs: SkillFs,
+): Promise<SkillSidecar | undefined> {
   if (!scan.files.has(SKILL_SIDECAR_FILE)) return undefined
-  const sidecar = parseSkillSidecar(await readSkillText(scan, SKILL_SIDECAR_FILE, limits.maxSkillMdBytes))
+  const sidecar = parseSkillSidecar(await readSkillText(scan, SKILL_SIDECAR_FILE, limits.maxSkillMdBytes, fs))
   const missing: string[] = []
   sidecar.scripts.forEach((s, i) => {
     if (!scan.files.has(s.path)) missing.push(`scripts[${i}].path "${s.path}" is not a file of the skill`)
@@ -73,6 +84,7 @@ export async function loadFsSkill(
   options: LoadFsSkillOptions,
   entries?: readonly Dirent[],
 ): Promise<FsSkillOutcome> {
+  const fs = options.fs ?? asyncSkillFs
   try {
     // When SKILL.md is a plain file, read it first: the open descriptor's stat
     // serves the folder scan too, saving one filesystem call per skill.
@@ -80,18 +92,18 @@ export async function loadFsSkill(
     let known: Map<string, SkillFileEntry> | undefined
     if (entries?.find((e) => e.name === 'SKILL.md')?.isFile()) {
       const abs = join(dir, 'SKILL.md')
-      const file = await readFileCapped(abs, options.limits.maxSkillMdBytes, 'SKILL.md')
+      const file = await fs.readCapped(abs, options.limits.maxSkillMdBytes, 'SKILL.md')
       text = decodeSkillText(file.bytes)
       known = new Map([['SKILL.md', { abs, size: file.size, mtimeMs: file.mtimeMs, ino: file.ino }]])
     }
-    const scan = await scanSkillFolder(dir, options.limits, entries, known)
-    text ??= await readSkillText(scan, 'SKILL.md', options.limits.maxSkillMdBytes)
+    const scan = await scanSkillFolder(dir, options.limits, entries, known, fs)
+    text ??= await readSkillText(scan, 'SKILL.md', options.limits.maxSkillMdBytes, fs)
     const { frontmatter } = parseSkillMd(text, { maxFrontmatterBytes: options.limits.maxFrontmatterBytes })
     const verdict = validateSkillManifest(frontmatter, { folderName, strict: options.strict })
     if (!verdict.ok || !verdict.manifest) {
       return { ok: false, code: 'E_SKILL_MANIFEST_INVALID', errors: verdict.errors }
     }
-    const sidecar = await loadSidecar(scan, options.limits)
+    const sidecar = await loadSidecar(scan, options.limits, fs)
     const manifest = verdict.manifest
     const version = manifest.version ? `${manifest.version}+${scan.hash}` : scan.hash
     const warnings = [...verdict.warnings, ...scan.warnings]

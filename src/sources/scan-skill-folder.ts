@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { Dirent, Stats } from 'node:fs'
-import { readdir, realpath, stat } from 'node:fs/promises'
 import { join, sep } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
+import { asyncSkillFs, type SkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /** One regular file of a skill, as seen when the folder was scanned. */
@@ -44,6 +44,7 @@ export async function scanSkillFolder(
   limits: SkillSourceLimits,
   top?: readonly Dirent[],
   known?: ReadonlyMap<string, SkillFileEntry>,
+  fs: SkillFs = asyncSkillFs,
 ): Promise<SkillFolderScan> {
   const files = new Map<string, SkillFileEntry>()
   const warnings: string[] = []
@@ -51,7 +52,7 @@ export async function scanSkillFolder(
   const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [['', dir, 0, top]]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
-    const entries = given ?? (await readdir(abs, { withFileTypes: true }))
+    const entries = given ?? (await fs.readdir(abs))
     const stats: Promise<void>[] = []
     for (const entry of entries) {
       const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`
@@ -64,10 +65,10 @@ export async function scanSkillFolder(
       } else if (entry.isFile()) {
         const seen = known?.get(relPath)
         if (seen) files.set(relPath, seen)
-        else stats.push(stat(absPath).then((s) => add(relPath, absPath, s)))
+        else stats.push(fs.stat(absPath).then((s) => add(relPath, absPath, s)))
       } else if (entry.isSymbolicLink()) {
         if (!realDir) {
-          realDir = realpath(dir)
+          realDir = fs.realpath(dir)
           // Awaited only when a link resolves; keep an early failure from going unhandled.
           realDir.catch(() => undefined)
         }
@@ -94,8 +95,8 @@ export async function scanSkillFolder(
     let target: string
     let s: Stats
     try {
-      target = await realpath(abs)
-      s = await stat(target)
+      target = await fs.realpath(abs)
+      s = await fs.stat(target)
     } catch (cause) {
       // ELOOP (a symlink loop) and dangling links land here.
       if (isSkillMd) throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'SKILL.md is a broken or looping symlink.', { cause })

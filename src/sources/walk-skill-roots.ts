@@ -1,10 +1,10 @@
 import type { Dirent } from 'node:fs'
-import { readdir, stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { type FsSkillOutcome, loadFsSkill } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
 import { SKIPPED_FOLDERS } from './scan-skill-folder.js'
+import type { SkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 import type { SkillProblem } from './types.js'
 
@@ -21,6 +21,7 @@ export interface SkillFolderResult {
 export interface WalkSkillRootsOptions {
   readonly limits: SkillSourceLimits
   readonly strict: boolean
+  readonly fs: SkillFs
   readonly signal?: AbortSignal
   readonly report: (problem: SkillProblem) => void
 }
@@ -31,6 +32,8 @@ type Visit =
   | { kind: 'skill'; result: SkillFolderResult }
   | { kind: 'folder'; children: Folder[]; links: Folder[]; entries: number }
   | { kind: 'unreadable'; rel: string; dir: string; errno: string }
+
+const SLICE_MS = 10
 
 const byRel = (a: Folder, b: Folder): number => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)
 
@@ -55,11 +58,12 @@ export async function* walkSkillRoots(
 ): AsyncGenerator<SkillFolderResult> {
   const { limits, signal, report } = options
   let seen = 0
+  let sliceStart = performance.now()
   const visit = async (dir: string, rel: string, depth: number): Promise<Visit> => {
     throwIfAborted(signal)
     let entries: Dirent[]
     try {
-      entries = await readdir(dir, { withFileTypes: true })
+      entries = await options.fs.readdir(dir)
     } catch (err) {
       return { kind: 'unreadable', rel, dir, errno: (err as NodeJS.ErrnoException).code ?? 'error' }
     }
@@ -74,7 +78,7 @@ export async function* walkSkillRoots(
       for (const e of entries) {
         const child = { dir: join(dir, e.name), rel: rel === '' ? e.name : `${rel}/${e.name}` }
         if (e.isDirectory() && !SKIPPED_FOLDERS.has(e.name)) children.push(child)
-        else if (e.isSymbolicLink() && (await stat(child.dir).catch(() => undefined))?.isDirectory()) {
+        else if (e.isSymbolicLink() && (await options.fs.stat(child.dir).catch(() => undefined))?.isDirectory()) {
           links.push(child)
         }
       }
@@ -91,6 +95,13 @@ export async function* walkSkillRoots(
       const next: Folder[] = []
       for await (const v of mapOrdered(level, limits.concurrency, (f) => visit(f.dir, f.rel, depth))) {
         throwIfAborted(signal)
+        // Synchronous filesystem calls never yield to the event loop on their
+        // own; give timers and I/O a turn about every 10 ms.
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve))
+          throwIfAborted(signal)
+          sliceStart = performance.now()
+        }
         if (v.kind === 'skill') {
           yield v.result
           continue

@@ -271,7 +271,7 @@ class ReportArtifact extends MarkdownArtifact {
     },
   })
   static override readers(): readonly Tool[] {
-    return [...super.readers(), ReportArtifact.extra]
+    return [...MarkdownArtifact.readers(), ReportArtifact.extra]
   }
 }
 

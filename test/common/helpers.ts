@@ -32,5 +32,5 @@ export async function rejectsWith(
 
 /** `n` numbered lines: "line 1" … "line n", newline-terminated. */
 export function numbered(n: number): string {
-  return Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n'
+  return `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n')}\n`
 }

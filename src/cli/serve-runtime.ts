@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FileSpoolStore } from '../common/file-spool-store.js'
+import type { ToolGate } from '../common/gate.js'
+import { createSkillManager } from '../manager/create-skill-manager.js'
+import type { SkillChannel, SkillManager } from '../manager/types.js'
+import {
+  createBubblewrapHandle,
+  createDirectoryWorkspace,
+  createPathTranslator,
+  type SandboxHandle,
+  type SkillScriptConfig,
+} from '../sandbox/index.js'
+import { FileSystemSkillSource } from '../sources/index.js'
+import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
+
+/** What the embedded server needs to build its managers. */
+export interface ServeRuntimeOptions {
+  readonly roots: readonly string[]
+  readonly stateDir: string
+  readonly importModules: boolean
+  readonly gate: ToolGate
+  readonly defaultChannel?: SkillChannel
+  /** Turn tier 3 off without probing (e.g. for tests or `--no-scripts`). */
+  readonly scripts: boolean
+  readonly log: (line: string) => void
+}
+
+/** Everything shared by the server's sessions, and how to tear it down. */
+export interface ServeRuntime extends AsyncDisposable {
+  /** Makes one session's manager: its own spool directory, the shared source, pool and sandbox. */
+  createManager(): Promise<SkillManager>
+  /** Why scripts are off, or undefined when they are on. */
+  readonly scriptsOff: string | undefined
+  /** Disposes the guest pool, the sandbox handle and the workspace. Idempotent. */
+  dispose(): Promise<void>
+}
+
+/** System directories interpreters need (merged-/usr symlinks included), where they exist. */
+const SYSTEM_READ_PATHS = ['/usr', '/bin', '/lib', '/lib64'].filter((p) => existsSync(p))
+
+function interpreters(): Record<string, string[]> {
+  const found: Record<string, string[]> = Object.create(null)
+  if (existsSync('/bin/sh')) found.sh = ['/bin/sh']
+  if (existsSync('/usr/bin/bash')) found.bash = ['/usr/bin/bash']
+  if (existsSync('/usr/bin/python3')) found.python = ['/usr/bin/python3']
+  if (existsSync('/usr/bin/node')) found.node = ['/usr/bin/node']
+  return found
+}
+
+async function scriptsConfig(log: (line: string) => void): Promise<{ config: SkillScriptConfig; base: string } | string> {
+  let handle: SandboxHandle
+  try {
+    handle = await createBubblewrapHandle()
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err)
+  }
+  // Scratch and skill roots live in a fresh temporary base (not the state
+  // directory): the sandbox may run as another uid and must traverse it.
+  const base = await mkdtemp(join(tmpdir(), 'skillhost-serve-'))
+  await chmod(base, 0o755)
+  const workspace = await createDirectoryWorkspace({ baseDir: join(base, 'ws') })
+  log(`scripts on: bubblewrap sandbox, workspace ${base}`)
+  return {
+    base,
+    config: {
+      handle,
+      workspace,
+      policy: {
+        filesystem: {
+          allowRead: [workspace.skillsDir, ...SYSTEM_READ_PATHS],
+          denyRead: [],
+          allowWrite: [workspace.scratchDir],
+          denyWrite: [],
+        },
+        network: { allowedDomains: [] },
+      },
+      translator: createPathTranslator({ hiddenHostPaths: [base] }),
+      interpreters: interpreters(),
+      interpreterReadPaths: SYSTEM_READ_PATHS,
+      maxTimeoutSeconds: 60,
+      defaultTimeoutSeconds: 10,
+      maxOutputBytes: 256 * 1024,
+      hostEnvIsolated: true,
+    },
+  }
+}
+
+/**
+ * Builds the embedded defaults of `skillhost serve`: one filesystem source
+ * over `roots` (module imports only with `importModules`), a QuickJS guest
+ * pool for isolated tools, the bubblewrap sandbox for scripts when it works
+ * here (otherwise scripts are off and the reason is logged), and a file spool
+ * per session under `stateDir/spool`.
+ */
+export async function createServeRuntime(options: ServeRuntimeOptions): Promise<ServeRuntime> {
+  const { log } = options
+  const source = new FileSystemSkillSource({ roots: [...options.roots], importModules: options.importModules })
+  const pool: QuickJsGuestPool = createQuickJsGuest()
+  let scripts: { config: SkillScriptConfig; base: string } | undefined
+  let scriptsOff: string | undefined = options.scripts ? undefined : 'disabled by --no-scripts'
+  if (options.scripts) {
+    const probed = await scriptsConfig(log)
+    if (typeof probed === 'string') scriptsOff = probed
+    else scripts = probed
+  }
+  if (scriptsOff) log(`scripts off: ${scriptsOff}`)
+
+  const createManager = (): Promise<SkillManager> =>
+    createSkillManager({
+      sources: [source],
+      gate: options.gate,
+      spool: new FileSpoolStore({ directory: join(options.stateDir, 'spool', randomUUID()) }),
+      ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
+      isolation: { resolveGuest: pool.resolveGuest, maxTimeoutSeconds: 30, defaultTimeoutSeconds: 5 },
+      ...(scripts ? { scripts: scripts.config } : {}),
+    })
+
+  let disposed: Promise<void> | undefined
+  const dispose = (): Promise<void> => {
+    disposed ??= (async () => {
+      const results = await Promise.allSettled([
+        pool.dispose(),
+        scripts?.config.handle.dispose?.(),
+        scripts ? rm(scripts.base, { recursive: true, force: true }) : undefined,
+      ])
+      for (const r of results) if (r.status === 'rejected') log(`shutdown: ${String(r.reason?.message ?? r.reason)}`)
+    })()
+    return disposed
+  }
+  return { createManager, scriptsOff, dispose, [Symbol.asyncDispose]: dispose }
+}

@@ -1,0 +1,87 @@
+import { JsonArtifact } from '../common/artifacts/index.js'
+import { enforceToolGate, type ToolGate } from '../common/gate.js'
+import { Tool } from '../common/tool.js'
+import type { SkillDescriptor, SkillIsolatedToolDeclaration } from '../sources/types.js'
+import type { GuestResolver, SkillIsolationConfig } from '../tiers/isolated/types.js'
+import { renderIsolatedResult } from '../tiers/isolated/render-isolated-result.js'
+import { runIsolatedTool } from '../tiers/isolated/run-isolated-tool.js'
+import { spoolToolResult } from '../tiers/spool-result.js'
+import type { TierForge } from './prepare-skill.js'
+import type { SkillRecord } from './skill-record.js'
+
+const TIMEOUT_ARG = 'timeout_seconds'
+
+function withTimeout(params: Readonly<Record<string, unknown>> | undefined, max: number): Record<string, unknown> {
+  const base = params ?? { type: 'object' }
+  const properties = { ...((base.properties as Record<string, unknown> | undefined) ?? {}) }
+  properties[TIMEOUT_ARG] = {
+    type: 'integer',
+    minimum: 1,
+    maximum: max,
+    description: `Seconds before the call is killed (1 to ${max}).`,
+  }
+  return { ...base, type: 'object', properties }
+}
+
+/**
+ * Tier 2 for the manager: each declared isolated tool becomes a host-owned,
+ * untrusted `Tool` that counts itself in and out of its record, runs the gate,
+ * evaluates the source in a fresh guest (killed on timeout or abort), and
+ * spools the JSON result. Without `resolveGuest`, the unsafe in-process guest
+ * (validated at construction) is loaded on first use, so the root entry never
+ * pulls QuickJS unless a skill needs it.
+ */
+export function createIsolatedForge(config: SkillIsolationConfig, gate: ToolGate): TierForge {
+  let inProcess: Promise<GuestResolver> | undefined
+  const resolveGuest: GuestResolver = async (options) => {
+    if (config.resolveGuest) return config.resolveGuest(options)
+    inProcess ??= import('../tiers/isolated/in-process-guest.js').then((m) =>
+      m.createInProcessGuest(config.limits ? { limits: config.limits } : {}),
+    )
+    return (await inProcess)(options)
+  }
+  const effective: SkillIsolationConfig = { ...config, resolveGuest }
+  return {
+    names: (d: SkillDescriptor) => (d.isolatedTools ?? []).map((t) => String(t.name)),
+    unavailable: () => [],
+    forge: async (record: SkillRecord) =>
+      (record.descriptor.isolatedTools ?? []).map((decl) => forgeOne(effective, gate, record, decl)),
+  }
+}
+
+function forgeOne(
+  config: SkillIsolationConfig,
+  gate: ToolGate,
+  record: SkillRecord,
+  decl: SkillIsolatedToolDeclaration,
+): Tool {
+  const name = String(decl.name)
+  const skill = { id: record.id, version: record.version }
+  const declared = { name, description: String(decl.description), source: String(decl.source), params: decl.params }
+  return new Tool<Record<string, unknown>>({
+    name,
+    description: declared.description,
+    inputSchema: withTimeout(decl.params, config.maxTimeoutSeconds),
+    trusted: false,
+    meta: { skill: skill.id, skillVersion: skill.version, tier: 'isolated' },
+    handler: async (args, ctx) => {
+      record.enter(name)
+      try {
+        await enforceToolGate(gate, ctx, { tool: name, args, skill, tier: 'isolated' })
+        const { [TIMEOUT_ARG]: timeoutSeconds, ...rest } = args
+        const result = await runIsolatedTool(config, declared as never, rest, {
+          signal: ctx.abortSignal,
+          timeoutSeconds: timeoutSeconds as number | undefined,
+        })
+        const text = renderIsolatedResult(result)
+        return await spoolToolResult(text, {
+          spool: ctx.spool,
+          artifactClass: JsonArtifact,
+          provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
+        })
+      } finally {
+        record.exit()
+      }
+    },
+  })
+}

@@ -1,0 +1,88 @@
+import { SpooledArtifact } from '../common/artifacts/index.js'
+import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../common/gate.js'
+import { Tool } from '../common/tool.js'
+import { filesFromSource } from '../sandbox/workspace-files.js'
+import type { SkillDescriptor, SkillSource } from '../sources/types.js'
+import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
+import { scriptInputSchema } from '../tiers/scripts/script-input-schema.js'
+import { settleScriptResult } from '../tiers/scripts/script-outcome.js'
+import { scriptToolName } from '../tiers/scripts/script-tool-name.js'
+import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
+import { type ValidatedSkillScript, validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
+import type { TierForge } from './prepare-skill.js'
+import type { SkillRecord } from './skill-record.js'
+
+function outputText(result: ScriptRunResult): string {
+  const parts = [`exit code: ${String(result.exitCode)}${result.truncated ? ' (output truncated)' : ''}`]
+  parts.push('--- stdout ---', result.stdout)
+  if (result.stderr) parts.push('--- stderr ---', result.stderr)
+  return parts.join('\n')
+}
+
+/**
+ * Tier 3 for the manager. At load every declared script is validated
+ * (interpreter allow-list, path rules, parameter rules) before the skill's
+ * files are materialized into a fresh workspace root, which the record owns
+ * and disposes once in-flight calls drain. Each script becomes
+ * `run_<skill>_<script>`: gated with the script codes (403 vs 503), run under
+ * the derived policy, its output spooled, a nonzero exit reported as
+ * `E_SKILL_SCRIPT_FAILED` unless `failOnNonzeroExit: false`.
+ */
+export function createScriptForge(config: SkillScriptConfig, gate: ToolGate): TierForge {
+  return {
+    names: (d: SkillDescriptor) => (d.scripts ?? []).map((s) => scriptToolName(d.id, String(s.name))),
+    unavailable: () => [],
+    forge: async (record: SkillRecord, source: SkillSource, signal: AbortSignal) => {
+      const declared = record.descriptor.scripts ?? []
+      if (declared.length === 0) return []
+      const scripts = declared.map((s) => validateSkillScript(record.id, s as SkillScript, config.interpreters))
+      const ref = { id: record.id, version: record.version }
+      const root = await config.workspace.materialize(ref, await filesFromSource(source, ref), { signal })
+      record.store.add(() => config.workspace.dispose(root))
+      return scripts.map((script) => forgeOne(config, gate, record, script, root))
+    },
+  }
+}
+
+function forgeOne(
+  config: SkillScriptConfig,
+  gate: ToolGate,
+  record: SkillRecord,
+  script: ValidatedSkillScript,
+  root: string,
+): Tool {
+  const name = scriptToolName(record.id, script.name)
+  const skill = { id: record.id, version: record.version }
+  return new Tool<Record<string, unknown>>({
+    name,
+    description: script.description,
+    inputSchema: scriptInputSchema(script.params, config.maxTimeoutSeconds),
+    trusted: false,
+    meta: { skill: skill.id, skillVersion: skill.version, tier: 'script', script: script.name },
+    handler: async (args, ctx) => {
+      record.enter(name)
+      try {
+        await enforceToolGate(gate, ctx, { tool: name, args, skill, tier: 'script' }, SCRIPT_GATE_CODES)
+        const result = await runSkillScript(config, {
+          skill: record.id,
+          root,
+          script,
+          args,
+          signal: ctx.abortSignal,
+        })
+        const artifact = await SpooledArtifact.spool(ctx.spool, outputText(result), {
+          provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
+          trusted: false,
+          title: `${name} output`,
+        })
+        return settleScriptResult(result, {
+          retrievableId: artifact.retrievable.id,
+          toolName: name,
+          ...(config.failOnNonzeroExit === undefined ? {} : { failOnNonzeroExit: config.failOnNonzeroExit }),
+        })
+      } finally {
+        record.exit()
+      }
+    },
+  })
+}
