@@ -41,11 +41,15 @@ describe('Media', () => {
     const media = new Media({ mimeType: 'image/png', data: new Uint8Array([1]), name: 'a.png' })
     expect(Object.isFrozen(media)).toBe(true)
     expect(() => new Media({ mimeType: 'png', data: new Uint8Array() })).toThrow(TypeError)
-    expect(() => new Media({ mimeType: 'image/png; x=<script>', data: new Uint8Array() })).toThrow(TypeError)
+    expect(() => new Media({ mimeType: 'image/png; x=<script>', data: new Uint8Array() })).toThrow(
+      TypeError,
+    )
   })
 
   it('isInstance recognizes a second copy by its brand', () => {
-    expect(Media.isInstance(new Media({ mimeType: 'text/plain', data: new Uint8Array() }))).toBe(true)
+    expect(Media.isInstance(new Media({ mimeType: 'text/plain', data: new Uint8Array() }))).toBe(
+      true,
+    )
     expect(Media.isInstance({ [Symbol.for('skillhost.media')]: true })).toBe(true)
     expect(Media.isInstance({ mimeType: 'text/plain', data: new Uint8Array() })).toBe(false)
   })
