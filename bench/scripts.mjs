@@ -3,7 +3,7 @@
 // Run after `npx tsc -p tsconfig.build.json`: node bench/scripts.mjs
 import { spawn } from 'node:child_process'
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   createBubblewrapHandle,
@@ -79,6 +79,7 @@ const cases = [
   ['python3 -c pass', ['/usr/bin/python3', '-c', 'pass'], ROUNDS.python],
   ['node -e 0', ['/usr/bin/node', '-e', '0'], ROUNDS.node],
 ]
+const loadBefore = loadavg()[0]
 const rows = []
 for (const [label, argv, rounds] of cases) {
   for (let i = 0; i < 5; i++) {
@@ -173,7 +174,7 @@ const cpu = cpus()[0]?.model ?? 'unknown'
 const lines = [
   '## Scripts (tier 3)',
   '',
-  `Machine: ${cpus().length} CPUs (nproc), ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}, run as uid ${process.getuid?.()}; ${new Date().toISOString().slice(0, 10)}.`,
+  `Machine: ${cpus().length} CPUs (nproc), ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}, run as uid ${process.getuid?.()}; 1-min load average ${loadBefore.toFixed(1)} at start (the machine is shared); ${new Date().toISOString().slice(0, 10)}.`,
   'Command: `npx tsc -p tsconfig.build.json && node bench/scripts.mjs`. Plain = `spawn` with `env: {}`;',
   'sandboxed = `createBubblewrapHandle().run` (bwrap + prlimit, read-only /usr /bin /lib /lib64, post-call /proc scan).',
   'Rounds interleaved plain/sandboxed; times in ms, wall clock per call including process exit and pipe close.',
@@ -207,7 +208,7 @@ const start = text.indexOf('## Scripts (tier 3)')
 if (start < 0) text = `${text.trimEnd()}\n\n${section}`
 else {
   const next = text.indexOf('\n## ', start + 1)
-  text = text.slice(0, start) + section + (next < 0 ? '' : text.slice(next + 1))
+  text = text.slice(0, start) + section + (next < 0 ? '' : `\n${text.slice(next + 1)}`)
 }
 writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`)
 if (leakedProcs + leakedScratch + leakedRoots > 0 || ok !== 50) process.exitCode = 1

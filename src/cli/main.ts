@@ -5,6 +5,7 @@ import { listCommand } from './list-command.js'
 import { UsageError } from './parse-args.js'
 import { promptCommand } from './prompt-command.js'
 import { serveCommand } from './serve.js'
+import { demoCommand } from './demo.js'
 import { validateCommand } from './validate-command.js'
 
 /**
@@ -12,7 +13,7 @@ import { validateCommand } from './validate-command.js'
  * over stdio) are added here as one entry each, in their own files.
  */
 export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
-  [validateCommand, listCommand, promptCommand, serveCommand].map((c) => [c.name, c]),
+  [validateCommand, listCommand, promptCommand, serveCommand, demoCommand].map((c) => [c.name, c]),
 )
 
 function version(): string {

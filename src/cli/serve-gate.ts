@@ -27,7 +27,10 @@ export interface GatePolicy {
 export type ServeGateMode = 'allow-all' | 'deny-scripts'
 
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')
   return new RegExp(`^${body}$`)
 }
 
@@ -36,22 +39,29 @@ export function parseGatePolicy(value: unknown, where = 'gate policy'): GatePoli
   const fail = (why: string): never => {
     throw new UsageError(`${where}: ${why}`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('must be a JSON object')
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail('must be a JSON object')
   const v = value as Record<string, unknown>
-  for (const key of Object.keys(v)) if (key !== 'default' && key !== 'rules') fail(`unknown key "${key}"`)
-  if (v.default !== undefined && v.default !== 'allow' && v.default !== 'deny') fail('"default" must be "allow" or "deny"')
+  for (const key of Object.keys(v))
+    if (key !== 'default' && key !== 'rules') fail(`unknown key "${key}"`)
+  if (v.default !== undefined && v.default !== 'allow' && v.default !== 'deny')
+    fail('"default" must be "allow" or "deny"')
   if (!Array.isArray(v.rules)) fail('"rules" must be an array')
   const rules = (v.rules as unknown[]).map((r, i): GatePolicyRule => {
     if (typeof r !== 'object' || r === null) return fail(`rule ${i} must be an object`)
     const rule = r as Record<string, unknown>
     for (const key of Object.keys(rule)) {
-      if (!['tool', 'skill', 'tier', 'effect', 'reason'].includes(key)) fail(`rule ${i}: unknown key "${key}"`)
+      if (!['tool', 'skill', 'tier', 'effect', 'reason'].includes(key))
+        fail(`rule ${i}: unknown key "${key}"`)
     }
-    if (rule.effect !== 'allow' && rule.effect !== 'deny') fail(`rule ${i}: "effect" must be "allow" or "deny"`)
+    if (rule.effect !== 'allow' && rule.effect !== 'deny')
+      fail(`rule ${i}: "effect" must be "allow" or "deny"`)
     for (const key of ['tool', 'skill', 'reason'] as const) {
-      if (rule[key] !== undefined && typeof rule[key] !== 'string') fail(`rule ${i}: "${key}" must be a string`)
+      if (rule[key] !== undefined && typeof rule[key] !== 'string')
+        fail(`rule ${i}: "${key}" must be a string`)
     }
-    if (rule.tier !== undefined && !TIERS.includes(rule.tier as Tier)) fail(`rule ${i}: "tier" must be one of ${TIERS.join(', ')}`)
+    if (rule.tier !== undefined && !TIERS.includes(rule.tier as Tier))
+      fail(`rule ${i}: "tier" must be one of ${TIERS.join(', ')}`)
     return rule as unknown as GatePolicyRule
   })
   return { default: (v.default as 'allow' | 'deny' | undefined) ?? 'allow', rules }
@@ -77,7 +87,10 @@ export async function readGatePolicy(path: string): Promise<GatePolicy> {
 /** The built-in modes as policies: `allow-all`, and `deny-scripts` (tier-3 refused). */
 export function gatePolicyFor(mode: ServeGateMode): GatePolicy {
   if (mode === 'deny-scripts') {
-    return { default: 'allow', rules: [{ tier: 'script', effect: 'deny', reason: 'scripts are disabled on this server' }] }
+    return {
+      default: 'allow',
+      rules: [{ tier: 'script', effect: 'deny', reason: 'scripts are disabled on this server' }],
+    }
   }
   return { default: 'allow', rules: [] }
 }

@@ -20,7 +20,9 @@ export interface ServeOptions {
 /** The default state directory: `$XDG_STATE_HOME/skillhost`, else `~/.local/state/skillhost`. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_STATE_HOME
-  return xdg && xdg.startsWith('/') ? join(xdg, 'skillhost') : join(homedir(), '.local', 'state', 'skillhost')
+  return xdg?.startsWith('/')
+    ? join(xdg, 'skillhost')
+    : join(homedir(), '.local', 'state', 'skillhost')
 }
 
 /** The default roots: `./skills` and `~/.agents/skills`, those that exist. */
@@ -44,11 +46,21 @@ export function parseServeOptions(argv: readonly string[]): ServeOptions {
   })
   const s = args.strings
   if (args.booleans.help) {
-    return { help: true, roots: [], stateDir: '', importModules: false, scripts: false, gate: { mode: 'allow-all' } }
+    return {
+      help: true,
+      roots: [],
+      stateDir: '',
+      importModules: false,
+      scripts: false,
+      gate: { mode: 'allow-all' },
+    }
   }
-  const roots = args.positionals.length > 0 ? args.positionals.map((p) => resolve(p)) : defaultRoots()
-  for (const root of roots) if (!isDirectory(root)) throw new UsageError(`skill root ${root} is not a directory`)
-  if (s.gate !== undefined && s['gate-policy'] !== undefined) throw new UsageError('give --gate or --gate-policy, not both')
+  const roots =
+    args.positionals.length > 0 ? args.positionals.map((p) => resolve(p)) : defaultRoots()
+  for (const root of roots)
+    if (!isDirectory(root)) throw new UsageError(`skill root ${root} is not a directory`)
+  if (s.gate !== undefined && s['gate-policy'] !== undefined)
+    throw new UsageError('give --gate or --gate-policy, not both')
   if (s.gate !== undefined && s.gate !== 'allow-all' && s.gate !== 'deny-scripts') {
     throw new UsageError(`--gate must be allow-all or deny-scripts, not "${s.gate}"`)
   }
@@ -58,7 +70,8 @@ export function parseServeOptions(argv: readonly string[]): ServeOptions {
   let http: ServeOptions['http']
   if (s.http !== undefined) {
     const port = Number(s.http)
-    if (!/^\d{1,5}$/.test(s.http) || port > 65535) throw new UsageError('--http needs a port number (0 picks a free one)')
+    if (!/^\d{1,5}$/.test(s.http) || port > 65535)
+      throw new UsageError('--http needs a port number (0 picks a free one)')
     http = { port, host: s.host ?? '127.0.0.1' }
   } else if (s.host !== undefined) throw new UsageError('--host needs --http')
   return {
@@ -67,7 +80,10 @@ export function parseServeOptions(argv: readonly string[]): ServeOptions {
     stateDir: resolve(s['state-dir'] ?? defaultStateDir()),
     importModules: args.booleans['import-modules'] === true,
     scripts: args.booleans['no-scripts'] !== true,
-    gate: s['gate-policy'] !== undefined ? { policyFile: resolve(s['gate-policy']) } : { mode: (s.gate ?? 'allow-all') as ServeGateMode },
+    gate:
+      s['gate-policy'] !== undefined
+        ? { policyFile: resolve(s['gate-policy']) }
+        : { mode: (s.gate ?? 'allow-all') as ServeGateMode },
     ...(http ? { http } : {}),
     ...(s.channel ? { channel: s.channel as SkillChannel } : {}),
   }

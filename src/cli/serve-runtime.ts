@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileSpoolStore } from '../common/file-spool-store.js'
@@ -51,7 +51,9 @@ function interpreters(): Record<string, string[]> {
   return found
 }
 
-async function scriptsConfig(log: (line: string) => void): Promise<{ config: SkillScriptConfig; base: string } | string> {
+async function scriptsConfig(
+  log: (line: string) => void,
+): Promise<{ config: SkillScriptConfig; base: string } | string> {
   let handle: SandboxHandle
   try {
     handle = await createBubblewrapHandle()
@@ -98,7 +100,10 @@ async function scriptsConfig(log: (line: string) => void): Promise<{ config: Ski
  */
 export async function createServeRuntime(options: ServeRuntimeOptions): Promise<ServeRuntime> {
   const { log } = options
-  const source = new FileSystemSkillSource({ roots: [...options.roots], importModules: options.importModules })
+  const source = new FileSystemSkillSource({
+    roots: [...options.roots],
+    importModules: options.importModules,
+  })
   const pool: QuickJsGuestPool = createQuickJsGuest()
   let scripts: { config: SkillScriptConfig; base: string } | undefined
   let scriptsOff: string | undefined = options.scripts ? undefined : 'disabled by --no-scripts'
@@ -115,7 +120,11 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
       gate: options.gate,
       spool: new FileSpoolStore({ directory: join(options.stateDir, 'spool', randomUUID()) }),
       ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
-      isolation: { resolveGuest: pool.resolveGuest, maxTimeoutSeconds: 30, defaultTimeoutSeconds: 5 },
+      isolation: {
+        resolveGuest: pool.resolveGuest,
+        maxTimeoutSeconds: 30,
+        defaultTimeoutSeconds: 5,
+      },
       ...(scripts ? { scripts: scripts.config } : {}),
     })
 
@@ -127,7 +136,8 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
         scripts?.config.handle.dispose?.(),
         scripts ? rm(scripts.base, { recursive: true, force: true }) : undefined,
       ])
-      for (const r of results) if (r.status === 'rejected') log(`shutdown: ${String(r.reason?.message ?? r.reason)}`)
+      for (const r of results)
+        if (r.status === 'rejected') log(`shutdown: ${String(r.reason?.message ?? r.reason)}`)
     })()
     return disposed
   }

@@ -24,23 +24,41 @@ export interface SpoolStore {
 /** Spool ids: a prefix and 16 random hex digits; nothing else is ever accepted as an id. */
 export const SPOOL_ID_PATTERN = /^r_[0-9a-f]{16}$/
 
-/** A fresh spool id. */
+// Ids come from a pool of random bytes refilled 512 ids at a time: one
+// syscall-backed fill per pool instead of one per id, which dominated the
+// cost of spooling a small result.
+const ID_BYTES = 8
+const POOL_IDS = 512
+let pool = randomBytes(ID_BYTES * POOL_IDS)
+let offset = 0
+
+/** A fresh, unguessable spool id. */
 export function newSpoolId(): string {
-  return `r_${randomBytes(8).toString('hex')}`
+  if (offset + ID_BYTES > pool.length) {
+    pool = randomBytes(ID_BYTES * POOL_IDS)
+    offset = 0
+  }
+  const id = pool.toString('hex', offset, offset + ID_BYTES)
+  offset += ID_BYTES
+  return `r_${id}`
 }
 
 /** Builds the record a store keeps for `bytes`. */
 export function describeSpooled(id: string, bytes: Uint8Array, meta: SpoolMeta = {}): Retrievable {
-  return Object.freeze({
+  const given = meta.provenance
+  // A frozen provenance (wrappers build one per tool) is shared, not copied.
+  const provenance = given && Object.isFrozen(given) ? given : Object.freeze({ ...(given ?? {}) })
+  const record: { -readonly [K in keyof Retrievable]: Retrievable[K] } = {
     id,
     kind: meta.kind ?? 'text',
     mimeType: meta.mimeType ?? 'text/plain',
     size: bytes.byteLength,
-    ...(meta.title === undefined ? {} : { title: meta.title }),
-    provenance: Object.freeze({ ...(meta.provenance ?? {}) }),
+    provenance,
     trusted: meta.trusted === true,
     createdAt: Date.now(),
-  })
+  }
+  if (meta.title !== undefined) record.title = meta.title
+  return Object.freeze(record)
 }
 
 /** A `SpoolStore` in memory: for tests, short sessions and benchmarks. */
@@ -49,7 +67,9 @@ export class MemorySpoolStore implements SpoolStore {
 
   async put(bytes: Uint8Array, meta?: SpoolMeta): Promise<Retrievable> {
     const id = newSpoolId()
-    const copy = new Uint8Array(bytes)
+    // Buffer.from copies small inputs into Node's shared slab instead of a
+    // fresh ArrayBuffer each: much cheaper to allocate and to collect.
+    const copy = Buffer.from(bytes)
     const record = describeSpooled(id, copy, meta)
     this.#items.set(id, { bytes: copy, record })
     return record

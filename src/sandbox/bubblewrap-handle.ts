@@ -7,9 +7,16 @@ import { buildBwrapArgs } from './bwrap-args.js'
 import { inspectPolicyPaths } from './inspect-policy-paths.js'
 import { reapNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
-import { isPathInside } from './policy.js'
 import { type BwrapStatus, readBwrapStatus } from './read-bwrap-status.js'
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  resolveLimits,
+  unavailable,
+  validateRequest,
+} from './run-request.js'
 import type { SandboxHandle, SandboxLimits, SandboxRunRequest, SandboxRunResult } from './types.js'
+
+export { DEFAULT_SANDBOX_LIMITS }
 
 /** Options of `createBubblewrapHandle`. */
 export interface BubblewrapHandleOptions {
@@ -30,24 +37,8 @@ export interface BubblewrapHandleOptions {
   readonly limits?: SandboxLimits
 }
 
-/** The limits used when neither the handle options nor the request set one. */
-export const DEFAULT_SANDBOX_LIMITS = {
-  addressSpaceBytes: 1024 * 1024 * 1024,
-  fileSizeBytes: 64 * 1024 * 1024,
-  openFiles: 256,
-  processes: 64,
-} as const
-
 const INSTALL_HINT =
   'Install it with `apt-get install bubblewrap` (Debian/Ubuntu) or your distribution’s bubblewrap package'
-
-function unavailable(reason: string, cause?: unknown): SkillHostError {
-  return new SkillHostError(
-    'E_SANDBOX_UNAVAILABLE',
-    `The bubblewrap sandbox cannot run here: ${reason}`,
-    { cause },
-  )
-}
 
 function executable(path: string): boolean {
   try {
@@ -56,10 +47,6 @@ function executable(path: string): boolean {
   } catch {
     return false
   }
-}
-
-function positiveInt(value: number | undefined, fallback: number): number {
-  return value !== undefined && Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback
 }
 
 /**
@@ -162,29 +149,7 @@ class BubblewrapHandle implements SandboxHandle {
       throw new SkillHostError('E_ABORTED', 'The call was aborted before it started.')
     validateRequest(request, this.#s.prlimitPath)
     const timeoutMs = Math.max(1, Math.floor(request.timeoutMs))
-    const limits = {
-      addressSpaceBytes: positiveInt(
-        request.limits?.addressSpaceBytes,
-        positiveInt(this.#s.limits.addressSpaceBytes, DEFAULT_SANDBOX_LIMITS.addressSpaceBytes),
-      ),
-      // CPU seconds default to the wall-clock deadline: a busy loop cannot outlast it anyway.
-      cpuSeconds: positiveInt(
-        request.limits?.cpuSeconds,
-        positiveInt(this.#s.limits.cpuSeconds, Math.ceil(timeoutMs / 1000) + 1),
-      ),
-      fileSizeBytes: positiveInt(
-        request.limits?.fileSizeBytes,
-        positiveInt(this.#s.limits.fileSizeBytes, DEFAULT_SANDBOX_LIMITS.fileSizeBytes),
-      ),
-      openFiles: positiveInt(
-        request.limits?.openFiles,
-        positiveInt(this.#s.limits.openFiles, DEFAULT_SANDBOX_LIMITS.openFiles),
-      ),
-      processes: positiveInt(
-        request.limits?.processes,
-        positiveInt(this.#s.limits.processes, DEFAULT_SANDBOX_LIMITS.processes),
-      ),
-    }
+    const limits = resolveLimits(request.limits, this.#s.limits, timeoutMs)
     const facts = await inspectPolicyPaths(request.policy)
     const hostUser = this.#s.hostUser
     if (hostUser !== undefined) {
@@ -308,39 +273,5 @@ class BubblewrapHandle implements SandboxHandle {
         // already gone
       }
     }
-  }
-}
-
-function validateRequest(request: SandboxRunRequest, prlimitPath: string): void {
-  const invalid = (why: string) =>
-    new SkillHostError('E_INTERNAL', `Invalid sandbox request: ${why}`)
-  if (
-    !Array.isArray(request.argv) ||
-    request.argv.length === 0 ||
-    !request.argv[0]?.startsWith('/')
-  ) {
-    throw invalid('argv[0] must be an absolute path inside the sandbox.')
-  }
-  if (request.argv.some((a) => typeof a !== 'string' || a.includes('\0')))
-    throw invalid('argv holds a NUL or non-string.')
-  if (!request.cwd.startsWith('/')) throw invalid('cwd must be absolute.')
-  for (const [key, value] of Object.entries(request.env)) {
-    if (
-      !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ||
-      typeof value !== 'string' ||
-      value.includes('\0')
-    ) {
-      throw invalid(`environment entry '${key}' is not a valid name/value.`)
-    }
-  }
-  if (request.policy.network.allowedDomains.length > 0) {
-    throw unavailable(
-      'the bubblewrap handle cannot grant network access; allowedDomains must be empty.',
-    )
-  }
-  if (!request.policy.filesystem.allowRead.some((r) => isPathInside(prlimitPath, r))) {
-    throw unavailable(
-      'prlimit, which applies the resource limits inside the sandbox, is not readable under the policy; add its directory (e.g. /usr) to interpreterReadPaths.',
-    )
   }
 }

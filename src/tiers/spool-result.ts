@@ -15,7 +15,6 @@ export interface SpoolResultOptions {
   readonly provenance: Provenance
 }
 
-const encoder = new TextEncoder()
 const decoder = new TextDecoder('utf-8', { fatal: false })
 
 function footer(id: string, size: number, kind: string, truncated: boolean): string {
@@ -33,11 +32,17 @@ export async function spoolToolResult(result: ToolResult, options: SpoolResultOp
   const cls = options.artifactClass ?? SpooledArtifact
   const meta = { provenance: options.provenance, trusted: false }
   if (typeof result === 'string') {
-    const artifact = await cls.spool(options.spool, result, { ...meta, mimeType: 'text/plain' })
-    const bytes = encoder.encode(result)
+    const bytes = Buffer.from(result, 'utf8')
+    // Straight to the store with the class's kind: building an artifact
+    // object only to read its record back costs more than the put itself.
+    const r = await options.spool.put(bytes, {
+      kind: cls.kind,
+      mimeType: 'text/plain',
+      provenance: options.provenance,
+      trusted: false,
+    })
     const truncated = bytes.byteLength > INLINE_PREVIEW_BYTES
     const preview = truncated ? decoder.decode(bytes.subarray(0, INLINE_PREVIEW_BYTES)) : result
-    const r = artifact.retrievable
     return `${preview}${footer(r.id, r.size, r.kind, truncated)}`
   }
   if (result instanceof Uint8Array) {

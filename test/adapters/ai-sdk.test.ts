@@ -5,15 +5,32 @@ import { Tool } from '../../src/common/tool.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
-import { type ModelCall, offeredTools, scriptedModel, systemText, toolResults } from './scripted-model.js'
+import {
+  type ModelCall,
+  offeredTools,
+  scriptedModel,
+  systemText,
+  toolResults,
+} from './scripted-model.js'
 
-const LIFECYCLE = ['list_loaded_skills', 'list_skills', 'load_skill', 'refresh_skills', 'unload_skill']
+const LIFECYCLE = [
+  'list_loaded_skills',
+  'list_skills',
+  'load_skill',
+  'refresh_skills',
+  'unload_skill',
+]
 const BODY = '# Greeter\n\nAlways greet the user by name, warmly.'
 
 const greet = new Tool<{ name: string }>({
   name: 'greet',
   description: 'Greets someone by name.',
-  inputSchema: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string' } } },
+  inputSchema: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: { name: { type: 'string' } },
+  },
   handler: ({ name }) => `Hello, ${name}!`,
 })
 const explode = new Tool<Record<string, never>>({
@@ -33,7 +50,13 @@ afterEach(async () => {
 async function setup(channel: 'inline' | 'handle' = 'inline') {
   const source = new InMemorySkillSource({
     skills: [
-      { name: 'greeter', description: 'Greets people by name.', body: BODY, channel, tools: [greet, explode] },
+      {
+        name: 'greeter',
+        description: 'Greets people by name.',
+        body: BODY,
+        channel,
+        tools: [greet, explode],
+      },
       { name: 'other', description: 'Something else.', body: '# Other' },
     ],
   })
@@ -48,10 +71,12 @@ describe('createSkillTools with the AI SDK', () => {
     const { manager, ctx } = await setup()
     const skills = createSkillTools({ manager, ctx, system: 'You are a test agent.' })
     const calls: ModelCall[] = []
-    const record = (f: (c: ModelCall) => ReturnType<Parameters<typeof scriptedModel>[0][number]>) => (c: ModelCall) => {
-      calls.push(c)
-      return f(c)
-    }
+    const record =
+      (f: (c: ModelCall) => ReturnType<Parameters<typeof scriptedModel>[0][number]>) =>
+      (c: ModelCall) => {
+        calls.push(c)
+        return f(c)
+      }
     const model = scriptedModel([
       record(() => [{ tool: 'list_skills' }]),
       record(() => [{ tool: 'load_skill', args: { skill: 'greeter' } }]),
@@ -70,14 +95,23 @@ describe('createSkillTools with the AI SDK', () => {
     })
     expect(result.text).toBe('done')
     expect(calls).toHaveLength(6)
-    const [s0, s1, s2, s3, s4, s5] = calls as [ModelCall, ModelCall, ModelCall, ModelCall, ModelCall, ModelCall]
+    const [s0, s1, s2, s3, s4, s5] = calls as [
+      ModelCall,
+      ModelCall,
+      ModelCall,
+      ModelCall,
+      ModelCall,
+      ModelCall,
+    ]
 
     // Step 0 and 1: only the lifecycle tools; no skill body.
     expect(offeredTools(s0)).toEqual(LIFECYCLE)
     expect(systemText(s0)).toContain('You are a test agent.')
     expect(systemText(s0)).not.toContain('Greeter')
     expect(offeredTools(s1)).toEqual(LIFECYCLE)
-    const listed = JSON.parse(toolResults(s1)[0]?.text ?? '{}') as { skills: { id: string; loaded: boolean }[] }
+    const listed = JSON.parse(toolResults(s1)[0]?.text ?? '{}') as {
+      skills: { id: string; loaded: boolean }[]
+    }
     expect(listed.skills.map((s) => s.id)).toEqual(['greeter', 'other'])
 
     // Step 2: loaded in step 1, so greet is offered and the body is in the system prompt.
@@ -85,7 +119,12 @@ describe('createSkillTools with the AI SDK', () => {
     expect(systemText(s2)).toContain(BODY)
     expect(systemText(s2)).toContain('skill="greeter"')
     const loaded = JSON.parse(toolResults(s2).find((r) => r.tool === 'load_skill')?.text ?? '{}')
-    expect(loaded).toMatchObject({ id: 'greeter', channel: 'inline', toolsAdded: ['greet', 'explode'], body: BODY })
+    expect(loaded).toMatchObject({
+      id: 'greeter',
+      channel: 'inline',
+      toolsAdded: ['greet', 'explode'],
+      body: BODY,
+    })
 
     // Step 3: the skill tool ran.
     const greeted = toolResults(s3).find((r) => r.tool === 'greet')
@@ -120,7 +159,8 @@ describe('createSkillTools with the AI SDK', () => {
       () => [{ tool: 'load_skill', args: { skill: 'greeter' } }],
       (c) => {
         calls.push(c)
-        handleId = (JSON.parse(toolResults(c)[0]?.text ?? '{}') as { handle: { id: string } }).handle.id
+        handleId = (JSON.parse(toolResults(c)[0]?.text ?? '{}') as { handle: { id: string } })
+          .handle.id
         return [{ tool: 'artifact_cat', args: { id: handleId } }]
       },
       (c) => {
@@ -128,14 +168,22 @@ describe('createSkillTools with the AI SDK', () => {
         return 'ok'
       },
     ])
-    await generateText({ model, tools: skills.tools, prepareStep: skills.prepareStep, prompt: 'go', stopWhen: stepCountIs(5) })
+    await generateText({
+      model,
+      tools: skills.tools,
+      prepareStep: skills.prepareStep,
+      prompt: 'go',
+      stopWhen: stepCountIs(5),
+    })
     const [afterLoad, afterCat] = calls as [ModelCall, ModelCall]
     expect(handleId).toMatch(/^r_[0-9a-f]{16}$/)
     expect(systemText(afterLoad)).toContain(handleId)
     expect(systemText(afterLoad)).toContain('channel="handle"')
     expect(systemText(afterLoad)).not.toContain('Always greet the user by name')
     expect(offeredTools(afterLoad)).toContain('artifact_cat')
-    expect(toolResults(afterCat).find((r) => r.tool === 'artifact_cat')?.text).toContain('Always greet the user by name')
+    expect(toolResults(afterCat).find((r) => r.tool === 'artifact_cat')?.text).toContain(
+      'Always greet the user by name',
+    )
   })
 
   it('returns errors as tool errors with the renderError code text, never a host path', async () => {
@@ -157,7 +205,13 @@ describe('createSkillTools with the AI SDK', () => {
         return 'ok'
       },
     ])
-    await generateText({ model, tools: skills.tools, prepareStep: skills.prepareStep, prompt: 'go', stopWhen: stepCountIs(6) })
+    await generateText({
+      model,
+      tools: skills.tools,
+      prepareStep: skills.prepareStep,
+      prompt: 'go',
+      stopWhen: stepCountIs(6),
+    })
     const [first, last] = seen as [ModelCall, ModelCall]
     const notFound = toolResults(first).find((r) => r.tool === 'load_skill')
     expect(notFound?.type).toBe('error-text')
@@ -195,7 +249,9 @@ describe('createSkillTools with the AI SDK', () => {
     })
     const skills = createSkillTools({ manager, ctx, hostTools: [hostGreet], lifecycleTools: false })
     expect(skills.activeTools()).toEqual(['greet'])
-    await expect(manager.load('greeter', ctx)).rejects.toMatchObject({ code: 'E_SKILL_TOOL_COLLISION' })
+    await expect(manager.load('greeter', ctx)).rejects.toMatchObject({
+      code: 'E_SKILL_TOOL_COLLISION',
+    })
     skills.dispose()
     skills.dispose()
     expect(ctx.tools.size).toBe(0)

@@ -1,7 +1,10 @@
 import { request } from 'node:http'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  type CallToolResult,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.js'
 import { Tool } from '../../src/common/tool.js'
@@ -10,7 +13,13 @@ import type { SkillManager } from '../../src/manager/types.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
 
 const BODY = '# Greeter\n\nAlways greet the user by name, warmly.'
-const LIFECYCLE = ['list_loaded_skills', 'list_skills', 'load_skill', 'refresh_skills', 'unload_skill']
+const LIFECYCLE = [
+  'list_loaded_skills',
+  'list_skills',
+  'load_skill',
+  'refresh_skills',
+  'unload_skill',
+]
 
 function makeSource(): InMemorySkillSource {
   const greet = new Tool<{ name: string }>({
@@ -28,7 +37,15 @@ function makeSource(): InMemorySkillSource {
     },
   })
   return new InMemorySkillSource({
-    skills: [{ name: 'greeter', description: 'Greets people.', body: BODY, channel: 'inline', tools: [greet, explode] }],
+    skills: [
+      {
+        name: 'greeter',
+        description: 'Greets people.',
+        body: BODY,
+        channel: 'inline',
+        tools: [greet, explode],
+      },
+    ],
   })
 }
 
@@ -81,11 +98,19 @@ describe('skillhost MCP server over Streamable HTTP', () => {
 
     const loaded = await client.callTool({ name: 'load_skill', arguments: { skill: 'greeter' } })
     expect(loaded.isError).toBeFalsy()
-    expect(JSON.parse(text(loaded))).toMatchObject({ id: 'greeter', body: BODY, toolsAdded: ['greet', 'explode'] })
+    expect(JSON.parse(text(loaded))).toMatchObject({
+      id: 'greeter',
+      body: BODY,
+      toolsAdded: ['greet', 'explode'],
+    })
     await until(() => changes() >= 1)
     const after = (await client.listTools()).tools.map((t) => t.name)
-    expect(after).toEqual(expect.arrayContaining([...LIFECYCLE, 'greet', 'explode', 'artifact_cat']))
-    expect((await client.listTools()).tools.find((t) => t.name === 'greet')?.inputSchema).toMatchObject({
+    expect(after).toEqual(
+      expect.arrayContaining([...LIFECYCLE, 'greet', 'explode', 'artifact_cat']),
+    )
+    expect(
+      (await client.listTools()).tools.find((t) => t.name === 'greet')?.inputSchema,
+    ).toMatchObject({
       type: 'object',
       required: ['name'],
     })
@@ -104,7 +129,10 @@ describe('skillhost MCP server over Streamable HTTP', () => {
     expect(text(invalid)).toMatch(/^E_TOOL_INVALID_ARGS: /)
 
     const seen = changes()
-    const unloaded = await client.callTool({ name: 'unload_skill', arguments: { skill: 'greeter' } })
+    const unloaded = await client.callTool({
+      name: 'unload_skill',
+      arguments: { skill: 'greeter' },
+    })
     expect(JSON.parse(text(unloaded))).toMatchObject({ id: 'greeter' })
     await until(() => changes() > seen)
     const gone = (await client.listTools()).tools.map((t) => t.name)
@@ -148,29 +176,40 @@ describe('skillhost MCP server over Streamable HTTP', () => {
 
     await (a.client.transport as StreamableHTTPClientTransport).terminateSession()
     await until(() => server?.sessionCount() === 1)
-    await expect(managers[0]?.load('greeter', managers[0].createTurnContext())).rejects.toMatchObject({
+    await expect(
+      managers[0]?.load('greeter', managers[0].createTurnContext()),
+    ).rejects.toMatchObject({
       code: 'E_SKILL_MANAGER_DISPOSED',
     })
   })
 
   it('refuses requests without a session, and foreign Host headers', async () => {
     server = await serveMcpHttp({
-      createManager: () => createSkillManager({ sources: [makeSource()], gate: async () => undefined }),
+      createManager: () =>
+        createSkillManager({ sources: [makeSource()], gate: async () => undefined }),
     })
     const post = (headers: Record<string, string>) =>
       fetch(server?.url ?? '', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       })
     expect((await post({})).status).toBe(400)
     expect((await post({ 'mcp-session-id': 'nope' })).status).toBe(404)
     // fetch cannot forge Host; node:http can, as a rebinding page's browser effectively does.
     const forged = await new Promise<number>((resolve, reject) => {
-      const req = request(server?.url ?? '', { method: 'POST', headers: { host: 'evil.example:80' } }, (res) => {
-        res.resume()
-        resolve(res.statusCode ?? 0)
-      })
+      const req = request(
+        server?.url ?? '',
+        { method: 'POST', headers: { host: 'evil.example:80' } },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        },
+      )
       req.on('error', reject)
       req.end('{}')
     })

@@ -29,7 +29,12 @@ export function scriptedModel(steps: readonly ScriptedStep[]): MockLanguageModel
       if (!step) throw new Error(`the script has no step ${index - 1}`)
       const out = step(call)
       if (typeof out === 'string') {
-        return { content: [{ type: 'text', text: out }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }
+        return {
+          content: [{ type: 'text', text: out }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage,
+          warnings: [],
+        }
       }
       return {
         content: out.map((c, i) => ({
@@ -67,7 +72,8 @@ export function toolResults(call: ModelCall): { tool: string; type: string; text
     for (const part of message.content) {
       if (part.type !== 'tool-result') continue
       const o = part.output
-      const text = 'value' in o ? (typeof o.value === 'string' ? o.value : JSON.stringify(o.value)) : ''
+      const text =
+        'value' in o ? (typeof o.value === 'string' ? o.value : JSON.stringify(o.value)) : ''
       out.push({ tool: part.toolName, type: o.type, text })
     }
   }

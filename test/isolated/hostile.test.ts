@@ -72,7 +72,7 @@ describe('hostile guests', () => {
       () => undefined,
       (e: { code?: string }) => e,
     )
-    expect(err?.code, JSON.stringify(err)).toBeOneOf(expected)
+    expect(err?.code, `${err?.code}: ${(err as Error | undefined)?.message}`).toBeOneOf(expected)
     await normalCallWorks()
   })
 
@@ -121,14 +121,20 @@ describe('hostile guests', () => {
     expect(Object.prototype).not.toHaveProperty('polluted')
   })
 
-  it('survives a log flood: the console is capped and the call times out', async () => {
-    const err = await expectCode(
+  it('survives a log flood: the console is capped', async () => {
+    const r = await runIsolatedTool(
+      config,
+      tool('async () => { for (let i = 0; i < 5000; i++) console.log("line " + i + " " + "x".repeat(100)); return "done" }'),
+      {},
+    )
+    expect(r.json).toBe('"done"')
+    expect(r.consoleTruncated).toBe(true)
+    expect(r.console.reduce((n, e) => n + Buffer.byteLength(e.text), 0)).toBeLessThanOrEqual(64 * 1024)
+    // An endless flood is just a runaway: it is stopped at its deadline.
+    await expectCode(
       runIsolatedTool(config, tool('async () => { for (;;) console.log("x".repeat(100000)) }'), {}),
       'E_SKILL_ISOLATED_TIMEOUT',
     )
-    expect(err.data.consoleTruncated).toBe(true)
-    const entries = err.data.console as { text: string }[]
-    expect(entries.reduce((n, e) => n + e.text.length, 0)).toBeLessThanOrEqual(64 * 1024)
     await normalCallWorks()
   })
 

@@ -53,7 +53,7 @@ export async function makeRig(overrides: Partial<SkillScriptConfig> = {}): Promi
     translator: createPathTranslator({ hiddenHostPaths: [base] }),
     interpreters: { sh: ['/bin/sh'], python: ['/usr/bin/python3'], node: ['/usr/bin/node'] },
     interpreterReadPaths: SYSTEM_READ_PATHS,
-    maxTimeoutSeconds: 10,
+    maxTimeoutSeconds: 30,
     defaultTimeoutSeconds: 5,
     maxOutputBytes: 64 * 1024,
     hostEnvIsolated: true,

@@ -1,5 +1,9 @@
 export { createSkillTools, type SkillTools, type SkillToolsOptions } from './create-skill-tools.js'
-export { estimateTokens, renderAvailableSkills, renderProjectedSkills } from './render-skill-context.js'
+export {
+  estimateTokens,
+  renderAvailableSkills,
+  renderProjectedSkills,
+} from './render-skill-context.js'
 export {
   type SkillToolBinaryPart,
   SkillToolCallError,

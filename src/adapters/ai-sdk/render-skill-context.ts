@@ -11,7 +11,10 @@ const escapeAttr = (value: string): string =>
 export function renderAvailableSkills(entries: readonly CatalogEntry[]): string {
   const lines = entries
     .filter((e) => e.shadowedBy === undefined)
-    .map((e) => `<skill id="${escapeAttr(e.id)}"${e.loaded ? ' loaded="true"' : ''}>${escapeAttr(e.description)}</skill>`)
+    .map(
+      (e) =>
+        `<skill id="${escapeAttr(e.id)}"${e.loaded ? ' loaded="true"' : ''}>${escapeAttr(e.description)}</skill>`,
+    )
   return ['<available_skills>', ...lines, '</available_skills>'].join('\n')
 }
 

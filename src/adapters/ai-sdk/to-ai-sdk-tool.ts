@@ -33,16 +33,22 @@ export class SkillToolCallError extends Error {
   }
 }
 
-const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
+const base64 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
 
 /** Converts a skillhost tool result into the adapter's serializable output. */
 export function toSkillToolOutput(result: ToolResult): SkillToolOutput {
   if (typeof result === 'string') return result
-  if (result instanceof Uint8Array) return [{ mediaType: 'application/octet-stream', data: base64(result) }]
+  if (result instanceof Uint8Array)
+    return [{ mediaType: 'application/octet-stream', data: base64(result) }]
   const items = Array.isArray(result) ? result : [result]
   return items.map((m) =>
     Media.isInstance(m)
-      ? { mediaType: m.mimeType, data: base64(m.data), ...(m.name === undefined ? {} : { filename: m.name }) }
+      ? {
+          mediaType: m.mimeType,
+          data: base64(m.data),
+          ...(m.name === undefined ? {} : { filename: m.name }),
+        }
       : { mediaType: 'application/octet-stream', data: '' },
   )
 }
@@ -83,9 +89,13 @@ export function toAiSdkTool(definition: Tool, ctx: TurnContext): AiTool<unknown,
       try {
         const live = ctx.tools.get(name)
         if (!live) {
-          throw new SkillHostError('E_TOOL_NOT_FOUND', `Tool '${name}' is no longer offered here (its skill was unloaded).`, {
-            data: { tool: name },
-          })
+          throw new SkillHostError(
+            'E_TOOL_NOT_FOUND',
+            `Tool '${name}' is no longer offered here (its skill was unloaded).`,
+            {
+              data: { tool: name },
+            },
+          )
         }
         return toSkillToolOutput(await live.execute(input ?? {}, ctx))
       } catch (err) {

@@ -1,5 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js'
 import { SkillHostError } from '../../common/errors.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
@@ -92,16 +96,25 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     try {
       const tool = ctx.tools.get(name)
       if (!tool) {
-        throw new SkillHostError('E_TOOL_NOT_FOUND', `No tool '${name.slice(0, 80)}' is offered here; list tools again.`, {
-          data: { tool: name.slice(0, 80) },
-        })
+        throw new SkillHostError(
+          'E_TOOL_NOT_FOUND',
+          `No tool '${name.slice(0, 80)}' is offered here; list tools again.`,
+          {
+            data: { tool: name.slice(0, 80) },
+          },
+        )
       }
       const result = toCallToolResult(await tool.execute(request.params.arguments ?? {}, ctx))
       options.onToolCall?.({ tool: name, ok: true })
       return result
     } catch (err) {
       const result = toCallToolError(err)
-      options.onToolCall?.({ tool: name, ok: false, error: result.content[0]?.type === 'text' ? result.content[0].text : '', cause: err })
+      options.onToolCall?.({
+        tool: name,
+        ok: false,
+        error: result.content[0]?.type === 'text' ? result.content[0].text : '',
+        cause: err,
+      })
       return result
     }
   })

@@ -5,5 +5,10 @@ export {
   type SkillMcpSession,
 } from './create-skill-mcp-server.js'
 export { type McpHttpServer, type ServeMcpHttpOptions, serveMcpHttp } from './serve-http.js'
-export { type McpSessionFactoryOptions, type McpStdioServer, type ServeMcpStdioOptions, serveMcpStdio } from './serve-stdio.js'
+export {
+  type McpSessionFactoryOptions,
+  type McpStdioServer,
+  type ServeMcpStdioOptions,
+  serveMcpStdio,
+} from './serve-stdio.js'
 export { toCallToolError, toCallToolResult } from './to-call-tool-result.js'

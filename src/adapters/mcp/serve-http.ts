@@ -23,7 +23,10 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
   /** Largest accepted POST body in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number
   /** Called when a session starts or ends, for logging. */
-  readonly onSession?: (event: { readonly kind: 'opened' | 'closed'; readonly sessionId: string }) => void
+  readonly onSession?: (event: {
+    readonly kind: 'opened' | 'closed'
+    readonly sessionId: string
+  }) => void
 }
 
 /** A running Streamable HTTP server. */
@@ -69,7 +72,10 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
 export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHttpServer> {
   const { port = 0, host = '127.0.0.1', path = '/mcp', maxBodyBytes = 4 * 1024 * 1024 } = options
   const { createManager, onSession, allowedHosts: _a, ...sessionOptions } = options
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: SkillMcpSession }>()
+  const sessions = new Map<
+    string,
+    { transport: StreamableHTTPServerTransport; session: SkillMcpSession }
+  >()
   let allowed: ReadonlySet<string> | undefined
 
   const open = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
@@ -90,7 +96,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     await session.server.connect(transport)
     await transport.handleRequest(req, res, body)
     // An initialize that failed never produced a session: release what it made.
-    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await session.close()
+    if (transport.sessionId === undefined || !sessions.has(transport.sessionId))
+      await session.close()
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -126,7 +133,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   })
   const bound = (server.address() as AddressInfo).port
   if (options.allowedHosts) allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()))
-  else if (LOOPBACK.has(host)) allowed = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`])
+  else if (LOOPBACK.has(host))
+    allowed = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`])
   const urlHost = host.includes(':') ? `[${host}]` : host
 
   let closing: Promise<void> | undefined

@@ -1,10 +1,15 @@
 import type { Readable, Writable } from 'node:stream'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { SkillManager } from '../../manager/types.js'
-import { createSkillMcpServer, type SkillMcpServerOptions, type SkillMcpSession } from './create-skill-mcp-server.js'
+import {
+  createSkillMcpServer,
+  type SkillMcpServerOptions,
+  type SkillMcpSession,
+} from './create-skill-mcp-server.js'
 
 /** Session options shared by the transports: a manager factory instead of a manager. */
-export interface McpSessionFactoryOptions extends Omit<SkillMcpServerOptions, 'manager' | 'disposeManager'> {
+export interface McpSessionFactoryOptions
+  extends Omit<SkillMcpServerOptions, 'manager' | 'disposeManager'> {
   /** Makes the manager for one session. Each session gets its own; it is disposed when the session closes. */
   createManager(): Promise<SkillManager>
 }
@@ -40,10 +45,12 @@ export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpS
   })
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
-    closing ??= Promise.resolve().then(() => session.close()).finally(() => {
-      stdin.off('end', onEnd)
-      resolveClosed()
-    })
+    closing ??= Promise.resolve()
+      .then(() => session.close())
+      .finally(() => {
+        stdin.off('end', onEnd)
+        resolveClosed()
+      })
     return closing
   }
   const onEnd = (): void => void close()

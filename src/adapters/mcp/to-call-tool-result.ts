@@ -3,7 +3,8 @@ import { renderError } from '../../common/errors.js'
 import { Media } from '../../common/media.js'
 import type { ToolResult } from '../../common/tool.js'
 
-const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
+const base64 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
 
 function mediaBlock(media: Media, index: number): ContentBlock {
   const data = base64(media.data)
@@ -12,7 +13,11 @@ function mediaBlock(media: Media, index: number): ContentBlock {
   const name = media.name ?? `media-${index}`
   return {
     type: 'resource',
-    resource: { uri: `skillhost:media/${encodeURIComponent(name)}`, mimeType: media.mimeType, blob: data },
+    resource: {
+      uri: `skillhost:media/${encodeURIComponent(name)}`,
+      mimeType: media.mimeType,
+      blob: data,
+    },
   }
 }
 
@@ -25,7 +30,16 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   if (typeof result === 'string') return { content: [{ type: 'text', text: result }] }
   if (result instanceof Uint8Array) {
     return {
-      content: [{ type: 'resource', resource: { uri: 'skillhost:bytes', mimeType: 'application/octet-stream', blob: base64(result) } }],
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'skillhost:bytes',
+            mimeType: 'application/octet-stream',
+            blob: base64(result),
+          },
+        },
+      ],
     }
   }
   const items = (Array.isArray(result) ? result : [result]).filter((m) => Media.isInstance(m))

@@ -10,7 +10,7 @@ import { ConsoleCapture, installConsole, readBoundedString } from './guest-conso
 import { type GuestPrelude, installPrelude } from './guest-prelude.js'
 import { installGlobals } from './guest-globals.js'
 import type { BoundedQuickJs } from './quickjs-module.js'
-import { type WasmMemory, wasmApi } from './wasm-api.js'
+import { wasmApi } from './wasm-api.js'
 
 // After the deadline, describing the error that ended the run may still run
 // guest code (a getter on `message`); it gets this much more time, no more.
@@ -40,7 +40,7 @@ export async function evaluateInQuickJs(req: EvaluationRequest): Promise<Evaluat
   } catch {
     return fail('E_SKILL_ISOLATED_GUEST_FAILED', 'The QuickJS guest could not be created.')
   }
-  const run = new Evaluation(req, bounded.memory, capture, fail)
+  const run = new Evaluation(req, bounded, capture, fail)
   try {
     return await run.drive(bounded.quickjs.newRuntime())
   } catch (err) {
@@ -66,7 +66,7 @@ class Evaluation {
 
   constructor(
     readonly req: EvaluationRequest,
-    readonly memory: WasmMemory,
+    readonly instance: BoundedQuickJs,
     readonly capture: ConsoleCapture,
     readonly fail: (code: EvaluationFailureCode, message: string) => Failure,
   ) {
@@ -204,9 +204,7 @@ class Evaluation {
   }
 
   #memoryFull(): boolean {
-    const max = this.req.limits.memoryBytes
-    // Within one growth step of the cap: the allocator could not get more.
-    return this.memory.buffer.byteLength + 1024 * 1024 > max
+    return this.instance.capReached()
   }
 
   #exhausted(what: 'memory' | 'stack' | 'string'): Failure {

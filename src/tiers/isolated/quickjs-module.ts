@@ -38,6 +38,8 @@ export function compileQuickJsWasm(): Promise<WasmModule> {
 export interface BoundedQuickJs {
   quickjs: QuickJSWASMModule
   memory: WasmMemory
+  /** True once the allocator asked for more memory than the cap allows. */
+  capReached(): boolean
 }
 
 const quiet = () => {}
@@ -57,6 +59,20 @@ export async function instantiateBoundedQuickJs(
     initial: 256,
     maximum: Math.floor(memoryBytes / WASM_PAGE_BYTES),
   })
+  // The allocator grows memory through this object; a refused growth is the
+  // exact signal that the guest hit its cap, whatever QuickJS then throws.
+  let refused = false
+  const grow = memory.grow.bind(memory)
+  Object.defineProperty(memory, 'grow', {
+    value: (pages: number) => {
+      try {
+        return grow(pages)
+      } catch (err) {
+        refused = true
+        throw err
+      }
+    },
+  })
   const variant = newVariant(baseVariant, {
     wasmModule: wasmModule as never,
     wasmMemory: memory as never,
@@ -64,7 +80,7 @@ export async function instantiateBoundedQuickJs(
     emscriptenModule: { print: quiet, printErr: quiet } as never,
     log: quiet,
   })
-  return { quickjs: await newQuickJSWASMModuleFromVariant(variant), memory }
+  return { quickjs: await newQuickJSWASMModuleFromVariant(variant), memory, capReached: () => refused }
 }
 
 /**

@@ -10,6 +10,7 @@ export interface WasmModule {
 /** A WebAssembly linear memory. Its `maximum` is enforced by the engine. */
 export interface WasmMemory {
   readonly buffer: ArrayBuffer
+  grow(pages: number): number
 }
 
 interface WasmApi {

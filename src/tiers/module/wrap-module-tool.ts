@@ -33,14 +33,22 @@ const sealedSpool: SpoolStore = Object.freeze({
   stat: async () => undefined,
   delete: async () => false,
 })
+const sealedByTurn = new WeakMap<TurnContext, TurnContext>()
 function sealContext(ctx: TurnContext): TurnContext {
-  return Object.freeze({
-    id: ctx.id,
-    abortSignal: ctx.abortSignal,
-    tools: new ToolRegistry(),
-    retrievables: new RetrievableSet(),
-    spool: sealedSpool,
-  })
+  let sealed = sealedByTurn.get(ctx)
+  if (!sealed) {
+    // The registry and projections are frozen-empty views: nothing a handler
+    // registers there reaches the model, and one view serves the whole turn.
+    sealed = Object.freeze({
+      id: ctx.id,
+      abortSignal: ctx.abortSignal,
+      tools: new ToolRegistry(),
+      retrievables: new RetrievableSet(),
+      spool: sealedSpool,
+    })
+    sealedByTurn.set(ctx, sealed)
+  }
+  return sealed
 }
 
 function describeThrown(value: unknown): string {
@@ -66,6 +74,8 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
     ? (args, ctx) => handler(args, ctx)
     : (args, ctx) => original.execute(args, ctx)
   const { skill, gate, guard } = binding
+  const provenance = Object.freeze({ skill: skill.id, skillVersion: skill.version, tool: name })
+  const gateSkill = Object.freeze({ id: skill.id, version: skill.version })
   return new Tool({
     name,
     description: String(original.description ?? ''),
@@ -75,7 +85,7 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
     handler: async (args, ctx) => {
       guard.enter(name)
       try {
-        await enforceToolGate(gate, ctx, { tool: name, args, skill, tier: 'module' })
+        await enforceToolGate(gate, ctx, { tool: name, args, skill: gateSkill, tier: 'module' })
         let result: unknown
         try {
           result = await call(args, sealContext(ctx))
@@ -97,7 +107,7 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
         return await spoolToolResult(result, {
           spool: ctx.spool,
           artifactClass: binding.artifactClass(),
-          provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
+          provenance,
         })
       } finally {
         guard.exit()

@@ -1,0 +1,133 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { generateText, stepCountIs } from 'ai'
+import { createSkillTools } from '../adapters/ai-sdk/create-skill-tools.js'
+import {
+  estimateTokens,
+  renderAvailableSkills,
+  renderProjectedSkills,
+} from '../adapters/ai-sdk/render-skill-context.js'
+import type { CliIo } from './cli-command.js'
+import { pickDemoModel } from './demo-model.js'
+import { parseArgs } from './parse-args.js'
+import { createPolicyGate, gatePolicyFor } from './serve-gate.js'
+import { createServeRuntime } from './serve-runtime.js'
+
+const PROMPT =
+  'How many kilometres is a marathon (26.2 miles)? Use the skills available: list them, load the one you need, ' +
+  'use its tool, unload it as soon as you are done, then re-read your conversion result by its id with ' +
+  'artifact_cat to confirm it, and answer in one sentence.'
+
+const SYSTEM = 'You are a careful assistant. Prefer skills and tools over guessing.'
+
+const clip = (text: string, max = 160): string => {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}… (${flat.length} chars)` : flat
+}
+
+const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))
+
+/**
+ * Runs the demo conversation through the AI SDK against `examples/skills`
+ * (or `--root`), printing each step: the tools offered, the context the
+ * skills cost, every gate decision, tool call and (truncated) result.
+ */
+export async function runDemo(argv: readonly string[], io: CliIo, help: string): Promise<number> {
+  const args = parseArgs(argv, { strings: ['root', 'model'], booleans: ['no-scripts'] })
+  if (args.booleans.help) {
+    io.stdout(`${help}\n`)
+    return 0
+  }
+  const out = (line = ''): void => io.stdout(`${line}\n`)
+  const root = args.strings.root
+    ? resolve(args.strings.root)
+    : fileURLToPath(new URL('../../examples/skills', import.meta.url))
+  const picked = await pickDemoModel(process.env, args.strings.model)
+  out(`skillhost demo: ${picked.label}`)
+  out(`skills: ${root} (module imports on: these are the bundled examples)`)
+  out('token figures below are estimates: characters / 4')
+
+  const stateDir = await mkdtemp(join(tmpdir(), 'skillhost-demo-'))
+  const runtime = await createServeRuntime({
+    roots: [root],
+    stateDir,
+    importModules: true,
+    scripts: args.booleans['no-scripts'] !== true,
+    gate: createPolicyGate(gatePolicyFor('allow-all'), (line) => out(`    ${line}`)),
+    log: (line) => out(`(${line})`),
+    defaultChannel: 'inline',
+  })
+  const manager = await runtime.createManager()
+  try {
+    const ctx = manager.createTurnContext()
+    const skills = createSkillTools({ manager, ctx, system: SYSTEM, catalog: true })
+    const catalogTokens = estimateTokens(renderAvailableSkills(manager.search().entries))
+    out(
+      `catalog: ${manager.catalog().entries.length} skills, ≈${catalogTokens} tokens in the system prompt`,
+    )
+    out()
+    out(`user: ${PROMPT}`)
+    const started = new Set<string>()
+    const result = await generateText({
+      model: picked.model,
+      tools: skills.tools,
+      stopWhen: stepCountIs(12),
+      prompt: PROMPT,
+      prepareStep: async (options) => {
+        const step = await skills.prepareStep(options)
+        const active = step?.activeTools ?? []
+        const defs = active.map((name) => ctx.tools.get(name)).filter((t) => t !== undefined)
+        const defTokens = estimateTokens(
+          JSON.stringify(defs.map((t) => [t.name, t.description, t.jsonSchema])),
+        )
+        const bodyTokens = estimateTokens(renderProjectedSkills(ctx.retrievables.all()))
+        out()
+        out(
+          `── step ${options.stepNumber + 1} ─ offered ${active.length} tools: ${active.join(', ')}`,
+        )
+        out(
+          `   context: tool definitions ≈${defTokens} tok · catalog ≈${catalogTokens} tok · loaded skill bodies ≈${bodyTokens} tok (${manager.projected(ctx).join(', ') || 'none loaded'})`,
+        )
+        return step
+      },
+      experimental_onToolCallStart: ({ toolCall }) => {
+        started.add(toolCall.toolCallId)
+        out(`  → ${toolCall.toolName} ${clip(show(toolCall.input), 120)}`)
+      },
+      experimental_onToolCallFinish: (event) => {
+        const name = event.toolCall.toolName
+        out(
+          event.success
+            ? `  ← ${name}: ${clip(show(event.output))}`
+            : `  ✗ ${name}: ${clip(show((event.error as Error)?.message))}`,
+        )
+      },
+      onStepFinish: (step) => {
+        for (const part of step.content) {
+          if (part.type === 'tool-error' && !started.has(part.toolCallId)) {
+            out(
+              `  ✗ ${part.toolName} (not offered): ${clip(show((part.error as Error)?.message ?? part.error))}`,
+            )
+          }
+        }
+        if (step.text) out(`  model: ${step.text}`)
+      },
+    })
+    out()
+    out(`assistant: ${result.text}`)
+    out(
+      `after the run: loaded ${JSON.stringify(manager.loaded())}, projected ${JSON.stringify(manager.projected(ctx))}`,
+    )
+    out(
+      `system prompt now carries ≈${estimateTokens(renderProjectedSkills(ctx.retrievables.all()))} tokens of skill bodies`,
+    )
+    skills.dispose()
+  } finally {
+    await manager.dispose()
+    await runtime.dispose()
+    await rm(stateDir, { recursive: true, force: true })
+  }
+  return 0
+}

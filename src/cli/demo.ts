@@ -1,0 +1,33 @@
+import type { CliCommand } from './cli-command.js'
+
+const HELP = `Usage: skillhost demo [--root DIR] [--model ID] [--no-scripts]
+
+Run one agent conversation through the Vercel AI SDK against the bundled
+example skills, printing every step: the tools the model is offered, the
+context the skills cost (estimated as characters / 4), each gate decision,
+each tool call and its (truncated) result. The model loads a skill, uses it,
+unloads it (its body and tools leave the context) and then re-reads its
+earlier result by id.
+
+Uses OpenAI when OPENAI_API_KEY is set, else Anthropic when ANTHROPIC_API_KEY
+is set, else a scripted model, clearly labelled as such.
+
+Options:
+  --root DIR    skills to use instead of the bundled examples/skills
+  --model ID    provider model id (default gpt-4.1-mini / claude-haiku-4-5)
+  --no-scripts  do not probe the bubblewrap sandbox
+  -h, --help    show this help
+
+Needs the optional packages ai (and @ai-sdk/openai or @ai-sdk/anthropic for a
+real model).`
+
+/**
+ * `skillhost demo`: a narrated agent run through the AI SDK adapter. The
+ * implementation (and the AI SDK) loads only when the command runs.
+ */
+export const demoCommand: CliCommand = {
+  name: 'demo',
+  summary: 'run a narrated agent conversation through the AI SDK adapter',
+  help: HELP,
+  run: async (argv, io) => (await import('./demo-main.js')).runDemo(argv, io, HELP),
+}

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs'
+import { serveMcpHttp } from '../adapters/mcp/serve-http.js'
+import { serveMcpStdio } from '../adapters/mcp/serve-stdio.js'
+import type { CliIo } from './cli-command.js'
+import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
+import { parseServeOptions } from './serve-options.js'
+import { createServeRuntime } from './serve-runtime.js'
+
+function version(): string {
+  try {
+    return (
+      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version: string
+      }
+    ).version
+  } catch {
+    return '0.0.0'
+  }
+}
+
+/** Resolves on the first of SIGINT / SIGTERM; `off` removes the listeners. */
+function onSignal(): { promise: Promise<string>; off: () => void } {
+  let off = (): void => undefined
+  const promise = new Promise<string>((resolve) => {
+    const handler = (signal: string): void => resolve(signal)
+    process.once('SIGINT', handler)
+    process.once('SIGTERM', handler)
+    off = () => {
+      process.off('SIGINT', handler)
+      process.off('SIGTERM', handler)
+    }
+  })
+  return { promise, off }
+}
+
+/**
+ * Runs `skillhost serve` until SIGINT/SIGTERM (or, on stdio, until stdin
+ * closes), then tears everything down and resolves to the exit code.
+ */
+export async function runServe(argv: readonly string[], io: CliIo, help: string): Promise<number> {
+  const options = parseServeOptions(argv)
+  if (options.help) {
+    io.stderr(`${help}\n`)
+    return 0
+  }
+  const log = (line: string): void => io.stderr(`skillhost serve: ${line}\n`)
+  const policy =
+    'policyFile' in options.gate
+      ? await readGatePolicy(options.gate.policyFile)
+      : gatePolicyFor(options.gate.mode)
+  log(`roots: ${options.roots.length > 0 ? options.roots.join(', ') : '(none found; pass a root)'}`)
+  log(
+    `gate: ${'policyFile' in options.gate ? options.gate.policyFile : options.gate.mode}; state: ${options.stateDir}`,
+  )
+  log(`module imports ${options.importModules ? 'ON' : 'off'}; isolated tools on (QuickJS)`)
+  const signal = onSignal()
+  const runtime = await createServeRuntime({
+    roots: options.roots,
+    stateDir: options.stateDir,
+    importModules: options.importModules,
+    scripts: options.scripts,
+    gate: createPolicyGate(policy, log),
+    log,
+    ...(options.channel ? { defaultChannel: options.channel } : {}),
+  })
+  const common = {
+    createManager: runtime.createManager,
+    serverInfo: { name: 'skillhost', version: version() },
+    onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
+      log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
+  }
+  try {
+    if (options.http) {
+      const server = await serveMcpHttp({
+        ...common,
+        port: options.http.port,
+        host: options.http.host,
+        onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
+      })
+      log(`listening on ${server.url.href}`)
+      const why = await signal.promise
+      log(`${why}: shutting down`)
+      await server.close()
+    } else {
+      const server = await serveMcpStdio(common)
+      log('serving MCP on stdio')
+      const why = await Promise.race([signal.promise, server.closed.then(() => 'stdin closed')])
+      log(`${why}: shutting down`)
+      await server.close()
+      process.stdin.destroy()
+    }
+  } finally {
+    signal.off()
+    await runtime.dispose()
+  }
+  log('shutdown complete')
+  return 0
+}

@@ -1,0 +1,189 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import {
+  type CallToolResult,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const LIFECYCLE = [
+  'list_loaded_skills',
+  'list_skills',
+  'load_skill',
+  'refresh_skills',
+  'unload_skill',
+]
+const state = mkdtempSync(join(tmpdir(), 'skillhost-serve-test-'))
+afterAll(() => rmSync(state, { recursive: true, force: true }))
+
+const text = (r: unknown): string =>
+  ((r as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('')
+
+interface Served {
+  client: Client
+  transport: StdioClientTransport
+  stderr: () => string
+  changes: () => number
+  closed: Promise<void>
+}
+
+/** Starts the built `skillhost serve` binary and connects the SDK's real stdio client to it. */
+async function serve(args: string[]): Promise<Served> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['dist/cli/main.js', 'serve', '--state-dir', state, ...args],
+    cwd: ROOT,
+    stderr: 'pipe',
+  })
+  let err = ''
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8')
+  })
+  const client = new Client({ name: 'serve-test', version: '1.0.0' })
+  let changes = 0
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changes += 1
+  })
+  const closed = new Promise<void>((resolve) => {
+    client.onclose = resolve
+  })
+  await client.connect(transport)
+  return { client, transport, stderr: () => err, changes: () => changes, closed }
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10))
+  expect(check()).toBe(true)
+}
+
+const names = async (client: Client): Promise<string[]> =>
+  (await client.listTools()).tools.map((t) => t.name)
+
+describe('skillhost serve over stdio (built binary, real MCP client)', () => {
+  it('serves examples/skills: list, load, tools/list_changed, call, unload, clean exit on stdin close', async () => {
+    const s = await serve(['examples/skills'])
+    expect((await names(s.client)).sort()).toEqual(LIFECYCLE)
+    const listed = JSON.parse(text(await s.client.callTool({ name: 'list_skills', arguments: {} })))
+    expect(listed.skills.map((k: { id: string }) => k.id).sort()).toEqual([
+      'commit-messages',
+      'json-tools',
+      'unit-convert',
+      'word-count',
+    ])
+    expect(JSON.stringify(listed)).not.toContain(ROOT)
+
+    const loaded = await s.client.callTool({
+      name: 'load_skill',
+      arguments: { skill: 'commit-messages' },
+    })
+    expect(loaded.isError).toBeFalsy()
+    const result = JSON.parse(text(loaded))
+    expect(result).toMatchObject({ id: 'commit-messages', channel: 'handle' })
+    await until(() => s.changes() >= 1)
+    expect(await names(s.client)).toEqual(expect.arrayContaining([...LIFECYCLE, 'artifact_cat']))
+
+    // The handle's body is read through the reader tools.
+    const body = await s.client.callTool({
+      name: 'artifact_cat',
+      arguments: { id: result.handle.id },
+    })
+    expect(body.isError).toBeFalsy()
+    expect(text(body)).toContain('# Commit messages')
+
+    const seen = s.changes()
+    const unloaded = await s.client.callTool({
+      name: 'unload_skill',
+      arguments: { skill: 'commit-messages' },
+    })
+    expect(JSON.parse(text(unloaded))).toMatchObject({ id: 'commit-messages' })
+    await until(() => s.changes() > seen)
+
+    const missing = await s.client.callTool({ name: 'load_skill', arguments: { skill: 'nope' } })
+    expect(missing.isError).toBe(true)
+    expect(text(missing)).toMatch(/^E_SKILL_NOT_FOUND: /)
+
+    expect(s.stderr()).toContain('gate allow load_skill (lifecycle)')
+    await s.client.close()
+    await until(() => s.stderr().includes('shutdown complete'))
+    expect(s.stderr()).toContain('stdin closed: shutting down')
+  })
+
+  it('module tools are off unless --import-modules, then callable', async () => {
+    const off = await serve(['examples/skills'])
+    const without = JSON.parse(
+      text(await off.client.callTool({ name: 'load_skill', arguments: { skill: 'unit-convert' } })),
+    )
+    expect(without.toolsAdded).not.toContain('convert_units')
+    await off.client.close()
+
+    const on = await serve(['--import-modules', '--channel', 'inline', 'examples/skills'])
+    const loaded = JSON.parse(
+      text(await on.client.callTool({ name: 'load_skill', arguments: { skill: 'unit-convert' } })),
+    )
+    expect(loaded.toolsAdded).toContain('convert_units')
+    expect(loaded.body).toContain('# Unit convert')
+    expect(await names(on.client)).toContain('convert_units')
+    const converted = await on.client.callTool({
+      name: 'convert_units',
+      arguments: { value: 5, from: 'mi', to: 'km' },
+    })
+    expect(converted.isError).toBeFalsy()
+    expect(text(converted)).toContain('8.04672 km')
+    expect(on.stderr()).toContain('gate allow convert_units (module, skill unit-convert@')
+    await on.client.close()
+  })
+
+  it('--gate-policy refuses by rule with the policy reason, and logs the decision', async () => {
+    const policy = join(state, 'policy.json')
+    writeFileSync(
+      policy,
+      JSON.stringify({ rules: [{ tool: 'load_*', effect: 'deny', reason: 'no loading today' }] }),
+    )
+    const s = await serve(['--gate-policy', policy, 'examples/skills'])
+    const refused = await s.client.callTool({
+      name: 'load_skill',
+      arguments: { skill: 'commit-messages' },
+    })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toMatch(/^E_TOOL_DENIED: .*no loading today/)
+    expect(s.stderr()).toContain('gate DENY load_skill (lifecycle): no loading today')
+    await s.client.close()
+  })
+
+  it('shuts down cleanly on SIGTERM: managers disposed and the sandbox workspace removed', async () => {
+    const s = await serve(['examples/skills'])
+    await s.client.callTool({ name: 'load_skill', arguments: { skill: 'word-count' } })
+    const workspace = /workspace (\S+)/.exec(s.stderr())?.[1]
+    const pid = s.transport.pid
+    expect(pid).toBeTypeOf('number')
+    process.kill(pid as number, 'SIGTERM')
+    await s.closed
+    await until(() => s.stderr().includes('shutdown complete'))
+    expect(s.stderr()).toContain('SIGTERM: shutting down')
+    if (workspace) expect(existsSync(workspace)).toBe(false)
+    else expect(s.stderr()).toContain('scripts off: ')
+  })
+
+  it('rejects bad options with a usage error', async () => {
+    const { execFile } = await import('node:child_process')
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = execFile(
+          process.execPath,
+          ['dist/cli/main.js', 'serve', ...args],
+          { cwd: ROOT },
+          (_e, _o, stderr) => resolve({ code: child.exitCode, stderr }),
+        )
+      })
+    expect(await run(['--gate', 'yolo', 'examples/skills'])).toMatchObject({ code: 2 })
+    expect((await run(['does-not-exist'])).stderr).toContain('is not a directory')
+    expect((await run(['--http', 'abc', 'examples/skills'])).stderr).toContain(
+      '--http needs a port',
+    )
+  })
+})

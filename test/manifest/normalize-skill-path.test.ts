@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { SkillHostError } from '../../src/common/errors.js'
+import { normalizeSkillPath } from '../../src/manifest/normalize-skill-path.js'
+
+describe('normalizeSkillPath', () => {
+  it('normalizes relative paths', () => {
+    expect(normalizeSkillPath('./a//b/./c.txt')).toBe('a/b/c.txt')
+    expect(normalizeSkillPath('a\\b')).toBe('a/b')
+  })
+
+  it.each(['', '.', '../x', 'a/../../x', 'a/..', '/etc/passwd', '~/x', '~root', 'C:\\x', 'c:x', '\\\\srv\\share', 'a\0b', 'a\nb', 'CON', 'x/nul.txt'])(
+    'rejects %j',
+    (path) => {
+      let err: unknown
+      try {
+        normalizeSkillPath(path)
+      } catch (e) {
+        err = e
+      }
+      expect(SkillHostError.is(err, 'E_SKILL_SOURCE_PATH_REJECTED')).toBe(true)
+    },
+  )
+})

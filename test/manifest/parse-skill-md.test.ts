@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import { SkillHostError } from '../../src/common/errors.js'
+import { decodeSkillText } from '../../src/manifest/decode-skill-text.js'
+import { parseSkillMd } from '../../src/manifest/parse-skill-md.js'
+
+function code(fn: () => unknown): string | undefined {
+  try {
+    fn()
+  } catch (err) {
+    return SkillHostError.isInstance(err) ? err.code : `not a SkillHostError: ${String(err)}`
+  }
+  return undefined
+}
+
+describe('parseSkillMd', () => {
+  it('splits frontmatter and body', () => {
+    const out = parseSkillMd('---\nname: a\ndescription: b\n---\n# Title\n\ntext\n')
+    expect(out.frontmatter).toEqual({ name: 'a', description: 'b' })
+    expect(out.body).toBe('# Title\n\ntext\n')
+  })
+
+  it('accepts a BOM and CRLF line endings', () => {
+    const out = parseSkillMd('\ufeff---\r\nname: a\r\ndescription: b\r\n---\r\nbody\r\n')
+    expect(out.frontmatter).toEqual({ name: 'a', description: 'b' })
+    expect(out.body).toBe('body\n')
+  })
+
+  it('accepts a file that ends right after the closing fence', () => {
+    expect(parseSkillMd('---\nname: a\ndescription: b\n---').body).toBe('')
+  })
+
+  it('parses full YAML when the fast path declines', () => {
+    const out = parseSkillMd('---\nname: a\ndescription: >\n  folded\n  text\ntags: [x, y]\nversion: 2\n---\n')
+    expect(out.frontmatter).toEqual({ name: 'a', description: 'folded text\n', tags: ['x', 'y'], version: 2 })
+  })
+
+  it('rejects a file with no frontmatter', () => {
+    expect(code(() => parseSkillMd('# Just markdown\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+  })
+
+  it('rejects unterminated frontmatter', () => {
+    expect(code(() => parseSkillMd('---\nname: a\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+  })
+
+  it('rejects frontmatter that is not a mapping', () => {
+    expect(code(() => parseSkillMd('---\n- a\n- b\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(code(() => parseSkillMd('---\njust a string\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(code(() => parseSkillMd('---\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+  })
+
+  it('rejects unparseable YAML with the line number', () => {
+    let message = ''
+    try {
+      parseSkillMd('---\nname: a\ndescription: use when: you need it\n---\n')
+    } catch (err) {
+      message = (err as Error).message
+    }
+    expect(message).toMatch(/not valid YAML \(frontmatter line \d+\)/)
+  })
+
+  it('rejects a YAML alias bomb without expanding it', () => {
+    const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for (let i = 1; i < 12; i++) {
+      const prev = String.fromCharCode(96 + i)
+      const next = String.fromCharCode(97 + i)
+      lines.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(',')}]`)
+    }
+    const text = `---\nname: a\ndescription: b\n${lines.join('\n')}\n---\n`
+    let err: unknown
+    try {
+      parseSkillMd(text)
+    } catch (e) {
+      err = e
+    }
+    expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
+    expect((err as Error).message).toMatch(/aliases/)
+  })
+
+  it('rejects frontmatter over the byte cap', () => {
+    const big = `---\nname: a\ndescription: ${'x'.repeat(70_000)}\n---\n`
+    expect(code(() => parseSkillMd(big))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(code(() => parseSkillMd(big, { maxFrontmatterBytes: 100_000 }))).toBeUndefined()
+  })
+
+  it('keeps __proto__ keys as plain data', () => {
+    const out = parseSkillMd('---\nname: a\ndescription: b\n"__proto__": {polluted: true}\n---\n')
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.hasOwn(out.frontmatter, '__proto__')).toBe(true)
+  })
+})
+
+describe('decodeSkillText', () => {
+  it('rejects invalid UTF-8', () => {
+    expect(code(() => decodeSkillText(new Uint8Array([0x2d, 0xff, 0xfe, 0x2d])))).toBe('E_SKILL_MANIFEST_INVALID')
+  })
+
+  it('drops a BOM', () => {
+    expect(decodeSkillText(new Uint8Array([0xef, 0xbb, 0xbf, 0x61]))).toBe('a')
+  })
+})
