@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs'
 import type { CliCommand, CliIo } from './cli-command.js'
+import { demoCommand } from './demo.js'
 import { listCommand } from './list-command.js'
 import { UsageError } from './parse-args.js'
 import { promptCommand } from './prompt-command.js'
 import { serveCommand } from './serve.js'
-import { demoCommand } from './demo.js'
 import { validateCommand } from './validate-command.js'
 
 /**

@@ -59,6 +59,7 @@ export async function scanSkillFolder(
       const absPath = join(abs, entry.name)
       const isSkillMd = relPath === 'SKILL.md'
       if (entry.isDirectory()) {
+        if (isSkillMd) throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'SKILL.md is not a regular file.')
         if (SKIPPED_FOLDERS.has(entry.name)) continue
         if (depth + 1 > limits.maxDepth) warnings.push(`${relPath}/ is nested too deep; not searched`)
         else pending.push([relPath, absPath, depth + 1])

@@ -194,7 +194,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
     }
     const starting = [...this.#workers].filter((w) => !w.ready).length
     let needed = this.#waiters.length - starting
-    while (needed-- > 0 && this.#workers.size < this.poolSize && !this.#disposed) this.#spawn(true)
+    while (needed-- > 0 && this.#workers.size < this.poolSize && !this.#disposed) this.#spawn(false)
   }
 
   async #loadWasm(): Promise<void> {

@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process'
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const repo = fileURLToPath(new URL('../..', import.meta.url))
+const bin = join(repo, 'dist/cli/main.js')
+const examples = join(repo, 'examples/skills')
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { cwd: repo }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+    })
+  })
+}
+
+let tmp = ''
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'skillhost-cli-'))
+  await mkdir(join(tmp, 'bad/broken'), { recursive: true })
+  await writeFile(join(tmp, 'bad/broken/SKILL.md'), '---\nname: broken\n---\nno description\n')
+  await mkdir(join(tmp, 'warn/Mixed'), { recursive: true })
+  await writeFile(join(tmp, 'warn/Mixed/SKILL.md'), '---\nname: Mixed\ndescription: A <b>"bold"</b> & odd skill.\nauthor: me\n---\n')
+  await cp(join(examples, 'commit-messages'), join(tmp, 'second/commit-messages'), { recursive: true })
+})
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true })
+})
+
+describe('skillhost CLI', () => {
+  it('prints help and fails on an unknown command or option', async () => {
+    const help = await run(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/validate[\s\S]*list[\s\S]*prompt/)
+    for (const cmd of ['validate', 'list', 'prompt']) {
+      const r = await run([cmd, '--help'])
+      expect(r.code).toBe(0)
+      expect(r.stdout).toMatch(new RegExp(`Usage: skillhost ${cmd}`))
+    }
+    expect((await run(['nope'])).code).toBe(2)
+    expect((await run(['list', '--nope', examples])).code).toBe(2)
+  })
+
+  it('validates the example skills', async () => {
+    const r = await run(['validate', examples])
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/4 checked: 4 valid, 0 invalid/)
+  })
+
+  it('exits 1 on an invalid skill and reports it as JSON', async () => {
+    const r = await run(['validate', '--json', join(tmp, 'bad'), join(examples, 'word-count')])
+    expect(r.code).toBe(1)
+    const report = JSON.parse(r.stdout) as { ok: boolean; skills: { path: string; valid: boolean; errors: string[] }[] }
+    expect(report.ok).toBe(false)
+    expect(report.skills.find((s) => s.path.endsWith('broken'))).toMatchObject({ valid: false, errors: [expect.stringMatching(/description is required/)] })
+    expect(report.skills.find((s) => s.path.endsWith('word-count'))?.valid).toBe(true)
+  })
+
+  it('warns in lenient mode and fails in strict mode', async () => {
+    const lenient = await run(['validate', join(tmp, 'warn')])
+    expect(lenient.code).toBe(0)
+    expect(lenient.stdout).toMatch(/warning: name has uppercase/)
+    const strict = await run(['validate', '--strict', join(tmp, 'warn')])
+    expect(strict.code).toBe(1)
+    expect(strict.stdout).toMatch(/error: unexpected frontmatter keys: author/)
+  })
+
+  it('exits 1 for a path with no skill', async () => {
+    const r = await run(['validate', join(tmp, 'bad/broken/..', '..', 'second', 'nothing-here')])
+    expect(r.code).toBe(1)
+  })
+
+  it('lists skills with shadowed copies and skipped folders', async () => {
+    const r = await run(['list', examples, join(tmp, 'second'), join(tmp, 'bad')])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/commit-messages\s+active/)
+    expect(r.stdout).toMatch(/commit-messages\s+shadowed/)
+    expect(r.stdout).toMatch(/Skipped \(1\):[\s\S]*broken: E_SKILL_MANIFEST_INVALID/)
+    const json = JSON.parse((await run(['list', '--json', examples, join(tmp, 'second')])).stdout) as {
+      skills: { id: string; status: string; shadowedBy?: string }[]
+    }
+    expect(json.skills.filter((s) => s.id === 'commit-messages').map((s) => s.status)).toEqual(['active', 'shadowed'])
+  })
+
+  it('prints an escaped <available_skills> block', async () => {
+    const r = await run(['prompt', join(tmp, 'warn'), examples])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^<available_skills>\n<skill>\n<name>Mixed<\/name>/)
+    expect(r.stdout).toContain('<description>A &lt;b&gt;&quot;bold&quot;&lt;/b&gt; &amp; odd skill.</description>')
+    expect(r.stdout).toContain(`<location>${join(examples, 'word-count', 'SKILL.md')}</location>`)
+    expect(r.stdout.match(/<skill>/g)).toHaveLength(5)
+  })
+
+  it('fits --max-tokens and says what it cut', async () => {
+    const r = await run(['prompt', '--max-tokens', '150', examples])
+    expect(r.code).toBe(0)
+    expect(Math.ceil(r.stdout.trimEnd().length / 4)).toBeLessThanOrEqual(150)
+    expect(r.stderr).toMatch(/shortened \d+ descriptions and dropped \d+ of 4 skills/)
+    expect((await run(['prompt', '--max-tokens', 'lots', examples])).code).toBe(2)
+  })
+})
