@@ -2,10 +2,10 @@
 // against a bare baseline (readdir + readFile of the same files, no parsing)
 // measured in the same run with the same concurrency. Run after building:
 //   npx tsc -p tsconfig.build.json && node bench/discovery.mjs [count]
-import { cpus, loadavg } from 'node:os'
+
 import { readdirSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileSystemSkillSource } from '../dist/sources/index.js'
 
@@ -59,9 +59,18 @@ async function baselineAsync(root) {
 }
 
 async function discover(root, discoveryIo) {
-  const source = new FileSystemSkillSource({ roots: [root], discoveryIo, limits: { concurrency: CONCURRENCY } })
+  const source = new FileSystemSkillSource({
+    roots: [root],
+    discoveryIo,
+    limits: { concurrency: CONCURRENCY },
+  })
   let count = 0
-  for await (const _ of source.discover({ report: (p) => { throw new Error(p.message) } })) count++
+  for await (const _ of source.discover({
+    report: (p) => {
+      throw new Error(p.message)
+    },
+  }))
+    count++
   return count
 }
 
@@ -91,7 +100,9 @@ try {
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  const ms = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, Number(median(xs).toFixed(1))]))
+  const ms = Object.fromEntries(
+    Object.entries(times).map(([k, xs]) => [k, Number(median(xs).toFixed(1))]),
+  )
   const perSec = (m) => Math.round((COUNT / m) * 1000)
   const result = {
     skills: COUNT,

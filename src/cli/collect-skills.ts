@@ -15,7 +15,10 @@ export interface RootScan {
  * Discovers each root with its own `FileSystemSkillSource`, so one root's
  * failure is reported against that root while the others still scan.
  */
-export async function collectSkills(roots: readonly string[], strict: boolean): Promise<RootScan[]> {
+export async function collectSkills(
+  roots: readonly string[],
+  strict: boolean,
+): Promise<RootScan[]> {
   const scans: RootScan[] = []
   for (const raw of roots) {
     const root = resolve(raw)
@@ -23,7 +26,8 @@ export async function collectSkills(roots: readonly string[], strict: boolean): 
     const problems: SkillProblem[] = []
     try {
       const source = new FileSystemSkillSource({ roots: [root], strict, id: root })
-      for await (const skill of source.discover({ report: (p) => problems.push(p) })) skills.push(skill)
+      for await (const skill of source.discover({ report: (p) => problems.push(p) }))
+        skills.push(skill)
       scans.push({ root, skills, problems })
     } catch (err) {
       const message = SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : String(err)

@@ -19,19 +19,33 @@ Exit status: 0, or 2 on a usage error. Skipped skills do not change it; use
 skillhost validate to gate on validity.`
 
 const shown = (path: string): string => relative(process.cwd(), path) || '.'
-const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+const clip = (text: string, max: number): string =>
+  text.length > max ? `${text.slice(0, max - 1)}…` : text
 
 function table(rows: readonly string[][]): string {
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)))
-  return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n')
+  return rows
+    .map((r) =>
+      r
+        .map((cell, col) => cell.padEnd(widths[col]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 function print(catalog: CliCatalog, io: CliIo): void {
   const rows = catalog.rows.map((r) => [
     r.id,
-    r.status === 'active' ? (r.warnings.length > 0 ? `active (${r.warnings.length} warnings)` : 'active') : 'shadowed',
+    r.status === 'active'
+      ? r.warnings.length > 0
+        ? `active (${r.warnings.length} warnings)`
+        : 'active'
+      : 'shadowed',
     shown(r.path),
-    r.status === 'active' ? clip(r.description.replace(/\s+/g, ' '), 60) : `by ${shown(r.shadowedBy ?? '?')}`,
+    r.status === 'active'
+      ? clip(r.description.replace(/\s+/g, ' '), 60)
+      : `by ${shown(r.shadowedBy ?? '?')}`,
   ])
   if (rows.length > 0) io.stdout(`${table([['ID', 'STATUS', 'PATH', 'DESCRIPTION'], ...rows])}\n`)
   const active = catalog.rows.filter((r) => r.status === 'active').length
@@ -41,7 +55,8 @@ function print(catalog: CliCatalog, io: CliIo): void {
   }
   const skipped = catalog.problems.filter((p) => p.severity === 'error')
   if (skipped.length > 0) io.stdout(`\nSkipped (${skipped.length}):\n`)
-  for (const p of skipped) io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${p.message}\n`)
+  for (const p of skipped)
+    io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${p.message}\n`)
   for (const p of catalog.problems.filter((x) => x.severity === 'warning' && x.id === undefined)) {
     io.stdout(`warning ${shown(p.hostPath ?? p.location)}: ${p.message}\n`)
   }
@@ -66,7 +81,9 @@ export const listCommand: CliCommand = {
     const catalog = await resolveCatalog(args.positionals, args.booleans.strict === true)
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, ...row }) => row)
-      io.stdout(`${JSON.stringify({ skills, problems: catalog.problems, sourceErrors: catalog.sourceErrors }, null, 2)}\n`)
+      io.stdout(
+        `${JSON.stringify({ skills, problems: catalog.problems, sourceErrors: catalog.sourceErrors }, null, 2)}\n`,
+      )
     } else print(catalog, io)
     return 0
   },

@@ -17,7 +17,9 @@ export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
 )
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: string
+  }
   return pkg.version ?? 'unknown'
 }
 

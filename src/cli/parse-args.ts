@@ -49,7 +49,8 @@ export function parseArgs(argv: readonly string[], spec: ArgSpec): ParsedArgs {
       booleans[name] = true
     } else if (stringNames.has(name)) {
       const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
-      if (value === undefined || (eq === -1 && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`)
+      if (value === undefined || (eq === -1 && value.startsWith('--')))
+        throw new UsageError(`--${name} needs a value`)
       strings[name] = value
     } else throw new UsageError(`unknown option --${name}`)
   }

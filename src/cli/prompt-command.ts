@@ -45,8 +45,12 @@ export const promptCommand: CliCommand = {
       )
     }
     const skipped = catalog.problems.filter((p) => p.severity === 'error').length
-    if (skipped > 0) io.stderr(`skillhost prompt: ${skipped} skill folders were skipped; run skillhost list for reasons\n`)
-    for (const e of catalog.sourceErrors) io.stderr(`skillhost prompt: source error ${e.root}: ${e.message}\n`)
+    if (skipped > 0)
+      io.stderr(
+        `skillhost prompt: ${skipped} skill folders were skipped; run skillhost list for reasons\n`,
+      )
+    for (const e of catalog.sourceErrors)
+      io.stderr(`skillhost prompt: source error ${e.root}: ${e.message}\n`)
     return 0
   },
 }

@@ -24,7 +24,13 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN)
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
 
 /** Escapes `& < > " '` so skill text cannot open or close tags in the block. */
 export function escapeXml(text: string): string {
@@ -64,7 +70,10 @@ export function renderAvailableSkills(
   const short = entries.map((e) => {
     if (e.description.length <= SHORT_DESCRIPTION_CHARS) return e
     shortened++
-    return { ...e, description: `${e.description.slice(0, SHORT_DESCRIPTION_CHARS - 1).trimEnd()}…` }
+    return {
+      ...e,
+      description: `${e.description.slice(0, SHORT_DESCRIPTION_CHARS - 1).trimEnd()}…`,
+    }
   })
   let kept = short.length
   text = render(short)

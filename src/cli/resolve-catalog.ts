@@ -29,7 +29,10 @@ export interface CliCatalog {
  * earliest root wins an id collision and later copies are listed as shadowed.
  * Copies shadowed inside one root (reported by the source) are listed too.
  */
-export async function resolveCatalog(roots: readonly string[], strict = false): Promise<CliCatalog> {
+export async function resolveCatalog(
+  roots: readonly string[],
+  strict = false,
+): Promise<CliCatalog> {
   const rows: CatalogRow[] = []
   const problems: (SkillProblem & { root: string })[] = []
   const sourceErrors: { root: string; message: string }[] = []

@@ -43,7 +43,8 @@ async function validateRoot(rawRoot: string, strict: boolean): Promise<ValidateE
     }
     return e
   }
-  for (const skill of scan?.skills ?? []) Object.assign(entry(skillFolderOf(skill)), { name: skill.name })
+  for (const skill of scan?.skills ?? [])
+    Object.assign(entry(skillFolderOf(skill)), { name: skill.name })
   for (const p of scan?.problems ?? []) {
     const e = entry(p.hostPath ?? p.location)
     if (p.severity === 'error') {
@@ -52,7 +53,8 @@ async function validateRoot(rawRoot: string, strict: boolean): Promise<ValidateE
     } else e.warnings.push(p.message)
   }
   if (scan?.error) entry(root).errors.push(scan.error)
-  if (byPath.size === 0) byPath.set(root, { path: root, valid: false, errors: ['no SKILL.md found here'], warnings: [] })
+  if (byPath.size === 0)
+    byPath.set(root, { path: root, valid: false, errors: ['no SKILL.md found here'], warnings: [] })
   return [...byPath.values()].map((e) => (e.errors.length > 0 ? { ...e, valid: false } : e))
 }
 
@@ -84,7 +86,8 @@ export const validateCommand: CliCommand = {
       return 2
     }
     const entries: ValidateEntry[] = []
-    for (const path of args.positionals) entries.push(...(await validateRoot(path, args.booleans.strict === true)))
+    for (const path of args.positionals)
+      entries.push(...(await validateRoot(path, args.booleans.strict === true)))
     const ok = entries.every((e) => e.valid)
     if (args.booleans.json) io.stdout(`${JSON.stringify({ ok, skills: entries }, null, 2)}\n`)
     else print(entries, io)

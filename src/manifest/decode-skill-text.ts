@@ -11,8 +11,12 @@ export function decodeSkillText(bytes: Uint8Array, what = 'SKILL.md'): string {
   try {
     return decoder.decode(bytes)
   } catch (cause) {
-    throw new SkillHostError('E_SKILL_MANIFEST_INVALID', `${what} is not valid UTF-8; save it as UTF-8.`, {
-      cause,
-    })
+    throw new SkillHostError(
+      'E_SKILL_MANIFEST_INVALID',
+      `${what} is not valid UTF-8; save it as UTF-8.`,
+      {
+        cause,
+      },
+    )
   }
 }

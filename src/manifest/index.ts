@@ -9,11 +9,15 @@ export {
 } from './parse-skill-md.js'
 export {
   parseSkillSidecar,
-  SKILL_SIDECAR_FILE,
   type SidecarIsolatedTool,
+  SKILL_SIDECAR_FILE,
   type SkillSidecar,
 } from './parse-skill-sidecar.js'
-export { isValidSkillName, MAX_SKILL_NAME_LENGTH, skillNameProblems } from './skill-name-problems.js'
+export {
+  isValidSkillName,
+  MAX_SKILL_NAME_LENGTH,
+  skillNameProblems,
+} from './skill-name-problems.js'
 export {
   KNOWN_FRONTMATTER_KEYS,
   MANIFEST_LIMITS,

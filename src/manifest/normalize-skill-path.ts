@@ -4,10 +4,19 @@ import { SkillHostError } from '../common/errors.js'
 // materialize the skill on Windows.
 const DEVICE_NAME = /^(?:con|prn|aux|nul|com\d|lpt\d)(?:\..*)?$/i
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is being rejected
+const CONTROL = /[\0-\x1f]/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is being rejected
+const CONTROL_ALL = /[\0-\x1f]/g
+
 function reject(path: string, why: string): SkillHostError {
-  return new SkillHostError('E_SKILL_SOURCE_PATH_REJECTED', `Path "${path.replace(/[\0-\x1f]/g, '?')}" is rejected: ${why}. Use a relative path inside the skill.`, {
-    data: { reason: why },
-  })
+  return new SkillHostError(
+    'E_SKILL_SOURCE_PATH_REJECTED',
+    `Path "${path.replace(CONTROL_ALL, '?')}" is rejected: ${why}. Use a relative path inside the skill.`,
+    {
+      data: { reason: why },
+    },
+  )
 }
 
 /**
@@ -18,9 +27,11 @@ function reject(path: string, why: string): SkillHostError {
  * so a Windows-style escape cannot slip past a POSIX check.
  */
 export function normalizeSkillPath(path: unknown): string {
-  if (typeof path !== 'string' || path.length === 0) throw reject(String(path), 'it is empty or not a string')
-  if (/[\0-\x1f]/.test(path)) throw reject(path, 'it contains NUL or a control character')
-  if (path.startsWith('/') || path.startsWith('\\')) throw reject(path, 'it is absolute or a UNC path')
+  if (typeof path !== 'string' || path.length === 0)
+    throw reject(String(path), 'it is empty or not a string')
+  if (CONTROL.test(path)) throw reject(path, 'it contains NUL or a control character')
+  if (path.startsWith('/') || path.startsWith('\\'))
+    throw reject(path, 'it is absolute or a UNC path')
   if (path.startsWith('~')) throw reject(path, 'it refers to a home directory')
   if (/^[A-Za-z]:/.test(path)) throw reject(path, 'it has a drive letter')
   const segments: string[] = []

@@ -40,7 +40,8 @@ export function parseSimpleFrontmatter(yamlText: string): Record<string, unknown
     else if (indent !== nestedIndent) return undefined
     const key = child[2]!
     const value = simpleScalar(child[3]!)
-    if (value === undefined || key === '__proto__' || key in nested || NOT_STRING.test(key)) return undefined
+    if (value === undefined || key === '__proto__' || key in nested || NOT_STRING.test(key))
+      return undefined
     nested[key] = value
     pendingKey = undefined
   }
@@ -53,16 +54,21 @@ const NESTED_ENTRY = /^([ ]+)([A-Za-z_][A-Za-z0-9_.-]*):[ ]+(.+)$/
 // Plain scalars: no leading indicator, no `: `, ` #`, tabs, flow brackets,
 // control characters or a trailing `:`; and not something the core schema
 // would read as null, bool or number.
-const PLAIN = /^[^-?:,[\]{}#&*!|>'"%@`\s](?:[^\t\0-\x1f\x7f[\]{}\ufeff]*[^\s:\t\0-\x1f\x7f[\]{}\ufeff])?$/
+const PLAIN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is being rejected
+  /^[^-?:,[\]{}#&*!|>'"%@`\s](?:[^\t\0-\x1f\x7f[\]{}\ufeff]*[^\s:\t\0-\x1f\x7f[\]{}\ufeff])?$/
 const NOT_STRING =
   /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is being rejected
 const DOUBLE_QUOTED = /^"([^"\\\0-\x1f\x7f]*)"$/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is being rejected
 const SINGLE_QUOTED = /^'([^'\0-\x1f\x7f]*)'$/
 
 function simpleScalar(raw: string): string | undefined {
   const text = raw.replace(/[ ]+$/, '')
   const quoted = DOUBLE_QUOTED.exec(text) ?? SINGLE_QUOTED.exec(text)
   if (quoted) return quoted[1]
-  if (!PLAIN.test(text) || text.includes(': ') || text.includes(' #') || NOT_STRING.test(text)) return undefined
+  if (!PLAIN.test(text) || text.includes(': ') || text.includes(' #') || NOT_STRING.test(text))
+    return undefined
   return text
 }

@@ -25,7 +25,11 @@ const encoder = new TextEncoder()
 const CLOSING_FENCE = /\n---[ \t]*(?:\n|$)/g
 
 function invalid(message: string, cause?: unknown): SkillHostError {
-  return new SkillHostError('E_SKILL_MANIFEST_INVALID', message, cause === undefined ? {} : { cause })
+  return new SkillHostError(
+    'E_SKILL_MANIFEST_INVALID',
+    message,
+    cause === undefined ? {} : { cause },
+  )
 }
 
 /**
@@ -55,7 +59,10 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): P
   return { frontmatter: parseFrontmatterYaml(yamlText, options), body }
 }
 
-function parseFrontmatterYaml(yamlText: string, options: ParseSkillMdOptions): Record<string, unknown> {
+function parseFrontmatterYaml(
+  yamlText: string,
+  options: ParseSkillMdOptions,
+): Record<string, unknown> {
   // Most frontmatter is flat `key: value` text; the full YAML parser costs
   // ~60-100 µs a document, which alone would cap discovery below 10k skills/s.
   const simple = parseSimpleFrontmatter(yamlText)
@@ -65,14 +72,20 @@ function parseFrontmatterYaml(yamlText: string, options: ParseSkillMdOptions): R
   if (first) {
     const line = first.linePos?.[0]?.line
     const where = line === undefined ? '' : ` (frontmatter line ${line})`
-    throw invalid(`SKILL.md frontmatter is not valid YAML${where}: ${first.message.split('\n')[0]}`, first)
+    throw invalid(
+      `SKILL.md frontmatter is not valid YAML${where}: ${first.message.split('\n')[0]}`,
+      first,
+    )
   }
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT })
   } catch (cause) {
     // The yaml package throws a ReferenceError for excessive aliasing.
-    throw invalid('SKILL.md frontmatter uses too many YAML aliases; expand them or remove them.', cause)
+    throw invalid(
+      'SKILL.md frontmatter uses too many YAML aliases; expand them or remove them.',
+      cause,
+    )
   }
   if (value === null || value === undefined) {
     throw invalid('SKILL.md frontmatter is empty; it needs at least name and description.')

@@ -39,7 +39,8 @@ function isObj(v: unknown): v is Obj {
 
 function unknownKeys(obj: Obj, allowed: Set<string>, at: string, problems: Problems): void {
   for (const key of Object.keys(obj)) {
-    if (!allowed.has(key)) problems.push(`${at}.${key} is not a known field (allowed: ${[...allowed].join(', ')})`)
+    if (!allowed.has(key))
+      problems.push(`${at}.${key} is not a known field (allowed: ${[...allowed].join(', ')})`)
   }
 }
 
@@ -64,13 +65,19 @@ function path(obj: Obj, key: string, at: string, problems: Problems): string {
 function name(obj: Obj, at: string, problems: Problems, seen: Set<string>, kind: string): string {
   const value = text(obj, 'name', at, problems)
   if (value === '') return ''
-  if (!DECLARED_NAME.test(value)) problems.push(`${at}.name "${value}" may use only letters, digits, "_" and "-" (1-64)`)
+  if (!DECLARED_NAME.test(value))
+    problems.push(`${at}.name "${value}" may use only letters, digits, "_" and "-" (1-64)`)
   if (seen.has(value)) problems.push(`${at}.name "${value}" duplicates another ${kind} name`)
   seen.add(value)
   return value
 }
 
-function param(raw: unknown, at: string, problems: Problems, seen: Set<string>): SkillScriptParamDeclaration {
+function param(
+  raw: unknown,
+  at: string,
+  problems: Problems,
+  seen: Set<string>,
+): SkillScriptParamDeclaration {
   if (!isObj(raw)) {
     problems.push(`${at} must be a mapping`)
     return { name: '', type: 'string' }
@@ -82,11 +89,16 @@ function param(raw: unknown, at: string, problems: Problems, seen: Set<string>):
     problems.push(`${at}.type ${JSON.stringify(type)} is not one of ${PARAM_TYPES.join(', ')}`)
   }
   const values = raw.values
-  if (type === 'enum' && !(Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string'))) {
+  if (
+    type === 'enum' &&
+    !(Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string'))
+  ) {
     problems.push(`${at}.values must be a non-empty list of strings for an enum`)
-  } else if (type !== 'enum' && values !== undefined) problems.push(`${at}.values is only allowed for type enum`)
+  } else if (type !== 'enum' && values !== undefined)
+    problems.push(`${at}.values is only allowed for type enum`)
   for (const flag of ['required', 'positional'] as const) {
-    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') problems.push(`${at}.${flag} must be true or false`)
+    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean')
+      problems.push(`${at}.${flag} must be true or false`)
   }
   const description = text(raw, 'description', at, problems, false)
   return {
@@ -109,7 +121,12 @@ function list(doc: Obj, key: string, problems: Problems): unknown[] {
   return v
 }
 
-function script(raw: unknown, at: string, problems: Problems, seen: Set<string>): SkillScriptDeclaration {
+function script(
+  raw: unknown,
+  at: string,
+  problems: Problems,
+  seen: Set<string>,
+): SkillScriptDeclaration {
   if (!isObj(raw)) {
     problems.push(`${at} must be a mapping`)
     return { name: '', path: '', description: '', interpreter: '' }
@@ -117,7 +134,8 @@ function script(raw: unknown, at: string, problems: Problems, seen: Set<string>)
   unknownKeys(raw, SCRIPT_KEYS, at, problems)
   const params: SkillScriptParamDeclaration[] = []
   const paramNames = new Set<string>()
-  if (raw.params !== undefined && !Array.isArray(raw.params)) problems.push(`${at}.params must be a list`)
+  if (raw.params !== undefined && !Array.isArray(raw.params))
+    problems.push(`${at}.params must be a list`)
   if (Array.isArray(raw.params)) {
     raw.params.forEach((p, i) => {
       params.push(param(p, `${at}.params[${i}]`, problems, paramNames))
@@ -132,13 +150,21 @@ function script(raw: unknown, at: string, problems: Problems, seen: Set<string>)
   }
 }
 
-function isolated(raw: unknown, at: string, problems: Problems, seen: Set<string>): SidecarIsolatedTool {
+function isolated(
+  raw: unknown,
+  at: string,
+  problems: Problems,
+  seen: Set<string>,
+): SidecarIsolatedTool {
   if (!isObj(raw)) {
     problems.push(`${at} must be a mapping`)
     return { name: '', description: '', source: '' }
   }
   unknownKeys(raw, ISOLATED_KEYS, at, problems)
-  if (raw.params !== undefined && !(isObj(raw.params) && (raw.params.type === undefined || raw.params.type === 'object'))) {
+  if (
+    raw.params !== undefined &&
+    !(isObj(raw.params) && (raw.params.type === undefined || raw.params.type === 'object'))
+  ) {
     problems.push(`${at}.params must be a JSON Schema object schema (type: object)`)
   }
   return {
@@ -158,11 +184,16 @@ function isolated(raw: unknown, at: string, problems: Problems, seen: Set<string
 export function parseSkillSidecar(yamlText: string): SkillSidecar {
   const doc = parseDocument(yamlText, { prettyErrors: true })
   const fail = (problems: Problems, cause?: unknown): SkillHostError =>
-    new SkillHostError('E_SKILL_MANIFEST_INVALID', `${SKILL_SIDECAR_FILE} is invalid: ${problems.join('; ')}`, {
-      data: { problems },
-      ...(cause !== undefined && { cause }),
-    })
-  if (doc.errors[0]) throw fail([`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`], doc.errors[0])
+    new SkillHostError(
+      'E_SKILL_MANIFEST_INVALID',
+      `${SKILL_SIDECAR_FILE} is invalid: ${problems.join('; ')}`,
+      {
+        data: { problems },
+        ...(cause !== undefined && { cause }),
+      },
+    )
+  if (doc.errors[0])
+    throw fail([`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`], doc.errors[0])
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: DEFAULT_MAX_ALIAS_COUNT })
@@ -175,11 +206,14 @@ export function parseSkillSidecar(yamlText: string): SkillSidecar {
   unknownKeys(value, TOP_KEYS, SKILL_SIDECAR_FILE, problems)
   const scriptNames = new Set<string>()
   const toolNames = new Set<string>()
-  const scripts = list(value, 'scripts', problems).map((s, i) => script(s, `scripts[${i}]`, problems, scriptNames))
+  const scripts = list(value, 'scripts', problems).map((s, i) =>
+    script(s, `scripts[${i}]`, problems, scriptNames),
+  )
   const isolatedTools = list(value, 'isolatedTools', problems).map((t, i) =>
     isolated(t, `isolatedTools[${i}]`, problems, toolNames),
   )
-  const module = value.module === undefined ? undefined : path(value, 'module', SKILL_SIDECAR_FILE, problems)
+  const module =
+    value.module === undefined ? undefined : path(value, 'module', SKILL_SIDECAR_FILE, problems)
   if (problems.length > 0) throw fail(problems)
   return { scripts, isolatedTools, ...(module && { module }) }
 }

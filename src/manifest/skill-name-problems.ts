@@ -16,7 +16,8 @@ export function skillNameProblems(name: string): string[] {
   if (/[^A-Za-z0-9-]/.test(name)) {
     problems.push('name may contain only lowercase letters, digits and "-"')
   }
-  if (name.startsWith('-') || name.endsWith('-')) problems.push('name must not start or end with "-"')
+  if (name.startsWith('-') || name.endsWith('-'))
+    problems.push('name must not start or end with "-"')
   if (name.includes('--')) problems.push('name must not contain "--"')
   return problems
 }

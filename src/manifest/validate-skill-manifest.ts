@@ -56,7 +56,10 @@ function optionalText(
   return undefined
 }
 
-function readMetadata(value: unknown, soft: (m: string) => void): Record<string, string> | undefined {
+function readMetadata(
+  value: unknown,
+  soft: (m: string) => void,
+): Record<string, string> | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'object' || Array.isArray(value)) {
     soft('metadata must be a mapping of string keys to string values; it was ignored')
@@ -118,13 +121,17 @@ export function validateSkillManifest(
   } else {
     description = rawDescription.trim()
     if (description.length > MANIFEST_LIMITS.description) {
-      soft(`description is ${description.length} characters; the limit is ${MANIFEST_LIMITS.description}`)
+      soft(
+        `description is ${description.length} characters; the limit is ${MANIFEST_LIMITS.description}`,
+      )
     }
   }
 
   const compatibility = optionalText(frontmatter, 'compatibility', soft)
   if (compatibility !== undefined && compatibility.length > MANIFEST_LIMITS.compatibility) {
-    soft(`compatibility is ${compatibility.length} characters; the limit is ${MANIFEST_LIMITS.compatibility}`)
+    soft(
+      `compatibility is ${compatibility.length} characters; the limit is ${MANIFEST_LIMITS.compatibility}`,
+    )
   }
   const license = optionalText(frontmatter, 'license', soft)
   const metadata = readMetadata(frontmatter.metadata, soft)
@@ -138,11 +145,15 @@ export function validateSkillManifest(
     unknown.push(key)
   }
   if (unknown.length > 0 && options.strict) {
-    errors.push(`unexpected frontmatter keys: ${unknown.join(', ')} (allowed: ${[...KNOWN_FRONTMATTER_KEYS].join(', ')})`)
+    errors.push(
+      `unexpected frontmatter keys: ${unknown.join(', ')} (allowed: ${[...KNOWN_FRONTMATTER_KEYS].join(', ')})`,
+    )
   }
   const rawVersion = extra.version
   const version =
-    typeof rawVersion === 'string' || typeof rawVersion === 'number' ? String(rawVersion).trim() : undefined
+    typeof rawVersion === 'string' || typeof rawVersion === 'number'
+      ? String(rawVersion).trim()
+      : undefined
 
   if (errors.length > 0) return { ok: false, errors, warnings }
   const manifest: SkillManifest = {

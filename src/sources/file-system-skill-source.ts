@@ -5,8 +5,8 @@ import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { bytesToStream } from './bytes-to-stream.js'
 import { importModuleTools } from './import-module-tools.js'
 import { type FsSkillEntry, readSkillText } from './load-fs-skill.js'
-import { asyncSkillFs, syncSkillFs } from './skill-fs.js'
 import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
+import { asyncSkillFs, syncSkillFs } from './skill-fs.js'
 import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
 import type {
   DiscoveredSkill,
@@ -48,9 +48,13 @@ const encoder = new TextEncoder()
 const encodeText = (text: string): Uint8Array => encoder.encode(text)
 
 function notFound(ref: SkillRef, why: string): SkillHostError {
-  return new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" at version "${ref.version}" ${why}; list skills again.`, {
-    data: { id: ref.id, version: ref.version },
-  })
+  return new SkillHostError(
+    'E_SKILL_NOT_FOUND',
+    `Skill "${ref.id}" at version "${ref.version}" ${why}; list skills again.`,
+    {
+      data: { id: ref.id, version: ref.version },
+    },
+  )
 }
 
 /**
@@ -74,7 +78,8 @@ export class FileSystemSkillSource implements SkillSource {
 
   constructor(options: FileSystemSkillSourceOptions) {
     this.roots = typeof options.roots === 'string' ? [options.roots] : [...options.roots]
-    if (this.roots.length === 0) throw new TypeError('FileSystemSkillSource needs at least one root')
+    if (this.roots.length === 0)
+      throw new TypeError('FileSystemSkillSource needs at least one root')
     this.id = options.id ?? 'filesystem'
     this.limits = resolveSourceLimits(options.limits)
     this.#strict = options.strict === true
@@ -95,7 +100,8 @@ export class FileSystemSkillSource implements SkillSource {
     })
     for await (const { location, hostPath, outcome } of walk) {
       if (!outcome.ok) {
-        for (const message of outcome.errors) report({ location, hostPath, code: outcome.code, message, severity: 'error' })
+        for (const message of outcome.errors)
+          report({ location, hostPath, code: outcome.code, message, severity: 'error' })
         continue
       }
       const { entry } = outcome
@@ -111,7 +117,14 @@ export class FileSystemSkillSource implements SkillSource {
       found.set(id, entry)
       this.#entries.set(id, entry)
       for (const message of skill.warnings ?? []) {
-        report({ location, hostPath, id, code: 'E_SKILL_MANIFEST_INVALID', message, severity: 'warning' })
+        report({
+          location,
+          hostPath,
+          id,
+          code: 'E_SKILL_MANIFEST_INVALID',
+          message,
+          severity: 'warning',
+        })
       }
       yield skill
     }
@@ -133,7 +146,9 @@ export class FileSystemSkillSource implements SkillSource {
     }
     const warnings = [...entry.warnings]
     if (entry.sidecar?.module && !this.#mayImport(base)) {
-      warnings.push(`module tools in ${entry.sidecar.module} were not imported: importModules is off for this skill`)
+      warnings.push(
+        `module tools in ${entry.sidecar.module} were not imported: importModules is off for this skill`,
+      )
     }
     return warnings.length > 0 ? { ...base, warnings } : base
   }
@@ -144,7 +159,10 @@ export class FileSystemSkillSource implements SkillSource {
   }
 
   /** The cached entry for a ref and a fresh scan proving it is still current. */
-  async #current(ref: SkillRef, signal?: AbortSignal): Promise<{ entry: FsSkillEntry; scan: SkillFolderScan }> {
+  async #current(
+    ref: SkillRef,
+    signal?: AbortSignal,
+  ): Promise<{ entry: FsSkillEntry; scan: SkillFolderScan }> {
     signal?.throwIfAborted()
     const entry = this.#entries.get(ref.id)
     if (!entry) throw notFound(ref, 'is not served by this source')
@@ -153,7 +171,11 @@ export class FileSystemSkillSource implements SkillSource {
     try {
       scan = await scanSkillFolder(entry.dir, this.limits)
     } catch (cause) {
-      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" can no longer be read; list skills again.`, { cause })
+      throw new SkillHostError(
+        'E_SKILL_NOT_FOUND',
+        `Skill "${ref.id}" can no longer be read; list skills again.`,
+        { cause },
+      )
     }
     if (scan.hash !== entry.scan.hash) throw notFound(ref, 'changed on disk')
     return { entry, scan }
@@ -161,7 +183,9 @@ export class FileSystemSkillSource implements SkillSource {
 
   async #body(scan: SkillFolderScan): Promise<Uint8Array> {
     const text = await readSkillText(scan, 'SKILL.md', this.limits.maxSkillMdBytes)
-    return encodeText(parseSkillMd(text, { maxFrontmatterBytes: this.limits.maxFrontmatterBytes }).body)
+    return encodeText(
+      parseSkillMd(text, { maxFrontmatterBytes: this.limits.maxFrontmatterBytes }).body,
+    )
   }
 
   async descriptor(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillDescriptor> {
@@ -171,12 +195,21 @@ export class FileSystemSkillSource implements SkillSource {
     const isolatedTools = []
     for (const t of sidecar?.isolatedTools ?? []) {
       const source = (await readSkillText(scan, t.source, this.limits.maxFileBytes)).trim()
-      isolatedTools.push({ name: t.name, description: t.description, ...(t.params && { params: t.params }), source })
+      isolatedTools.push({
+        name: t.name,
+        description: t.description,
+        ...(t.params && { params: t.params }),
+        source,
+      })
     }
     let tools: Tool[] | undefined
     const discovered = this.#toDiscovered(ref.id, entry, entry.dir)
     if (sidecar?.module && this.#mayImport(discovered)) {
-      tools = await importModuleTools(scan.files.get(sidecar.module)!.abs, entry.version, sidecar.module)
+      tools = await importModuleTools(
+        scan.files.get(sidecar.module)!.abs,
+        entry.version,
+        sidecar.module,
+      )
     }
     options.signal?.throwIfAborted()
     return {
@@ -194,21 +227,34 @@ export class FileSystemSkillSource implements SkillSource {
     }
   }
 
-  async read(ref: SkillRef, path?: string, options: SourceReadOptions = {}): Promise<ReadableStream<Uint8Array>> {
+  async read(
+    ref: SkillRef,
+    path?: string,
+    options: SourceReadOptions = {},
+  ): Promise<ReadableStream<Uint8Array>> {
     const rel = path === undefined ? undefined : normalizeSkillPath(path)
     const { scan } = await this.#current(ref, options.signal)
     if (rel === undefined) return bytesToStream(await this.#body(scan))
     const file = scan.files.get(rel)
-    if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, { data: { path: rel } })
-    return bytesToStream((await asyncSkillFs.readCapped(file.abs, this.limits.maxFileBytes, rel)).bytes)
+    if (!file)
+      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, {
+        data: { path: rel },
+      })
+    return bytesToStream(
+      (await asyncSkillFs.readCapped(file.abs, this.limits.maxFileBytes, rel)).bytes,
+    )
   }
 
   async stat(ref: SkillRef, path?: string): Promise<SkillFileStat> {
     const rel = path === undefined ? undefined : normalizeSkillPath(path)
     const { entry, scan } = await this.#current(ref)
-    if (rel === undefined) return { size: (await this.#body(scan)).byteLength, version: entry.version }
+    if (rel === undefined)
+      return { size: (await this.#body(scan)).byteLength, version: entry.version }
     const file = scan.files.get(rel)
-    if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, { data: { path: rel } })
+    if (!file)
+      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, {
+        data: { path: rel },
+      })
     return { size: file.size, version: entry.version }
   }
 

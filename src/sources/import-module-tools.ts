@@ -10,13 +10,21 @@ import { Tool } from '../common/tool.js'
  * Fails with `E_SKILL_SOURCE_FAILED` if the import throws and
  * `E_SKILL_MANIFEST_INVALID` if the module exports no tool.
  */
-export async function importModuleTools(absPath: string, version: string, label: string): Promise<Tool[]> {
+export async function importModuleTools(
+  absPath: string,
+  version: string,
+  label: string,
+): Promise<Tool[]> {
   let namespace: Record<string, unknown>
   try {
     const url = `${pathToFileURL(absPath).href}?v=${encodeURIComponent(version)}`
     namespace = (await import(url)) as Record<string, unknown>
   } catch (cause) {
-    throw new SkillHostError('E_SKILL_SOURCE_FAILED', `The module ${label} could not be imported.`, { cause })
+    throw new SkillHostError(
+      'E_SKILL_SOURCE_FAILED',
+      `The module ${label} could not be imported.`,
+      { cause },
+    )
   }
   const tools: Tool[] = []
   const seen = new Set<unknown>()
@@ -31,7 +39,10 @@ export async function importModuleTools(absPath: string, version: string, label:
     else take(value)
   }
   if (tools.length === 0) {
-    throw new SkillHostError('E_SKILL_MANIFEST_INVALID', `The module ${label} exports no Tool; export new Tool(...) values.`)
+    throw new SkillHostError(
+      'E_SKILL_MANIFEST_INVALID',
+      `The module ${label} exports no Tool; export new Tool(...) values.`,
+    )
   }
   return tools
 }

@@ -31,9 +31,13 @@ interface Stored {
 const encoder = new TextEncoder()
 
 function invalid(name: string, problems: readonly string[]): SkillHostError {
-  return new SkillHostError('E_SKILL_MANIFEST_INVALID', `Skill "${name}" is invalid: ${problems.join('; ')}`, {
-    data: { problems },
-  })
+  return new SkillHostError(
+    'E_SKILL_MANIFEST_INVALID',
+    `Skill "${name}" is invalid: ${problems.join('; ')}`,
+    {
+      data: { problems },
+    },
+  )
 }
 
 /** Checks a definition strictly and freezes its body and files as bytes. */
@@ -53,11 +57,15 @@ function store(definition: SkillDefinition, version: string): Stored {
   if (typeof definition.body !== 'string') throw invalid(definition.name, ['body must be a string'])
   const files = new Map<string, Uint8Array>()
   for (const [path, content] of Object.entries(definition.files ?? {})) {
-    files.set(normalizeSkillPath(path), typeof content === 'string' ? encoder.encode(content) : content.slice())
+    files.set(
+      normalizeSkillPath(path),
+      typeof content === 'string' ? encoder.encode(content) : content.slice(),
+    )
   }
   const problems: string[] = []
   for (const s of definition.scripts ?? []) {
-    if (!files.has(normalizeSkillPath(s.path))) problems.push(`script "${s.name}" path "${s.path}" is not among files`)
+    if (!files.has(normalizeSkillPath(s.path)))
+      problems.push(`script "${s.name}" path "${s.path}" is not among files`)
   }
   for (const t of definition.tools ?? []) {
     if (!Tool.isInstance(t)) problems.push('tools must hold Tool instances')
@@ -100,7 +108,10 @@ export class InMemorySkillSource implements SkillSource {
   /** Replaces an existing skill with a new version; `E_SKILL_NOT_FOUND` if absent. */
   replace(definition: SkillDefinition): SkillRef {
     if (!this.#skills.has(definition.name)) {
-      throw new SkillHostError('E_SKILL_NOT_FOUND', `No skill "${definition.name}" to replace; use add().`)
+      throw new SkillHostError(
+        'E_SKILL_NOT_FOUND',
+        `No skill "${definition.name}" to replace; use add().`,
+      )
     }
     const stored = store(definition, this.#version(definition))
     this.#skills.set(definition.name, stored)
@@ -133,9 +144,13 @@ export class InMemorySkillSource implements SkillSource {
     signal?.throwIfAborted()
     const stored = this.#skills.get(ref.id)
     if (!stored || stored.version !== ref.version) {
-      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" at version "${ref.version}" is not current; list skills again.`, {
-        data: { id: ref.id, version: ref.version },
-      })
+      throw new SkillHostError(
+        'E_SKILL_NOT_FOUND',
+        `Skill "${ref.id}" at version "${ref.version}" is not current; list skills again.`,
+        {
+          data: { id: ref.id, version: ref.version },
+        },
+      )
     }
     return stored
   }
@@ -144,7 +159,10 @@ export class InMemorySkillSource implements SkillSource {
     if (path === undefined) return stored.body
     const rel = normalizeSkillPath(path)
     const bytes = stored.files.get(rel)
-    if (!bytes) throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, { data: { path: rel } })
+    if (!bytes)
+      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, {
+        data: { path: rel },
+      })
     return bytes
   }
 
@@ -166,7 +184,11 @@ export class InMemorySkillSource implements SkillSource {
     }
   }
 
-  async read(ref: SkillRef, path?: string, options: SourceReadOptions = {}): Promise<ReadableStream<Uint8Array>> {
+  async read(
+    ref: SkillRef,
+    path?: string,
+    options: SourceReadOptions = {},
+  ): Promise<ReadableStream<Uint8Array>> {
     if (path !== undefined) normalizeSkillPath(path)
     const stored = this.#current(ref, options.signal)
     return bytesToStream(this.#file(ref, stored, path).slice())

@@ -1,6 +1,9 @@
 export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export { defineSkill, type SkillDefinition } from './define-skill.js'
-export { FileSystemSkillSource, type FileSystemSkillSourceOptions } from './file-system-skill-source.js'
+export {
+  FileSystemSkillSource,
+  type FileSystemSkillSourceOptions,
+} from './file-system-skill-source.js'
 export { InMemorySkillSource, type InMemorySkillSourceOptions } from './in-memory-skill-source.js'
 export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.js'
 export type * from './types.js'

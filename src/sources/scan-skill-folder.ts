@@ -49,7 +49,9 @@ export async function scanSkillFolder(
   const files = new Map<string, SkillFileEntry>()
   const warnings: string[] = []
   let realDir: Promise<string> | undefined
-  const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [['', dir, 0, top]]
+  const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
+    ['', dir, 0, top],
+  ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
     const entries = given ?? (await fs.readdir(abs))
@@ -59,9 +61,11 @@ export async function scanSkillFolder(
       const absPath = join(abs, entry.name)
       const isSkillMd = relPath === 'SKILL.md'
       if (entry.isDirectory()) {
-        if (isSkillMd) throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'SKILL.md is not a regular file.')
+        if (isSkillMd)
+          throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'SKILL.md is not a regular file.')
         if (SKIPPED_FOLDERS.has(entry.name)) continue
-        if (depth + 1 > limits.maxDepth) warnings.push(`${relPath}/ is nested too deep; not searched`)
+        if (depth + 1 > limits.maxDepth)
+          warnings.push(`${relPath}/ is nested too deep; not searched`)
         else pending.push([relPath, absPath, depth + 1])
       } else if (entry.isFile()) {
         const seen = known?.get(relPath)
@@ -100,17 +104,26 @@ export async function scanSkillFolder(
       s = await fs.stat(target)
     } catch (cause) {
       // ELOOP (a symlink loop) and dangling links land here.
-      if (isSkillMd) throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'SKILL.md is a broken or looping symlink.', { cause })
+      if (isSkillMd)
+        throw new SkillHostError(
+          'E_SKILL_SOURCE_FAILED',
+          'SKILL.md is a broken or looping symlink.',
+          { cause },
+        )
       warnings.push(`${rel} is a broken or looping symlink; ignored`)
       return
     }
     if (!insideOf(await realDir!, target)) {
       if (isSkillMd) {
-        throw new SkillHostError('E_SKILL_SOURCE_PATH_REJECTED', 'SKILL.md is a symlink that leads outside the skill folder.')
+        throw new SkillHostError(
+          'E_SKILL_SOURCE_PATH_REJECTED',
+          'SKILL.md is a symlink that leads outside the skill folder.',
+        )
       }
       warnings.push(`${rel} is a symlink that leads outside the skill folder; ignored`)
     } else if (s.isFile()) add(rel, abs, s)
-    else if (isSkillMd) throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'SKILL.md is not a regular file.')
+    else if (isSkillMd)
+      throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'SKILL.md is not a regular file.')
     else warnings.push(`${rel} is a symlink to a folder; not followed`)
   }
 }

@@ -1,4 +1,15 @@
-import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync, realpathSync, type Stats, statSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs'
 import { open, readdir, realpath, stat } from 'node:fs/promises'
 import { SkillHostError } from '../common/errors.js'
 
@@ -31,7 +42,8 @@ export interface SkillFs {
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
 
 function checkStat(s: Stats, maxBytes: number, label: string): void {
-  if (!s.isFile()) throw new SkillHostError('E_SKILL_SOURCE_FAILED', `${label} is not a regular file.`)
+  if (!s.isFile())
+    throw new SkillHostError('E_SKILL_SOURCE_FAILED', `${label} is not a regular file.`)
   if (s.size > maxBytes) {
     throw new SkillHostError(
       'E_SKILL_SOURCE_TOO_LARGE',

@@ -112,7 +112,11 @@ export interface SkillSource {
   discover(options?: DiscoverOptions): AsyncIterable<DiscoveredSkill>
   descriptor(ref: SkillRef, options?: SourceReadOptions): Promise<SkillDescriptor>
   /** No path = the body (SKILL.md without frontmatter). */
-  read(ref: SkillRef, path?: string, options?: SourceReadOptions): Promise<ReadableStream<Uint8Array>>
+  read(
+    ref: SkillRef,
+    path?: string,
+    options?: SourceReadOptions,
+  ): Promise<ReadableStream<Uint8Array>>
   stat(ref: SkillRef, path?: string): Promise<SkillFileStat>
   /** Every shipped file but the body, as normalized relative paths. */
   list?(ref: SkillRef): Promise<readonly string[]>

@@ -78,7 +78,10 @@ export async function* walkSkillRoots(
       for (const e of entries) {
         const child = { dir: join(dir, e.name), rel: rel === '' ? e.name : `${rel}/${e.name}` }
         if (e.isDirectory() && !SKIPPED_FOLDERS.has(e.name)) children.push(child)
-        else if (e.isSymbolicLink() && (await options.fs.stat(child.dir).catch(() => undefined))?.isDirectory()) {
+        else if (
+          e.isSymbolicLink() &&
+          (await options.fs.stat(child.dir).catch(() => undefined))?.isDirectory()
+        ) {
           links.push(child)
         }
       }
@@ -93,7 +96,9 @@ export async function* walkSkillRoots(
     let level: Folder[] = [{ dir: root, rel: '' }]
     for (let depth = 0; level.length > 0; depth++) {
       const next: Folder[] = []
-      for await (const v of mapOrdered(level, limits.concurrency, (f) => visit(f.dir, f.rel, depth))) {
+      for await (const v of mapOrdered(level, limits.concurrency, (f) =>
+        visit(f.dir, f.rel, depth),
+      )) {
         throwIfAborted(signal)
         // Synchronous filesystem calls never yield to the event loop on their
         // own; give timers and I/O a turn about every 10 ms.
@@ -111,7 +116,10 @@ export async function* walkSkillRoots(
             location: v.rel || basename(root),
             hostPath: v.dir,
             code: 'E_SKILL_SOURCE_FAILED',
-            message: v.rel === '' ? `The root could not be read (${v.errno}).` : `The folder could not be read (${v.errno}).`,
+            message:
+              v.rel === ''
+                ? `The root could not be read (${v.errno}).`
+                : `The folder could not be read (${v.errno}).`,
             severity: 'error',
           })
           continue
@@ -133,7 +141,8 @@ export async function* walkSkillRoots(
             location: link.rel,
             hostPath: link.dir,
             code: 'E_SKILL_SOURCE_PATH_REJECTED',
-            message: 'The folder is a symlink; symlinked folders are not followed. List its target as a root instead.',
+            message:
+              'The folder is a symlink; symlinked folders are not followed. List its target as a root instead.',
             severity: 'warning',
           })
         }

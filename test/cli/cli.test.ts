@@ -23,8 +23,13 @@ beforeAll(async () => {
   await mkdir(join(tmp, 'bad/broken'), { recursive: true })
   await writeFile(join(tmp, 'bad/broken/SKILL.md'), '---\nname: broken\n---\nno description\n')
   await mkdir(join(tmp, 'warn/Mixed'), { recursive: true })
-  await writeFile(join(tmp, 'warn/Mixed/SKILL.md'), '---\nname: Mixed\ndescription: A <b>"bold"</b> & odd skill.\nauthor: me\n---\n')
-  await cp(join(examples, 'commit-messages'), join(tmp, 'second/commit-messages'), { recursive: true })
+  await writeFile(
+    join(tmp, 'warn/Mixed/SKILL.md'),
+    '---\nname: Mixed\ndescription: A <b>"bold"</b> & odd skill.\nauthor: me\n---\n',
+  )
+  await cp(join(examples, 'commit-messages'), join(tmp, 'second/commit-messages'), {
+    recursive: true,
+  })
 })
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true })
@@ -53,9 +58,15 @@ describe('skillhost CLI', () => {
   it('exits 1 on an invalid skill and reports it as JSON', async () => {
     const r = await run(['validate', '--json', join(tmp, 'bad'), join(examples, 'word-count')])
     expect(r.code).toBe(1)
-    const report = JSON.parse(r.stdout) as { ok: boolean; skills: { path: string; valid: boolean; errors: string[] }[] }
+    const report = JSON.parse(r.stdout) as {
+      ok: boolean
+      skills: { path: string; valid: boolean; errors: string[] }[]
+    }
     expect(report.ok).toBe(false)
-    expect(report.skills.find((s) => s.path.endsWith('broken'))).toMatchObject({ valid: false, errors: [expect.stringMatching(/description is required/)] })
+    expect(report.skills.find((s) => s.path.endsWith('broken'))).toMatchObject({
+      valid: false,
+      errors: [expect.stringMatching(/description is required/)],
+    })
     expect(report.skills.find((s) => s.path.endsWith('word-count'))?.valid).toBe(true)
   })
 
@@ -79,17 +90,24 @@ describe('skillhost CLI', () => {
     expect(r.stdout).toMatch(/commit-messages\s+active/)
     expect(r.stdout).toMatch(/commit-messages\s+shadowed/)
     expect(r.stdout).toMatch(/Skipped \(1\):[\s\S]*broken: E_SKILL_MANIFEST_INVALID/)
-    const json = JSON.parse((await run(['list', '--json', examples, join(tmp, 'second')])).stdout) as {
+    const json = JSON.parse(
+      (await run(['list', '--json', examples, join(tmp, 'second')])).stdout,
+    ) as {
       skills: { id: string; status: string; shadowedBy?: string }[]
     }
-    expect(json.skills.filter((s) => s.id === 'commit-messages').map((s) => s.status)).toEqual(['active', 'shadowed'])
+    expect(json.skills.filter((s) => s.id === 'commit-messages').map((s) => s.status)).toEqual([
+      'active',
+      'shadowed',
+    ])
   })
 
   it('prints an escaped <available_skills> block', async () => {
     const r = await run(['prompt', join(tmp, 'warn'), examples])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^<available_skills>\n<skill>\n<name>Mixed<\/name>/)
-    expect(r.stdout).toContain('<description>A &lt;b&gt;&quot;bold&quot;&lt;/b&gt; &amp; odd skill.</description>')
+    expect(r.stdout).toContain(
+      '<description>A &lt;b&gt;&quot;bold&quot;&lt;/b&gt; &amp; odd skill.</description>',
+    )
     expect(r.stdout).toContain(`<location>${join(examples, 'word-count', 'SKILL.md')}</location>`)
     expect(r.stdout.match(/<skill>/g)).toHaveLength(5)
   })

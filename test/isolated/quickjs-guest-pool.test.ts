@@ -76,12 +76,12 @@ describe('createQuickJsGuest', () => {
   it('dispose fails running and waiting calls instead of hanging them', async () => {
     const pool = createQuickJsGuest({ poolSize: 1 })
     const config = { ...configFor(pool.resolveGuest), maxTimeoutSeconds: 30, defaultTimeoutSeconds: 30 }
-    const running = runIsolatedTool(config, tool('async () => { while (true) {} }'), {})
-    const queued = runIsolatedTool(config, tool('async () => 1'), {})
+    const running = expectCode(runIsolatedTool(config, tool('async () => { while (true) {} }'), {}), 'E_SKILL_ISOLATED_GUEST_FAILED')
+    const queued = expectCode(runIsolatedTool(config, tool('async () => 1'), {}), 'E_SKILL_ISOLATED_GUEST_FAILED')
     await new Promise((r) => setTimeout(r, 200))
     await pool.dispose()
-    await expectCode(running, 'E_SKILL_ISOLATED_GUEST_FAILED')
-    await expectCode(queued, 'E_SKILL_ISOLATED_GUEST_FAILED')
+    await running
+    await queued
     expect(pool.stats().alive).toBe(0)
   })
 

@@ -8,16 +8,29 @@ describe('normalizeSkillPath', () => {
     expect(normalizeSkillPath('a\\b')).toBe('a/b')
   })
 
-  it.each(['', '.', '../x', 'a/../../x', 'a/..', '/etc/passwd', '~/x', '~root', 'C:\\x', 'c:x', '\\\\srv\\share', 'a\0b', 'a\nb', 'CON', 'x/nul.txt'])(
-    'rejects %j',
-    (path) => {
-      let err: unknown
-      try {
-        normalizeSkillPath(path)
-      } catch (e) {
-        err = e
-      }
-      expect(SkillHostError.is(err, 'E_SKILL_SOURCE_PATH_REJECTED')).toBe(true)
-    },
-  )
+  it.each([
+    '',
+    '.',
+    '../x',
+    'a/../../x',
+    'a/..',
+    '/etc/passwd',
+    '~/x',
+    '~root',
+    'C:\\x',
+    'c:x',
+    '\\\\srv\\share',
+    'a\0b',
+    'a\nb',
+    'CON',
+    'x/nul.txt',
+  ])('rejects %j', (path) => {
+    let err: unknown
+    try {
+      normalizeSkillPath(path)
+    } catch (e) {
+      err = e
+    }
+    expect(SkillHostError.is(err, 'E_SKILL_SOURCE_PATH_REJECTED')).toBe(true)
+  })
 })

@@ -1,5 +1,5 @@
-import { parse } from 'yaml'
 import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import { parseSimpleFrontmatter } from '../../src/manifest/parse-simple-frontmatter.js'
 
 // A deterministic generator of frontmatter-like text, biased towards the
@@ -10,8 +10,53 @@ function* samples(count: number): Generator<string> {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff
     return seed % n
   }
-  const atoms = ['a', 'Z', '1', '0', '.', '-', ' ', ':', '#', "'", '"', '\\', '[', '{', '&', '*', '!', '|', '>', '~', ',', '?', '%', '@', '`', 'é', 'true', 'null', '1e3', '0x1f', '.inf', 'yes', 'no']
-  const keys = ['name', 'description', 'version', 'metadata', 'author', 'true', 'null', '__proto__', 'a-b', 'x_1']
+  const atoms = [
+    'a',
+    'Z',
+    '1',
+    '0',
+    '.',
+    '-',
+    ' ',
+    ':',
+    '#',
+    "'",
+    '"',
+    '\\',
+    '[',
+    '{',
+    '&',
+    '*',
+    '!',
+    '|',
+    '>',
+    '~',
+    ',',
+    '?',
+    '%',
+    '@',
+    '`',
+    'é',
+    'true',
+    'null',
+    '1e3',
+    '0x1f',
+    '.inf',
+    'yes',
+    'no',
+  ]
+  const keys = [
+    'name',
+    'description',
+    'version',
+    'metadata',
+    'author',
+    'true',
+    'null',
+    '__proto__',
+    'a-b',
+    'x_1',
+  ]
   for (let i = 0; i < count; i++) {
     const lines: string[] = []
     const n = 1 + rand(5)
@@ -19,7 +64,8 @@ function* samples(count: number): Generator<string> {
       const key = keys[rand(keys.length)]
       if (rand(5) === 0) {
         lines.push(`${key}:`)
-        for (let c = 0; c < rand(3); c++) lines.push(`${' '.repeat(1 + rand(3))}${keys[rand(keys.length)]}: ${value()}`)
+        for (let c = 0; c < rand(3); c++)
+          lines.push(`${' '.repeat(1 + rand(3))}${keys[rand(keys.length)]}: ${value()}`)
       } else lines.push(`${key}:${rand(8) === 0 ? '' : ' '}${value()}`)
       if (rand(10) === 0) lines.push(rand(2) ? '# comment' : '')
     }
@@ -34,7 +80,9 @@ function* samples(count: number): Generator<string> {
 
 describe('parseSimpleFrontmatter', () => {
   it('parses the common shape', () => {
-    expect(parseSimpleFrontmatter('name: a\ndescription: "Use when: x"\nmetadata:\n  author: me\n')).toEqual({
+    expect(
+      parseSimpleFrontmatter('name: a\ndescription: "Use when: x"\nmetadata:\n  author: me\n'),
+    ).toEqual({
       name: 'a',
       description: 'Use when: x',
       metadata: { author: 'me' },
@@ -42,7 +90,17 @@ describe('parseSimpleFrontmatter', () => {
   })
 
   it('declines anything outside its subset', () => {
-    for (const text of ['version: 1.0', 'a: true', 'a: [x]', 'a: >\n  x', 'a: x # c', 'a: &x y', 'a: "x\\ty"', 'a: x\na: y', 'a:\n']) {
+    for (const text of [
+      'version: 1.0',
+      'a: true',
+      'a: [x]',
+      'a: >\n  x',
+      'a: x # c',
+      'a: &x y',
+      'a: "x\\ty"',
+      'a: x\na: y',
+      'a:\n',
+    ]) {
       expect(parseSimpleFrontmatter(text)).toBeUndefined()
     }
   })

@@ -30,8 +30,15 @@ describe('parseSkillMd', () => {
   })
 
   it('parses full YAML when the fast path declines', () => {
-    const out = parseSkillMd('---\nname: a\ndescription: >\n  folded\n  text\ntags: [x, y]\nversion: 2\n---\n')
-    expect(out.frontmatter).toEqual({ name: 'a', description: 'folded text\n', tags: ['x', 'y'], version: 2 })
+    const out = parseSkillMd(
+      '---\nname: a\ndescription: >\n  folded\n  text\ntags: [x, y]\nversion: 2\n---\n',
+    )
+    expect(out.frontmatter).toEqual({
+      name: 'a',
+      description: 'folded text\n',
+      tags: ['x', 'y'],
+      version: 2,
+    })
   })
 
   it('rejects a file with no frontmatter', () => {
@@ -91,7 +98,9 @@ describe('parseSkillMd', () => {
 
 describe('decodeSkillText', () => {
   it('rejects invalid UTF-8', () => {
-    expect(code(() => decodeSkillText(new Uint8Array([0x2d, 0xff, 0xfe, 0x2d])))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(code(() => decodeSkillText(new Uint8Array([0x2d, 0xff, 0xfe, 0x2d])))).toBe(
+      'E_SKILL_MANIFEST_INVALID',
+    )
   })
 
   it('drops a BOM', () => {

@@ -20,12 +20,21 @@ describe('parseSkillSidecar', () => {
     const sidecar = parseSkillSidecar(
       `${script('    params:\n      - { name: file, type: string, required: true, positional: true }\n      - { name: mode, type: enum, values: [a, b] }\n')}isolatedTools:\n  - name: t\n    description: T.\n    source: ./tools/t.js\n    params: { type: object }\nmodule: tools.mjs\n`,
     )
-    expect(sidecar.scripts[0]).toMatchObject({ name: 'run', path: 'scripts/run.sh', interpreter: 'sh' })
+    expect(sidecar.scripts[0]).toMatchObject({
+      name: 'run',
+      path: 'scripts/run.sh',
+      interpreter: 'sh',
+    })
     expect(sidecar.scripts[0]?.params).toEqual([
       { name: 'file', type: 'string', required: true, positional: true },
       { name: 'mode', type: 'enum', values: ['a', 'b'] },
     ])
-    expect(sidecar.isolatedTools[0]).toEqual({ name: 't', description: 'T.', source: 'tools/t.js', params: { type: 'object' } })
+    expect(sidecar.isolatedTools[0]).toEqual({
+      name: 't',
+      description: 'T.',
+      source: 'tools/t.js',
+      params: { type: 'object' },
+    })
     expect(sidecar.module).toBe('tools.mjs')
   })
 
@@ -34,23 +43,35 @@ describe('parseSkillSidecar', () => {
   })
 
   it('names an unknown parameter type', () => {
-    expect(problems(script('    params:\n      - { name: f, type: file }\n'))).toMatch(/scripts\[0\]\.params\[0\]\.type "file" is not one of/)
-  })
-
-  it('rejects a script path with ..', () => {
-    expect(problems(script('').replace('scripts/run.sh', '../run.sh'))).toMatch(/scripts\[0\]\.path .*"\.\."/)
-  })
-
-  it('rejects duplicate script names', () => {
-    expect(problems(`${script('')}  - name: run\n    path: b.sh\n    description: B.\n    interpreter: sh\n`)).toMatch(
-      /scripts\[1\]\.name "run" duplicates another script name/,
+    expect(problems(script('    params:\n      - { name: f, type: file }\n'))).toMatch(
+      /scripts\[0\]\.params\[0\]\.type "file" is not one of/,
     )
   })
 
+  it('rejects a script path with ..', () => {
+    expect(problems(script('').replace('scripts/run.sh', '../run.sh'))).toMatch(
+      /scripts\[0\]\.path .*"\.\."/,
+    )
+  })
+
+  it('rejects duplicate script names', () => {
+    expect(
+      problems(
+        `${script('')}  - name: run\n    path: b.sh\n    description: B.\n    interpreter: sh\n`,
+      ),
+    ).toMatch(/scripts\[1\]\.name "run" duplicates another script name/)
+  })
+
   it('rejects unknown fields, a non-string interpreter and a bad enum', () => {
-    expect(problems(script('    shell: bash\n'))).toMatch(/scripts\[0\]\.shell is not a known field/)
-    expect(problems(script('').replace('interpreter: sh', 'interpreter: [sh]'))).toMatch(/scripts\[0\]\.interpreter must be a non-empty string/)
-    expect(problems(script('    params:\n      - { name: m, type: enum }\n'))).toMatch(/values must be a non-empty list/)
+    expect(problems(script('    shell: bash\n'))).toMatch(
+      /scripts\[0\]\.shell is not a known field/,
+    )
+    expect(problems(script('').replace('interpreter: sh', 'interpreter: [sh]'))).toMatch(
+      /scripts\[0\]\.interpreter must be a non-empty string/,
+    )
+    expect(problems(script('    params:\n      - { name: m, type: enum }\n'))).toMatch(
+      /values must be a non-empty list/,
+    )
   })
 
   it('rejects non-YAML and a non-mapping', () => {

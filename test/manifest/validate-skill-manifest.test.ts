@@ -6,12 +6,23 @@ const base = { name: 'pdf-tools', description: 'Work with PDFs.' }
 describe('validateSkillManifest', () => {
   it('accepts a valid manifest and carries optional fields', () => {
     const v = validateSkillManifest(
-      { ...base, license: 'MIT', compatibility: 'node 20', metadata: { a: 'b' }, 'allowed-tools': ['Read', 'Bash'] },
+      {
+        ...base,
+        license: 'MIT',
+        compatibility: 'node 20',
+        metadata: { a: 'b' },
+        'allowed-tools': ['Read', 'Bash'],
+      },
       { folderName: 'pdf-tools', strict: true },
     )
     expect(v.ok).toBe(true)
     expect(v.errors).toEqual([])
-    expect(v.manifest).toMatchObject({ name: 'pdf-tools', license: 'MIT', allowedTools: 'Read Bash', metadata: { a: 'b' } })
+    expect(v.manifest).toMatchObject({
+      name: 'pdf-tools',
+      license: 'MIT',
+      allowedTools: 'Read Bash',
+      metadata: { a: 'b' },
+    })
   })
 
   it.each([
@@ -44,7 +55,13 @@ describe('validateSkillManifest', () => {
   })
 
   it('always fails a missing or empty name or description', () => {
-    for (const fm of [{ description: 'x' }, { name: 'a' }, { name: 'a', description: '' }, { name: '', description: 'x' }, { name: 3, description: 'x' }]) {
+    for (const fm of [
+      { description: 'x' },
+      { name: 'a' },
+      { name: 'a', description: '' },
+      { name: '', description: 'x' },
+      { name: 3, description: 'x' },
+    ]) {
       const v = validateSkillManifest(fm)
       expect(v.ok).toBe(false)
       expect(v.manifest).toBeUndefined()
@@ -52,7 +69,9 @@ describe('validateSkillManifest', () => {
   })
 
   it('limits description to 1024 characters', () => {
-    expect(validateSkillManifest({ ...base, description: 'x'.repeat(1024) }, { strict: true }).ok).toBe(true)
+    expect(
+      validateSkillManifest({ ...base, description: 'x'.repeat(1024) }, { strict: true }).ok,
+    ).toBe(true)
     const long = { ...base, description: 'x'.repeat(1025) }
     expect(validateSkillManifest(long).warnings.join()).toMatch(/1025 characters/)
     expect(validateSkillManifest(long, { strict: true }).ok).toBe(false)
@@ -71,7 +90,9 @@ describe('validateSkillManifest', () => {
     expect(lenient.manifest?.metadata).toEqual({ a: 'x', n: '3', b: 'true' })
     expect(lenient.warnings).toHaveLength(3)
     expect(validateSkillManifest(fm, { strict: true }).ok).toBe(false)
-    expect(validateSkillManifest({ ...base, metadata: ['x'] }).warnings.join()).toMatch(/metadata must be a mapping/)
+    expect(validateSkillManifest({ ...base, metadata: ['x'] }).warnings.join()).toMatch(
+      /metadata must be a mapping/,
+    )
   })
 
   it('carries unknown keys and reports them only in strict mode', () => {

@@ -24,7 +24,11 @@ async function problemsFor(
   return { ids: skills.map((s) => s.id), problems }
 }
 
-function expectSkipped(result: { ids: string[]; problems: SkillProblem[] }, code: string, message: RegExp): void {
+function expectSkipped(
+  result: { ids: string[]; problems: SkillProblem[] },
+  code: string,
+  message: RegExp,
+): void {
   expect(result.ids).toEqual(['good'])
   const errors = result.problems.filter((p) => p.severity === 'error')
   expect(errors.length).toBeGreaterThan(0)
@@ -35,40 +39,85 @@ function expectSkipped(result: { ids: string[]; problems: SkillProblem[] }, code
 
 describe('bad input never crashes discovery nor yields a partial entry', () => {
   it('missing frontmatter', async () => {
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': '# no frontmatter\n' }), 'E_SKILL_MANIFEST_INVALID', /no YAML frontmatter/)
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': '# no frontmatter\n' }),
+      'E_SKILL_MANIFEST_INVALID',
+      /no YAML frontmatter/,
+    )
   })
 
   it('frontmatter that is not a mapping', async () => {
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': '---\n- a\n---\n' }), 'E_SKILL_MANIFEST_INVALID', /must be a YAML mapping/)
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': '---\n- a\n---\n' }),
+      'E_SKILL_MANIFEST_INVALID',
+      /must be a YAML mapping/,
+    )
   })
 
   it('unparseable YAML', async () => {
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': '---\nname: bad\ndescription: [oops\n---\n' }), 'E_SKILL_MANIFEST_INVALID', /not valid YAML/)
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': '---\nname: bad\ndescription: [oops\n---\n' }),
+      'E_SKILL_MANIFEST_INVALID',
+      /not valid YAML/,
+    )
   })
 
   it('a YAML alias bomb', async () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x]']
-    for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array(8).fill(`*a${i - 1}`).join(', ')}]`)
+    for (let i = 1; i < 10; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(8)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      )
     const md = `---\nname: bad\ndescription: d\n${lines.join('\n')}\n---\n`
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': md }), 'E_SKILL_MANIFEST_INVALID', /too many YAML aliases/)
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': md }),
+      'E_SKILL_MANIFEST_INVALID',
+      /too many YAML aliases/,
+    )
   })
 
   it('a 10 MB SKILL.md', async () => {
     const md = skillMd('bad', 'd', '', 'x'.repeat(10 * 1024 * 1024))
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': md }), 'E_SKILL_SOURCE_TOO_LARGE', /limit is 1048576/)
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': md }),
+      'E_SKILL_SOURCE_TOO_LARGE',
+      /limit is 1048576/,
+    )
   })
 
   it('invalid UTF-8', async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode('---\nname: bad\ndescription: '), 0xc3, 0x28, 0x0a, ...new TextEncoder().encode('---\n')])
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': bytes }), 'E_SKILL_MANIFEST_INVALID', /not valid UTF-8/)
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('---\nname: bad\ndescription: '),
+      0xc3,
+      0x28,
+      0x0a,
+      ...new TextEncoder().encode('---\n'),
+    ])
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': bytes }),
+      'E_SKILL_MANIFEST_INVALID',
+      /not valid UTF-8/,
+    )
   })
 
   it('an empty or 1025-character description', async () => {
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': skillMd('bad', '""') }), 'E_SKILL_MANIFEST_INVALID', /description is required/)
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': skillMd('bad', '""') }),
+      'E_SKILL_MANIFEST_INVALID',
+      /description is required/,
+    )
     const long = await problemsFor({ 'bad/SKILL.md': skillMd('bad', 'x'.repeat(1025)) })
     expect(long.ids).toEqual(['bad', 'good'])
-    expect(long.problems).toMatchObject([{ severity: 'warning', message: expect.stringMatching(/1025 characters/) }])
-    expectSkipped(await problemsFor({ 'bad/SKILL.md': skillMd('bad', 'x'.repeat(1025)) }, undefined, true), 'E_SKILL_MANIFEST_INVALID', /1025/)
+    expect(long.problems).toMatchObject([
+      { severity: 'warning', message: expect.stringMatching(/1025 characters/) },
+    ])
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': skillMd('bad', 'x'.repeat(1025)) }, undefined, true),
+      'E_SKILL_MANIFEST_INVALID',
+      /1025/,
+    )
   })
 
   it.each([
@@ -88,20 +137,29 @@ describe('bad input never crashes discovery nor yields a partial entry', () => {
   })
 
   it('metadata with non-string values', async () => {
-    const result = await problemsFor({ 'bad/SKILL.md': skillMd('bad', 'd', 'metadata:\n  n: 3\n  deep: { a: 1 }\n') })
+    const result = await problemsFor({
+      'bad/SKILL.md': skillMd('bad', 'd', 'metadata:\n  n: 3\n  deep: { a: 1 }\n'),
+    })
     expect(result.ids).toContain('bad')
     expect(result.problems.map((p) => p.message).join()).toMatch(/metadata\.deep is not a string/)
     expectSkipped(
-      await problemsFor({ 'bad/SKILL.md': skillMd('bad', 'd', 'metadata:\n  n: 3\n') }, undefined, true),
+      await problemsFor(
+        { 'bad/SKILL.md': skillMd('bad', 'd', 'metadata:\n  n: 3\n') },
+        undefined,
+        true,
+      ),
       'E_SKILL_MANIFEST_INVALID',
       /metadata\.n/,
     )
   })
 
   it('a symlinked SKILL.md pointing outside the root', async () => {
-    const result = await problemsFor({ 'outside.md': skillMd('bad'), 'bad/.keep': '' }, async (root) => {
-      await symlink(join(root, 'outside.md'), join(root, 'bad/SKILL.md'))
-    })
+    const result = await problemsFor(
+      { 'outside.md': skillMd('bad'), 'bad/.keep': '' },
+      async (root) => {
+        await symlink(join(root, 'outside.md'), join(root, 'bad/SKILL.md'))
+      },
+    )
     expectSkipped(result, 'E_SKILL_SOURCE_PATH_REJECTED', /leads outside the skill folder/)
   })
 
@@ -118,15 +176,22 @@ describe('bad input never crashes discovery nor yields a partial entry', () => {
       await symlink(root, join(root, 'up'))
     })
     expect(result.ids).toEqual(['good', 'loopy'])
-    expect(result.problems.map((p) => p.message).join('\n')).toMatch(/symlink to a folder; not followed/)
+    expect(result.problems.map((p) => p.message).join('\n')).toMatch(
+      /symlink to a folder; not followed/,
+    )
   })
 
   it('a file symlink escaping the skill is left out with a warning', async () => {
-    const result = await problemsFor({ 'esc/SKILL.md': skillMd('esc'), 'secret.txt': 's' }, async (root) => {
-      await symlink(join(root, 'secret.txt'), join(root, 'esc/leak.txt'))
-    })
+    const result = await problemsFor(
+      { 'esc/SKILL.md': skillMd('esc'), 'secret.txt': 's' },
+      async (root) => {
+        await symlink(join(root, 'secret.txt'), join(root, 'esc/leak.txt'))
+      },
+    )
     expect(result.ids).toEqual(['esc', 'good'])
-    expect(result.problems.map((p) => p.message).join()).toMatch(/leak\.txt is a symlink that leads outside/)
+    expect(result.problems.map((p) => p.message).join()).toMatch(
+      /leak\.txt is a symlink that leads outside/,
+    )
   })
 
   it('an unreadable SKILL.md: a directory where the file is expected', async () => {
@@ -143,24 +208,54 @@ describe('bad input never crashes discovery nor yields a partial entry', () => {
     expectSkipped(result, 'E_SKILL_SOURCE_FAILED', /not a regular file/)
   })
 
-  it.skipIf(process.getuid?.() === 0)('an unreadable SKILL.md: mode 000 (skipped as root: root reads anything)', async () => {
-    const { chmod } = await import('node:fs/promises')
-    const result = await problemsFor({ 'bad/SKILL.md': skillMd('bad') }, (root) => chmod(join(root, 'bad/SKILL.md'), 0))
-    expectSkipped(result, 'E_SKILL_SOURCE_FAILED', /could not be read/)
-  })
+  it.skipIf(process.getuid?.() === 0)(
+    'an unreadable SKILL.md: mode 000 (skipped as root: root reads anything)',
+    async () => {
+      const { chmod } = await import('node:fs/promises')
+      const result = await problemsFor({ 'bad/SKILL.md': skillMd('bad') }, (root) =>
+        chmod(join(root, 'bad/SKILL.md'), 0),
+      )
+      expectSkipped(result, 'E_SKILL_SOURCE_FAILED', /could not be read/)
+    },
+  )
 
   it('a sidecar with an unknown parameter type, a .. path or duplicate script names', async () => {
-    const sidecar = (body: string): Record<string, string> => ({ 'bad/SKILL.md': skillMd('bad'), 'bad/s.sh': 'true\n', 'bad/skillhost.yaml': body })
+    const sidecar = (body: string): Record<string, string> => ({
+      'bad/SKILL.md': skillMd('bad'),
+      'bad/s.sh': 'true\n',
+      'bad/skillhost.yaml': body,
+    })
     const base = '  - { name: s, path: s.sh, description: S., interpreter: sh'
-    expectSkipped(await problemsFor(sidecar(`scripts:\n${base}, params: [{ name: p, type: path }] }\n`)), 'E_SKILL_MANIFEST_INVALID', /params\[0\]\.type "path"/)
-    expectSkipped(await problemsFor(sidecar('scripts:\n  - { name: s, path: ../s.sh, description: S., interpreter: sh }\n')), 'E_SKILL_MANIFEST_INVALID', /scripts\[0\]\.path/)
-    expectSkipped(await problemsFor(sidecar(`scripts:\n${base} }\n${base} }\n`)), 'E_SKILL_MANIFEST_INVALID', /duplicates another script name/)
+    expectSkipped(
+      await problemsFor(sidecar(`scripts:\n${base}, params: [{ name: p, type: path }] }\n`)),
+      'E_SKILL_MANIFEST_INVALID',
+      /params\[0\]\.type "path"/,
+    )
+    expectSkipped(
+      await problemsFor(
+        sidecar('scripts:\n  - { name: s, path: ../s.sh, description: S., interpreter: sh }\n'),
+      ),
+      'E_SKILL_MANIFEST_INVALID',
+      /scripts\[0\]\.path/,
+    )
+    expectSkipped(
+      await problemsFor(sidecar(`scripts:\n${base} }\n${base} }\n`)),
+      'E_SKILL_MANIFEST_INVALID',
+      /duplicates another script name/,
+    )
   })
 
   it('a skill with too many files', async () => {
-    const root = await makeTree({ 'big/SKILL.md': skillMd('big'), 'big/a': '1', 'big/b': '2', 'big/c': '3' })
+    const root = await makeTree({
+      'big/SKILL.md': skillMd('big'),
+      'big/a': '1',
+      'big/b': '2',
+      'big/c': '3',
+    })
     roots.push(root)
-    const { skills, problems } = await discover(new FileSystemSkillSource({ roots: root, limits: { maxFilesPerSkill: 2 } }))
+    const { skills, problems } = await discover(
+      new FileSystemSkillSource({ roots: root, limits: { maxFilesPerSkill: 2 } }),
+    )
     expect(skills).toEqual([])
     expect(problems[0]?.code).toBe('E_SKILL_SOURCE_TOO_LARGE')
   })
@@ -170,7 +265,9 @@ describe('bad input never crashes discovery nor yields a partial entry', () => {
     roots.push(root)
     await mkdir(join(root, 'd'))
     await writeFile(join(root, 'd/SKILL.md'), skillMd('d'))
-    const { problems } = await discover(new FileSystemSkillSource({ roots: root, limits: { maxEntries: 2 } }))
+    const { problems } = await discover(
+      new FileSystemSkillSource({ roots: root, limits: { maxEntries: 2 } }),
+    )
     expect(problems.map((p) => p.code)).toContain('E_SKILL_SOURCE_TOO_LARGE')
   })
 })

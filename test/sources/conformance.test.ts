@@ -2,9 +2,12 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
+import {
+  formatConformanceReport,
+  runSkillSourceConformance,
+} from '../../src/sources/conformance/index.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { InMemorySkillSource } from '../../src/sources/in-memory-skill-source.js'
-import { formatConformanceReport, runSkillSourceConformance } from '../../src/sources/conformance/index.js'
 import type { SkillSource } from '../../src/sources/types.js'
 import { makeTree, removeTree, skillMd } from './skill-tree.js'
 
@@ -50,7 +53,11 @@ describe('runSkillSourceConformance', () => {
   it('passes InMemorySkillSource', async () => {
     const report = await runSkillSourceConformance('memory', memorySource, {
       mutate: (source, ref) => {
-        ;(source as InMemorySkillSource).replace({ name: ref.id, description: 'Changed.', body: 'new' })
+        ;(source as InMemorySkillSource).replace({
+          name: ref.id,
+          description: 'Changed.',
+          body: 'new',
+        })
       },
     })
     expect(report.failed, formatConformanceReport(report)).toEqual([])
@@ -90,7 +97,8 @@ describe('runSkillSourceConformance', () => {
           yield* inner.discover()
         },
         descriptor: async (r) => inner.descriptor(await current(r.id)),
-        read: async (r, p) => inner.read(await current(r.id), p?.replace(/^[./\\~]+|\0/g, '') || undefined),
+        read: async (r, p) =>
+          inner.read(await current(r.id), p?.replace(/^[./\\~]+|\0/g, '') || undefined),
         stat: async (r) => ({ size: 999, version: (await current(r.id)).version }),
         list: async (r) => ['../escape', ...(await inner.list(await current(r.id)))],
       }

@@ -34,7 +34,9 @@ describe('FileSystemSkillSource', () => {
       'node_modules/delta/SKILL.md': skillMd('delta'),
       'a/b/c/deep/SKILL.md': skillMd('deep'),
     })
-    const { skills } = await discover(new FileSystemSkillSource({ roots: [root], limits: { maxDepth: 3 } }))
+    const { skills } = await discover(
+      new FileSystemSkillSource({ roots: [root], limits: { maxDepth: 3 } }),
+    )
     expect(skills.map((s) => s.id)).toEqual(['alpha', 'beta'])
     const all = await discover(new FileSystemSkillSource({ roots: [root] }))
     expect(all.skills.map((s) => s.id)).toEqual(['alpha', 'beta', 'deep'])
@@ -48,14 +50,20 @@ describe('FileSystemSkillSource', () => {
   })
 
   it('carries metadata and uses a manifest version as a version prefix', async () => {
-    const root = await tree({ 'x/SKILL.md': skillMd('x', 'X.', 'version: 2.1.0\nlicense: MIT\nmetadata:\n  k: v\n') })
+    const root = await tree({
+      'x/SKILL.md': skillMd('x', 'X.', 'version: 2.1.0\nlicense: MIT\nmetadata:\n  k: v\n'),
+    })
     const { skills } = await discover(new FileSystemSkillSource({ roots: root }))
     expect(skills[0]).toMatchObject({ id: 'x', license: 'MIT', metadata: { k: 'v' } })
     expect(skills[0]?.version).toMatch(/^2\.1\.0\+/)
   })
 
   it('reads the body, files, stat and list; rejects path escapes', async () => {
-    const root = await tree({ 'x/SKILL.md': skillMd('x', 'X.', '', 'BODY\n'), 'x/ref/a.md': 'hello', 'x/secret/../b.txt': 'b' })
+    const root = await tree({
+      'x/SKILL.md': skillMd('x', 'X.', '', 'BODY\n'),
+      'x/ref/a.md': 'hello',
+      'x/secret/../b.txt': 'b',
+    })
     const source = new FileSystemSkillSource({ roots: root })
     const [ref] = (await discover(source)).skills
     if (!ref) throw new Error('no skill')
@@ -97,10 +105,15 @@ describe('FileSystemSkillSource', () => {
   })
 
   it('reports a later skill with a taken id as shadowed', async () => {
-    const root = await tree({ 'a/x/SKILL.md': skillMd('x', 'first'), 'b/x/SKILL.md': skillMd('x', 'second') })
+    const root = await tree({
+      'a/x/SKILL.md': skillMd('x', 'first'),
+      'b/x/SKILL.md': skillMd('x', 'second'),
+    })
     const { skills, problems } = await discover(new FileSystemSkillSource({ roots: root }))
     expect(skills.map((s) => s.description)).toEqual(['first'])
-    expect(problems).toMatchObject([{ code: 'E_SKILL_SHADOWED', id: 'x', location: 'b/x', severity: 'warning' }])
+    expect(problems).toMatchObject([
+      { code: 'E_SKILL_SHADOWED', id: 'x', location: 'b/x', severity: 'warning' },
+    ])
   })
 
   it('resolves scripts and isolated tools from skillhost.yaml', async () => {
@@ -115,16 +128,31 @@ describe('FileSystemSkillSource', () => {
     const [ref] = (await discover(source)).skills
     if (!ref) throw new Error('no skill')
     const d = await source.descriptor(ref)
-    expect(d.scripts).toEqual([{ name: 'go', path: 'run.sh', description: 'Go.', interpreter: 'sh', params: [{ name: 'n', type: 'integer' }] }])
-    expect(d.isolatedTools).toEqual([{ name: 't', description: 'T.', source: 'async (args) => "ok"' }])
+    expect(d.scripts).toEqual([
+      {
+        name: 'go',
+        path: 'run.sh',
+        description: 'Go.',
+        interpreter: 'sh',
+        params: [{ name: 'n', type: 'integer' }],
+      },
+    ])
+    expect(d.isolatedTools).toEqual([
+      { name: 't', description: 'T.', source: 'async (args) => "ok"' },
+    ])
     expect(d.tools).toBeUndefined()
   })
 
   it('skips a skill whose sidecar names a missing file', async () => {
-    const root = await tree({ 'x/SKILL.md': skillMd('x'), 'x/skillhost.yaml': 'isolatedTools:\n  - { name: t, description: T., source: t.js }\n' })
+    const root = await tree({
+      'x/SKILL.md': skillMd('x'),
+      'x/skillhost.yaml': 'isolatedTools:\n  - { name: t, description: T., source: t.js }\n',
+    })
     const { skills, problems } = await discover(new FileSystemSkillSource({ roots: root }))
     expect(skills).toEqual([])
-    expect(problems[0]?.message).toMatch(/isolatedTools\[0\]\.source "t\.js" is not a file of the skill/)
+    expect(problems[0]?.message).toMatch(
+      /isolatedTools\[0\]\.source "t\.js" is not a file of the skill/,
+    )
   })
 
   it('imports module tools only when importModules allows it', async () => {
@@ -160,7 +188,9 @@ describe('FileSystemSkillSource', () => {
 
   it('reports a missing root and still serves the others', async () => {
     const root = await tree({ 'a/SKILL.md': skillMd('a') })
-    const { skills, problems } = await discover(new FileSystemSkillSource({ roots: [join(root, 'missing'), root] }))
+    const { skills, problems } = await discover(
+      new FileSystemSkillSource({ roots: [join(root, 'missing'), root] }),
+    )
     expect(skills.map((s) => s.id)).toEqual(['a'])
     expect(problems).toMatchObject([{ code: 'E_SKILL_SOURCE_FAILED', severity: 'error' }])
   })
@@ -168,7 +198,9 @@ describe('FileSystemSkillSource', () => {
   it('reports a symlinked folder instead of following it', async () => {
     const root = await tree({ 'real/a/SKILL.md': skillMd('a'), 'root/.keep': '' })
     await symlink(join(root, 'real/a'), join(root, 'root/a'))
-    const { skills, problems } = await discover(new FileSystemSkillSource({ roots: join(root, 'root') }))
+    const { skills, problems } = await discover(
+      new FileSystemSkillSource({ roots: join(root, 'root') }),
+    )
     expect(skills).toEqual([])
     expect(problems).toMatchObject([{ location: 'a', severity: 'warning' }])
   })

@@ -11,7 +11,14 @@ const hello = defineSkill({
   body: '# Hello\n\n## Use\n\nGreet.\n',
   files: { 'scripts/hi.sh': 'echo hi\n' },
   scripts: [{ name: 'hi', path: 'scripts/hi.sh', description: 'Hi.', interpreter: 'sh' }],
-  tools: [new Tool({ name: 'greet', description: 'G.', inputSchema: { type: 'object' }, handler: () => 'hi' })],
+  tools: [
+    new Tool({
+      name: 'greet',
+      description: 'G.',
+      inputSchema: { type: 'object' },
+      handler: () => 'hi',
+    }),
+  ],
 })
 
 async function code(fn: () => unknown): Promise<string | undefined> {
@@ -51,9 +58,15 @@ describe('InMemorySkillSource', () => {
 
   it('validates definitions strictly', async () => {
     const source = new InMemorySkillSource()
-    expect(await code(() => source.add({ ...hello, name: 'Bad Name' }))).toBe('E_SKILL_MANIFEST_INVALID')
-    expect(await code(() => source.add({ ...hello, description: '' }))).toBe('E_SKILL_MANIFEST_INVALID')
-    expect(await code(() => source.add({ ...hello, files: { '../x': 'x' } }))).toBe('E_SKILL_SOURCE_PATH_REJECTED')
+    expect(await code(() => source.add({ ...hello, name: 'Bad Name' }))).toBe(
+      'E_SKILL_MANIFEST_INVALID',
+    )
+    expect(await code(() => source.add({ ...hello, description: '' }))).toBe(
+      'E_SKILL_MANIFEST_INVALID',
+    )
+    expect(await code(() => source.add({ ...hello, files: { '../x': 'x' } }))).toBe(
+      'E_SKILL_SOURCE_PATH_REJECTED',
+    )
     expect(await code(() => source.add({ ...hello, files: {} }))).toBe('E_SKILL_MANIFEST_INVALID')
     source.add(hello)
     expect(await code(() => source.add(hello))).toBe('E_SKILL_MANIFEST_INVALID')

@@ -12,7 +12,10 @@ export async function makeTree(files: Record<string, string | Uint8Array>): Prom
 }
 
 /** Writes `{ relativePath: content }` under `root`. */
-export async function writeTree(root: string, files: Record<string, string | Uint8Array>): Promise<void> {
+export async function writeTree(
+  root: string,
+  files: Record<string, string | Uint8Array>,
+): Promise<void> {
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true })
     await writeFile(join(root, path), content)
@@ -25,12 +28,19 @@ export function removeTree(root: string): Promise<void> {
 }
 
 /** A minimal valid SKILL.md. */
-export function skillMd(name: string, description = `The ${name} skill.`, extra = '', body = `# ${name}\n\n## Use\n\nBody.\n`): string {
+export function skillMd(
+  name: string,
+  description = `The ${name} skill.`,
+  extra = '',
+  body = `# ${name}\n\n## Use\n\nBody.\n`,
+): string {
   return `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}`
 }
 
 /** Runs a discovery and returns skills and reported problems. */
-export async function discover(source: SkillSource): Promise<{ skills: DiscoveredSkill[]; problems: SkillProblem[] }> {
+export async function discover(
+  source: SkillSource,
+): Promise<{ skills: DiscoveredSkill[]; problems: SkillProblem[] }> {
   const skills: DiscoveredSkill[] = []
   const problems: SkillProblem[] = []
   for await (const s of source.discover({ report: (p) => problems.push(p) })) skills.push(s)

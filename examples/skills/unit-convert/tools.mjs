@@ -14,7 +14,17 @@ const FACTORS = {
     qt: 0.946352946,
     gal: 3.785411784,
   },
-  data: { B: 1, kB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 },
+  data: {
+    B: 1,
+    kB: 1e3,
+    MB: 1e6,
+    GB: 1e9,
+    TB: 1e12,
+    KiB: 1024,
+    MiB: 1024 ** 2,
+    GiB: 1024 ** 3,
+    TiB: 1024 ** 4,
+  },
 }
 
 const TO_KELVIN = { C: (v) => v + 273.15, F: (v) => ((v - 32) * 5) / 9 + 273.15, K: (v) => v }
@@ -36,7 +46,8 @@ export function convert(value, from, to) {
 
 export const convertUnits = new Tool({
   name: 'convert_units',
-  description: 'Convert a number between units of the same kind (length, mass, volume, temperature, data size).',
+  description:
+    'Convert a number between units of the same kind (length, mass, volume, temperature, data size).',
   inputSchema: {
     type: 'object',
     properties: {

@@ -8,7 +8,10 @@ export function check(condition: unknown, message: string): asserts condition {
 }
 
 /** Collects every skill a discovery yields. */
-export async function discoverAll(source: SkillSource, options?: DiscoverOptions): Promise<DiscoveredSkill[]> {
+export async function discoverAll(
+  source: SkillSource,
+  options?: DiscoverOptions,
+): Promise<DiscoveredSkill[]> {
   const out: DiscoveredSkill[] = []
   for await (const skill of source.discover(options)) out.push(skill)
   return out
@@ -31,12 +34,19 @@ export async function readAll(stream: unknown): Promise<Uint8Array> {
 }
 
 /** Expects `action` to reject with a skillhost error of `code`; `what` names the call in messages. */
-export async function expectCode(action: () => Promise<unknown>, code: string, what: string): Promise<void> {
+export async function expectCode(
+  action: () => Promise<unknown>,
+  code: string,
+  what: string,
+): Promise<void> {
   let result: unknown
   try {
     result = await action()
   } catch (err) {
-    check(SkillHostError.isInstance(err), `${what} rejected with a non-skillhost error: ${String(err)}`)
+    check(
+      SkillHostError.isInstance(err),
+      `${what} rejected with a non-skillhost error: ${String(err)}`,
+    )
     check(err.code === code, `${what} rejected with ${err.code}; expected ${code}`)
     return
   }

@@ -1,5 +1,8 @@
 import type { SkillSource } from '../types.js'
-import { type SkillSourceConformanceOptions, skillSourceConformanceChecks } from './skill-source-conformance-checks.js'
+import {
+  type SkillSourceConformanceOptions,
+  skillSourceConformanceChecks,
+} from './skill-source-conformance-checks.js'
 
 /** The outcome of a conformance run: every check is in exactly one list. */
 export interface ConformanceReport {
@@ -27,7 +30,8 @@ export async function runSkillSourceConformance(
   for (const c of skillSourceConformanceChecks(makeSource, options)) {
     try {
       const result = await c.run()
-      if (result && typeof result.unsupported === 'string') unsupported.push({ name: c.name, reason: result.unsupported })
+      if (result && typeof result.unsupported === 'string')
+        unsupported.push({ name: c.name, reason: result.unsupported })
       else passed.push(c.name)
     } catch (error) {
       failed.push({ name: c.name, error })
@@ -38,8 +42,11 @@ export async function runSkillSourceConformance(
 
 /** A readable multi-line summary of a report, for test output and CI logs. */
 export function formatConformanceReport(report: ConformanceReport): string {
-  const lines = [`${report.label}: ${report.passed.length} passed, ${report.failed.length} failed, ${report.unsupported.length} unsupported`]
-  for (const f of report.failed) lines.push(`  FAIL ${f.name}: ${f.error instanceof Error ? f.error.message : String(f.error)}`)
+  const lines = [
+    `${report.label}: ${report.passed.length} passed, ${report.failed.length} failed, ${report.unsupported.length} unsupported`,
+  ]
+  for (const f of report.failed)
+    lines.push(`  FAIL ${f.name}: ${f.error instanceof Error ? f.error.message : String(f.error)}`)
   for (const u of report.unsupported) lines.push(`  UNSUPPORTED ${u.name}: ${u.reason}`)
   return lines.join('\n')
 }

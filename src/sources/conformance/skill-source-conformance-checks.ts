@@ -1,6 +1,13 @@
 import { Tool } from '../../common/tool.js'
 import type { SkillRef, SkillSource } from '../types.js'
-import { check, discoverAll, expectCode, expectRejection, firstSkill, readAll } from './conformance-helpers.js'
+import {
+  check,
+  discoverAll,
+  expectCode,
+  expectRejection,
+  firstSkill,
+  readAll,
+} from './conformance-helpers.js'
 
 /** What a check returns when the source lacks an optional feature: never a silent skip. */
 export interface ConformanceUnsupported {
@@ -54,7 +61,10 @@ export function skillSourceConformanceChecks(
     const skill = await firstSkill(source)
     return [source, { id: skill.id, version: skill.version }]
   }
-  const define = (name: string, run: () => Promise<undefined | ConformanceUnsupported>): ConformanceCheck => ({ name, run })
+  const define = (
+    name: string,
+    run: () => Promise<undefined | ConformanceUnsupported>,
+  ): ConformanceCheck => ({ name, run })
   return [
     define('source has a non-empty string id', async () => {
       check(isText((await fresh()).id), 'source.id must be a non-empty string')
@@ -63,15 +73,28 @@ export function skillSourceConformanceChecks(
     define('discover yields the expected number of skills', async () => {
       const skills = await discoverAll(await fresh())
       const min = options.minSkills ?? 1
-      check(skills.length >= min, `discover() yielded ${skills.length} skills; expected at least ${min}`)
+      check(
+        skills.length >= min,
+        `discover() yielded ${skills.length} skills; expected at least ${min}`,
+      )
       return undefined
     }),
     define('discovered skills are well-formed', async () => {
       for (const s of await discoverAll(await fresh())) {
-        check(isText(s.id) && isText(s.version), `skill ${JSON.stringify(s.id)} needs non-empty string id and version`)
-        check(isText(s.name) && isText(s.description), `skill "${s.id}" needs a non-empty name and description`)
-        for (const [k, v] of Object.entries(s.metadata ?? {})) check(typeof v === 'string', `skill "${s.id}" metadata.${k} is not a string`)
-        check(s.warnings === undefined || s.warnings.every((w) => typeof w === 'string'), `skill "${s.id}" warnings must be strings`)
+        check(
+          isText(s.id) && isText(s.version),
+          `skill ${JSON.stringify(s.id)} needs non-empty string id and version`,
+        )
+        check(
+          isText(s.name) && isText(s.description),
+          `skill "${s.id}" needs a non-empty name and description`,
+        )
+        for (const [k, v] of Object.entries(s.metadata ?? {}))
+          check(typeof v === 'string', `skill "${s.id}" metadata.${k} is not a string`)
+        check(
+          s.warnings === undefined || s.warnings.every((w) => typeof w === 'string'),
+          `skill "${s.id}" warnings must be strings`,
+        )
       }
       return undefined
     }),
@@ -83,20 +106,44 @@ export function skillSourceConformanceChecks(
     }),
     define('discover is repeatable with stable versions', async () => {
       const source = await fresh()
-      const key = (list: { id: string; version: string }[]): string => list.map((s) => `${s.id}@${s.version}`).sort().join('\n')
+      const key = (list: { id: string; version: string }[]): string =>
+        list
+          .map((s) => `${s.id}@${s.version}`)
+          .sort()
+          .join('\n')
       const a = key(await discoverAll(source))
-      check(a === key(await discoverAll(source)), 'a second discover() of an unchanged source gave different ids or versions')
+      check(
+        a === key(await discoverAll(source)),
+        'a second discover() of an unchanged source gave different ids or versions',
+      )
       return undefined
     }),
     define('descriptor matches the ref', async () => {
       const source = await fresh()
       for (const s of await discoverAll(source)) {
         const d = await source.descriptor({ id: s.id, version: s.version })
-        check(d.id === s.id && d.version === s.version, `descriptor("${s.id}") returned ${d.id}@${d.version}`)
-        check(d.name === s.name && d.description === s.description, `descriptor("${s.id}") name/description differ from discovery`)
-        check((d.tools ?? []).every((t) => Tool.isInstance(t)), `descriptor("${s.id}").tools must hold Tool instances`)
-        for (const sc of d.scripts ?? []) check(isText(sc.name) && isText(sc.path) && isText(sc.interpreter), `descriptor("${s.id}") has a malformed script`)
-        for (const t of d.isolatedTools ?? []) check(isText(t.name) && isText(t.source), `descriptor("${s.id}") has a malformed isolated tool`)
+        check(
+          d.id === s.id && d.version === s.version,
+          `descriptor("${s.id}") returned ${d.id}@${d.version}`,
+        )
+        check(
+          d.name === s.name && d.description === s.description,
+          `descriptor("${s.id}") name/description differ from discovery`,
+        )
+        check(
+          (d.tools ?? []).every((t) => Tool.isInstance(t)),
+          `descriptor("${s.id}").tools must hold Tool instances`,
+        )
+        for (const sc of d.scripts ?? [])
+          check(
+            isText(sc.name) && isText(sc.path) && isText(sc.interpreter),
+            `descriptor("${s.id}") has a malformed script`,
+          )
+        for (const t of d.isolatedTools ?? [])
+          check(
+            isText(t.name) && isText(t.source),
+            `descriptor("${s.id}") has a malformed isolated tool`,
+          )
       }
       return undefined
     }),
@@ -110,7 +157,10 @@ export function skillSourceConformanceChecks(
       const [source, ref] = await withSkill()
       const bytes = await readAll(await source.read(ref))
       const st = await source.stat(ref)
-      check(st.size === bytes.byteLength, `stat().size is ${st.size} but read() gave ${bytes.byteLength} bytes`)
+      check(
+        st.size === bytes.byteLength,
+        `stat().size is ${st.size} but read() gave ${bytes.byteLength} bytes`,
+      )
       check(isText(st.version), 'stat().version must be a non-empty string')
       return undefined
     }),
@@ -118,10 +168,16 @@ export function skillSourceConformanceChecks(
       const [source, ref] = await withSkill()
       if (!source.list) return { unsupported: 'the source does not implement the optional list()' }
       for (const path of await source.list(ref)) {
-        check(!path.startsWith('/') && !path.split('/').includes('..') && !path.includes('\\'), `list() returned unnormalized "${path}"`)
+        check(
+          !path.startsWith('/') && !path.split('/').includes('..') && !path.includes('\\'),
+          `list() returned unnormalized "${path}"`,
+        )
         const bytes = await readAll(await source.read(ref, path))
         const st = await source.stat(ref, path)
-        check(st.size === bytes.byteLength, `stat("${path}").size is ${st.size} but read() gave ${bytes.byteLength} bytes`)
+        check(
+          st.size === bytes.byteLength,
+          `stat("${path}").size is ${st.size} but read() gave ${bytes.byteLength} bytes`,
+        )
       }
       return undefined
     }),
@@ -131,7 +187,8 @@ export function skillSourceConformanceChecks(
       await expectCode(() => source.descriptor(stale), NOT_FOUND, 'descriptor(unknown version)')
       await expectCode(() => source.read(stale), NOT_FOUND, 'read(unknown version)')
       await expectCode(() => source.stat(stale), NOT_FOUND, 'stat(unknown version)')
-      if (source.list) await expectCode(() => source.list!(stale), NOT_FOUND, 'list(unknown version)')
+      if (source.list)
+        await expectCode(() => source.list!(stale), NOT_FOUND, 'list(unknown version)')
       return undefined
     }),
     define('an unknown id is rejected with E_SKILL_NOT_FOUND', async () => {
@@ -143,8 +200,16 @@ export function skillSourceConformanceChecks(
     }),
     define('a missing file is rejected with E_SKILL_NOT_FOUND', async () => {
       const [source, ref] = await withSkill()
-      await expectCode(() => source.read(ref, 'no-such-file-here.txt'), NOT_FOUND, 'read(missing file)')
-      await expectCode(() => source.stat(ref, 'no-such-file-here.txt'), NOT_FOUND, 'stat(missing file)')
+      await expectCode(
+        () => source.read(ref, 'no-such-file-here.txt'),
+        NOT_FOUND,
+        'read(missing file)',
+      )
+      await expectCode(
+        () => source.stat(ref, 'no-such-file-here.txt'),
+        NOT_FOUND,
+        'stat(missing file)',
+      )
       return undefined
     }),
     define('path escapes are rejected with E_SKILL_SOURCE_PATH_REJECTED', async () => {
@@ -185,16 +250,26 @@ export function skillSourceConformanceChecks(
     }),
     define('read() honours an aborted signal', async () => {
       const [source, ref] = await withSkill()
-      await expectRejection(() => source.read(ref, undefined, { signal: AbortSignal.abort() }), 'read({ signal: aborted })')
-      await expectRejection(() => source.descriptor(ref, { signal: AbortSignal.abort() }), 'descriptor({ signal: aborted })')
+      await expectRejection(
+        () => source.read(ref, undefined, { signal: AbortSignal.abort() }),
+        'read({ signal: aborted })',
+      )
+      await expectRejection(
+        () => source.descriptor(ref, { signal: AbortSignal.abort() }),
+        'descriptor({ signal: aborted })',
+      )
       return undefined
     }),
     define('a changed skill makes the old version stale', async () => {
-      if (!options.mutate) return { unsupported: 'no mutate option was given, so the kit cannot change a skill' }
+      if (!options.mutate)
+        return { unsupported: 'no mutate option was given, so the kit cannot change a skill' }
       const [source, ref] = await withSkill()
       await options.mutate(source, ref)
       const again = (await discoverAll(source)).find((s) => s.id === ref.id)
-      check(!again || again.version !== ref.version, 'the skill kept its version after mutate() changed it')
+      check(
+        !again || again.version !== ref.version,
+        'the skill kept its version after mutate() changed it',
+      )
       await expectCode(() => source.descriptor(ref), NOT_FOUND, 'descriptor(stale ref)')
       await expectCode(() => source.read(ref), NOT_FOUND, 'read(stale ref)')
       return undefined

@@ -1,4 +1,4 @@
-async (args) => {
+;async (args) => {
   const counts = { object: 0, array: 0, string: 0, number: 0, boolean: 0, null: 0 }
   const keys = new Map()
   let maxDepth = 0
@@ -20,7 +20,9 @@ async (args) => {
   }
   const common = [...keys].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10)
   return [
-    `types: ${Object.entries(counts).map(([k, n]) => `${k}=${n}`).join(' ')}`,
+    `types: ${Object.entries(counts)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ')}`,
     `max depth: ${maxDepth}`,
     `distinct keys: ${keys.size}`,
     `common keys: ${common.map(([k, n]) => `${k}(${n})`).join(', ') || 'none'}`,
