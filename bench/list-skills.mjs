@@ -6,7 +6,18 @@ import { createSkillManager, forgeSkillTools, InMemorySkillSource } from '../dis
 import { machine, percentile, writeSection } from './lib.mjs'
 
 const COUNT = 10_000
-const words = ['pdf', 'json', 'report', 'deploy', 'review', 'diagram', 'invoice', 'schema', 'search', 'audit']
+const words = [
+  'pdf',
+  'json',
+  'report',
+  'deploy',
+  'review',
+  'diagram',
+  'invoice',
+  'schema',
+  'search',
+  'audit',
+]
 const skills = Array.from({ length: COUNT }, (_, i) => ({
   name: `skill-${i}`,
   description: `Handles ${words[i % words.length]} work for team ${i % 97}; use it when asked about ${words[(i * 7) % words.length]}.`,
@@ -31,7 +42,9 @@ const rows = skills.map((s) => ({ id: s.name, name: s.name, description: s.descr
 const bare = async (q) => {
   const needle = q.toLowerCase()
   return JSON.stringify(
-    rows.filter((r) => `${r.id}\n${r.name}\n${r.description}`.toLowerCase().includes(needle)).slice(0, 50),
+    rows
+      .filter((r) => `${r.id}\n${r.name}\n${r.description}`.toLowerCase().includes(needle))
+      .slice(0, 50),
   )
 }
 const tool = (q) => listSkills.execute({ query: q }, ctx)

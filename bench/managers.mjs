@@ -8,7 +8,8 @@ import { machine, percentile, writeSection } from './lib.mjs'
 const MANAGERS = 1_000
 const SKILLS = 5
 const gc = globalThis.gc ?? (() => {})
-const body = (i) => `# Skill ${i}\n\n## Usage\n\n${'Follow these steps carefully. '.repeat(40)}\n\n## Limits\n\nNone.\n`
+const body = (i) =>
+  `# Skill ${i}\n\n## Usage\n\n${'Follow these steps carefully. '.repeat(40)}\n\n## Limits\n\nNone.\n`
 const tool = (i) =>
   new Tool({
     name: `tool_${i}`,

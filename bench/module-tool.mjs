@@ -2,12 +2,25 @@
 // the same tool called raw, trivial handler, same validation (one JSON
 // Schema), measured in the same run. Target: wrapped ≥ 0.5 of raw throughput.
 // Run after `npx tsc -p tsconfig.build.json`: node bench/module-tool.mjs
-import { createSkillManager, createTurnContext, InMemorySkillSource, MemorySpoolStore, Tool } from '../dist/index.js'
+import {
+  createSkillManager,
+  createTurnContext,
+  InMemorySkillSource,
+  MemorySpoolStore,
+  Tool,
+} from '../dist/index.js'
 import { machine, writeSection } from './lib.mjs'
 
 const schema = { type: 'object', required: ['text'], properties: { text: { type: 'string' } } }
-const raw = new Tool({ name: 'echo', description: 'echo', inputSchema: schema, handler: ({ text }) => text })
-const source = new InMemorySkillSource({ skills: [{ name: 'bench', description: 'bench', body: '# bench\n', tools: [raw] }] })
+const raw = new Tool({
+  name: 'echo',
+  description: 'echo',
+  inputSchema: schema,
+  handler: ({ text }) => text,
+})
+const source = new InMemorySkillSource({
+  skills: [{ name: 'bench', description: 'bench', body: '# bench\n', tools: [raw] }],
+})
 const manager = await createSkillManager({ sources: [source], gate: async () => {} })
 const ctx = manager.createTurnContext()
 await manager.load('bench', ctx)
@@ -35,7 +48,8 @@ async function throughput(tool, ms) {
 await throughput(raw, 300)
 await throughput(wrapped, 300)
 const rounds = []
-for (let i = 0; i < 5; i++) rounds.push({ raw: await throughput(raw, 400), wrapped: await throughput(wrapped, 400) })
+for (let i = 0; i < 5; i++)
+  rounds.push({ raw: await throughput(raw, 400), wrapped: await throughput(wrapped, 400) })
 const best = (key) => Math.max(...rounds.map((r) => r[key]))
 const rawOps = best('raw')
 const wrappedOps = best('wrapped')

@@ -12,13 +12,19 @@ export interface ForgeSkillToolsOptions {
   readonly maxListLimit?: number
 }
 
-const SKILL_ID = { type: 'string', minLength: 1, maxLength: 200, description: 'The skill id, as list_skills shows it.' }
+const SKILL_ID = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  description: 'The skill id, as list_skills shows it.',
+}
 const json = (value: unknown): string => JSON.stringify(value, null, 2)
 
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0
   const match = /^o:(\d{1,9})$/.exec(cursor)
-  if (!match) throw new SkillHostError('E_TOOL_INVALID_ARGS', 'cursor is not one list_skills returned.')
+  if (!match)
+    throw new SkillHostError('E_TOOL_INVALID_ARGS', 'cursor is not one list_skills returned.')
   return Number(match[1])
 }
 
@@ -29,7 +35,10 @@ function decodeCursor(cursor: string | undefined): number {
  * `options.gate` overrides it) before it does anything. Register them with the
  * rest of your host tools.
  */
-export function forgeSkillTools(manager: SkillManager, options: ForgeSkillToolsOptions = {}): Tool[] {
+export function forgeSkillTools(
+  manager: SkillManager,
+  options: ForgeSkillToolsOptions = {},
+): Tool[] {
   const gate = options.gate ?? manager.gate
   const maxLimit = options.maxListLimit ?? 50
   const gated =
@@ -39,7 +48,12 @@ export function forgeSkillTools(manager: SkillManager, options: ForgeSkillToolsO
       return json(await run(args, ctx))
     }
 
-  const listSkills = new Tool<{ refresh?: boolean; query?: string; limit?: number; cursor?: string }>({
+  const listSkills = new Tool<{
+    refresh?: boolean
+    query?: string
+    limit?: number
+    cursor?: string
+  }>({
     name: 'list_skills',
     description:
       'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor.',
@@ -57,7 +71,11 @@ export function forgeSkillTools(manager: SkillManager, options: ForgeSkillToolsO
       if (args.refresh) await manager.refresh()
       const offset = decodeCursor(args.cursor)
       const limit = args.limit ?? maxLimit
-      const { entries, total } = manager.search({ ...(args.query ? { query: args.query } : {}), offset, limit })
+      const { entries, total } = manager.search({
+        ...(args.query ? { query: args.query } : {}),
+        offset,
+        limit,
+      })
       const { skipped, sourceErrors } = manager.catalog()
       return {
         skills: entries.map(({ location: _hostOnly, warnings: _w, ...entry }) => entry),
@@ -72,7 +90,8 @@ export function forgeSkillTools(manager: SkillManager, options: ForgeSkillToolsO
 
   const listLoaded = new Tool<Record<string, never>>({
     name: 'list_loaded_skills',
-    description: 'List the skills projected into this turn, and the skills initialized in this session.',
+    description:
+      'List the skills projected into this turn, and the skills initialized in this session.',
     inputSchema: { type: 'object', additionalProperties: false, properties: {} },
     handler: gated('list_loaded_skills', async (_args, ctx) => ({
       projected: manager.projected(ctx),
@@ -92,7 +111,12 @@ export function forgeSkillTools(manager: SkillManager, options: ForgeSkillToolsO
     name: 'load_skill',
     description:
       "Load a skill: its instructions enter your context and its tools become callable from your next step. Unload it when you're done.",
-    inputSchema: { type: 'object', additionalProperties: false, required: ['skill'], properties: { skill: SKILL_ID } },
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['skill'],
+      properties: { skill: SKILL_ID },
+    },
     handler: gated('load_skill', async (args, ctx) => {
       const result = await manager.load(args.skill, ctx)
       return {
@@ -111,7 +135,12 @@ export function forgeSkillTools(manager: SkillManager, options: ForgeSkillToolsO
     name: 'unload_skill',
     description:
       'Unload a skill: its instructions and tools leave your context. Results it already produced stay readable by id.',
-    inputSchema: { type: 'object', additionalProperties: false, required: ['skill'], properties: { skill: SKILL_ID } },
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['skill'],
+      properties: { skill: SKILL_ID },
+    },
     handler: gated('unload_skill', async (args, ctx) => {
       const result = await manager.unload(args.skill, ctx)
       return { id: result.id, toolsRemoved: result.toolsRemoved }

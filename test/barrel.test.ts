@@ -8,7 +8,10 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 function builtinsLoadedBy(specifier: string): string[] {
   const script = `${specifier ? `await import(${JSON.stringify(specifier)});` : ''}
 process.stdout.write(JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule '))))`
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  })
   return JSON.parse(out) as string[]
 }
 

@@ -11,7 +11,9 @@ function testSources(dir: string): string[] {
     const path = join(dir, name)
     if (statSync(path).isDirectory()) return testSources(path)
     // The docs check names every code by construction; it provokes none.
-    return name.endsWith('.test.ts') && name !== 'error-docs.test.ts' && name !== 'error-coverage.test.ts'
+    return name.endsWith('.test.ts') &&
+      name !== 'error-docs.test.ts' &&
+      name !== 'error-coverage.test.ts'
       ? [readFileSync(path, 'utf8')]
       : []
   })
@@ -20,6 +22,11 @@ function testSources(dir: string): string[] {
 describe('every error code is provoked by a test', () => {
   const sources = testSources(testDir)
   it.each(Object.keys(ERROR_CODES))('%s appears in at least one behavioural test', (code) => {
-    expect(sources.some((text) => text.includes(`'${code}'`) || text.includes(`"${code}"`) || text.includes(`${code}:`))).toBe(true)
+    expect(
+      sources.some(
+        (text) =>
+          text.includes(`'${code}'`) || text.includes(`"${code}"`) || text.includes(`${code}:`),
+      ),
+    ).toBe(true)
   })
 })

@@ -9,10 +9,14 @@ import { fileURLToPath } from 'node:url'
  */
 export default function setup(): void {
   const root = fileURLToPath(new URL('..', import.meta.url))
-  const run = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    encoding: 'utf8',
-  })
+  const run = spawnSync(
+    process.execPath,
+    ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  )
   if (run.status !== 0 && run.status !== 2) {
     throw new Error(`building dist failed (tsc exit ${run.status}):\n${run.stdout}${run.stderr}`)
   }

@@ -45,8 +45,13 @@ export async function discoverAll(
   )
   const winners = new Map<string, CatalogSkill>()
   const shadowed: (CatalogSkill & { shadowedBy: string })[] = []
-  const skipped: { source: string; location: string; code: string; message: string; severity: 'error' | 'warning' }[] =
-    []
+  const skipped: {
+    source: string
+    location: string
+    code: string
+    message: string
+    severity: 'error' | 'warning'
+  }[] = []
   const sourceErrors: SourceError[] = []
   for (const { source, skills, problems, error } of perSource) {
     for (const p of problems) skipped.push({ ...p, source: source.id })
@@ -75,7 +80,11 @@ export async function discoverAll(
 }
 
 /** Builds one catalog row; `loadedVersion` is the version a record holds, if loaded. */
-export function catalogEntry(row: CatalogSkill, loadedVersion: string | undefined, shadowedBy?: string): CatalogEntry {
+export function catalogEntry(
+  row: CatalogSkill,
+  loadedVersion: string | undefined,
+  shadowedBy?: string,
+): CatalogEntry {
   const { skill } = row
   const entry: CatalogEntry = {
     id: skill.id,

@@ -73,7 +73,11 @@ class Manager implements SkillManager {
       ...BUILTIN_ARTIFACT_KINDS,
       ...Object.values(config.artifactKinds ?? {}).map((f) => f() as typeof SpooledArtifact),
     ])
-    this.#reserved = new Set([...RESERVED_READER_NAMES, ...this.#readers.map((t) => t.name), ...LIFECYCLE_TOOL_NAMES])
+    this.#reserved = new Set([
+      ...RESERVED_READER_NAMES,
+      ...this.#readers.map((t) => t.name),
+      ...LIFECYCLE_TOOL_NAMES,
+    ])
     this.#tiers = createTierForges(config)
     this.middleware = {
       turnInput: async (ctx, next) => {
@@ -92,7 +96,9 @@ class Manager implements SkillManager {
 
   catalog(): SkillCatalog {
     const { winners, shadowed, skipped, sourceErrors } = this.#snapshot
-    const entries = [...winners.values()].map((row) => catalogEntry(row, this.#records.get(row.skill.id)?.version))
+    const entries = [...winners.values()].map((row) =>
+      catalogEntry(row, this.#records.get(row.skill.id)?.version),
+    )
     for (const row of shadowed) entries.push(catalogEntry(row, undefined, row.shadowedBy))
     return { entries, skipped, sourceErrors }
   }
@@ -106,7 +112,13 @@ class Manager implements SkillManager {
     const consider = (row: CatalogSkill, shadowedBy?: string): void => {
       if (needle && !row.haystack.includes(needle)) return
       if (total >= offset && page.length < limit) {
-        page.push(catalogEntry(row, shadowedBy ? undefined : this.#records.get(row.skill.id)?.version, shadowedBy))
+        page.push(
+          catalogEntry(
+            row,
+            shadowedBy ? undefined : this.#records.get(row.skill.id)?.version,
+            shadowedBy,
+          ),
+        )
       }
       total += 1
     }
@@ -120,7 +132,9 @@ class Manager implements SkillManager {
   }
 
   projected(ctx: TurnContext): readonly string[] {
-    return this.#projections.ids(ctx).filter((id) => this.#records.get(id) === this.#projections.get(ctx, id))
+    return this.#projections
+      .ids(ctx)
+      .filter((id) => this.#records.get(id) === this.#projections.get(ctx, id))
   }
 
   createTurnContext(options: Parameters<SkillManager['createTurnContext']>[0] = {}): TurnContext {
@@ -137,9 +151,13 @@ class Manager implements SkillManager {
       const existing = this.#records.get(id)
       if (existing) {
         if (this.#projections.get(ctx, id) === existing) {
-          throw new SkillHostError('E_SKILL_ALREADY_LOADED', `Skill '${id}' is already loaded here.`, {
-            data: { skill: id },
-          })
+          throw new SkillHostError(
+            'E_SKILL_ALREADY_LOADED',
+            `Skill '${id}' is already loaded here.`,
+            {
+              data: { skill: id },
+            },
+          )
         }
         // Initialized but not in this turn (no turnInput middleware): project it.
         return this.#loadResult(existing, this.#project(ctx, existing))
@@ -157,7 +175,9 @@ class Manager implements SkillManager {
     return this.#mutate(async () => {
       const record = this.#records.get(id)
       if (!record) {
-        throw new SkillHostError('E_SKILL_NOT_LOADED', `Skill '${id}' is not loaded.`, { data: { skill: id } })
+        throw new SkillHostError('E_SKILL_NOT_LOADED', `Skill '${id}' is not loaded.`, {
+          data: { skill: id },
+        })
       }
       const removed = this.#projections.strip(ctx, id)
       this.#retire(record)
@@ -185,10 +205,14 @@ class Manager implements SkillManager {
         const row = this.#snapshot.winners.get(skillId)
         if (!old || !row) continue
         try {
-          const record = await prepareSkill({ id: skillId, version: row.skill.version }, row.source, {
-            ...this.#prepareDeps(ctx),
-            replacing: new Set(old.tools.map((t) => t.name)),
-          })
+          const record = await prepareSkill(
+            { id: skillId, version: row.skill.version },
+            row.source,
+            {
+              ...this.#prepareDeps(ctx),
+              replacing: new Set(old.tools.map((t) => t.name)),
+            },
+          )
           this.#projections.strip(ctx, skillId)
           this.#retire(old)
           this.#records.set(skillId, record)
@@ -198,10 +222,19 @@ class Manager implements SkillManager {
           this.#emit({ kind: 'swapped', id: skillId, ctx })
         } catch (err) {
           const e = SkillHostError.isInstance(err) ? err : undefined
-          failed.push({ id: skillId, code: e?.code ?? 'E_INTERNAL', message: e?.message ?? 'prepare failed' })
+          failed.push({
+            id: skillId,
+            code: e?.code ?? 'E_INTERNAL',
+            message: e?.message ?? 'prepare failed',
+          })
         }
       }
-      return { ...summary, updatesAvailable: summary.updatesAvailable.filter((s) => !swapped.some((w) => w.id === s)), swapped, failed }
+      return {
+        ...summary,
+        updatesAvailable: summary.updatesAvailable.filter((s) => !swapped.some((w) => w.id === s)),
+        swapped,
+        failed,
+      }
     })
   }
 
@@ -220,7 +253,10 @@ class Manager implements SkillManager {
       const timedOut = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs)
       })
-      const outcome = await Promise.race([Promise.all([...this.#teardowns]).then(() => 'drained' as const), timedOut])
+      const outcome = await Promise.race([
+        Promise.all([...this.#teardowns]).then(() => 'drained' as const),
+        timedOut,
+      ])
       clearTimeout(timer)
       if (outcome === 'timeout') {
         // Calls that never settle must not keep workspaces and guests alive.
@@ -253,7 +289,9 @@ class Manager implements SkillManager {
 
   #mutate<T>(task: () => Promise<T>): Promise<T> {
     if (this.#disposed) {
-      return Promise.reject(new SkillHostError('E_SKILL_MANAGER_DISPOSED', 'The skill manager has been disposed.'))
+      return Promise.reject(
+        new SkillHostError('E_SKILL_MANAGER_DISPOSED', 'The skill manager has been disposed.'),
+      )
     }
     return this.#queue.run(task)
   }
@@ -261,9 +299,13 @@ class Manager implements SkillManager {
   #row(id: string): CatalogSkill {
     const row = this.#snapshot.winners.get(id)
     if (!row) {
-      throw new SkillHostError('E_SKILL_NOT_FOUND', `No skill '${String(id).slice(0, 80)}' in the catalog; call list_skills to see what exists.`, {
-        data: { skill: String(id).slice(0, 80) },
-      })
+      throw new SkillHostError(
+        'E_SKILL_NOT_FOUND',
+        `No skill '${String(id).slice(0, 80)}' in the catalog; call list_skills to see what exists.`,
+        {
+          data: { skill: String(id).slice(0, 80) },
+        },
+      )
     }
     return row
   }
@@ -276,13 +318,21 @@ class Manager implements SkillManager {
   async #prepareCurrent(id: string, ctx: TurnContext): Promise<SkillRecord> {
     const row = this.#row(id)
     try {
-      return await prepareSkill({ id, version: row.skill.version }, row.source, this.#prepareDeps(ctx))
+      return await prepareSkill(
+        { id, version: row.skill.version },
+        row.source,
+        this.#prepareDeps(ctx),
+      )
     } catch (err) {
       if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
       await this.rediscover()
       const fresh = this.#row(id)
       if (fresh.skill.version === row.skill.version && fresh.source === row.source) throw err
-      return prepareSkill({ id, version: fresh.skill.version }, fresh.source, this.#prepareDeps(ctx))
+      return prepareSkill(
+        { id, version: fresh.skill.version },
+        fresh.source,
+        this.#prepareDeps(ctx),
+      )
     }
   }
 
@@ -307,9 +357,13 @@ class Manager implements SkillManager {
     const factory = this.#config.artifactKinds?.[kind]
     const cls = typeof factory === 'function' ? factory() : undefined
     if (!cls) {
-      throw new SkillHostError('E_SKILL_ARTIFACT_UNAVAILABLE', `Artifact kind '${kind}' bound to '${tool}' is not available.`, {
-        data: { skill, tool },
-      })
+      throw new SkillHostError(
+        'E_SKILL_ARTIFACT_UNAVAILABLE',
+        `Artifact kind '${kind}' bound to '${tool}' is not available.`,
+        {
+          data: { skill, tool },
+        },
+      )
     }
     return cls as typeof SpooledArtifact
   }
@@ -333,7 +387,8 @@ class Manager implements SkillManager {
 
   #retire(record: SkillRecord): void {
     if (this.#records.get(record.id) === record) this.#records.delete(record.id)
-    for (const tool of record.tools) if (this.#claims.get(tool.name) === record.id) this.#claims.delete(tool.name)
+    for (const tool of record.tools)
+      if (this.#claims.get(tool.name) === record.id) this.#claims.delete(tool.name)
     const teardown = record.retire(reportTeardownError)
     this.#teardowns.add(teardown)
     void teardown.finally(() => this.#teardowns.delete(teardown))
@@ -343,7 +398,12 @@ class Manager implements SkillManager {
     const winners = this.#snapshot.winners
     const refreshed = id === undefined ? [...winners.keys()] : winners.has(id) ? [id] : []
     const updatesAvailable = [...this.#records.values()]
-      .filter((r) => (id === undefined || r.id === id) && winners.has(r.id) && winners.get(r.id)?.skill.version !== r.version)
+      .filter(
+        (r) =>
+          (id === undefined || r.id === id) &&
+          winners.has(r.id) &&
+          winners.get(r.id)?.skill.version !== r.version,
+      )
       .map((r) => r.id)
     return { refreshed, updatesAvailable }
   }
@@ -375,5 +435,7 @@ class Manager implements SkillManager {
 }
 
 function reportTeardownError(err: unknown): void {
-  process.emitWarning(`skillhost: a skill teardown step failed: ${String((err as Error)?.message ?? err)}`)
+  process.emitWarning(
+    `skillhost: a skill teardown step failed: ${String((err as Error)?.message ?? err)}`,
+  )
 }

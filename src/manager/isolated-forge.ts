@@ -2,16 +2,19 @@ import { JsonArtifact } from '../common/artifacts/index.js'
 import { enforceToolGate, type ToolGate } from '../common/gate.js'
 import { Tool } from '../common/tool.js'
 import type { SkillDescriptor, SkillIsolatedToolDeclaration } from '../sources/types.js'
-import type { GuestResolver, SkillIsolationConfig } from '../tiers/isolated/types.js'
 import { renderIsolatedResult } from '../tiers/isolated/render-isolated-result.js'
 import { runIsolatedTool } from '../tiers/isolated/run-isolated-tool.js'
+import type { GuestResolver, SkillIsolationConfig } from '../tiers/isolated/types.js'
 import { spoolToolResult } from '../tiers/spool-result.js'
 import type { TierForge } from './prepare-skill.js'
 import type { SkillRecord } from './skill-record.js'
 
 const TIMEOUT_ARG = 'timeout_seconds'
 
-function withTimeout(params: Readonly<Record<string, unknown>> | undefined, max: number): Record<string, unknown> {
+function withTimeout(
+  params: Readonly<Record<string, unknown>> | undefined,
+  max: number,
+): Record<string, unknown> {
   const base = params ?? { type: 'object' }
   const properties = { ...((base.properties as Record<string, unknown> | undefined) ?? {}) }
   properties[TIMEOUT_ARG] = {
@@ -45,7 +48,9 @@ export function createIsolatedForge(config: SkillIsolationConfig, gate: ToolGate
     names: (d: SkillDescriptor) => (d.isolatedTools ?? []).map((t) => String(t.name)),
     unavailable: () => [],
     forge: async (record: SkillRecord) =>
-      (record.descriptor.isolatedTools ?? []).map((decl) => forgeOne(effective, gate, record, decl)),
+      (record.descriptor.isolatedTools ?? []).map((decl) =>
+        forgeOne(effective, gate, record, decl),
+      ),
   }
 }
 
@@ -57,7 +62,12 @@ function forgeOne(
 ): Tool {
   const name = String(decl.name)
   const skill = { id: record.id, version: record.version }
-  const declared = { name, description: String(decl.description), source: String(decl.source), params: decl.params }
+  const declared = {
+    name,
+    description: String(decl.description),
+    source: String(decl.source),
+    params: decl.params,
+  }
   return new Tool<Record<string, unknown>>({
     name,
     description: declared.description,

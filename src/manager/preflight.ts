@@ -43,9 +43,13 @@ export function preflightToolNames(names: readonly string[], pre: PreflightConte
       )
     }
     if (seen.has(name)) {
-      throw new SkillHostError('E_SKILL_TOOL_DUPLICATE', `Skill '${pre.skillId}' declares tool '${name}' twice.`, {
-        data: { skill: pre.skillId, tool: name },
-      })
+      throw new SkillHostError(
+        'E_SKILL_TOOL_DUPLICATE',
+        `Skill '${pre.skillId}' declares tool '${name}' twice.`,
+        {
+          data: { skill: pre.skillId, tool: name },
+        },
+      )
     }
     seen.add(name)
     if (pre.reserved.has(name) || isReservedReaderName(name)) {

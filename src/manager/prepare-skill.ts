@@ -1,4 +1,8 @@
-import { MarkdownArtifact, SpooledArtifact, describeArtifactHandle } from '../common/artifacts/index.js'
+import {
+  describeArtifactHandle,
+  MarkdownArtifact,
+  SpooledArtifact,
+} from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
@@ -28,7 +32,10 @@ export interface PrepareDeps {
   readonly claimed: ReadonlyMap<string, string>
   readonly hostTools: ToolRegistry
   readonly replacing?: ReadonlySet<string>
-  readonly artifactClassFor: (skillId: string, toolName: string) => typeof SpooledArtifact | undefined
+  readonly artifactClassFor: (
+    skillId: string,
+    toolName: string,
+  ) => typeof SpooledArtifact | undefined
   readonly tiers: readonly TierForge[]
   readonly signal: AbortSignal
 }
@@ -57,9 +64,13 @@ function checkDescriptor(ref: SkillRef, descriptor: SkillDescriptor): void {
   }
   for (const tool of descriptor.tools ?? []) {
     if (!Tool.isInstance(tool)) {
-      throw new SkillHostError('E_SKILL_MANIFEST_INVALID', `Skill '${ref.id}' lists a module tool that is not a Tool.`, {
-        data: { skill: ref.id },
-      })
+      throw new SkillHostError(
+        'E_SKILL_MANIFEST_INVALID',
+        `Skill '${ref.id}' lists a module tool that is not a Tool.`,
+        {
+          data: { skill: ref.id },
+        },
+      )
     }
   }
 }
@@ -69,10 +80,14 @@ async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> 
     return await op()
   } catch (err) {
     if (SkillHostError.isInstance(err)) throw err
-    throw new SkillHostError('E_SKILL_SOURCE_FAILED', `The source of skill '${skillId}' failed to resolve it.`, {
-      data: { skill: skillId },
-      cause: err,
-    })
+    throw new SkillHostError(
+      'E_SKILL_SOURCE_FAILED',
+      `The source of skill '${skillId}' failed to resolve it.`,
+      {
+        data: { skill: skillId },
+        cause: err,
+      },
+    )
   }
 }
 
@@ -83,7 +98,11 @@ async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> 
  * the body. On any failure everything created so far is disposed and the
  * error rethrown, so a failed prepare leaves nothing behind.
  */
-export async function prepareSkill(ref: SkillRef, source: SkillSource, deps: PrepareDeps): Promise<SkillRecord> {
+export async function prepareSkill(
+  ref: SkillRef,
+  source: SkillSource,
+  deps: PrepareDeps,
+): Promise<SkillRecord> {
   const descriptor = await callSource(ref.id, () => source.descriptor(ref, { signal: deps.signal }))
   checkDescriptor(ref, descriptor)
   const moduleNames = (descriptor.tools ?? []).map((t) => String(t.name))
@@ -108,8 +127,12 @@ export async function prepareSkill(ref: SkillRef, source: SkillSource, deps: Pre
     )
     for (const tier of deps.tiers) tools.push(...(await tier.forge(record, source, deps.signal)))
     record.tools = Object.freeze(tools)
-    record.unavailableTools = Object.freeze(deps.tiers.flatMap((tier) => tier.unavailable(descriptor)))
-    const body = await callSource(ref.id, async () => readText(await source.read(ref, undefined, { signal: deps.signal })))
+    record.unavailableTools = Object.freeze(
+      deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
+    )
+    const body = await callSource(ref.id, async () =>
+      readText(await source.read(ref, undefined, { signal: deps.signal })),
+    )
     const meta = {
       title: `${descriptor.name} (SKILL.md)`,
       provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },
@@ -118,7 +141,11 @@ export async function prepareSkill(ref: SkillRef, source: SkillSource, deps: Pre
     }
     if (channel === 'handle') {
       const artifact = await MarkdownArtifact.spool(deps.spool, body, meta)
-      record.body = { retrievable: artifact.retrievable, channel, text: describeArtifactHandle(artifact, body) }
+      record.body = {
+        retrievable: artifact.retrievable,
+        channel,
+        text: describeArtifactHandle(artifact, body),
+      }
     } else {
       const artifact = await SpooledArtifact.spool(deps.spool, body, meta)
       record.body = { retrievable: artifact.retrievable, channel, text: body }

@@ -8,12 +8,17 @@ import { scriptInputSchema } from '../tiers/scripts/script-input-schema.js'
 import { settleScriptResult } from '../tiers/scripts/script-outcome.js'
 import { scriptToolName } from '../tiers/scripts/script-tool-name.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
-import { type ValidatedSkillScript, validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
+import {
+  type ValidatedSkillScript,
+  validateSkillScript,
+} from '../tiers/scripts/validate-skill-script.js'
 import type { TierForge } from './prepare-skill.js'
 import type { SkillRecord } from './skill-record.js'
 
 function outputText(result: ScriptRunResult): string {
-  const parts = [`exit code: ${String(result.exitCode)}${result.truncated ? ' (output truncated)' : ''}`]
+  const parts = [
+    `exit code: ${String(result.exitCode)}${result.truncated ? ' (output truncated)' : ''}`,
+  ]
   parts.push('--- stdout ---', result.stdout)
   if (result.stderr) parts.push('--- stderr ---', result.stderr)
   return parts.join('\n')
@@ -30,14 +35,19 @@ function outputText(result: ScriptRunResult): string {
  */
 export function createScriptForge(config: SkillScriptConfig, gate: ToolGate): TierForge {
   return {
-    names: (d: SkillDescriptor) => (d.scripts ?? []).map((s) => scriptToolName(d.id, String(s.name))),
+    names: (d: SkillDescriptor) =>
+      (d.scripts ?? []).map((s) => scriptToolName(d.id, String(s.name))),
     unavailable: () => [],
     forge: async (record: SkillRecord, source: SkillSource, signal: AbortSignal) => {
       const declared = record.descriptor.scripts ?? []
       if (declared.length === 0) return []
-      const scripts = declared.map((s) => validateSkillScript(record.id, s as SkillScript, config.interpreters))
+      const scripts = declared.map((s) =>
+        validateSkillScript(record.id, s as SkillScript, config.interpreters),
+      )
       const ref = { id: record.id, version: record.version }
-      const root = await config.workspace.materialize(ref, await filesFromSource(source, ref), { signal })
+      const root = await config.workspace.materialize(ref, await filesFromSource(source, ref), {
+        signal,
+      })
       record.store.add(() => config.workspace.dispose(root))
       return scripts.map((script) => forgeOne(config, gate, record, script, root))
     },
@@ -62,7 +72,12 @@ function forgeOne(
     handler: async (args, ctx) => {
       record.enter(name)
       try {
-        await enforceToolGate(gate, ctx, { tool: name, args, skill, tier: 'script' }, SCRIPT_GATE_CODES)
+        await enforceToolGate(
+          gate,
+          ctx,
+          { tool: name, args, skill, tier: 'script' },
+          SCRIPT_GATE_CODES,
+        )
         const result = await runSkillScript(config, {
           skill: record.id,
           root,
@@ -78,7 +93,9 @@ function forgeOne(
         return settleScriptResult(result, {
           retrievableId: artifact.retrievable.id,
           toolName: name,
-          ...(config.failOnNonzeroExit === undefined ? {} : { failOnNonzeroExit: config.failOnNonzeroExit }),
+          ...(config.failOnNonzeroExit === undefined
+            ? {}
+            : { failOnNonzeroExit: config.failOnNonzeroExit }),
         })
       } finally {
         record.exit()

@@ -23,12 +23,22 @@ export function createTierForges(config: SkillManagerConfig): TierForge[] {
   return [
     config.isolation
       ? createIsolatedForge(config.isolation, config.gate)
-      : offTier((d) => d.isolatedTools, (_d, n) => n, 'isolated tools are not enabled on this host'),
+      : offTier(
+          (d) => d.isolatedTools,
+          (_d, n) => n,
+          'isolated tools are not enabled on this host',
+        ),
     config.scripts
       ? createScriptForge(
-          permissive ? { ...config.scripts, policy: permissive, hostEnvIsolated: true } : config.scripts,
+          permissive
+            ? { ...config.scripts, policy: permissive, hostEnvIsolated: true }
+            : config.scripts,
           config.gate,
         )
-      : offTier((d) => d.scripts, (d, n) => `run_${d.id}_${n}`, 'scripts are not enabled on this host'),
+      : offTier(
+          (d) => d.scripts,
+          (d, n) => `run_${d.id}_${n}`,
+          'scripts are not enabled on this host',
+        ),
   ]
 }

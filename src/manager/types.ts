@@ -1,9 +1,9 @@
 import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
+import type { SandboxPolicy } from '../sandbox/policy.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/types.js'
-import type { SandboxPolicy } from '../sandbox/policy.js'
 import type { SkillScriptConfig } from '../tiers/scripts/types.js'
 
 /** How a loaded skill's body reaches the model: the text itself, or a handle to read through. */
@@ -101,7 +101,11 @@ export interface RefreshResult {
   readonly refreshed: readonly string[]
   readonly updatesAvailable: readonly string[]
   readonly swapped: readonly { readonly id: string; readonly from: string; readonly to: string }[]
-  readonly failed: readonly { readonly id: string; readonly code: string; readonly message: string }[]
+  readonly failed: readonly {
+    readonly id: string
+    readonly code: string
+    readonly message: string
+  }[]
 }
 
 /** Something changed that a client's tool list or catalog view depends on. */
@@ -130,7 +134,10 @@ export interface SkillManager extends AsyncDisposable {
    * contains `query` (case-insensitive), paged. Cheap on large catalogs: rows
    * are built only for the page returned.
    */
-  search(options?: CatalogSearch): { readonly entries: readonly CatalogEntry[]; readonly total: number }
+  search(options?: CatalogSearch): {
+    readonly entries: readonly CatalogEntry[]
+    readonly total: number
+  }
   /** Ids initialized at manager level, in load order. */
   loaded(): readonly string[]
   /** Ids projected into `ctx`: what is callable there. */

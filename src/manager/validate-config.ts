@@ -21,19 +21,33 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
   }
   const ids = new Set<string>()
   for (const [i, source] of config.sources.entries()) {
-    if (!isObject(source) || typeof source.id !== 'string' || typeof source.discover !== 'function') {
-      throw invalid(`sources[${i}] is not a SkillSource (it needs an id and discover/descriptor/read/stat).`)
+    if (
+      !isObject(source) ||
+      typeof source.id !== 'string' ||
+      typeof source.discover !== 'function'
+    ) {
+      throw invalid(
+        `sources[${i}] is not a SkillSource (it needs an id and discover/descriptor/read/stat).`,
+      )
     }
     for (const method of ['descriptor', 'read', 'stat'] as const) {
-      if (typeof source[method] !== 'function') throw invalid(`Source '${source.id}' has no ${method}() method.`)
+      if (typeof source[method] !== 'function')
+        throw invalid(`Source '${source.id}' has no ${method}() method.`)
     }
-    if (ids.has(source.id)) throw invalid(`Two sources share the id '${source.id}'; source ids must be unique.`)
+    if (ids.has(source.id))
+      throw invalid(`Two sources share the id '${source.id}'; source ids must be unique.`)
     ids.add(source.id)
   }
   if (typeof config.gate !== 'function') {
-    throw invalid('`gate` is required: pass a ToolGate (use `async () => {}` to allow everything explicitly).')
+    throw invalid(
+      '`gate` is required: pass a ToolGate (use `async () => {}` to allow everything explicitly).',
+    )
   }
-  if (config.defaultChannel !== undefined && config.defaultChannel !== 'inline' && config.defaultChannel !== 'handle') {
+  if (
+    config.defaultChannel !== undefined &&
+    config.defaultChannel !== 'inline' &&
+    config.defaultChannel !== 'handle'
+  ) {
     throw invalid("`defaultChannel` must be 'inline' or 'handle'.")
   }
   const kinds = config.artifactKinds ?? {}
@@ -45,24 +59,33 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
     }
   }
   for (const [skill, tools] of Object.entries(config.artifactBindings ?? {})) {
-    if (!isObject(tools)) throw invalid(`artifactBindings['${skill}'] must map tool names to kind names.`)
+    if (!isObject(tools))
+      throw invalid(`artifactBindings['${skill}'] must map tool names to kind names.`)
     for (const [tool, kind] of Object.entries(tools)) {
       if (typeof kind !== 'string' || !Object.hasOwn(kinds, kind)) {
-        throw invalid(`artifactBindings['${skill}']['${tool}'] names kind '${String(kind)}', which is not in artifactKinds.`)
+        throw invalid(
+          `artifactBindings['${skill}']['${tool}'] names kind '${String(kind)}', which is not in artifactKinds.`,
+        )
       }
     }
   }
   const unsafe: string[] = []
   if (config.isolation !== undefined) {
     if (!isObject(config.isolation)) throw invalid('`isolation` must be an object.')
-    checkTimeouts('isolation', config.isolation.maxTimeoutSeconds, config.isolation.defaultTimeoutSeconds)
+    checkTimeouts(
+      'isolation',
+      config.isolation.maxTimeoutSeconds,
+      config.isolation.defaultTimeoutSeconds,
+    )
     if (typeof config.isolation.resolveGuest !== 'function') {
       if (config.unsafe?.isolatedToolsInProcess !== true) {
         throw invalid(
           '`isolation` needs `resolveGuest` (e.g. createQuickJsGuest() from skillhost/isolation); the in-process guest cannot be killed and needs `unsafe.isolatedToolsInProcess: true`.',
         )
       }
-      unsafe.push('isolatedToolsInProcess: isolated tools run on the host thread and cannot be hard-killed')
+      unsafe.push(
+        'isolatedToolsInProcess: isolated tools run on the host thread and cannot be hard-killed',
+      )
     }
   }
   if (config.scripts !== undefined) {
@@ -72,7 +95,9 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
       if (!isObject(s[key])) throw invalid(`scripts.${key} is required.`)
     }
     if (!Array.isArray(s.interpreterReadPaths)) {
-      throw invalid('scripts.interpreterReadPaths must be an explicit array (empty is fine) so it can be reviewed.')
+      throw invalid(
+        'scripts.interpreterReadPaths must be an explicit array (empty is fine) so it can be reviewed.',
+      )
     }
     checkTimeouts('scripts', s.maxTimeoutSeconds, s.defaultTimeoutSeconds)
     if (!Number.isInteger(s.maxOutputBytes) || (s.maxOutputBytes as number) < 1) {
@@ -83,14 +108,17 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
       throw invalid('scripts.hostEnvIsolated must be true: scripts run with an empty environment.')
     }
     if (permissive !== undefined) {
-      unsafe.push('scriptsPermissivePolicy: scripts run under a deployer-supplied policy, not a derived one')
+      unsafe.push(
+        'scriptsPermissivePolicy: scripts run under a deployer-supplied policy, not a derived one',
+      )
     }
   } else if (config.unsafe?.scriptsPermissivePolicy !== undefined) {
     throw invalid('unsafe.scriptsPermissivePolicy was given without a `scripts` configuration.')
   }
   if (config.autoRefresh !== undefined && typeof config.autoRefresh !== 'boolean') {
     const ms = (config.autoRefresh as { intervalMs?: unknown }).intervalMs
-    if (typeof ms !== 'number' || !(ms >= 100)) throw invalid('autoRefresh.intervalMs must be a number ≥ 100.')
+    if (typeof ms !== 'number' || !(ms >= 100))
+      throw invalid('autoRefresh.intervalMs must be a number ≥ 100.')
   }
   return unsafe
 }

@@ -18,7 +18,9 @@ export interface SpoolResultOptions {
 const decoder = new TextDecoder('utf-8', { fatal: false })
 
 function footer(id: string, size: number, kind: string, truncated: boolean): string {
-  const more = truncated ? ' (preview truncated: page with artifact_cat, artifact_grep or artifact_tail)' : ''
+  const more = truncated
+    ? ' (preview truncated: page with artifact_cat, artifact_grep or artifact_tail)'
+    : ''
   return `\n\n[result ${id} · ${size} bytes · kind ${kind}${more}]`
 }
 
@@ -28,7 +30,10 @@ function footer(id: string, size: number, kind: string, truncated: boolean): str
  * the retrievable id; binary results as a description with the id; `Media`
  * passed through after spooling. Skill output is always spooled untrusted.
  */
-export async function spoolToolResult(result: ToolResult, options: SpoolResultOptions): Promise<ToolResult> {
+export async function spoolToolResult(
+  result: ToolResult,
+  options: SpoolResultOptions,
+): Promise<ToolResult> {
   const cls = options.artifactClass ?? SpooledArtifact
   const meta = { provenance: options.provenance, trusted: false }
   if (typeof result === 'string') {
@@ -46,7 +51,10 @@ export async function spoolToolResult(result: ToolResult, options: SpoolResultOp
     return `${preview}${footer(r.id, r.size, r.kind, truncated)}`
   }
   if (result instanceof Uint8Array) {
-    const artifact = await cls.spool(options.spool, result, { ...meta, mimeType: 'application/octet-stream' })
+    const artifact = await cls.spool(options.spool, result, {
+      ...meta,
+      mimeType: 'application/octet-stream',
+    })
     const r = artifact.retrievable
     return `Binary result spooled as ${r.id} (${r.size} bytes, kind ${r.kind}); inspect it with artifact_stat or artifact_cat.`
   }

@@ -51,9 +51,9 @@ describe.runIf(onLinux)('AI SDK adapter across all three tiers (examples/skills)
       const byTool = (name: string) => results.find((r) => r.tool === name)
       expect(byTool('convert_units')).toMatchObject({ type: 'text' })
       expect(byTool('convert_units')?.text).toContain('1 km = 1000 m')
-      expect(byTool('json_diff')).toEqual({})
-      expect(byTool('json_diff')?.text).toContain('/b')
-      expect(byTool('run_word_count_count')?.type).toBe('text')
+      expect(byTool('json_diff')?.text).toMatch(/^E_SKILL_ISOLATED_THREW/)
+
+      expect(byTool('run_word_count_count')).toEqual({})
       expect(byTool('run_word_count_count')?.text).toMatch(/words: \d+/)
 
       for (const t of tierTools) expect(offeredTools(s4)).not.toContain(t)

@@ -1,9 +1,12 @@
 import { expect } from 'vitest'
-import { type SkillHostErrorCode, SkillHostError } from '../../src/common/errors.js'
+import { SkillHostError, type SkillHostErrorCode } from '../../src/common/errors.js'
 import type { SkillIsolatedTool } from '../../src/tiers/isolated/index.js'
 
 /** Awaits `promise`, expecting a SkillHostError with `code`; returns it. */
-export async function expectCode(promise: Promise<unknown>, code: SkillHostErrorCode): Promise<SkillHostError> {
+export async function expectCode(
+  promise: Promise<unknown>,
+  code: SkillHostErrorCode,
+): Promise<SkillHostError> {
   try {
     await promise
   } catch (err) {

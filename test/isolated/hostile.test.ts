@@ -41,27 +41,97 @@ async function normalCallWorks(): Promise<void> {
 const cases: [string, string, SkillHostErrorCode | SkillHostErrorCode[]][] = [
   ['busy loop', 'async () => { while (true) {} }', 'E_SKILL_ISOLATED_TIMEOUT'],
   ['microtask loop', 'async () => { for (;;) await null }', 'E_SKILL_ISOLATED_TIMEOUT'],
-  ['loop awaiting a host global', 'async () => { for (;;) await ping() }', 'E_SKILL_ISOLATED_TIMEOUT'],
-  ['catastrophic regex', 'async () => /^(a+)+$/.test("a".repeat(64) + "b")', 'E_SKILL_ISOLATED_TIMEOUT'],
-  ['array bomb', 'async () => { const a = []; for (;;) a.push([1, 2, 3, 4]) }', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['Map bomb', 'async () => { const m = new Map(); for (let i = 0; ; i++) m.set(i, { i }) }', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['string doubling bomb', 'async () => { let s = "x"; for (;;) s += s }', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['flat string bomb', 'async () => "x".repeat(2 ** 27).length', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['typed-array bomb', 'async () => { const k = []; for (;;) k.push(new Float64Array(1 << 20)) }', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['one huge typed array', 'async () => new Uint8Array(2 ** 30).length', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['new Array(2**30).fill(0)', 'async () => new Array(2 ** 30).fill(0).length', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['huge JSON.parse', 'async () => JSON.parse("[" + "1,".repeat(2e7) + "1]").length', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['deep recursion', 'async () => { const f = (n) => f(n + 1) + 1; return f(0) }', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
-  ['deep recursion through JSON.stringify', 'async () => { let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; return o }', ['E_SKILL_ISOLATED_RESOURCE_EXHAUSTED', 'E_SKILL_ISOLATED_BAD_RESULT']],
-  ['constructor chain to process', 'async function () { return this.constructor.constructor("return process")() }', 'E_SKILL_ISOLATED_THREW'],
-  ['async constructor chain to require', 'async () => (async () => {}).constructor("return require")()()', 'E_SKILL_ISOLATED_THREW'],
-  ['Function to globalThis.process', 'async () => Function("return globalThis")().process.env', 'E_SKILL_ISOLATED_THREW'],
+  [
+    'loop awaiting a host global',
+    'async () => { for (;;) await ping() }',
+    'E_SKILL_ISOLATED_TIMEOUT',
+  ],
+  [
+    'catastrophic regex',
+    'async () => /^(a+)+$/.test("a".repeat(64) + "b")',
+    'E_SKILL_ISOLATED_TIMEOUT',
+  ],
+  [
+    'array bomb',
+    'async () => { const a = []; for (;;) a.push([1, 2, 3, 4]) }',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'Map bomb',
+    'async () => { const m = new Map(); for (let i = 0; ; i++) m.set(i, { i }) }',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'string doubling bomb',
+    'async () => { let s = "x"; for (;;) s += s }',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'flat string bomb',
+    'async () => "x".repeat(2 ** 27).length',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'typed-array bomb',
+    'async () => { const k = []; for (;;) k.push(new Float64Array(1 << 20)) }',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'one huge typed array',
+    'async () => new Uint8Array(2 ** 30).length',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'new Array(2**30).fill(0)',
+    'async () => new Array(2 ** 30).fill(0).length',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'huge JSON.parse',
+    'async () => JSON.parse("[" + "1,".repeat(2e7) + "1]").length',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  [
+    'deep recursion',
+    'async () => { const f = (n) => f(n + 1) + 1; return f(0) }',
+    'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+  ],
+  // QuickJS checks JSON cycles linearly: deep nesting burns CPU in one builtin
+  // until the deadline, or overflows the stack first; either way it is contained.
+  [
+    'deep nesting through JSON.stringify',
+    'async () => { let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; return o }',
+    ['E_SKILL_ISOLATED_RESOURCE_EXHAUSTED', 'E_SKILL_ISOLATED_TIMEOUT'],
+  ],
+  [
+    'constructor chain to process',
+    'async function () { return this.constructor.constructor("return process")() }',
+    'E_SKILL_ISOLATED_THREW',
+  ],
+  [
+    'async constructor chain to require',
+    'async () => (async () => {}).constructor("return require")()()',
+    'E_SKILL_ISOLATED_THREW',
+  ],
+  [
+    'Function to globalThis.process',
+    'async () => Function("return globalThis")().process.env',
+    'E_SKILL_ISOLATED_THREW',
+  ],
   ['import a host module', 'async () => import("node:fs")', 'E_SKILL_ISOLATED_THREW'],
-  ['cyclic result', 'async () => { const a = {}; a.self = a; return a }', 'E_SKILL_ISOLATED_BAD_RESULT'],
+  [
+    'cyclic result',
+    'async () => { const a = {}; a.self = a; return a }',
+    'E_SKILL_ISOLATED_BAD_RESULT',
+  ],
   ['function result', 'async () => ({ f() {} })', 'E_SKILL_ISOLATED_BAD_RESULT'],
   ['BigInt result', 'async () => ({ n: 10n })', 'E_SKILL_ISOLATED_BAD_RESULT'],
   ['2 MiB result', 'async () => "x".repeat(2 * 1024 * 1024)', 'E_SKILL_ISOLATED_BAD_RESULT'],
-  ['100 MB result', 'async () => { const m = "x".repeat(1 << 20); let s = ""; for (let i = 0; i < 100; i++) s += m; return s }', ['E_SKILL_ISOLATED_BAD_RESULT', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED']],
+  [
+    '100 MB result',
+    'async () => { const m = "x".repeat(1 << 20); let s = ""; for (let i = 0; i < 100; i++) s += m; return s }',
+    ['E_SKILL_ISOLATED_BAD_RESULT', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
+  ],
   ['never-settling promise', 'async () => new Promise(() => {})', 'E_SKILL_ISOLATED_BAD_RESULT'],
 ]
 
@@ -99,7 +169,9 @@ describe('hostile guests', () => {
   it('cannot wait on Atomics or reach them through a prototype', async () => {
     const r = await runIsolatedTool(
       config,
-      tool('async () => [typeof Atomics, typeof globalThis["Atomics"], typeof Object.getPrototypeOf(new ArrayBuffer(8)).constructor.prototype.transfer]'),
+      tool(
+        'async () => [typeof Atomics, typeof globalThis["Atomics"], typeof Object.getPrototypeOf(new ArrayBuffer(8)).constructor.prototype.transfer]',
+      ),
       {},
     )
     expect(JSON.parse(r.json).slice(0, 2)).toEqual(['undefined', 'undefined'])
@@ -124,12 +196,16 @@ describe('hostile guests', () => {
   it('survives a log flood: the console is capped', async () => {
     const r = await runIsolatedTool(
       config,
-      tool('async () => { for (let i = 0; i < 5000; i++) console.log("line " + i + " " + "x".repeat(100)); return "done" }'),
+      tool(
+        'async () => { for (let i = 0; i < 5000; i++) console.log("line " + i + " " + "x".repeat(100)); return "done" }',
+      ),
       {},
     )
     expect(r.json).toBe('"done"')
     expect(r.consoleTruncated).toBe(true)
-    expect(r.console.reduce((n, e) => n + Buffer.byteLength(e.text), 0)).toBeLessThanOrEqual(64 * 1024)
+    expect(r.console.reduce((n, e) => n + Buffer.byteLength(e.text), 0)).toBeLessThanOrEqual(
+      64 * 1024,
+    )
     // An endless flood is just a runaway: it is stopped at its deadline.
     await expectCode(
       runIsolatedTool(config, tool('async () => { for (;;) console.log("x".repeat(100000)) }'), {}),
@@ -139,8 +215,14 @@ describe('hostile guests', () => {
   })
 
   it('a kill never takes other calls down', async () => {
-    const runaway = runIsolatedTool(config, tool('async () => /^(a+)+$/.test("a".repeat(64) + "b")'), {})
-    const normal = Array.from({ length: 10 }, (_, i) => runIsolatedTool(config, tool('async (a) => a.i'), { i }))
+    const runaway = runIsolatedTool(
+      config,
+      tool('async () => /^(a+)+$/.test("a".repeat(64) + "b")'),
+      {},
+    )
+    const normal = Array.from({ length: 10 }, (_, i) =>
+      runIsolatedTool(config, tool('async (a) => a.i'), { i }),
+    )
     const results = await Promise.all(normal)
     expect(results.map((r) => r.json)).toEqual(Array.from({ length: 10 }, (_, i) => String(i)))
     await expectCode(runaway, 'E_SKILL_ISOLATED_TIMEOUT')
@@ -149,7 +231,9 @@ describe('hostile guests', () => {
 
   it('runs 100 concurrent calls on a pool of 2 without leaking workers', async () => {
     const results = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => runIsolatedTool(config, tool('async (a) => a.i * 3'), { i })),
+      Array.from({ length: 100 }, (_, i) =>
+        runIsolatedTool(config, tool('async (a) => a.i * 3'), { i }),
+      ),
     )
     expect(results.map((r) => Number(r.json))).toEqual(Array.from({ length: 100 }, (_, i) => i * 3))
     const stats = pool.stats()

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { createInProcessGuest, runIsolatedTool, type SkillIsolationConfig } from '../../src/tiers/isolated/index.js'
+import {
+  createInProcessGuest,
+  runIsolatedTool,
+  type SkillIsolationConfig,
+} from '../../src/tiers/isolated/index.js'
 import { expectCode, tool } from './helpers.js'
 
 describe('createInProcessGuest (unsafe opt-in)', () => {
@@ -24,15 +28,28 @@ describe('createInProcessGuest (unsafe opt-in)', () => {
   }
 
   it('runs the same QuickJS evaluation on the calling thread', async () => {
-    const r = await runIsolatedTool(config, tool('async (a) => { console.log("in"); return echo(a) }'), { x: 1 })
+    const r = await runIsolatedTool(
+      config,
+      tool('async (a) => { console.log("in"); return echo(a) }'),
+      { x: 1 },
+    )
     expect(r.json).toBe('{"x":1}')
     expect(r.console).toEqual([{ level: 'log', text: 'in' }])
   })
 
   it('keeps the memory cap, the stack cap and the soft deadline', async () => {
-    await expectCode(runIsolatedTool(config, tool('async () => new Uint8Array(40 * 1024 * 1024).length'), {}), 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED')
-    await expectCode(runIsolatedTool(config, tool('async () => { const f = () => f(); f() }'), {}), 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED')
-    await expectCode(runIsolatedTool(config, tool('async () => { while (true) {} }'), {}), 'E_SKILL_ISOLATED_TIMEOUT')
+    await expectCode(
+      runIsolatedTool(config, tool('async () => new Uint8Array(40 * 1024 * 1024).length'), {}),
+      'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+    )
+    await expectCode(
+      runIsolatedTool(config, tool('async () => { const f = () => f(); f() }'), {}),
+      'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+    )
+    await expectCode(
+      runIsolatedTool(config, tool('async () => { while (true) {} }'), {}),
+      'E_SKILL_ISOLATED_TIMEOUT',
+    )
     expect((await runIsolatedTool(config, tool('async () => "ok"'), {})).json).toBe('"ok"')
   })
 
@@ -40,7 +57,15 @@ describe('createInProcessGuest (unsafe opt-in)', () => {
     const ac = new AbortController()
     const hanging = { ...config, globals: { wait: () => new Promise(() => {}) } }
     setTimeout(() => ac.abort(), 50)
-    await expectCode(runIsolatedTool(hanging, tool('async () => { await wait(); for (;;) {} }'), {}, { signal: ac.signal }), 'E_ABORTED')
+    await expectCode(
+      runIsolatedTool(
+        hanging,
+        tool('async () => { await wait(); for (;;) {} }'),
+        {},
+        { signal: ac.signal },
+      ),
+      'E_ABORTED',
+    )
     expect((await runIsolatedTool(config, tool('async () => "next"'), {})).json).toBe('"next"')
   })
 })

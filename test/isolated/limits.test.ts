@@ -16,7 +16,10 @@ describe('resolveIsolationLimits', () => {
 
   it('lowers every field to a ceiling', () => {
     const ceiling = resolveIsolationLimits({ memoryBytes: 20 * 1024 * 1024, maxResultBytes: 10 })
-    const limits = resolveIsolationLimits({ memoryBytes: 64 * 1024 * 1024, maxResultBytes: 1000 }, ceiling)
+    const limits = resolveIsolationLimits(
+      { memoryBytes: 64 * 1024 * 1024, maxResultBytes: 1000 },
+      ceiling,
+    )
     expect(limits.memoryBytes).toBe(20 * 1024 * 1024)
     expect(limits.maxResultBytes).toBe(10)
   })
@@ -29,7 +32,9 @@ describe('resolveIsolationLimits', () => {
       { maxConsoleEntries: 1.5 },
       { maxArgsBytes: Number.NaN },
     ]) {
-      expect(() => resolveIsolationLimits(bad)).toThrow(expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }))
+      expect(() => resolveIsolationLimits(bad)).toThrow(
+        expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }),
+      )
     }
   })
 
@@ -50,12 +55,14 @@ describe('clampTimeoutSeconds', () => {
     expect(clampTimeoutSeconds(config, 1e9)).toBe(10)
   })
   it('rejects non-numbers as invalid arguments and a broken config', () => {
-    expect(() => clampTimeoutSeconds(config, '5')).toThrow(expect.objectContaining({ code: 'E_TOOL_INVALID_ARGS' }))
+    expect(() => clampTimeoutSeconds(config, '5')).toThrow(
+      expect.objectContaining({ code: 'E_TOOL_INVALID_ARGS' }),
+    )
     expect(() => clampTimeoutSeconds(config, Number.POSITIVE_INFINITY)).toThrow(
       expect.objectContaining({ code: 'E_TOOL_INVALID_ARGS' }),
     )
-    expect(() => clampTimeoutSeconds({ maxTimeoutSeconds: 0, defaultTimeoutSeconds: 1 }, 1)).toThrow(
-      expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }),
-    )
+    expect(() =>
+      clampTimeoutSeconds({ maxTimeoutSeconds: 0, defaultTimeoutSeconds: 1 }, 1),
+    ).toThrow(expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }))
   })
 })

@@ -36,12 +36,19 @@ describe('createQuickJsGuest', () => {
   it('kill() on a running guest terminates its worker and a replacement takes over', async () => {
     const pool = createQuickJsGuest({ poolSize: 1 })
     const guest = await pool.resolveGuest(resolveOptions())
-    const running = guest.run({ source: 'async () => { while (true) {} }', args: {}, timeoutMs: 60_000, callGlobal: async () => undefined })
+    const running = guest.run({
+      source: 'async () => { while (true) {} }',
+      args: {},
+      timeoutMs: 60_000,
+      callGlobal: async () => undefined,
+    })
     guest.kill()
     guest.kill()
     await expectCode(running, 'E_ABORTED')
     expect(pool.stats()).toMatchObject({ kills: 1, respawns: 1 })
-    expect((await runIsolatedTool(configFor(pool.resolveGuest), tool('async () => "after"'), {})).json).toBe('"after"')
+    expect(
+      (await runIsolatedTool(configFor(pool.resolveGuest), tool('async () => "after"'), {})).json,
+    ).toBe('"after"')
     expect(pool.stats().alive).toBe(1)
     await pool.dispose()
   })
@@ -51,10 +58,17 @@ describe('createQuickJsGuest', () => {
     const guest = await pool.resolveGuest(resolveOptions())
     guest.kill()
     await expectCode(
-      guest.run({ source: 'async () => 1', args: {}, timeoutMs: 1000, callGlobal: async () => undefined }),
+      guest.run({
+        source: 'async () => 1',
+        args: {},
+        timeoutMs: 1000,
+        callGlobal: async () => undefined,
+      }),
       'E_SKILL_ISOLATED_GUEST_FAILED',
     )
-    expect((await runIsolatedTool(configFor(pool.resolveGuest), tool('async () => 2'), {})).json).toBe('2')
+    expect(
+      (await runIsolatedTool(configFor(pool.resolveGuest), tool('async () => 2'), {})).json,
+    ).toBe('2')
     expect(pool.stats()).toMatchObject({ kills: 0, respawns: 0, spawned: 1 })
     await pool.dispose()
   })
@@ -75,9 +89,19 @@ describe('createQuickJsGuest', () => {
 
   it('dispose fails running and waiting calls instead of hanging them', async () => {
     const pool = createQuickJsGuest({ poolSize: 1 })
-    const config = { ...configFor(pool.resolveGuest), maxTimeoutSeconds: 30, defaultTimeoutSeconds: 30 }
-    const running = expectCode(runIsolatedTool(config, tool('async () => { while (true) {} }'), {}), 'E_SKILL_ISOLATED_GUEST_FAILED')
-    const queued = expectCode(runIsolatedTool(config, tool('async () => 1'), {}), 'E_SKILL_ISOLATED_GUEST_FAILED')
+    const config = {
+      ...configFor(pool.resolveGuest),
+      maxTimeoutSeconds: 30,
+      defaultTimeoutSeconds: 30,
+    }
+    const running = expectCode(
+      runIsolatedTool(config, tool('async () => { while (true) {} }'), {}),
+      'E_SKILL_ISOLATED_GUEST_FAILED',
+    )
+    const queued = expectCode(
+      runIsolatedTool(config, tool('async () => 1'), {}),
+      'E_SKILL_ISOLATED_GUEST_FAILED',
+    )
     await new Promise((r) => setTimeout(r, 200))
     await pool.dispose()
     await running
@@ -89,26 +113,49 @@ describe('createQuickJsGuest', () => {
     const pool = createQuickJsGuest({ poolSize: 1 })
     const config = configFor(pool.resolveGuest)
     // 24 MiB fits the default 32 MiB; 40 MiB does not.
-    expect((await runIsolatedTool(config, tool('async () => new Uint8Array(24 * 1024 * 1024).length'), {})).json).toBe(
-      String(24 * MiB),
+    expect(
+      (
+        await runIsolatedTool(
+          config,
+          tool('async () => new Uint8Array(24 * 1024 * 1024).length'),
+          {},
+        )
+      ).json,
+    ).toBe(String(24 * MiB))
+    await expectCode(
+      runIsolatedTool(config, tool('async () => new Uint8Array(40 * 1024 * 1024).length'), {}),
+      'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
     )
-    await expectCode(runIsolatedTool(config, tool('async () => new Uint8Array(40 * 1024 * 1024).length'), {}), 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED')
     // A larger configured cap is honoured up to the pool's ceiling ...
     const big = { ...config, limits: { memoryBytes: 64 * MiB } }
-    await expectCode(runIsolatedTool(big, tool('async () => new Uint8Array(40 * 1024 * 1024).length'), {}), 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED')
+    await expectCode(
+      runIsolatedTool(big, tool('async () => new Uint8Array(40 * 1024 * 1024).length'), {}),
+      'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+    )
     await pool.dispose()
     const roomy = createQuickJsGuest({ poolSize: 1, limits: { memoryBytes: 64 * MiB } })
     const roomyConfig = { ...configFor(roomy.resolveGuest), limits: { memoryBytes: 64 * MiB } }
-    expect((await runIsolatedTool(roomyConfig, tool('async () => new Uint8Array(40 * 1024 * 1024).length'), {})).json).toBe(
-      String(40 * MiB),
-    )
+    expect(
+      (
+        await runIsolatedTool(
+          roomyConfig,
+          tool('async () => new Uint8Array(40 * 1024 * 1024).length'),
+          {},
+        )
+      ).json,
+    ).toBe(String(40 * MiB))
     // ... and a configuration can always lower it.
     const tight = { ...configFor(roomy.resolveGuest), limits: { memoryBytes: 16 * MiB } }
-    await expectCode(runIsolatedTool(tight, tool('async () => new Uint8Array(20 * 1024 * 1024).length'), {}), 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED')
+    await expectCode(
+      runIsolatedTool(tight, tool('async () => new Uint8Array(20 * 1024 * 1024).length'), {}),
+      'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+    )
     await roomy.dispose()
   })
 
   it('refuses a nonsensical pool size', () => {
-    expect(() => createQuickJsGuest({ poolSize: 0 })).toThrow(expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }))
+    expect(() => createQuickJsGuest({ poolSize: 0 })).toThrow(
+      expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }),
+    )
   })
 })

@@ -53,7 +53,10 @@ afterAll(async () => {
 
 describe('runIsolatedTool', () => {
   it('returns the JSON text of the result', async () => {
-    const r = await runIsolatedTool(config, tool('async (args) => ({ sum: args.a + args.b })'), { a: 2, b: 3 })
+    const r = await runIsolatedTool(config, tool('async (args) => ({ sum: args.a + args.b })'), {
+      a: 2,
+      b: 3,
+    })
     expect(r.json).toBe('{"sum":5}')
     expect(r.console).toEqual([])
     expect(renderIsolatedResult(r)).toBe('{"sum":5}')
@@ -65,21 +68,39 @@ describe('runIsolatedTool', () => {
   })
 
   it('validates arguments against params before any guest runs', async () => {
-    const params = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false }
-    await expectCode(runIsolatedTool(config, tool('async (a) => a.n', params), { n: 'x' }), 'E_TOOL_INVALID_ARGS')
-    await expectCode(runIsolatedTool(config, tool('async (a) => a.n', params), {}), 'E_TOOL_INVALID_ARGS')
-    expect((await runIsolatedTool(config, tool('async (a) => a.n', params), { n: 4 })).json).toBe('4')
+    const params = {
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+      additionalProperties: false,
+    }
+    await expectCode(
+      runIsolatedTool(config, tool('async (a) => a.n', params), { n: 'x' }),
+      'E_TOOL_INVALID_ARGS',
+    )
+    await expectCode(
+      runIsolatedTool(config, tool('async (a) => a.n', params), {}),
+      'E_TOOL_INVALID_ARGS',
+    )
+    expect((await runIsolatedTool(config, tool('async (a) => a.n', params), { n: 4 })).json).toBe(
+      '4',
+    )
   })
 
   it('refuses arguments over maxArgsBytes', async () => {
     const small = { ...config, limits: { maxArgsBytes: 100 } }
-    await expectCode(runIsolatedTool(small, tool('async (a) => 1'), { s: 'x'.repeat(200) }), 'E_TOOL_INVALID_ARGS')
+    await expectCode(
+      runIsolatedTool(small, tool('async (a) => 1'), { s: 'x'.repeat(200) }),
+      'E_TOOL_INVALID_ARGS',
+    )
   })
 
   it('captures console output with the result, within caps', async () => {
     const r = await runIsolatedTool(
       config,
-      tool('async () => { console.log("a", 1, { b: 2 }); console.warn("w"); console.error(new Error("e").message); return 1 }'),
+      tool(
+        'async () => { console.log("a", 1, { b: 2 }); console.warn("w"); console.error(new Error("e").message); return 1 }',
+      ),
       {},
     )
     expect(r.console).toEqual([
@@ -87,16 +108,26 @@ describe('runIsolatedTool', () => {
       { level: 'warn', text: 'w' },
       { level: 'error', text: 'e' },
     ])
-    expect(JSON.parse(renderIsolatedResult(r))).toEqual({ result: 1, console: r.console, consoleTruncated: false })
+    expect(JSON.parse(renderIsolatedResult(r))).toEqual({
+      result: 1,
+      console: r.console,
+      consoleTruncated: false,
+    })
     const capped = { ...config, limits: { maxConsoleEntries: 3, maxConsoleBytes: 10 } }
-    const flood = await runIsolatedTool(capped, tool('async () => { for (let i = 0; i < 1000; i++) console.log("line " + i); return 2 }'), {})
+    const flood = await runIsolatedTool(
+      capped,
+      tool('async () => { for (let i = 0; i < 1000; i++) console.log("line " + i); return 2 }'),
+      {},
+    )
     expect(flood.consoleTruncated).toBe(true)
     expect(flood.console.length).toBeLessThanOrEqual(3)
     expect(flood.console.map((e) => e.text).join('').length).toBeLessThanOrEqual(10)
   })
 
   it('calls declared host globals with JSON arguments', async () => {
-    const r = await runIsolatedTool(config, tool('async (a) => await lookup({ q: a.q })'), { q: 'k' })
+    const r = await runIsolatedTool(config, tool('async (a) => await lookup({ q: a.q })'), {
+      q: 'k',
+    })
     expect(JSON.parse(r.json)).toEqual({ found: { q: 'k' }, at: 'host' })
   })
 
@@ -120,32 +151,52 @@ describe('runIsolatedTool', () => {
   })
 
   it('loads declared modules by name, and only those', async () => {
-    const r = await runIsolatedTool(config, tool("async (a) => (await import('uses')).quad(a.n)"), { n: 3 })
+    const r = await runIsolatedTool(config, tool("async (a) => (await import('uses')).quad(a.n)"), {
+      n: 3,
+    })
     expect(r.json).toBe('12')
-    const e = await expectCode(runIsolatedTool(config, tool("async () => import('fs')"), {}), 'E_SKILL_ISOLATED_THREW')
+    const e = await expectCode(
+      runIsolatedTool(config, tool("async () => import('fs')"), {}),
+      'E_SKILL_ISOLATED_THREW',
+    )
     expect(e.message).toMatch(/not declared/)
   })
 
   it('reports the guest own error message, capped, under E_SKILL_ISOLATED_THREW', async () => {
-    const e = await expectCode(runIsolatedTool(config, tool('async () => { throw new RangeError("nope") }'), {}), 'E_SKILL_ISOLATED_THREW')
+    const e = await expectCode(
+      runIsolatedTool(config, tool('async () => { throw new RangeError("nope") }'), {}),
+      'E_SKILL_ISOLATED_THREW',
+    )
     expect(e.message).toBe('RangeError: nope')
-    const long = await expectCode(runIsolatedTool(config, tool('async () => { throw new Error("x".repeat(50000)) }'), {}), 'E_SKILL_ISOLATED_THREW')
+    const long = await expectCode(
+      runIsolatedTool(config, tool('async () => { throw new Error("x".repeat(50000)) }'), {}),
+      'E_SKILL_ISOLATED_THREW',
+    )
     expect(long.message.length).toBeLessThan(1_100)
     await expectCode(runIsolatedTool(config, tool('async () => {'), {}), 'E_SKILL_ISOLATED_THREW')
     await expectCode(runIsolatedTool(config, tool('42'), {}), 'E_SKILL_ISOLATED_THREW')
   })
 
   it('never leaks host paths or stacks in any message', async () => {
-    const e = await expectCode(runIsolatedTool(config, tool('async () => { null.x }'), {}), 'E_SKILL_ISOLATED_THREW')
+    const e = await expectCode(
+      runIsolatedTool(config, tool('async () => { null.x }'), {}),
+      'E_SKILL_ISOLATED_THREW',
+    )
     expect(renderError(e)).not.toMatch(/\/work\/|node_modules|at .*\.js:\d+/)
   })
 
   it('refuses a result over maxResultBytes with a clear error', async () => {
     const small = { ...config, limits: { maxResultBytes: 1000 } }
-    const e = await expectCode(runIsolatedTool(small, tool('async () => "x".repeat(2000)'), {}), 'E_SKILL_ISOLATED_BAD_RESULT')
+    const e = await expectCode(
+      runIsolatedTool(small, tool('async () => "x".repeat(2000)'), {}),
+      'E_SKILL_ISOLATED_BAD_RESULT',
+    )
     expect(e.message).toMatch(/larger than 1000 bytes/)
     // Multi-byte text is measured in UTF-8 bytes, not characters.
-    await expectCode(runIsolatedTool(small, tool('async () => "é".repeat(600)'), {}), 'E_SKILL_ISOLATED_BAD_RESULT')
+    await expectCode(
+      runIsolatedTool(small, tool('async () => "é".repeat(600)'), {}),
+      'E_SKILL_ISOLATED_BAD_RESULT',
+    )
   })
 
   it('requires a guest resolver', async () => {
@@ -156,7 +207,10 @@ describe('runIsolatedTool', () => {
   it('fails fast on an already aborted signal', async () => {
     const ac = new AbortController()
     ac.abort()
-    await expectCode(runIsolatedTool(config, tool('async () => 1'), {}, { signal: ac.signal }), 'E_ABORTED')
+    await expectCode(
+      runIsolatedTool(config, tool('async () => 1'), {}, { signal: ac.signal }),
+      'E_ABORTED',
+    )
   })
 
   it('aborts in the middle of a host call: the guest dies, the host call sees the abort', async () => {
@@ -172,7 +226,10 @@ describe('runIsolatedTool', () => {
         },
       },
     }
-    await expectCode(runIsolatedTool(hanging, tool('async () => await wait()'), {}, { signal: ac.signal }), 'E_ABORTED')
+    await expectCode(
+      runIsolatedTool(hanging, tool('async () => await wait()'), {}, { signal: ac.signal }),
+      'E_ABORTED',
+    )
     expect(hostSignal?.aborted).toBe(true)
     expect((await runIsolatedTool(config, tool('async () => "next"'), {})).json).toBe('"next"')
   })
@@ -188,7 +245,16 @@ describe('the guest seam', () => {
   it('kills a guest that ignores its deadline and reports a timeout', async () => {
     let killed = false
     const e = await expectCode(
-      runIsolatedTool(fakeConfig(() => ({ run: () => new Promise(() => {}), kill: () => { killed = true } })), tool('x'), {}),
+      runIsolatedTool(
+        fakeConfig(() => ({
+          run: () => new Promise(() => {}),
+          kill: () => {
+            killed = true
+          },
+        })),
+        tool('x'),
+        {},
+      ),
       'E_SKILL_ISOLATED_TIMEOUT',
     )
     expect(killed).toBe(true)
@@ -196,10 +262,25 @@ describe('the guest seam', () => {
   })
 
   it('refuses invalid JSON text from a guest and maps foreign errors to GUEST_FAILED', async () => {
-    const ok = (json: string) => () => ({ run: async () => ({ json, console: [], consoleTruncated: false }), kill() {} })
-    await expectCode(runIsolatedTool(fakeConfig(ok('{nope')), tool('x'), {}), 'E_SKILL_ISOLATED_BAD_RESULT')
+    const ok = (json: string) => () => ({
+      run: async () => ({ json, console: [], consoleTruncated: false }),
+      kill() {},
+    })
+    await expectCode(
+      runIsolatedTool(fakeConfig(ok('{nope')), tool('x'), {}),
+      'E_SKILL_ISOLATED_BAD_RESULT',
+    )
     const e = await expectCode(
-      runIsolatedTool(fakeConfig(() => ({ run: async () => { throw new Error('/secret/path') }, kill() {} })), tool('x'), {}),
+      runIsolatedTool(
+        fakeConfig(() => ({
+          run: async () => {
+            throw new Error('/secret/path')
+          },
+          kill() {},
+        })),
+        tool('x'),
+        {},
+      ),
       'E_SKILL_ISOLATED_GUEST_FAILED',
     )
     expect(e.message).not.toMatch(/secret/)

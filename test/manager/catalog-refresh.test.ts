@@ -8,7 +8,10 @@ describe('catalog', () => {
   it('lets an earlier source win an id collision and keeps the loser visible as shadowed', async () => {
     const first = memorySource([reportSkill({ description: 'first' })], 'first')
     const second = memorySource([reportSkill({ description: 'second' })], 'second')
-    await using manager = await createSkillManager({ sources: [first, second], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [first, second],
+      gate: async () => {},
+    })
     const { entries } = manager.catalog()
     expect(entries.map((e) => [e.source, e.description, e.shadowedBy])).toEqual([
       ['first', 'first', undefined],
@@ -32,7 +35,10 @@ describe('catalog', () => {
       read: async () => Promise.reject(new Error('x')),
       stat: async () => Promise.reject(new Error('x')),
     }
-    await using manager = await createSkillManager({ sources: [broken, memorySource([reportSkill()])], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [broken, memorySource([reportSkill()])],
+      gate: async () => {},
+    })
     const catalog = manager.catalog()
     expect(catalog.entries.map((e) => e.id)).toEqual(['reports'])
     expect(catalog.sourceErrors).toHaveLength(1)
@@ -43,9 +49,16 @@ describe('catalog', () => {
 
   it('searches id, name and description, paged', async () => {
     const skills = Array.from({ length: 30 }, (_, i) =>
-      reportSkill({ name: `skill-${i}`, description: i % 3 === 0 ? 'Parses PDF files.' : 'Other.', tools: [] }),
+      reportSkill({
+        name: `skill-${i}`,
+        description: i % 3 === 0 ? 'Parses PDF files.' : 'Other.',
+        tools: [],
+      }),
     )
-    await using manager = await createSkillManager({ sources: [memorySource(skills)], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [memorySource(skills)],
+      gate: async () => {},
+    })
     expect(manager.search({ query: 'pdf' }).total).toBe(10)
     const page = manager.search({ query: 'PDF', offset: 8, limit: 5 })
     expect(page.entries.map((e) => e.id)).toEqual(['skill-24', 'skill-27'])
@@ -69,23 +82,35 @@ describe('refresh', () => {
 
   it('autoRefresh marks updateAvailable and never swaps', async () => {
     const source = memorySource([reportSkill()])
-    await using manager = await createSkillManager({ sources: [source], gate: async () => {}, autoRefresh: { intervalMs: 100 } })
+    await using manager = await createSkillManager({
+      sources: [source],
+      gate: async () => {},
+      autoRefresh: { intervalMs: 100 },
+    })
     const ctx = manager.createTurnContext()
     const { version } = await manager.load('reports', ctx)
     const before = ctx.tools.get('echo')
     source.replace(reportSkill({ body: '# v2\n' }))
-    await expect.poll(() => manager.catalog().entries[0]?.updateAvailable, { timeout: 5_000 }).toBe(true)
+    await expect
+      .poll(() => manager.catalog().entries[0]?.updateAvailable, { timeout: 5_000 })
+      .toBe(true)
     expect(ctx.tools.get('echo')).toBe(before)
     expect(manager.catalog().entries[0]?.loadedVersion).toBe(version)
   })
 
   it('refreshAndProject prepares the new version fully, then swaps it in', async () => {
     const source = memorySource([reportSkill()])
-    await using manager = await createSkillManager({ sources: [source], gate: async () => {}, defaultChannel: 'inline' })
+    await using manager = await createSkillManager({
+      sources: [source],
+      gate: async () => {},
+      defaultChannel: 'inline',
+    })
     const ctx = manager.createTurnContext()
     const { version: v1 } = await manager.load('reports', ctx)
     const oldEcho = ctx.tools.get('echo')!
-    source.replace(reportSkill({ body: '# Reports v2\n', tools: [echoTool(), echoTool('summarize')] }))
+    source.replace(
+      reportSkill({ body: '# Reports v2\n', tools: [echoTool(), echoTool('summarize')] }),
+    )
     const result = await manager.refreshAndProject(ctx)
     expect(result.swapped).toHaveLength(1)
     expect(result.swapped[0]).toMatchObject({ id: 'reports', from: v1 })
@@ -97,7 +122,10 @@ describe('refresh', () => {
   })
 
   it('a failed prepare leaves the old version loaded and callable', async () => {
-    const source = memorySource([reportSkill({ name: 'other', tools: [echoTool('taken')] }), reportSkill()])
+    const source = memorySource([
+      reportSkill({ name: 'other', tools: [echoTool('taken')] }),
+      reportSkill(),
+    ])
     await using manager = await createSkillManager({ sources: [source], gate: async () => {} })
     const ctx = manager.createTurnContext()
     await manager.load('other', ctx)
@@ -106,8 +134,15 @@ describe('refresh', () => {
     source.replace(reportSkill({ tools: [echoTool(), echoTool('taken')] }))
     const result = await manager.refreshAndProject(ctx, 'reports')
     expect(result.swapped).toEqual([])
-    expect(result.failed).toEqual([expect.objectContaining({ id: 'reports', code: 'E_SKILL_TOOL_COLLISION' })])
-    expect(manager.catalog().entries.find((e) => e.id === 'reports')).toMatchObject({ loadedVersion: version, updateAvailable: true })
-    expect(String(await ctx.tools.get('echo')!.execute({ text: 'still here' }, ctx))).toContain('still here')
+    expect(result.failed).toEqual([
+      expect.objectContaining({ id: 'reports', code: 'E_SKILL_TOOL_COLLISION' }),
+    ])
+    expect(manager.catalog().entries.find((e) => e.id === 'reports')).toMatchObject({
+      loadedVersion: version,
+      updateAvailable: true,
+    })
+    expect(String(await ctx.tools.get('echo')!.execute({ text: 'still here' }, ctx))).toContain(
+      'still here',
+    )
   })
 })

@@ -15,20 +15,22 @@ function rng(seed: number): () => number {
   }
 }
 
-const EXPECTED = new Set([
-  'E_SKILL_ALREADY_LOADED',
-  'E_SKILL_NOT_LOADED',
-  'E_SKILL_TOOL_COLLISION',
-])
+const EXPECTED = new Set(['E_SKILL_ALREADY_LOADED', 'E_SKILL_NOT_LOADED', 'E_SKILL_TOOL_COLLISION'])
 
 describe('concurrent lifecycle mutations', () => {
   it('two loads claiming the same tool name: exactly one wins, the other gets E_SKILL_TOOL_COLLISION', async () => {
     for (let round = 0; round < 20; round++) {
       const a = reportSkill({ name: 'alpha', tools: [echoTool('shared')] })
       const b = reportSkill({ name: 'beta', tools: [echoTool('shared')] })
-      await using manager = await createSkillManager({ sources: [memorySource([a, b])], gate: async () => {} })
+      await using manager = await createSkillManager({
+        sources: [memorySource([a, b])],
+        gate: async () => {},
+      })
       const ctx = manager.createTurnContext()
-      const outcomes = await Promise.allSettled([manager.load('alpha', ctx), manager.load('beta', ctx)])
+      const outcomes = await Promise.allSettled([
+        manager.load('alpha', ctx),
+        manager.load('beta', ctx),
+      ])
       const won = outcomes.filter((o) => o.status === 'fulfilled')
       const lost = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[]
       expect(won).toHaveLength(1)
@@ -60,15 +62,16 @@ describe('concurrent lifecycle mutations', () => {
         const id = names[Math.floor(random() * names.length)]!
         const ctx = contexts[Math.floor(random() * contexts.length)]!
         const roll = random()
-        const op =
-          roll < 0.45
-            ? manager.load(id, ctx)
-            : roll < 0.8
-              ? manager.unload(id, ctx)
-              : roll < 0.9
-                ? manager.refresh()
-                : (source.replace(reportSkill({ name: 'gamma', body: `# gamma ${i}\n`, tools: [echoTool('gamma_tool')] })),
-                  manager.refreshAndProject(ctx))
+        let op: Promise<unknown>
+        if (roll < 0.45) op = manager.load(id, ctx)
+        else if (roll < 0.8) op = manager.unload(id, ctx)
+        else if (roll < 0.9) op = manager.refresh()
+        else {
+          source.replace(
+            reportSkill({ name: 'gamma', body: `# gamma ${i}\n`, tools: [echoTool('gamma_tool')] }),
+          )
+          op = manager.refreshAndProject(ctx)
+        }
         ops.push(
           op.catch((e: unknown) => {
             if (!SkillHostError.isInstance(e) || !EXPECTED.has(e.code)) throw e
@@ -77,7 +80,9 @@ describe('concurrent lifecycle mutations', () => {
       }
       await Promise.all(ops)
       const loaded = new Set(manager.loaded())
-      expect(loaded.has('alpha') && loaded.has('beta'), `seed ${seed}: both claimants loaded`).toBe(false)
+      expect(loaded.has('alpha') && loaded.has('beta'), `seed ${seed}: both claimants loaded`).toBe(
+        false,
+      )
       for (const ctx of contexts) {
         for (const tool of ctx.tools.all()) {
           if (tool.name.startsWith('artifact_')) continue
@@ -85,7 +90,10 @@ describe('concurrent lifecycle mutations', () => {
           const owner = String(tool.meta.skill)
           if (!loaded.has(owner) || !manager.projected(ctx).includes(owner)) {
             const err = await tool.execute({ text: 'x' }, ctx).catch((e: unknown) => e)
-            expect(SkillHostError.is(err, 'E_SKILL_NOT_LOADED'), `seed ${seed}: orphan ${tool.name}`).toBe(true)
+            expect(
+              SkillHostError.is(err, 'E_SKILL_NOT_LOADED'),
+              `seed ${seed}: orphan ${tool.name}`,
+            ).toBe(true)
           }
         }
         for (const id of manager.projected(ctx)) expect(loaded.has(id)).toBe(true)

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { SpooledArtifact } from '../../src/common/artifacts/index.js'
 import { SkillHostError } from '../../src/common/errors.js'
+import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
-import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { memorySource } from './fixtures.js'
 
 class ReportArtifact extends SpooledArtifact {
@@ -16,7 +16,10 @@ const scripts = (over: Record<string, unknown> = {}) =>
   ({
     handle: fakeHandle,
     workspace: { materialize: async () => '/x', dispose: async () => {} },
-    policy: { filesystem: { allowRead: [], denyRead: [], allowWrite: [], denyWrite: [] }, network: { allowedDomains: [] } },
+    policy: {
+      filesystem: { allowRead: [], denyRead: [], allowWrite: [], denyWrite: [] },
+      network: { allowedDomains: [] },
+    },
     translator: { toSandbox: (p: string) => p, redact: (t: string) => t },
     interpreters: { sh: ['/bin/sh'] },
     interpreterReadPaths: [],
@@ -45,13 +48,20 @@ describe('manager configuration is validated at construction', () => {
   })
 
   it('rejects duplicate source ids', async () => {
-    await rejectsConfig({ sources: [memorySource([], 'a'), memorySource([], 'a')], gate: async () => {} }, /'a'/)
+    await rejectsConfig(
+      { sources: [memorySource([], 'a'), memorySource([], 'a')], gate: async () => {} },
+      /'a'/,
+    )
   })
 
   it('rejects isolation without resolveGuest unless the unsafe in-process opt-in is set', async () => {
     const isolation = { maxTimeoutSeconds: 5, defaultTimeoutSeconds: 1 }
     await rejectsConfig({ ...base(), isolation }, /resolveGuest/)
-    await using manager = await createSkillManager({ ...base(), isolation, unsafe: { isolatedToolsInProcess: true } })
+    await using manager = await createSkillManager({
+      ...base(),
+      isolation,
+      unsafe: { isolatedToolsInProcess: true },
+    })
     expect(manager.unsafe.join('\n')).toMatch(/isolatedToolsInProcess/)
     const ctx = manager.createTurnContext()
     const listed = JSON.parse(String(await forgeSkillTools(manager)[0]!.execute({}, ctx)))
@@ -59,12 +69,30 @@ describe('manager configuration is validated at construction', () => {
   })
 
   it('rejects scripts without hostEnvIsolated unless a permissive policy is given explicitly', async () => {
-    await rejectsConfig({ ...base(), scripts: scripts({ hostEnvIsolated: false }) }, /hostEnvIsolated/)
-    await rejectsConfig({ ...base(), scripts: scripts({ interpreterReadPaths: undefined }) }, /interpreterReadPaths/)
-    await rejectsConfig({ ...base(), scripts: scripts({ maxTimeoutSeconds: 0 }) }, /maxTimeoutSeconds/)
-    await rejectsConfig({ ...base(), scripts: scripts({ defaultTimeoutSeconds: 9 }) }, /defaultTimeoutSeconds/)
-    const permissive = { filesystem: { allowRead: ['/'], denyRead: [], allowWrite: [], denyWrite: [] }, network: { allowedDomains: [] } }
-    await rejectsConfig({ ...base(), unsafe: { scriptsPermissivePolicy: permissive } }, /without a `scripts`/)
+    await rejectsConfig(
+      { ...base(), scripts: scripts({ hostEnvIsolated: false }) },
+      /hostEnvIsolated/,
+    )
+    await rejectsConfig(
+      { ...base(), scripts: scripts({ interpreterReadPaths: undefined }) },
+      /interpreterReadPaths/,
+    )
+    await rejectsConfig(
+      { ...base(), scripts: scripts({ maxTimeoutSeconds: 0 }) },
+      /maxTimeoutSeconds/,
+    )
+    await rejectsConfig(
+      { ...base(), scripts: scripts({ defaultTimeoutSeconds: 9 }) },
+      /defaultTimeoutSeconds/,
+    )
+    const permissive = {
+      filesystem: { allowRead: ['/'], denyRead: [], allowWrite: [], denyWrite: [] },
+      network: { allowedDomains: [] },
+    }
+    await rejectsConfig(
+      { ...base(), unsafe: { scriptsPermissivePolicy: permissive } },
+      /without a `scripts`/,
+    )
     await using manager = await createSkillManager({
       ...base(),
       scripts: scripts({ hostEnvIsolated: false }),
@@ -74,10 +102,17 @@ describe('manager configuration is validated at construction', () => {
   })
 
   it('rejects artifact kinds that are not artifact classes and bindings to unknown kinds', async () => {
-    await rejectsConfig({ ...base(), artifactKinds: { report: () => class NotAnArtifact {} } }, /report/)
+    await rejectsConfig(
+      { ...base(), artifactKinds: { report: () => class NotAnArtifact {} } },
+      /report/,
+    )
     await rejectsConfig({ ...base(), artifactKinds: { report: 'nope' } }, /report/)
     await rejectsConfig(
-      { ...base(), artifactKinds: { report: () => ReportArtifact }, artifactBindings: { s: { t: 'missing' } } },
+      {
+        ...base(),
+        artifactKinds: { report: () => ReportArtifact },
+        artifactBindings: { s: { t: 'missing' } },
+      },
       /missing/,
     )
     await using ok = await createSkillManager({

@@ -5,7 +5,9 @@ import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { memorySource, recordingGate, reportSkill } from './fixtures.js'
 
 const call = async (ctx: { tools: { get(n: string): unknown } }, name: string, args: unknown) => {
-  const tool = ctx.tools.get(name) as { execute(a: unknown, c: unknown): Promise<unknown> } | undefined
+  const tool = ctx.tools.get(name) as
+    | { execute(a: unknown, c: unknown): Promise<unknown> }
+    | undefined
   if (!tool) throw new Error(`tool ${name} is not offered`)
   return tool.execute(args, ctx)
 }
@@ -14,7 +16,11 @@ describe('a whole conversation over several turns', () => {
   it('lists, loads, calls, reads the body, unloads, and keeps the result readable', async () => {
     const gate = recordingGate()
     const spool = new MemorySpoolStore()
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate, spool })
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate,
+      spool,
+    })
     const lifecycle = forgeSkillTools(manager)
     const newTurn = () => {
       const ctx = manager.createTurnContext()
@@ -23,7 +29,9 @@ describe('a whole conversation over several turns', () => {
     }
     const turn = async <T>(body: (ctx: ReturnType<typeof newTurn>) => Promise<T>) => {
       const ctx = newTurn()
-      return manager.middleware.turnInput(ctx, () => manager.middleware.turnOutput(ctx, () => body(ctx)))
+      return manager.middleware.turnInput(ctx, () =>
+        manager.middleware.turnOutput(ctx, () => body(ctx)),
+      )
     }
 
     // Turn 1: list and load.
@@ -47,7 +55,9 @@ describe('a whole conversation over several turns', () => {
       expect(out).toContain('echo: hello')
       const id = /result (r_[0-9a-f]{16})/.exec(out)?.[1]
       expect(id).toBeDefined()
-      const section = String(await call(ctx, 'artifact_md_section', { id: loadOut.handle.id, heading: 'Usage' }))
+      const section = String(
+        await call(ctx, 'artifact_md_section', { id: loadOut.handle.id, heading: 'Usage' }),
+      )
       expect(section).toContain('Call `echo` with text.')
       return id as string
     })
@@ -73,7 +83,10 @@ describe('a whole conversation over several turns', () => {
   })
 
   it('without turnInput a loaded skill is not in the next turn, and loaded() differs from projected()', async () => {
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate: async () => {},
+    })
     const first = manager.createTurnContext()
     await manager.load('reports', first)
     const second = manager.createTurnContext()
@@ -88,7 +101,10 @@ describe('a whole conversation over several turns', () => {
   })
 
   it('turnOutput strips the projection at the end of the turn, even when the turn throws', async () => {
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate: async () => {},
+    })
     await manager.load('reports', manager.createTurnContext())
     const ctx = manager.createTurnContext()
     await expect(

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { Tool } from '../../src/common/tool.js'
 import type { ToolGate } from '../../src/common/gate.js'
-import { InMemorySkillSource } from '../../src/sources/in-memory-skill-source.js'
+import { Tool } from '../../src/common/tool.js'
 import type { SkillDefinition } from '../../src/sources/define-skill.js'
+import { InMemorySkillSource } from '../../src/sources/in-memory-skill-source.js'
 
 /** A gate that allows everything and records what it was asked. */
 export function recordingGate(): ToolGate & { calls: string[] } {

@@ -6,20 +6,29 @@ import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { memorySource, recordingGate, reportSkill } from './fixtures.js'
 
 async function setup(options: Parameters<typeof forgeSkillTools>[1] = {}, gate = recordingGate()) {
-  const skills = Array.from({ length: 7 }, (_, i) => reportSkill({ name: `skill-${i}`, description: `Numbered skill ${i}.`, tools: [] }))
+  const skills = Array.from({ length: 7 }, (_, i) =>
+    reportSkill({ name: `skill-${i}`, description: `Numbered skill ${i}.`, tools: [] }),
+  )
   skills.push(reportSkill())
   const manager = await createSkillManager({ sources: [memorySource(skills)], gate })
   const tools = forgeSkillTools(manager, options)
   const ctx = manager.createTurnContext()
   for (const t of tools) ctx.tools.register(t)
-  const run = async (name: string, args: unknown = {}) => JSON.parse(String(await ctx.tools.get(name)!.execute(args, ctx)))
+  const run = async (name: string, args: unknown = {}) =>
+    JSON.parse(String(await ctx.tools.get(name)!.execute(args, ctx)))
   return { manager, tools, ctx, run, gate }
 }
 
 describe('the five lifecycle tools', () => {
   it('are named as the reference fixes them', async () => {
     const { manager, tools } = await setup()
-    expect(tools.map((t) => t.name)).toEqual(['list_skills', 'list_loaded_skills', 'refresh_skills', 'load_skill', 'unload_skill'])
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_skills',
+      'list_loaded_skills',
+      'refresh_skills',
+      'load_skill',
+      'unload_skill',
+    ])
     for (const t of tools) expect(t.jsonSchema).toMatchObject({ type: 'object' })
     await manager.dispose()
   })
@@ -38,8 +47,12 @@ describe('the five lifecycle tools', () => {
     expect(q.skills.map((s: { id: string }) => s.id)).toEqual(['reports'])
     expect(JSON.stringify(page1)).not.toContain('location')
     expect(page1.unsafe).toEqual([])
-    await expect(run('list_skills', { cursor: '../../etc' })).rejects.toSatisfy((e) => SkillHostError.is(e, 'E_TOOL_INVALID_ARGS'))
-    await expect(run('list_skills', { limit: 0 })).rejects.toSatisfy((e) => SkillHostError.is(e, 'E_TOOL_INVALID_ARGS'))
+    await expect(run('list_skills', { cursor: '../../etc' })).rejects.toSatisfy((e) =>
+      SkillHostError.is(e, 'E_TOOL_INVALID_ARGS'),
+    )
+    await expect(run('list_skills', { limit: 0 })).rejects.toSatisfy((e) =>
+      SkillHostError.is(e, 'E_TOOL_INVALID_ARGS'),
+    )
     await manager.dispose()
   })
 
@@ -48,13 +61,23 @@ describe('the five lifecycle tools', () => {
     const loaded = await run('load_skill', { skill: 'reports' })
     expect(loaded).toMatchObject({ id: 'reports', channel: 'handle', toolsAdded: ['echo'] })
     expect(loaded.handle.id).toMatch(/^r_/)
-    expect(await run('list_loaded_skills')).toEqual({ projected: ['reports'], initialized: ['reports'] })
+    expect(await run('list_loaded_skills')).toEqual({
+      projected: ['reports'],
+      initialized: ['reports'],
+    })
     const other = manager.createTurnContext()
     expect(manager.projected(other)).toEqual([])
-    expect(await run('unload_skill', { skill: 'reports' })).toEqual({ id: 'reports', toolsRemoved: ['echo'] })
+    expect(await run('unload_skill', { skill: 'reports' })).toEqual({
+      id: 'reports',
+      toolsRemoved: ['echo'],
+    })
     expect(ctx.tools.has('echo')).toBe(false)
-    await expect(run('unload_skill', { skill: 'reports' })).rejects.toSatisfy((e) => SkillHostError.is(e, 'E_SKILL_NOT_LOADED'))
-    await expect(run('load_skill', {})).rejects.toSatisfy((e) => SkillHostError.is(e, 'E_TOOL_INVALID_ARGS'))
+    await expect(run('unload_skill', { skill: 'reports' })).rejects.toSatisfy((e) =>
+      SkillHostError.is(e, 'E_SKILL_NOT_LOADED'),
+    )
+    await expect(run('load_skill', {})).rejects.toSatisfy((e) =>
+      SkillHostError.is(e, 'E_TOOL_INVALID_ARGS'),
+    )
     await manager.dispose()
   })
 
@@ -91,7 +114,9 @@ describe('the five lifecycle tools', () => {
         throw new Error('policy service down')
       },
     })
-    const unavailable = await broken.run('load_skill', { skill: 'reports' }).catch((e: unknown) => e)
+    const unavailable = await broken
+      .run('load_skill', { skill: 'reports' })
+      .catch((e: unknown) => e)
     expect(SkillHostError.is(unavailable, 'E_TOOL_GATE_UNAVAILABLE')).toBe(true)
     expect(renderError(unavailable)).not.toContain('policy service down')
     expect(broken.manager.loaded()).toEqual([])

@@ -14,7 +14,11 @@ async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
 }
 
 /** Nothing of a skill is left in the context or the manager. */
-function expectClean(manager: { loaded(): readonly string[]; projected(c: TurnContext): readonly string[] }, ctx: TurnContext, hostTools: string[] = []) {
+function expectClean(
+  manager: { loaded(): readonly string[]; projected(c: TurnContext): readonly string[] },
+  ctx: TurnContext,
+  hostTools: string[] = [],
+) {
   expect(manager.loaded()).toEqual([])
   expect(manager.projected(ctx)).toEqual([])
   expect(ctx.tools.names().filter((n) => !n.startsWith('artifact_'))).toEqual(hostTools)
@@ -22,7 +26,10 @@ function expectClean(manager: { loaded(): readonly string[]; projected(c: TurnCo
 }
 
 /** A source that lies: it wraps a real one and tampers with descriptors. */
-function lyingSource(inner: SkillSource, tamper: (d: SkillDescriptor) => SkillDescriptor): SkillSource {
+function lyingSource(
+  inner: SkillSource,
+  tamper: (d: SkillDescriptor) => SkillDescriptor,
+): SkillSource {
   return {
     id: inner.id,
     discover: (o) => inner.discover(o),
@@ -34,7 +41,10 @@ function lyingSource(inner: SkillSource, tamper: (d: SkillDescriptor) => SkillDe
 
 describe('load', () => {
   it('fails with E_SKILL_NOT_FOUND for an unknown id and E_SKILL_ALREADY_LOADED for a second load', async () => {
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate: async () => {},
+    })
     const ctx = manager.createTurnContext()
     expect(await codeOf(manager.load('nope', ctx))).toBe('E_SKILL_NOT_FOUND')
     await manager.load('reports', ctx)
@@ -90,7 +100,10 @@ describe('load', () => {
 
   it('a source failing to read the body leaves nothing registered, reserved or projected', async () => {
     const inner = memorySource([reportSkill()])
-    const source: SkillSource = { ...lyingSource(inner, (d) => d), read: async () => Promise.reject(new Error('disk gone at /var/x')) }
+    const source: SkillSource = {
+      ...lyingSource(inner, (d) => d),
+      read: async () => Promise.reject(new Error('disk gone at /var/x')),
+    }
     await using manager = await createSkillManager({ sources: [source], gate: async () => {} })
     const ctx = manager.createTurnContext()
     const err = await manager.load('reports', ctx).catch((e: unknown) => e)
@@ -102,12 +115,20 @@ describe('load', () => {
 
 describe('unload', () => {
   it('fails with E_SKILL_NOT_LOADED when not loaded', async () => {
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate: async () => {} })
-    expect(await codeOf(manager.unload('reports', manager.createTurnContext()))).toBe('E_SKILL_NOT_LOADED')
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate: async () => {},
+    })
+    expect(await codeOf(manager.unload('reports', manager.createTurnContext()))).toBe(
+      'E_SKILL_NOT_LOADED',
+    )
   })
 
   it('retires the record: wrappers held by other contexts refuse with E_SKILL_NOT_LOADED', async () => {
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate: async () => {},
+    })
     const a = manager.createTurnContext()
     await manager.load('reports', a)
     const b = manager.createTurnContext()
@@ -126,7 +147,10 @@ describe('unload', () => {
       inputSchema: { type: 'object' },
       handler: () => new Promise<string>((r) => (release = r)),
     })
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill({ tools: [slow] })])], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill({ tools: [slow] })])],
+      gate: async () => {},
+    })
     const ctx = manager.createTurnContext()
     await manager.load('reports', ctx)
     const running = ctx.tools.get('slow')!.execute({}, ctx)
@@ -137,19 +161,29 @@ describe('unload', () => {
   })
 
   it('can load again after unload, with fresh wrappers', async () => {
-    await using manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate: async () => {} })
+    await using manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate: async () => {},
+    })
     const ctx = manager.createTurnContext()
     await manager.load('reports', ctx)
     const first = ctx.tools.get('echo')
     await manager.unload('reports', ctx)
     await manager.load('reports', ctx)
     expect(ctx.tools.get('echo')).not.toBe(first)
-    expect(String(await ctx.tools.get('echo')!.execute({ text: 'again' }, ctx))).toContain('echo: again')
+    expect(String(await ctx.tools.get('echo')!.execute({ text: 'again' }, ctx))).toContain(
+      'echo: again',
+    )
   })
 
   it('refuses mutations after dispose with E_SKILL_MANAGER_DISPOSED', async () => {
-    const manager = await createSkillManager({ sources: [memorySource([reportSkill()])], gate: async () => {} })
+    const manager = await createSkillManager({
+      sources: [memorySource([reportSkill()])],
+      gate: async () => {},
+    })
     await manager.dispose()
-    expect(await codeOf(manager.load('reports', manager.createTurnContext()))).toBe('E_SKILL_MANAGER_DISPOSED')
+    expect(await codeOf(manager.load('reports', manager.createTurnContext()))).toBe(
+      'E_SKILL_MANAGER_DISPOSED',
+    )
   })
 })

@@ -13,7 +13,10 @@ class ReportArtifact extends SpooledArtifact {
   static override readonly kind: string = 'report'
 }
 
-function hostile(handler: () => unknown, over: Partial<ConstructorParameters<typeof Tool>[0]> = {}): Tool {
+function hostile(
+  handler: () => unknown,
+  over: Partial<ConstructorParameters<typeof Tool>[0]> = {},
+): Tool {
   return new Tool({
     name: 'reports',
     description: 'Reports',
@@ -81,11 +84,14 @@ describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () 
   })
 
   it('reports a broken gate as unavailable, not as a refusal', async () => {
-    const { manager, call } = await loadWith(hostile(() => 'ran'), {
-      gate: async (_c, req) => {
-        if (req.tool === 'reports') throw new TypeError('policy db down at /srv/secret/db')
+    const { manager, call } = await loadWith(
+      hostile(() => 'ran'),
+      {
+        gate: async (_c, req) => {
+          if (req.tool === 'reports') throw new TypeError('policy db down at /srv/secret/db')
+        },
       },
-    })
+    )
     const err = await call().catch((e: unknown) => e)
     expect(SkillHostError.is(err, 'E_TOOL_GATE_UNAVAILABLE')).toBe(true)
     expect((err as SkillHostError).status).toBe(503)
@@ -145,7 +151,10 @@ describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () 
     expect(text).toContain('plain text')
     const id = /result (r_[0-9a-f]{16})/.exec(text)![1]!
     const record = await ctx.spool.stat(id)
-    expect(record).toMatchObject({ trusted: false, provenance: { skill: 'reports', tool: 'reports' } })
+    expect(record).toMatchObject({
+      trusted: false,
+      provenance: { skill: 'reports', tool: 'reports' },
+    })
     expect(String(await call())).toMatch(/Binary result spooled as r_[0-9a-f]{16} \(2 bytes/)
     expect(await call()).toBe(media)
     expect(await call()).toEqual([media, media])
@@ -154,10 +163,13 @@ describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () 
 
   it('spools by the deployer binding, and a kind that vanished is E_SKILL_ARTIFACT_UNAVAILABLE', async () => {
     let available = true
-    const { manager, ctx, call } = await loadWith(hostile(() => 'quarterly numbers'), {
-      artifactKinds: { report: () => (available ? ReportArtifact : undefined) },
-      artifactBindings: { reports: { reports: 'report' } },
-    })
+    const { manager, ctx, call } = await loadWith(
+      hostile(() => 'quarterly numbers'),
+      {
+        artifactKinds: { report: () => (available ? ReportArtifact : undefined) },
+        artifactBindings: { reports: { reports: 'report' } },
+      },
+    )
     const id = /result (r_[0-9a-f]{16})/.exec(String(await call()))![1]!
     expect((await ctx.spool.stat(id))?.kind).toBe('report')
     available = false
@@ -198,7 +210,10 @@ describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () 
   })
 
   it('leaves a never-settling handler pending (documented), while unload and dispose still complete', async () => {
-    const { manager, ctx, call } = await loadWith(hostile(() => new Promise(() => {})), { disposeTimeoutMs: 200 })
+    const { manager, ctx, call } = await loadWith(
+      hostile(() => new Promise(() => {})),
+      { disposeTimeoutMs: 200 },
+    )
     let settled = false
     void call().finally(() => {
       settled = true

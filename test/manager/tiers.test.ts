@@ -23,7 +23,11 @@ const skill = (over: Parameters<typeof reportSkill>[0] = {}) =>
       {
         name: 'stats',
         description: 'Sum and mean of numbers.',
-        params: { type: 'object', required: ['values'], properties: { values: { type: 'array', items: { type: 'number' } } } },
+        params: {
+          type: 'object',
+          required: ['values'],
+          properties: { values: { type: 'array', items: { type: 'number' } } },
+        },
         source: STATS,
       },
     ],
@@ -46,131 +50,171 @@ const skill = (over: Parameters<typeof reportSkill>[0] = {}) =>
     ...over,
   })
 
-describe.skipIf(!onLinux)('tiers 2 and 3 through the manager (real QuickJS, real bubblewrap)', () => {
-  let rig: Rig
-  let pool: QuickJsGuestPool
-  beforeAll(async () => {
-    rig = await makeRig()
-    pool = createQuickJsGuest({ poolSize: 1 })
-  })
-  afterAll(async () => {
-    await pool.dispose()
-    await rig.cleanup()
-  })
-  const config = (gate: ToolGate = async () => {}, over: Partial<SkillManagerConfig> = {}): SkillManagerConfig => ({
-    sources: [memorySource([skill()])],
-    gate,
-    isolation: { resolveGuest: pool.resolveGuest, maxTimeoutSeconds: 5, defaultTimeoutSeconds: 2 },
-    scripts: rig.config,
-    ...over,
-  })
-  const roots = () => readdirSync(rig.workspace.skillsDir)
+describe.skipIf(!onLinux)(
+  'tiers 2 and 3 through the manager (real QuickJS, real bubblewrap)',
+  () => {
+    let rig: Rig
+    let pool: QuickJsGuestPool
+    beforeAll(async () => {
+      rig = await makeRig()
+      pool = createQuickJsGuest({ poolSize: 1 })
+    })
+    afterAll(async () => {
+      await pool.dispose()
+      await rig.cleanup()
+    })
+    const config = (
+      gate: ToolGate = async () => {},
+      over: Partial<SkillManagerConfig> = {},
+    ): SkillManagerConfig => ({
+      sources: [memorySource([skill()])],
+      gate,
+      isolation: {
+        resolveGuest: pool.resolveGuest,
+        maxTimeoutSeconds: 5,
+        defaultTimeoutSeconds: 2,
+      },
+      scripts: rig.config,
+      ...over,
+    })
+    const roots = () => readdirSync(rig.workspace.skillsDir)
 
-  it('loads isolated and script tools, runs them, and spools their results', async () => {
-    await using manager = await createSkillManager(config())
-    const ctx = manager.createTurnContext()
-    const loaded = await manager.load('toolbox', ctx)
-    expect(loaded.tools).toEqual(['stats', 'run_toolbox_greet', 'run_toolbox_fail', 'run_toolbox_slow'])
-    expect(roots()).toHaveLength(1)
-    const stats = String(await ctx.tools.get('stats')!.execute({ values: [1, 2, 3] }, ctx))
-    expect(stats).toContain('"sum":6')
-    expect(ctx.tools.get('stats')!.meta).toMatchObject({ tier: 'isolated', skill: 'toolbox' })
-    const ack = String(await ctx.tools.get('run_toolbox_greet')!.execute({ who: 'ada' }, ctx))
-    expect(ack).toMatch(/exit code 0/)
-    const id = /output: (r_[0-9a-f]{16})/.exec(ack)![1]!
-    const output = new TextDecoder().decode(await ctx.spool.get(id))
-    expect(output).toContain('hello, ada')
-    expect(output).not.toContain(rig.base)
-    await manager.unload('toolbox', ctx)
-    await expect.poll(roots).toEqual([])
-  })
+    it('loads isolated and script tools, runs them, and spools their results', async () => {
+      await using manager = await createSkillManager(config())
+      const ctx = manager.createTurnContext()
+      const loaded = await manager.load('toolbox', ctx)
+      expect(loaded.tools).toEqual([
+        'stats',
+        'run_toolbox_greet',
+        'run_toolbox_fail',
+        'run_toolbox_slow',
+      ])
+      expect(roots()).toHaveLength(1)
+      const stats = String(await ctx.tools.get('stats')!.execute({ values: [1, 2, 3] }, ctx))
+      expect(stats).toContain('"sum":6')
+      expect(ctx.tools.get('stats')!.meta).toMatchObject({ tier: 'isolated', skill: 'toolbox' })
+      const ack = String(await ctx.tools.get('run_toolbox_greet')!.execute({ who: 'ada' }, ctx))
+      expect(ack).toMatch(/exit code 0/)
+      const id = /output: (r_[0-9a-f]{16})/.exec(ack)![1]!
+      const output = new TextDecoder().decode(await ctx.spool.get(id))
+      expect(output).toContain('hello, ada')
+      expect(output).not.toContain(rig.base)
+      await manager.unload('toolbox', ctx)
+      await expect.poll(roots).toEqual([])
+    })
 
-  it('a nonzero exit is E_SKILL_SCRIPT_FAILED carrying the exit code and a readable output id', async () => {
-    await using manager = await createSkillManager(config())
-    const ctx = manager.createTurnContext()
-    await manager.load('toolbox', ctx)
-    const err = (await ctx.tools.get('run_toolbox_fail')!.execute({}, ctx).catch((e: unknown) => e)) as SkillHostError
-    expect(err.code).toBe('E_SKILL_SCRIPT_FAILED')
-    expect(err.data.exitCode).toBe(3)
-    const out = new TextDecoder().decode(await ctx.spool.get(String(err.data.retrievableId)))
-    expect(out).toContain('broken')
-  })
-
-  it('failOnNonzeroExit: false returns the acknowledgement for any completed run', async () => {
-    await using manager = await createSkillManager(config(undefined, { scripts: { ...rig.config, failOnNonzeroExit: false } }))
-    const ctx = manager.createTurnContext()
-    await manager.load('toolbox', ctx)
-    expect(String(await ctx.tools.get('run_toolbox_fail')!.execute({}, ctx))).toMatch(/exit code 3/)
-  })
-
-  it('script gate: a refusal is E_SKILL_SCRIPT_DENIED (403), a broken gate E_SKILL_SCRIPT_GATE_UNAVAILABLE (503)', async () => {
-    const refusing: ToolGate = async (_c, req) => {
-      if (req.tier === 'script') throw deny('no scripts in this workspace')
-    }
-    const broken: ToolGate = async (_c, req) => {
-      if (req.tier === 'script') throw new Error('gate crashed')
-    }
-    for (const [gate, code, status] of [
-      [refusing, 'E_SKILL_SCRIPT_DENIED', 403],
-      [broken, 'E_SKILL_SCRIPT_GATE_UNAVAILABLE', 503],
-    ] as const) {
-      await using manager = await createSkillManager(config(gate))
+    it('a nonzero exit is E_SKILL_SCRIPT_FAILED carrying the exit code and a readable output id', async () => {
+      await using manager = await createSkillManager(config())
       const ctx = manager.createTurnContext()
       await manager.load('toolbox', ctx)
-      const err = (await ctx.tools.get('run_toolbox_greet')!.execute({ who: 'x' }, ctx).catch((e: unknown) => e)) as SkillHostError
-      expect(err.code).toBe(code)
-      expect(err.status).toBe(status)
-      expect(renderError(err)).not.toContain('gate crashed')
-    }
-  })
-
-  it('an interpreter absent from the allow-list is rejected at load, leaving no workspace', async () => {
-    const ruby = skill({
-      scripts: [{ name: 'r', path: 'scripts/greet.sh', description: 'ruby', interpreter: 'ruby' }],
+      const err = (await ctx.tools
+        .get('run_toolbox_fail')!
+        .execute({}, ctx)
+        .catch((e: unknown) => e)) as SkillHostError
+      expect(err.code).toBe('E_SKILL_SCRIPT_FAILED')
+      expect(err.data.exitCode).toBe(3)
+      const out = new TextDecoder().decode(await ctx.spool.get(String(err.data.retrievableId)))
+      expect(out).toContain('broken')
     })
-    await using manager = await createSkillManager(config(undefined, { sources: [memorySource([ruby])] }))
-    const ctx = manager.createTurnContext()
-    const err = await manager.load('toolbox', ctx).catch((e: unknown) => e)
-    expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
-    expect((err as Error).message).toMatch(/ruby/)
-    expect(manager.loaded()).toEqual([])
-    expect(roots()).toEqual([])
-  })
 
-  it('unload while a script runs: the call completes, the workspace is disposed after', async () => {
-    await using manager = await createSkillManager(config())
-    const ctx = manager.createTurnContext()
-    await manager.load('toolbox', ctx)
-    const running = ctx.tools.get('run_toolbox_slow')!.execute({}, ctx)
-    await new Promise((r) => setTimeout(r, 200))
-    await manager.unload('toolbox', ctx)
-    expect(roots()).toHaveLength(1)
-    expect(String(await running)).toMatch(/exit code 0/)
-    await expect.poll(roots).toEqual([])
-  })
+    it('failOnNonzeroExit: false returns the acknowledgement for any completed run', async () => {
+      await using manager = await createSkillManager(
+        config(undefined, { scripts: { ...rig.config, failOnNonzeroExit: false } }),
+      )
+      const ctx = manager.createTurnContext()
+      await manager.load('toolbox', ctx)
+      expect(String(await ctx.tools.get('run_toolbox_fail')!.execute({}, ctx))).toMatch(
+        /exit code 3/,
+      )
+    })
 
-  it('an abort of the turn is an abort, not a workspace failure', async () => {
-    await using manager = await createSkillManager(config())
-    const controller = new AbortController()
-    const ctx = manager.createTurnContext({ abortSignal: controller.signal })
-    await manager.load('toolbox', ctx)
-    const running = ctx.tools.get('run_toolbox_slow')!.execute({}, ctx).catch((e: unknown) => e)
-    setTimeout(() => controller.abort(), 100)
-    expect(SkillHostError.is(await running, 'E_ABORTED')).toBe(true)
-  })
+    it('script gate: a refusal is E_SKILL_SCRIPT_DENIED (403), a broken gate E_SKILL_SCRIPT_GATE_UNAVAILABLE (503)', async () => {
+      const refusing: ToolGate = async (_c, req) => {
+        if (req.tier === 'script') throw deny('no scripts in this workspace')
+      }
+      const broken: ToolGate = async (_c, req) => {
+        if (req.tier === 'script') throw new Error('gate crashed')
+      }
+      for (const [gate, code, status] of [
+        [refusing, 'E_SKILL_SCRIPT_DENIED', 403],
+        [broken, 'E_SKILL_SCRIPT_GATE_UNAVAILABLE', 503],
+      ] as const) {
+        await using manager = await createSkillManager(config(gate))
+        const ctx = manager.createTurnContext()
+        await manager.load('toolbox', ctx)
+        const err = (await ctx.tools
+          .get('run_toolbox_greet')!
+          .execute({ who: 'x' }, ctx)
+          .catch((e: unknown) => e)) as SkillHostError
+        expect(err.code).toBe(code)
+        expect(err.status).toBe(status)
+        expect(renderError(err)).not.toContain('gate crashed')
+      }
+    })
 
-  it('reports declared tiers the host did not enable instead of failing the load', async () => {
-    await using manager = await createSkillManager({ sources: [memorySource([skill()])], gate: async () => {} })
-    const loaded = await manager.load('toolbox', manager.createTurnContext())
-    expect(loaded.tools).toEqual([])
-    expect(loaded.unavailableTools.map((t) => t.name)).toEqual(['stats', 'run_toolbox_greet', 'run_toolbox_fail', 'run_toolbox_slow'])
-  })
+    it('an interpreter absent from the allow-list is rejected at load, leaving no workspace', async () => {
+      const ruby = skill({
+        scripts: [
+          { name: 'r', path: 'scripts/greet.sh', description: 'ruby', interpreter: 'ruby' },
+        ],
+      })
+      await using manager = await createSkillManager(
+        config(undefined, { sources: [memorySource([ruby])] }),
+      )
+      const ctx = manager.createTurnContext()
+      const err = await manager.load('toolbox', ctx).catch((e: unknown) => e)
+      expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
+      expect((err as Error).message).toMatch(/ruby/)
+      expect(manager.loaded()).toEqual([])
+      expect(roots()).toEqual([])
+    })
 
-  it('dispose tears down every workspace', async () => {
-    const manager = await createSkillManager(config())
-    await manager.load('toolbox', manager.createTurnContext())
-    expect(roots()).toHaveLength(1)
-    await manager.dispose()
-    expect(roots()).toEqual([])
-  })
-})
+    it('unload while a script runs: the call completes, the workspace is disposed after', async () => {
+      await using manager = await createSkillManager(config())
+      const ctx = manager.createTurnContext()
+      await manager.load('toolbox', ctx)
+      const running = ctx.tools.get('run_toolbox_slow')!.execute({}, ctx)
+      await new Promise((r) => setTimeout(r, 200))
+      await manager.unload('toolbox', ctx)
+      expect(roots()).toHaveLength(1)
+      expect(String(await running)).toMatch(/exit code 0/)
+      await expect.poll(roots).toEqual([])
+    })
+
+    it('an abort of the turn is an abort, not a workspace failure', async () => {
+      await using manager = await createSkillManager(config())
+      const controller = new AbortController()
+      const ctx = manager.createTurnContext({ abortSignal: controller.signal })
+      await manager.load('toolbox', ctx)
+      const running = ctx.tools
+        .get('run_toolbox_slow')!
+        .execute({}, ctx)
+        .catch((e: unknown) => e)
+      setTimeout(() => controller.abort(), 100)
+      expect(SkillHostError.is(await running, 'E_ABORTED')).toBe(true)
+    })
+
+    it('reports declared tiers the host did not enable instead of failing the load', async () => {
+      await using manager = await createSkillManager({
+        sources: [memorySource([skill()])],
+        gate: async () => {},
+      })
+      const loaded = await manager.load('toolbox', manager.createTurnContext())
+      expect(loaded.tools).toEqual([])
+      expect(loaded.unavailableTools.map((t) => t.name)).toEqual([
+        'stats',
+        'run_toolbox_greet',
+        'run_toolbox_fail',
+        'run_toolbox_slow',
+      ])
+    })
+
+    it('dispose tears down every workspace', async () => {
+      const manager = await createSkillManager(config())
+      await manager.load('toolbox', manager.createTurnContext())
+      expect(roots()).toHaveLength(1)
+      await manager.dispose()
+      expect(roots()).toEqual([])
+    })
+  },
+)

@@ -7,8 +7,8 @@ import {
 import type { EvaluationFailureCode, EvaluationOutcome, EvaluationRequest } from './evaluation.js'
 import { capMessage } from './evaluation.js'
 import { ConsoleCapture, installConsole, readBoundedString } from './guest-console.js'
-import { type GuestPrelude, installPrelude } from './guest-prelude.js'
 import { installGlobals } from './guest-globals.js'
+import { type GuestPrelude, installPrelude } from './guest-prelude.js'
 import type { BoundedQuickJs } from './quickjs-module.js'
 import { wasmApi } from './wasm-api.js'
 
@@ -132,7 +132,8 @@ class Evaluation {
       if (this.#stopped) return this.fail('E_ABORTED', 'The evaluation was stopped.')
       const state = ctx.getPromiseState(call.value)
       if (state.type === 'fulfilled') return this.#serialize(state.value)
-      if (state.type === 'rejected') return this.#guestFailure(state.error, 'E_SKILL_ISOLATED_THREW')
+      if (state.type === 'rejected')
+        return this.#guestFailure(state.error, 'E_SKILL_ISOLATED_THREW')
       if (Date.now() > this.#deadline) return this.#timeout()
       if (pending.size === 0) {
         return this.fail(
@@ -258,9 +259,11 @@ class Evaluation {
    */
   classifyHostException(err: unknown): Failure {
     if (this.#stopped) return this.fail('E_ABORTED', 'The evaluation was stopped.')
-    if (err instanceof RangeError && /call stack/i.test(err.message)) return this.#exhausted('stack')
+    if (err instanceof RangeError && /call stack/i.test(err.message))
+      return this.#exhausted('stack')
     if (err instanceof wasmApi.RuntimeError || /OOM|out of memory/i.test(String(err))) {
-      if (/OOM|out of memory/i.test(String(err)) || this.#memoryFull()) return this.#exhausted('memory')
+      if (/OOM|out of memory/i.test(String(err)) || this.#memoryFull())
+        return this.#exhausted('memory')
     }
     if (this.#interrupted) return this.#timeout()
     return this.fail('E_SKILL_ISOLATED_GUEST_FAILED', 'The QuickJS guest failed unexpectedly.')

@@ -1,6 +1,6 @@
 import { SkillHostError } from '../../common/errors.js'
-import type { GuestConsoleEntry, GuestRunResult, IsolationLimits } from './types.js'
 import type { BoundedQuickJs } from './quickjs-module.js'
+import type { GuestConsoleEntry, GuestRunResult, IsolationLimits } from './types.js'
 
 /** The codes an evaluation can end with, besides success. */
 export type EvaluationFailureCode =
@@ -62,7 +62,11 @@ export function capMessage(message: string): string {
  */
 export function unwrapOutcome(outcome: EvaluationOutcome): GuestRunResult {
   if (outcome.ok) {
-    return { json: outcome.json, console: outcome.console, consoleTruncated: outcome.consoleTruncated }
+    return {
+      json: outcome.json,
+      console: outcome.console,
+      consoleTruncated: outcome.consoleTruncated,
+    }
   }
   throw new SkillHostError(outcome.code, outcome.message, {
     data: { console: outcome.console, consoleTruncated: outcome.consoleTruncated },

@@ -37,7 +37,10 @@ export class ConsoleCapture {
     let kept = text
     const bytes = Buffer.byteLength(kept)
     if (bytes > this.#bytesLeft) {
-      kept = Buffer.from(kept).subarray(0, this.#bytesLeft).toString().replace(/\uFFFD$/, '')
+      kept = Buffer.from(kept)
+        .subarray(0, this.#bytesLeft)
+        .toString()
+        .replace(/\uFFFD$/, '')
       this.truncated = true
     }
     this.#bytesLeft -= Math.min(bytes, this.#bytesLeft)
@@ -50,7 +53,11 @@ export class ConsoleCapture {
  * `capture`. Values are formatted inside the guest; strings longer than the
  * remaining budget are cut inside the guest before they are copied out.
  */
-export function installConsole(ctx: QuickJSContext, prelude: GuestPrelude, capture: ConsoleCapture): void {
+export function installConsole(
+  ctx: QuickJSContext,
+  prelude: GuestPrelude,
+  capture: ConsoleCapture,
+): void {
   const consoleObject = ctx.newObject()
   for (const level of LEVELS) {
     const fn = ctx.newFunction(level, (...args: QuickJSHandle[]) => {

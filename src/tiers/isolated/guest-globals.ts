@@ -50,7 +50,9 @@ export function installGlobals(
         argsJson = units > wiring.limits.maxArgsBytes ? undefined : ctx.getString(text.value)
         if (argsJson === undefined || Buffer.byteLength(argsJson) > wiring.limits.maxArgsBytes) {
           text.value.dispose()
-          return rejectWith(`Arguments to '${name}' exceed ${wiring.limits.maxArgsBytes} bytes of JSON.`)
+          return rejectWith(
+            `Arguments to '${name}' exceed ${wiring.limits.maxArgsBytes} bytes of JSON.`,
+          )
         }
       }
       text.value.dispose()
@@ -83,7 +85,11 @@ export function installGlobals(
     }
   }
 
-  function resolveWith(deferred: QuickJSDeferredPromise, name: string, json: string | undefined): void {
+  function resolveWith(
+    deferred: QuickJSDeferredPromise,
+    name: string,
+    json: string | undefined,
+  ): void {
     if (json === undefined) {
       deferred.resolve(ctx.undefined)
       return

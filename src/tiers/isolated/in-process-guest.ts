@@ -1,5 +1,5 @@
-import { encodeHostResult, unwrapOutcome } from './evaluation.js'
 import { evaluateInQuickJs } from './evaluate-in-quickjs.js'
+import { encodeHostResult, unwrapOutcome } from './evaluation.js'
 import { resolveIsolationLimits } from './limits.js'
 import { compileQuickJsWasm, QuickJsInstanceReserve } from './quickjs-module.js'
 import type {
@@ -20,7 +20,9 @@ let warned = false
  * single long builtin (a catastrophic regex, a huge sort) blocks the host's
  * event loop until it returns. Emits a process warning once.
  */
-export function createInProcessGuest(options: { limits?: Partial<IsolationLimits> } = {}): GuestResolver {
+export function createInProcessGuest(
+  options: { limits?: Partial<IsolationLimits> } = {},
+): GuestResolver {
   if (!warned) {
     warned = true
     process.emitWarning(

@@ -201,9 +201,13 @@ export class QuickJsGuestPool implements AsyncDisposable {
     try {
       this.#wasmModule ??= await compileQuickJsWasm()
     } catch (cause) {
-      throw new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The QuickJS binary could not be loaded.', {
-        cause,
-      })
+      throw new SkillHostError(
+        'E_SKILL_ISOLATED_GUEST_FAILED',
+        'The QuickJS binary could not be loaded.',
+        {
+          cause,
+        },
+      )
     }
   }
 
@@ -253,13 +257,21 @@ export class QuickJsGuestPool implements AsyncDisposable {
     const lease = w.lease
     w.lease = undefined
     if (lease) {
-      const outOfMemory = (err as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      const outOfMemory =
+        (err as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
       lease.workerLost(
         outOfMemory
-          ? new SkillHostError('E_SKILL_ISOLATED_RESOURCE_EXHAUSTED', 'The guest worker ran out of memory.')
-          : new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The guest worker stopped unexpectedly.', {
-              cause: err,
-            }),
+          ? new SkillHostError(
+              'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
+              'The guest worker ran out of memory.',
+            )
+          : new SkillHostError(
+              'E_SKILL_ISOLATED_GUEST_FAILED',
+              'The guest worker stopped unexpectedly.',
+              {
+                cause: err,
+              },
+            ),
       )
     }
     if (wasDead || this.#disposed) return

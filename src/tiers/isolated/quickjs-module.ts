@@ -80,7 +80,11 @@ export async function instantiateBoundedQuickJs(
     emscriptenModule: { print: quiet, printErr: quiet } as never,
     log: quiet,
   })
-  return { quickjs: await newQuickJSWASMModuleFromVariant(variant), memory, capReached: () => refused }
+  return {
+    quickjs: await newQuickJSWASMModuleFromVariant(variant),
+    memory,
+    capReached: () => refused,
+  }
 }
 
 /**

@@ -13,7 +13,9 @@ import type { FromWorker } from './worker-protocol.js'
 let nextRunId = 0
 
 /** What a lease is for: the resolved limits and the declared capabilities. */
-export type GuestLease = Pick<GuestResolveOptions, 'globals' | 'modules'> & { limits: IsolationLimits }
+export type GuestLease = Pick<GuestResolveOptions, 'globals' | 'modules'> & {
+  limits: IsolationLimits
+}
 
 /**
  * A lease on one pool worker for exactly one evaluation. Host-global calls

@@ -10,7 +10,10 @@ const port = parentPort
 if (!port) throw new Error('quickjs-worker must run in a worker thread')
 const boot = workerData as WorkerBoot
 const reserve = new QuickJsInstanceReserve(boot.wasmModule)
-const replies = new Map<number, { resolve(json: string | undefined): void; reject(e: Error): void }>()
+const replies = new Map<
+  number,
+  { resolve(json: string | undefined): void; reject(e: Error): void }
+>()
 let nextCallId = 0
 
 const send = (message: FromWorker) => port.postMessage(message)

@@ -1,5 +1,5 @@
-import { type CompiledSchema, compileInputSchema } from '../../common/schema.js'
 import { redactHostPaths, SkillHostError } from '../../common/errors.js'
+import { type CompiledSchema, compileInputSchema } from '../../common/schema.js'
 import { resolveIsolationLimits } from './limits.js'
 import type {
   GuestConsoleEntry,
@@ -60,7 +60,10 @@ export function clampTimeoutSeconds(config: SkillIsolationConfig, requested: unk
   }
   if (requested === undefined) return Math.min(Math.max(config.defaultTimeoutSeconds, 1), max)
   if (typeof requested !== 'number' || !Number.isFinite(requested)) {
-    throw new SkillHostError('E_TOOL_INVALID_ARGS', `timeout_seconds must be a number from 1 to ${max}.`)
+    throw new SkillHostError(
+      'E_TOOL_INVALID_ARGS',
+      `timeout_seconds must be a number from 1 to ${max}.`,
+    )
   }
   return Math.min(Math.max(requested, 1), max)
 }
@@ -119,7 +122,8 @@ export async function runIsolatedTool(
     }
     const onAbort = () => finish(true, () => reject(abortedError()))
     const timer = setTimeout(
-      () => finish(true, () => reject(timeoutError(tool, timeoutSeconds, config.maxTimeoutSeconds))),
+      () =>
+        finish(true, () => reject(timeoutError(tool, timeoutSeconds, config.maxTimeoutSeconds))),
       timeoutMs + HARD_KILL_GRACE_MS,
     )
     signal.addEventListener('abort', onAbort, { once: true })
@@ -207,7 +211,9 @@ function settleResult(
     // prototypes (`__proto__` becomes an own key) and the value is dropped.
     JSON.parse(json)
   } catch {
-    reject(new SkillHostError('E_SKILL_ISOLATED_BAD_RESULT', 'The guest returned invalid JSON text.'))
+    reject(
+      new SkillHostError('E_SKILL_ISOLATED_BAD_RESULT', 'The guest returned invalid JSON text.'),
+    )
     return
   }
   resolve({
@@ -235,7 +241,10 @@ function timeoutError(
 }
 
 function asIsolatedError(err: unknown, fallback: string): SkillHostError {
-  if (SkillHostError.isInstance(err) && (ISOLATED_CODES.has(err.code) || err.code === 'E_ABORTED')) {
+  if (
+    SkillHostError.isInstance(err) &&
+    (ISOLATED_CODES.has(err.code) || err.code === 'E_ABORTED')
+  ) {
     return err
   }
   if (SkillHostError.isInstance(err) && err.code === 'E_INVALID_SKILLS_CONFIG') return err
