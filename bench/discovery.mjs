@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileSystemSkillSource } from '../dist/sources/index.js'
+import { machine, writeSection } from './lib.mjs'
 
 const COUNT = Number(process.argv[2] ?? 10_000)
 const ROUNDS = 5
@@ -117,6 +118,30 @@ try {
     machine: { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
   }
   console.log(JSON.stringify(result, null, 2))
+  const row = (label, key) => `| ${label} | ${ms[key]} | ${result.skillsPerSec[key]} |`
+  writeSection(
+    'Discovery',
+    [
+      `Machine: ${machine()}; 1-min load average ${result.loadAverage[0]} at the end (the machine is shared).`,
+      `Command: \`npm run bench -- discovery\`. ${COUNT} generated skill folders (one ~900-byte SKILL.md each, flat`,
+      'frontmatter with metadata), warm page cache; median of 5 interleaved rounds. Baselines list the root, list each',
+      'skill folder and read every file in it with no parsing, through the thread pool (async, 64 in flight) and with',
+      'direct synchronous calls. `discoveryIo: sync` is the default: direct syscalls in ~10 ms slices.',
+      '',
+      '| run | median ms | skills/s |',
+      '|---|---:|---:|',
+      row('baseline, sync readdir + readFile', 'baselineSync'),
+      row('baseline, async readdir + readFile', 'baselineAsync'),
+      row('FileSystemSkillSource, discoveryIo sync (default)', 'discoverSync'),
+      row('FileSystemSkillSource, discoveryIo async', 'discoverAsync'),
+      '',
+      `Ratio to baseline: sync ${result.ratioSyncToSyncBaseline} (against the sync baseline), async ${result.ratioAsyncToAsyncBaseline} (against the async baseline).`,
+      `Targets: >= 10,000 skills/s — ${result.skillsPerSec.discoverSync >= 10_000 ? 'met' : 'NOT met'} (${result.skillsPerSec.discoverSync}); >= 0.5 of the baseline — ${result.ratioSyncToSyncBaseline >= 0.5 ? 'met' : 'NOT met'} against the sync baseline, ${result.ratioAsyncToAsyncBaseline >= 0.5 ? 'met' : 'NOT met'} for async against async.`,
+      'Optimizations so far: a fast path for flat frontmatter (the yaml package costs 60-100 µs a document; the fast path',
+      'accepts a strict subset and is property-tested against yaml), SKILL.md stat taken from its open descriptor,',
+      'and synchronous sliced I/O (3-5x faster than the thread pool here).',
+    ].join('\n'),
+  )
 } finally {
   await rm(root, { recursive: true, force: true })
 }

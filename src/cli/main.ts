@@ -5,6 +5,7 @@ import { demoCommand } from './demo.js'
 import { listCommand } from './list-command.js'
 import { UsageError } from './parse-args.js'
 import { promptCommand } from './prompt-command.js'
+import { runCommand } from './run-command.js'
 import { serveCommand } from './serve.js'
 import { validateCommand } from './validate-command.js'
 
@@ -13,7 +14,7 @@ import { validateCommand } from './validate-command.js'
  * over stdio) are added here as one entry each, in their own files.
  */
 export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
-  [validateCommand, listCommand, promptCommand, serveCommand, demoCommand].map((c) => [c.name, c]),
+  [validateCommand, listCommand, promptCommand, runCommand, serveCommand, demoCommand].map((c) => [c.name, c]),
 )
 
 function version(): string {

@@ -17,6 +17,12 @@ export {
   sandboxBaseEnv,
 } from './bwrap-args.js'
 export {
+  createScriptSandbox,
+  type ScriptSandbox,
+  type ScriptSandboxOptions,
+  SYSTEM_READ_PATHS,
+} from './create-script-sandbox.js'
+export {
   createDirectoryWorkspace,
   type DirectoryWorkspace,
   type DirectoryWorkspaceOptions,

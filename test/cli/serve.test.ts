@@ -157,8 +157,23 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
 
   it('shuts down cleanly on SIGTERM: managers disposed and the sandbox workspace removed', async () => {
     const s = await serve(['examples/skills'])
-    await s.client.callTool({ name: 'load_skill', arguments: { skill: 'word-count' } })
+    const loaded = JSON.parse(
+      text(await s.client.callTool({ name: 'load_skill', arguments: { skill: 'word-count' } })),
+    )
     const workspace = /workspace (\S+)/.exec(s.stderr())?.[1]
+    if (workspace) {
+      expect(loaded.toolsAdded).toEqual(['run_word_count_count'])
+      const ran = await s.client.callTool({
+        name: 'run_word_count_count',
+        arguments: { file: '/skill/samples/sample.txt' },
+      })
+      expect(ran.isError).toBeFalsy()
+      const id = /output: (r_[0-9a-f]{16})/.exec(text(ran))?.[1]
+      const out = await s.client.callTool({ name: 'artifact_cat', arguments: { id } })
+      expect(text(out)).toMatch(/words: \d+/)
+      expect(text(out)).not.toContain(workspace)
+      expect(s.stderr()).toContain('gate allow run_word_count_count (script, skill word-count@')
+    }
     const pid = s.transport.pid
     expect(pid).toBeTypeOf('number')
     process.kill(pid as number, 'SIGTERM')

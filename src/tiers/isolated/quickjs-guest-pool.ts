@@ -1,12 +1,12 @@
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
 import { SkillHostError } from '../../common/errors.js'
 import { resolveIsolationLimits } from './limits.js'
+import { type PoolWorker, startPoolWorker, workerLostError } from './pool-worker.js'
 import { compileQuickJsWasm } from './quickjs-module.js'
-import { type GuestLease, QuickJsPoolGuest } from './quickjs-pool-guest.js'
+import { type GuestLease, type LeasePort, QuickJsPoolGuest } from './quickjs-pool-guest.js'
 import type { GuestResolveOptions, IsolatedGuest, IsolationLimits } from './types.js'
 import type { WasmModule } from './wasm-api.js'
-import type { FromWorker, ToWorker, WorkerBoot } from './worker-protocol.js'
+import type { WorkerBoot } from './worker-protocol.js'
 
 /** Options for `createQuickJsGuest`. */
 export interface QuickJsGuestPoolOptions {
@@ -33,33 +33,12 @@ export interface QuickJsGuestPoolStats {
   kills: number
 }
 
-// Heap of the worker's own JavaScript: guest memory is WebAssembly memory
-// outside it, so this only bounds the worker's bookkeeping and messages.
-const WORKER_RESOURCE_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 }
-
-/** One worker thread and the guest currently leasing it. */
-export interface PoolWorker {
-  readonly worker: Worker
-  ready: boolean
-  dead: boolean
-  lease: QuickJsPoolGuest | undefined
-  /** Settles when the worker is ready or gone. */
-  readonly settled: Promise<void>
-}
-
 interface Waiter {
   lease: GuestLease
   resolve(guest: IsolatedGuest): void
   reject(err: unknown): void
   signal: AbortSignal
   onAbort(): void
-}
-
-// Workers cannot run TypeScript: from sources (tests), use the compiled twin.
-function workerUrl(): URL {
-  const here = import.meta.url
-  if (here.endsWith('.ts')) return new URL('../../../dist/tiers/isolated/quickjs-worker.js', here)
-  return new URL('./quickjs-worker.js', here)
 }
 
 function disposedError(): SkillHostError {
@@ -162,24 +141,24 @@ export class QuickJsGuestPool implements AsyncDisposable {
     await this.dispose()
   }
 
-  /** Called by a guest: its run ended normally, the worker takes the next call. */
-  release(w: PoolWorker, guest: QuickJsPoolGuest): void {
-    if (w.lease !== guest) return
-    w.lease = undefined
-    if (!w.dead) w.worker.unref()
-    this.#dispatch()
-  }
-
-  /** Called by a guest: terminate its worker now and start a replacement. */
-  kill(w: PoolWorker): void {
-    if (w.dead) return
-    this.#kills++
-    void this.#terminate(w)
-  }
-
-  /** Sends a message to a worker; a dead worker drops it. */
-  post(w: PoolWorker, message: ToWorker): void {
-    if (!w.dead) w.worker.postMessage(message)
+  // What a lease may do to its worker; guests get this, not the pool.
+  #portFor(w: PoolWorker): LeasePort {
+    return {
+      post: (message) => {
+        if (!w.dead) w.worker.postMessage(message)
+      },
+      release: (guest) => {
+        if (w.lease !== guest) return
+        w.lease = undefined
+        if (!w.dead) w.worker.unref()
+        this.#dispatch()
+      },
+      kill: () => {
+        if (w.dead) return
+        this.#kills++
+        void this.#terminate(w)
+      },
+    }
   }
 
   #dispatch(): void {
@@ -188,7 +167,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
       if (!w) break
       const waiter = this.#waiters.shift() as Waiter
       waiter.signal.removeEventListener('abort', waiter.onAbort)
-      w.lease = new QuickJsPoolGuest(this, w, waiter.lease)
+      w.lease = new QuickJsPoolGuest(this.#portFor(w), waiter.lease)
       w.worker.ref()
       waiter.resolve(w.lease)
     }
@@ -216,33 +195,9 @@ export class QuickJsGuestPool implements AsyncDisposable {
       wasmModule: this.#wasmModule as WasmModule,
       memoryBytes: this.limits.memoryBytes,
     }
-    const worker = new Worker(workerUrl(), {
-      workerData: boot,
-      resourceLimits: WORKER_RESOURCE_LIMITS,
-      env: {},
-      stdout: true,
-      stderr: true,
-    })
-    // Nothing a guest does reaches these streams; drop whatever the engine writes.
-    worker.stdout.resume()
-    worker.stderr.resume()
-    let settle = () => {}
-    const settled = new Promise<void>((resolve) => {
-      settle = resolve
-    })
-    const w: PoolWorker = { worker, ready: false, dead: false, lease: undefined, settled }
-    worker.on('message', (message: FromWorker) => {
-      if (message.type === 'ready') {
-        w.ready = true
-        worker.unref()
-        settle()
-        this.#dispatch()
-      } else w.lease?.onMessage(message)
-    })
-    worker.on('error', (err) => this.#lost(w, err))
-    worker.on('exit', () => {
-      settle()
-      this.#lost(w, undefined)
+    const w = startPoolWorker(boot, {
+      ready: () => this.#dispatch(),
+      lost: (lost, err) => this.#lost(lost, err),
     })
     this.#workers.add(w)
     this.#spawned++
@@ -256,24 +211,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
     this.#workers.delete(w)
     const lease = w.lease
     w.lease = undefined
-    if (lease) {
-      const outOfMemory =
-        (err as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
-      lease.workerLost(
-        outOfMemory
-          ? new SkillHostError(
-              'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
-              'The guest worker ran out of memory.',
-            )
-          : new SkillHostError(
-              'E_SKILL_ISOLATED_GUEST_FAILED',
-              'The guest worker stopped unexpectedly.',
-              {
-                cause: err,
-              },
-            ),
-      )
-    }
+    lease?.workerLost(workerLostError(err))
     if (wasDead || this.#disposed) return
     if (w.ready) {
       this.#replace()

@@ -1,6 +1,5 @@
 import { SkillHostError } from '../../common/errors.js'
 import { encodeHostResult, hostFailureMessage, unwrapOutcome } from './evaluation.js'
-import type { PoolWorker, QuickJsGuestPool } from './quickjs-guest-pool.js'
 import type {
   GuestResolveOptions,
   GuestRunRequest,
@@ -8,9 +7,18 @@ import type {
   IsolatedGuest,
   IsolationLimits,
 } from './types.js'
-import type { FromWorker } from './worker-protocol.js'
+import type { FromWorker, ToWorker } from './worker-protocol.js'
 
 let nextRunId = 0
+
+/** What a lease may do to the worker it holds; given by the pool. */
+export interface LeasePort {
+  post(message: ToWorker): void
+  /** The run ended normally: the worker takes the next call. */
+  release(guest: QuickJsPoolGuest): void
+  /** Terminate the worker now; the pool starts a replacement. */
+  kill(): void
+}
 
 /** What a lease is for: the resolved limits and the declared capabilities. */
 export type GuestLease = Pick<GuestResolveOptions, 'globals' | 'modules'> & {
@@ -23,8 +31,7 @@ export type GuestLease = Pick<GuestResolveOptions, 'globals' | 'modules'> & {
  * terminates the worker; before or after the run it only returns the lease.
  */
 export class QuickJsPoolGuest implements IsolatedGuest {
-  readonly #pool: QuickJsGuestPool
-  readonly #worker: PoolWorker
+  readonly #port: LeasePort
   readonly #limits: IsolationLimits
   readonly #globals: string[]
   readonly #modules: Record<string, string>
@@ -34,9 +41,8 @@ export class QuickJsPoolGuest implements IsolatedGuest {
   #request: GuestRunRequest | undefined
   #settle: { resolve(r: GuestRunResult): void; reject(e: unknown): void } | undefined
 
-  constructor(pool: QuickJsGuestPool, worker: PoolWorker, options: GuestLease) {
-    this.#pool = pool
-    this.#worker = worker
+  constructor(port: LeasePort, options: GuestLease) {
+    this.#port = port
     this.#limits = options.limits
     this.#globals = [...options.globals]
     this.#modules = { ...options.modules }
@@ -53,7 +59,7 @@ export class QuickJsPoolGuest implements IsolatedGuest {
     this.#runId = ++nextRunId
     return new Promise<GuestRunResult>((resolve, reject) => {
       this.#settle = { resolve, reject }
-      this.#pool.post(this.#worker, {
+      this.#port.post({
         type: 'run',
         runId: this.#runId,
         source: request.source,
@@ -71,9 +77,9 @@ export class QuickJsPoolGuest implements IsolatedGuest {
     const wasRunning = this.#state === 'running'
     this.#end()
     if (wasRunning) {
-      this.#pool.kill(this.#worker)
+      this.#port.kill()
       this.#settle?.reject(new SkillHostError('E_ABORTED', 'The guest was killed.'))
-    } else this.#pool.release(this.#worker, this)
+    } else this.#port.release(this)
   }
 
   /** The pool lost the worker (crash, out of memory, disposal): fail the run. */
@@ -93,7 +99,7 @@ export class QuickJsPoolGuest implements IsolatedGuest {
     if (message.type !== 'done') return
     const settle = this.#settle
     this.#end()
-    this.#pool.release(this.#worker, this)
+    this.#port.release(this)
     try {
       settle?.resolve(unwrapOutcome(message.outcome))
     } catch (err) {
@@ -109,12 +115,12 @@ export class QuickJsPoolGuest implements IsolatedGuest {
       const result = await request.callGlobal(name, args, this.#calls.signal)
       const json = encodeHostResult(name, result)
       if (this.#state === 'running') {
-        this.#pool.post(this.#worker, { type: 'reply', runId, callId, ok: true, json })
+        this.#port.post({ type: 'reply', runId, callId, ok: true, json })
       }
     } catch (err) {
       if (this.#state !== 'running') return
       const message = hostFailureMessage(name, err)
-      this.#pool.post(this.#worker, { type: 'reply', runId, callId, ok: false, message })
+      this.#port.post({ type: 'reply', runId, callId, ok: false, message })
     }
   }
 

@@ -2,6 +2,8 @@
 # Usage: count.sh [--top N] [--lowercase] FILE
 # Counts lines, words and characters; with --top, lists frequent words.
 set -eu
+# Relative paths name files of the skill, wherever the sandbox put it.
+cd "$(dirname "$0")/.."
 top=0
 lower=0
 file=''

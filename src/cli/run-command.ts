@@ -1,0 +1,166 @@
+import { resolve } from 'node:path'
+import { SkillHostError } from '../common/errors.js'
+import { createScriptSandbox } from '../sandbox/create-script-sandbox.js'
+import { filesFromSource } from '../sandbox/workspace-files.js'
+import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
+import type { SkillScriptDeclaration } from '../sources/types.js'
+import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
+import type { SkillScript } from '../tiers/scripts/types.js'
+import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
+import type { CliCommand, CliIo } from './cli-command.js'
+import { UsageError } from './parse-args.js'
+
+const HELP = `Usage: skillhost run <skill-dir> <script> [--timeout N] [--json] [--<param> value ...] [positional ...]
+
+Run one script a skill declares in skillhost.yaml, exactly as a model's call
+would run it: inside the bubblewrap sandbox, with an empty environment, the
+skill folder read-only at /skill, a fresh writable /work and no network.
+Script parameters are given as --name value (booleans as --name); positional
+parameters in declaration order. For skill authors: see what your script
+does under the sandbox before a model calls it.
+
+Options:
+  --timeout N   seconds before the script is killed (default 20, max 60)
+  --json        print the result as JSON (exit code, output, truncation)
+  -h, --help    show this help
+
+Exit status: the script's own exit code; 1 when it could not run; 2 on a usage error.`
+
+const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
+
+/** Splits argv into run options and script arguments typed by the script's declared params. */
+function scriptArgs(
+  script: SkillScriptDeclaration,
+  argv: readonly string[],
+): Record<string, unknown> {
+  const params = new Map((script.params ?? []).map((p) => [p.name, p]))
+  const positional = (script.params ?? []).filter((p) => p.positional)
+  const args: Record<string, unknown> = Object.create(null)
+  let nextPositional = 0
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith('--')) {
+      const param = positional[nextPositional++]
+      if (!param)
+        throw new UsageError(
+          `script '${script.name}' takes no more positional values (got '${arg}')`,
+        )
+      args[param.name] = coerce(param.type, arg, param.name)
+      continue
+    }
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    if (RUN_FLAGS.has(name)) {
+      if (name === 'timeout') i += eq === -1 ? 1 : 0
+      continue
+    }
+    const param = params.get(name)
+    if (!param) {
+      const known = [...params.keys()].map((n) => `--${n}`).join(', ') || 'none'
+      throw new UsageError(
+        `script '${script.name}' has no parameter --${name} (parameters: ${known})`,
+      )
+    }
+    if (param.type === 'boolean' && eq === -1) {
+      args[name] = true
+      continue
+    }
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
+    if (value === undefined) throw new UsageError(`--${name} needs a value`)
+    args[name] = coerce(param.type, value, name)
+  }
+  return args
+}
+
+function coerce(type: string, value: string, name: string): unknown {
+  if (type === 'number' || type === 'integer') {
+    const n = Number(value)
+    if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number`)
+    return n
+  }
+  if (type === 'boolean') return value === 'true'
+  return value
+}
+
+function option(argv: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === `--${name}`) return argv[i + 1]
+    if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3)
+  }
+  return undefined
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(`${HELP}\n`)
+    return 0
+  }
+  const [skillDir, scriptName, ...rest] = argv
+  if (!skillDir || !scriptName || skillDir.startsWith('--') || scriptName.startsWith('--')) {
+    throw new UsageError('give a skill folder and a script name')
+  }
+  const source = new FileSystemSkillSource({ roots: [resolve(skillDir)], id: 'cli' })
+  const found = []
+  for await (const skill of source.discover()) found.push(skill)
+  if (found.length !== 1) {
+    io.stderr(
+      `skillhost run: ${skillDir} must be one skill folder holding SKILL.md (found ${found.length} skills)\n`,
+    )
+    return 1
+  }
+  const ref = { id: found[0]!.id, version: found[0]!.version }
+  const descriptor = await source.descriptor(ref)
+  const declared = (descriptor.scripts ?? []).find((s) => s.name === scriptName)
+  if (!declared) {
+    const names = (descriptor.scripts ?? []).map((s) => s.name).join(', ') || 'none'
+    io.stderr(
+      `skillhost run: skill '${ref.id}' declares no script '${scriptName}' (scripts: ${names})\n`,
+    )
+    return 1
+  }
+  const args = scriptArgs(declared, rest)
+  const timeout = option(rest, 'timeout')
+  const sandbox = await createScriptSandbox()
+  try {
+    validateSkillScript(ref.id, declared as SkillScript, sandbox.config.interpreters)
+    const root = await sandbox.config.workspace.materialize(ref, await filesFromSource(source, ref))
+    try {
+      const result = await runSkillScript(sandbox.config, {
+        skill: ref.id,
+        root,
+        script: declared as SkillScript,
+        args,
+        ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
+      })
+      if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
+      else {
+        io.stdout(result.stdout)
+        io.stderr(result.stderr)
+        if (result.truncated)
+          io.stderr(
+            `\n[skillhost run: output truncated at ${sandbox.config.maxOutputBytes} bytes]\n`,
+          )
+      }
+      return result.exitCode ?? 1
+    } finally {
+      await sandbox.config.workspace.dispose(root)
+    }
+  } catch (err) {
+    if (SkillHostError.isInstance(err)) {
+      io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
+      return 1
+    }
+    throw err
+  } finally {
+    await sandbox.dispose()
+  }
+}
+
+/** `skillhost run`: one script of one skill under the same sandbox a model's call gets. */
+export const runCommand: CliCommand = {
+  name: 'run',
+  summary: 'run one script of a skill under the sandbox',
+  help: HELP,
+  run,
+}
