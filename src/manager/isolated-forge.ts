@@ -54,6 +54,18 @@ export function createIsolatedForge(config: SkillIsolationConfig, gate: ToolGate
   }
 }
 
+/**
+ * Formatters write a lone arrow-function file as `;async (args) => {…};`
+ * (the leading `;` guards against ASI). The guest wraps the source in
+ * parentheses, so those statement semicolons are trimmed first.
+ */
+export function normalizeIsolatedSource(source: string): string {
+  return source
+    .trim()
+    .replace(/^;+\s*/, '')
+    .replace(/\s*;+$/, '')
+}
+
 function forgeOne(
   config: SkillIsolationConfig,
   gate: ToolGate,
@@ -65,7 +77,7 @@ function forgeOne(
   const declared = {
     name,
     description: String(decl.description),
-    source: String(decl.source),
+    source: normalizeIsolatedSource(String(decl.source)),
     params: decl.params,
   }
   return new Tool<Record<string, unknown>>({

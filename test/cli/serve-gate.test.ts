@@ -40,12 +40,17 @@ describe('serve gate policies', () => {
 
   it('deny-scripts refuses tier 3 only, with an explicit GateDenied', async () => {
     const gate = createPolicyGate(gatePolicyFor('deny-scripts'), () => undefined)
-    await expect(
-      Promise.resolve(gate(ctx, { tool: 'run_x_y', args: {}, tier: 'script' })),
-    ).rejects.toSatisfy(GateDenied.isInstance)
-    await expect(
-      Promise.resolve(gate(ctx, { tool: 'json_diff', args: {}, tier: 'isolated' })),
-    ).resolves.toBeUndefined()
+    expect(() => gate(ctx, { tool: 'run_x_y', args: {}, tier: 'script' })).toThrow(GateDenied)
+    expect(
+      await runToolGate(gate, ctx, { tool: 'run_x_y', args: {}, tier: 'script' }),
+    ).toMatchObject({
+      outcome: 'refused',
+    })
+    expect(await runToolGate(gate, ctx, { tool: 'json_diff', args: {}, tier: 'isolated' })).toEqual(
+      {
+        outcome: 'allow',
+      },
+    )
   })
 
   it('a glob matches whole names, and regex metacharacters are literal', async () => {

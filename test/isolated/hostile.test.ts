@@ -15,6 +15,7 @@ import { expectCode, rssMiB, tool } from './helpers.js'
 let pool: QuickJsGuestPool
 let config: SkillIsolationConfig
 let baselineRss = 0
+let pings = 0
 
 beforeAll(async () => {
   pool = createQuickJsGuest({ poolSize: 2 })
@@ -23,7 +24,12 @@ beforeAll(async () => {
     resolveGuest: pool.resolveGuest,
     maxTimeoutSeconds: 1,
     defaultTimeoutSeconds: 1,
-    globals: { ping: async () => 'pong' },
+    globals: {
+      ping: async () => {
+        pings++
+        return 'pong'
+      },
+    },
   }
   baselineRss = rssMiB()
 })
@@ -43,7 +49,7 @@ const cases: [string, string, SkillHostErrorCode | SkillHostErrorCode[]][] = [
   ['microtask loop', 'async () => { for (;;) await null }', 'E_SKILL_ISOLATED_TIMEOUT'],
   [
     'loop awaiting a host global',
-    'async () => { for (;;) await ping() }',
+    'async () => { for (;;) { try { await ping() } catch {} } }',
     'E_SKILL_ISOLATED_TIMEOUT',
   ],
   [
@@ -212,6 +218,42 @@ describe('hostile guests', () => {
       'E_SKILL_ISOLATED_TIMEOUT',
     )
     await normalCallWorks()
+  })
+
+  it('survives console.log spread over a huge array', async () => {
+    const r = await runIsolatedTool(
+      config,
+      tool(
+        'async () => { const big = "x".repeat(60000); console.log(...new Array(5000).fill(big)); return 1 }',
+      ),
+      {},
+    )
+    expect(r.json).toBe('1')
+    expect(r.consoleTruncated).toBe(true)
+  })
+
+  it('caps host calls in flight and in total', async () => {
+    pings = 0
+    const burst = await runIsolatedTool(
+      config,
+      tool(`async () => {
+        const calls = []
+        for (let i = 0; i < 200; i++) calls.push(ping().then(() => 'ok', () => 'refused'))
+        return (await Promise.all(calls)).filter((r) => r === 'refused').length
+      }`),
+      {},
+    )
+    expect(Number(burst.json)).toBeGreaterThanOrEqual(200 - 32)
+    expect(pings).toBeLessThanOrEqual(32)
+    const capped = { ...config, limits: { maxHostCalls: 5 } }
+    const total = await runIsolatedTool(
+      capped,
+      tool(
+        'async () => { let n = 0; for (let i = 0; i < 20; i++) { try { await ping(); n++ } catch {} } return n }',
+      ),
+      {},
+    )
+    expect(total.json).toBe('5')
   })
 
   it('a kill never takes other calls down', async () => {

@@ -23,6 +23,11 @@ export class ConsoleCapture {
     this.#bytesLeft = maxBytes
   }
 
+  /** UTF-8 bytes still free; a line longer than this is cut. */
+  get bytesLeft(): number {
+    return this.#bytesLeft
+  }
+
   /** True when no further line can be kept. */
   get full(): boolean {
     return this.entries.length >= this.#maxEntries || this.#bytesLeft <= 0
@@ -66,15 +71,21 @@ export function installConsole(
         return
       }
       const parts: string[] = []
+      // Each UTF-16 unit is at least one byte: stop reading arguments once
+      // the line cannot fit, so `console.log(...hugeArray)` copies little.
+      let room = capture.bytesLeft
       for (const arg of args) {
+        if (room <= 0) break
         const result = ctx.callFunction(prelude.format, ctx.undefined, arg)
         if (result.error) {
           result.error.dispose()
           parts.push('[unprintable]')
           continue
         }
-        parts.push(readBoundedString(ctx, prelude, result.value, MAX_LINE_UNITS))
+        const part = readBoundedString(ctx, prelude, result.value, Math.min(room, MAX_LINE_UNITS))
         result.value.dispose()
+        parts.push(part)
+        room -= part.length + 1
       }
       capture.push(level, parts.join(' '))
     })

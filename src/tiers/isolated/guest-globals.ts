@@ -2,6 +2,9 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quic
 import type { GuestPrelude } from './guest-prelude.js'
 import type { IsolationLimits } from './types.js'
 
+/** Host calls one evaluation may have pending at once. */
+export const MAX_CALLS_IN_FLIGHT = 32
+
 /** What `installGlobals` needs from the evaluation that owns the context. */
 export interface GlobalsWiring {
   names: readonly string[]
@@ -29,6 +32,7 @@ export function installGlobals(
   wiring: GlobalsWiring,
 ): Set<QuickJSDeferredPromise> {
   const pending = new Set<QuickJSDeferredPromise>()
+  let calls = 0
   for (const name of wiring.names) {
     const fn = ctx.newFunction(name, (arg?: QuickJSHandle) => {
       const deferred = ctx.newPromise()
@@ -37,6 +41,16 @@ export function installGlobals(
         deferred.reject(error)
         error.dispose()
         return deferred.handle
+      }
+      // Without these caps a guest could fire thousands of host calls
+      // without awaiting any, each a real side effect in the host.
+      if (pending.size >= MAX_CALLS_IN_FLIGHT) {
+        return rejectWith(
+          `More than ${MAX_CALLS_IN_FLIGHT} host calls are in flight; await some first.`,
+        )
+      }
+      if (++calls > wiring.limits.maxHostCalls) {
+        return rejectWith(`This call may make at most ${wiring.limits.maxHostCalls} host calls.`)
       }
       const text = ctx.callFunction(prelude.serialize, ctx.undefined, arg ?? ctx.undefined)
       if (text.error) {

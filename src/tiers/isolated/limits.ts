@@ -24,6 +24,7 @@ export const DEFAULT_ISOLATION_LIMITS: Readonly<IsolationLimits> = Object.freeze
   maxConsoleEntries: 100,
   maxConsoleBytes: 64 * KiB,
   maxArgsBytes: 256 * KiB,
+  maxHostCalls: 1_000,
 })
 
 const FIELDS = Object.keys(DEFAULT_ISOLATION_LIMITS) as (keyof IsolationLimits)[]

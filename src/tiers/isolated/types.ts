@@ -32,6 +32,8 @@ export interface IsolationLimits {
   maxConsoleBytes: number
   /** UTF-8 bytes of JSON arguments, into the tool and into each host global (default 256 KiB). */
   maxArgsBytes: number
+  /** Host-global calls one evaluation may make in total (default 1000); later calls reject. */
+  maxHostCalls: number
 }
 
 /**
