@@ -1,6 +1,6 @@
 // Tier 2 benchmark: isolated tools in QuickJS worker guests.
 // Run after `npm run build`: `node bench/isolated.mjs`. Prints a table.
-import { availableParallelism } from 'node:os'
+import { availableParallelism, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import vm from 'node:vm'
 import {
@@ -8,6 +8,7 @@ import {
   createQuickJsGuest,
   runIsolatedTool,
 } from '../dist/tiers/isolated/index.js'
+import { machine, writeSection } from './lib.mjs'
 
 const SOURCE =
   'async (args) => ({ sum: args.values.reduce((a, b) => a + b, 0), n: args.values.length })'
@@ -39,6 +40,7 @@ function configFor(pool, seconds = 5) {
   }
 }
 
+const loadAtStart = loadavg()[0]
 const rows = []
 const row = (what, value, target = '') => rows.push({ what, value, target })
 
@@ -150,3 +152,18 @@ const width = Math.max(...rows.map((r) => r.what.length))
 console.log(`${'measure'.padEnd(width)} | value        | target`)
 console.log(`${'-'.repeat(width)}-|--------------|-------`)
 for (const r of rows) console.log(`${r.what.padEnd(width)} | ${r.value.padEnd(12)} | ${r.target}`)
+
+const table = rows.map((r) => `| ${r.what} | ${r.value} | ${r.target} |`).join('\n')
+writeSection(
+  'Isolated tools (tier 2)',
+  `Machine: ${machine()}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end (shared machine: latencies are inflated and noisy).
+Command: \`npm run bench -- isolated\`. Tool: \`async (args) => ({ sum, n })\` over 8 numbers; validated args;
+a fresh QuickJS instance in a fresh 32 MiB-capped WebAssembly memory per call; each worker prepares the next
+instance while idle. Kill latencies are beyond a 1 s timeout, max of 5: "soft" is QuickJS's interrupt
+handler, "hard" is \`worker.terminate()\` after the 100 ms grace (a builtin that never reaches an interrupt check).
+
+| measure | value | target |
+|---|---:|---|
+${table}
+`,
+)

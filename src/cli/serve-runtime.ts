@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileSpoolStore } from '../common/file-spool-store.js'
 import type { ToolGate } from '../common/gate.js'
 import { createSkillManager } from '../manager/create-skill-manager.js'
 import type { SkillChannel, SkillManager } from '../manager/types.js'
-import {
-  createBubblewrapHandle,
-  createDirectoryWorkspace,
-  createPathTranslator,
-  type SandboxHandle,
-  type SkillScriptConfig,
-} from '../sandbox/index.js'
+import { createScriptSandbox, type ScriptSandbox } from '../sandbox/index.js'
 import { FileSystemSkillSource } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
 
@@ -39,58 +30,6 @@ export interface ServeRuntime extends AsyncDisposable {
   dispose(): Promise<void>
 }
 
-/** System directories interpreters need (merged-/usr symlinks included), where they exist. */
-const SYSTEM_READ_PATHS = ['/usr', '/bin', '/lib', '/lib64'].filter((p) => existsSync(p))
-
-function interpreters(): Record<string, string[]> {
-  const found: Record<string, string[]> = Object.create(null)
-  if (existsSync('/bin/sh')) found.sh = ['/bin/sh']
-  if (existsSync('/usr/bin/bash')) found.bash = ['/usr/bin/bash']
-  if (existsSync('/usr/bin/python3')) found.python = ['/usr/bin/python3']
-  if (existsSync('/usr/bin/node')) found.node = ['/usr/bin/node']
-  return found
-}
-
-async function scriptsConfig(
-  log: (line: string) => void,
-): Promise<{ config: SkillScriptConfig; base: string } | string> {
-  let handle: SandboxHandle
-  try {
-    handle = await createBubblewrapHandle()
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err)
-  }
-  // Scratch and skill roots live in a fresh temporary base (not the state
-  // directory): the sandbox may run as another uid and must traverse it.
-  const base = await mkdtemp(join(tmpdir(), 'skillhost-serve-'))
-  await chmod(base, 0o755)
-  const workspace = await createDirectoryWorkspace({ baseDir: join(base, 'ws') })
-  log(`scripts on: bubblewrap sandbox, workspace ${base}`)
-  return {
-    base,
-    config: {
-      handle,
-      workspace,
-      policy: {
-        filesystem: {
-          allowRead: [workspace.skillsDir, ...SYSTEM_READ_PATHS],
-          denyRead: [],
-          allowWrite: [workspace.scratchDir],
-          denyWrite: [],
-        },
-        network: { allowedDomains: [] },
-      },
-      translator: createPathTranslator({ hiddenHostPaths: [base] }),
-      interpreters: interpreters(),
-      interpreterReadPaths: SYSTEM_READ_PATHS,
-      maxTimeoutSeconds: 60,
-      defaultTimeoutSeconds: 10,
-      maxOutputBytes: 256 * 1024,
-      hostEnvIsolated: true,
-    },
-  }
-}
-
 /**
  * Builds the embedded defaults of `skillhost serve`: one filesystem source
  * over `roots` (module imports only with `importModules`), a QuickJS guest
@@ -105,12 +44,17 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     importModules: options.importModules,
   })
   const pool: QuickJsGuestPool = createQuickJsGuest()
-  let scripts: { config: SkillScriptConfig; base: string } | undefined
+  let scripts: ScriptSandbox | undefined
   let scriptsOff: string | undefined = options.scripts ? undefined : 'disabled by --no-scripts'
   if (options.scripts) {
-    const probed = await scriptsConfig(log)
-    if (typeof probed === 'string') scriptsOff = probed
-    else scripts = probed
+    try {
+      // Workspaces and scratch live in a fresh temporary base (not the state
+      // directory): the sandboxed child runs as another uid and must traverse it.
+      scripts = await createScriptSandbox()
+      log(`scripts on: bubblewrap sandbox, workspace ${scripts.baseDir}`)
+    } catch (err) {
+      scriptsOff = err instanceof Error ? err.message : String(err)
+    }
   }
   if (scriptsOff) log(`scripts off: ${scriptsOff}`)
 
@@ -131,11 +75,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   let disposed: Promise<void> | undefined
   const dispose = (): Promise<void> => {
     disposed ??= (async () => {
-      const results = await Promise.allSettled([
-        pool.dispose(),
-        scripts?.config.handle.dispose?.(),
-        scripts ? rm(scripts.base, { recursive: true, force: true }) : undefined,
-      ])
+      const results = await Promise.allSettled([pool.dispose(), scripts?.dispose()])
       for (const r of results)
         if (r.status === 'rejected') log(`shutdown: ${String(r.reason?.message ?? r.reason)}`)
     })()

@@ -8,11 +8,14 @@ import { SkillHostError } from '../common/errors.js'
 import { MemorySpoolStore } from '../common/spool-store.js'
 import type { Tool } from '../common/tool.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
-import { type CatalogSkill, catalogEntry, type DiscoverySnapshot, discoverAll } from './catalog.js'
+import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
+import { buildCatalog, searchCatalog, summarizeRefresh } from './catalog-view.js'
+import { toLoadResult } from './load-result.js'
 import { LIFECYCLE_TOOL_NAMES } from './preflight.js'
 import { type PrepareDeps, prepareSkill, type TierForge } from './prepare-skill.js'
 import { ProjectionTable } from './projection.js'
 import { SerialQueue } from './serial-queue.js'
+import { settleWithin } from './settle-within.js'
 import type { SkillRecord } from './skill-record.js'
 import { createTierForges } from './tier-forges.js'
 import type {
@@ -95,36 +98,11 @@ class Manager implements SkillManager {
   }
 
   catalog(): SkillCatalog {
-    const { winners, shadowed, skipped, sourceErrors } = this.#snapshot
-    const entries = [...winners.values()].map((row) =>
-      catalogEntry(row, this.#records.get(row.skill.id)?.version),
-    )
-    for (const row of shadowed) entries.push(catalogEntry(row, undefined, row.shadowedBy))
-    return { entries, skipped, sourceErrors }
+    return buildCatalog(this.#snapshot, (id) => this.#records.get(id)?.version)
   }
 
   search(options: CatalogSearch = {}): { entries: CatalogEntry[]; total: number } {
-    const needle = options.query?.trim().toLowerCase() ?? ''
-    const offset = Math.max(0, Math.floor(options.offset ?? 0))
-    const limit = Math.max(0, Math.floor(options.limit ?? Number.POSITIVE_INFINITY))
-    const page: CatalogEntry[] = []
-    let total = 0
-    const consider = (row: CatalogSkill, shadowedBy?: string): void => {
-      if (needle && !row.haystack.includes(needle)) return
-      if (total >= offset && page.length < limit) {
-        page.push(
-          catalogEntry(
-            row,
-            shadowedBy ? undefined : this.#records.get(row.skill.id)?.version,
-            shadowedBy,
-          ),
-        )
-      }
-      total += 1
-    }
-    for (const row of this.#snapshot.winners.values()) consider(row)
-    for (const row of this.#snapshot.shadowed) consider(row, row.shadowedBy)
-    return { entries: page, total }
+    return searchCatalog(this.#snapshot, (id) => this.#records.get(id)?.version, options)
   }
 
   loaded(): readonly string[] {
@@ -160,14 +138,14 @@ class Manager implements SkillManager {
           )
         }
         // Initialized but not in this turn (no turnInput middleware): project it.
-        return this.#loadResult(existing, this.#project(ctx, existing))
+        return toLoadResult(existing, this.#project(ctx, existing))
       }
       const record = await this.#prepareCurrent(id, ctx)
       this.#records.set(id, record)
       for (const tool of record.tools) this.#claims.set(tool.name, id)
       const tools = this.#project(ctx, record)
       this.#emit({ kind: 'loaded', id, ctx })
-      return this.#loadResult(record, tools)
+      return toLoadResult(record, tools)
     })
   }
 
@@ -249,15 +227,7 @@ class Manager implements SkillManager {
       this.#claims.clear()
       for (const record of records) this.#retire(record)
       const timeoutMs = this.#config.disposeTimeoutMs ?? 5_000
-      let timer: NodeJS.Timeout | undefined
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs)
-      })
-      const outcome = await Promise.race([
-        Promise.all([...this.#teardowns]).then(() => 'drained' as const),
-        timedOut,
-      ])
-      clearTimeout(timer)
+      const outcome = await settleWithin(Promise.all([...this.#teardowns]), timeoutMs)
       if (outcome === 'timeout') {
         // Calls that never settle must not keep workspaces and guests alive.
         await Promise.all(records.map((r) => r.forceTeardown(reportTeardownError)))
@@ -395,32 +365,7 @@ class Manager implements SkillManager {
   }
 
   #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed'> {
-    const winners = this.#snapshot.winners
-    const refreshed = id === undefined ? [...winners.keys()] : winners.has(id) ? [id] : []
-    const updatesAvailable = [...this.#records.values()]
-      .filter(
-        (r) =>
-          (id === undefined || r.id === id) &&
-          winners.has(r.id) &&
-          winners.get(r.id)?.skill.version !== r.version,
-      )
-      .map((r) => r.id)
-    return { refreshed, updatesAvailable }
-  }
-
-  #loadResult(record: SkillRecord, tools: string[]): LoadResult {
-    const body = record.body
-    return {
-      id: record.id,
-      version: record.version,
-      channel: record.channel,
-      tools,
-      unavailableTools: record.unavailableTools,
-      ...(body && record.channel === 'inline' ? { body: body.text } : {}),
-      ...(body && record.channel === 'handle'
-        ? { handle: { id: body.retrievable.id, size: body.retrievable.size, text: body.text } }
-        : {}),
-    }
+    return summarizeRefresh(this.#snapshot, this.#records.values(), id)
   }
 
   #emit(event: SkillManagerEvent): void {
