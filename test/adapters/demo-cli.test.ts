@@ -9,17 +9,20 @@ describe('skillhost demo (built binary, no API key)', () => {
     const env = { ...process.env }
     delete env.OPENAI_API_KEY
     delete env.ANTHROPIC_API_KEY
-    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>(
-      (resolve) => {
-        const child = execFile(
-          process.execPath,
-          ['dist/cli/main.js', 'demo', '--no-scripts'],
-          { cwd: ROOT, env },
-          (_e, out) => resolve({ code: child.exitCode, stdout: out }),
-        )
-      },
-    )
-    expect(code).toBe(0)
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null
+      stdout: string
+      stderr: string
+    }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['dist/cli/main.js', 'demo', '--no-scripts'],
+        { cwd: ROOT, env },
+        (_e, out, err) => resolve({ code: child.exitCode, stdout: out, stderr: err }),
+      )
+    })
+    // On failure, show what the process said.
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
     expect(stdout).toContain('SCRIPTED MODEL (no API key found)')
     expect(stdout).toContain('estimates: characters / 4')
     const steps = stdout.split('── step ').slice(1)

@@ -65,6 +65,8 @@ describe('runIsolatedTool', () => {
   it('returns null for undefined and accepts a non-async arrow', async () => {
     expect((await runIsolatedTool(config, tool('async () => {}'), {})).json).toBe('null')
     expect((await runIsolatedTool(config, tool('(args) => args.x'), { x: [1] })).json).toBe('[1]')
+    // A formatter's statement semicolons around the expression are tolerated.
+    expect((await runIsolatedTool(config, tool(';async () => 7;\n'), {})).json).toBe('7')
   })
 
   it('validates arguments against params before any guest runs', async () => {

@@ -9,7 +9,10 @@ import { toAiSdkTool } from './to-ai-sdk-tool.js'
 /** Options for `createSkillTools`. */
 export interface SkillToolsOptions {
   readonly manager: SkillManager
-  /** The turn context the run executes in (make it with `manager.createTurnContext`). */
+  /**
+   * The turn context the run executes in (make it with `manager.createTurnContext`, passing the same
+   * `abortSignal` you give the AI SDK: tools see the context's signal, not the SDK's per-call one).
+   */
   readonly ctx: TurnContext
   /** Your own tools, registered into `ctx` first: they win any name collision with a skill. */
   readonly hostTools?: readonly Tool[]

@@ -112,7 +112,13 @@ class Evaluation {
       },
     })
 
-    const fn = ctx.evalCode(`(${req.source}\n)`, 'tool.js')
+    // Formatters write a lone arrow as `;async (args) => {…};`; the source is
+    // wrapped in parentheses, so statement semicolons at either end are trimmed.
+    const expression = req.source
+      .trim()
+      .replace(/^;+\s*/, '')
+      .replace(/\s*;+$/, '')
+    const fn = ctx.evalCode(`(${expression}\n)`, 'tool.js')
     if (fn.error) return this.#guestFailure(fn.error, 'E_SKILL_ISOLATED_THREW')
     if (ctx.typeof(fn.value) !== 'function') {
       return this.fail(
