@@ -14,3 +14,6 @@ node dist/cli/main.js list examples/skills
 echo
 echo "== skillhost prompt examples/skills"
 node dist/cli/main.js prompt examples/skills
+echo
+echo "== skillhost demo (a scripted model unless OPENAI_API_KEY or ANTHROPIC_API_KEY is set)"
+node dist/cli/main.js demo

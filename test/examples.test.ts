@@ -83,14 +83,10 @@ describe.skipIf(process.platform !== 'linux')('examples/skills through the manag
   it('word-count: a script run in the sandbox with typed params', async () => {
     const ctx = manager.createTurnContext()
     await manager.load('word-count', ctx)
-    const ack = String(
-      (await ctx.tools
-        .get('run_word-count_count')
-        ?.execute({ file: 'samples/sample.txt', top: 2 }, ctx)) ??
-        (await ctx.tools
-          .get('run_word_count_count')!
-          .execute({ file: 'samples/sample.txt', top: 2 }, ctx)),
-    )
+    const loaded = manager.projected(ctx)
+    expect(loaded).toEqual(['word-count'])
+    const tool = ctx.tools.get('run_word_count_count')!
+    const ack = String(await tool.execute({ file: 'samples/sample.txt', top: 2 }, ctx))
     expect(ack).toMatch(/exit code 0/)
     const id = /output: (r_[0-9a-f]{16})/.exec(ack)![1]!
     expect(new TextDecoder().decode(await ctx.spool.get(id))).toMatch(/words: \d+/)

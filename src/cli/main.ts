@@ -14,7 +14,10 @@ import { validateCommand } from './validate-command.js'
  * over stdio) are added here as one entry each, in their own files.
  */
 export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
-  [validateCommand, listCommand, promptCommand, runCommand, serveCommand, demoCommand].map((c) => [c.name, c]),
+  [validateCommand, listCommand, promptCommand, runCommand, serveCommand, demoCommand].map((c) => [
+    c.name,
+    c,
+  ]),
 )
 
 function version(): string {
