@@ -24,4 +24,13 @@ npx biome check .
 npx tsc -p tsconfig.json --noEmit
 npx tsc -p tsconfig.build.json
 npx publint --strict
-npx vitest run
+report="$(mktemp)"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+# One plain closing line that any CI reads the same way.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`)
+' "$report" || true
+rm -f "$report"
+exit "$status"
