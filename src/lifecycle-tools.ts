@@ -71,12 +71,11 @@ export function forgeSkillTools(
       if (args.refresh) await manager.refresh()
       const offset = decodeCursor(args.cursor)
       const limit = args.limit ?? maxLimit
-      const { entries, total } = manager.search({
+      const { entries, total, skipped, sourceErrors } = manager.search({
         ...(args.query ? { query: args.query } : {}),
         offset,
         limit,
       })
-      const { skipped, sourceErrors } = manager.catalog()
       return {
         skills: entries.map(({ location: _hostOnly, warnings: _w, ...entry }) => entry),
         total,

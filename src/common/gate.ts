@@ -49,24 +49,60 @@ export type GateVerdict =
   | { readonly outcome: 'refused'; readonly reason: string }
   | { readonly outcome: 'unavailable'; readonly cause: unknown }
 
+const ALLOW: GateVerdict = Object.freeze({ outcome: 'allow' })
+const NO_GATE: GateVerdict = Object.freeze({
+  outcome: 'unavailable',
+  cause: new Error('no gate configured'),
+})
+
+/** Classifies what a gate threw: only `GateDenied` is a refusal; anything else means unavailable. */
+function classifyThrown(err: unknown): GateVerdict {
+  if (GateDenied.isInstance(err)) return { outcome: 'refused', reason: err.reason }
+  return { outcome: 'unavailable', cause: err }
+}
+
 /**
- * Asks `gate` and classifies the answer in one place: resolve → allow,
- * `GateDenied` → refused, anything else (including no gate) → unavailable.
- * Never throws.
+ * Asks the gate without waiting: a verdict when it answered synchronously
+ * (returned, threw, or is missing), else the promise it returned. Both
+ * `runToolGate` and `enforceToolGate` classify through here and
+ * `classifyThrown`, so allow / refused / unavailable is decided in one place.
+ */
+function askGate(
+  gate: ToolGate | undefined,
+  ctx: TurnContext,
+  request: GateRequest,
+): GateVerdict | PromiseLike<void> {
+  if (typeof gate !== 'function') return NO_GATE
+  try {
+    const pending = gate(ctx, request)
+    return pending !== undefined && typeof (pending as PromiseLike<void>).then === 'function'
+      ? (pending as PromiseLike<void>)
+      : ALLOW
+  } catch (err) {
+    return classifyThrown(err)
+  }
+}
+
+function isVerdict(value: GateVerdict | PromiseLike<void>): value is GateVerdict {
+  return typeof (value as PromiseLike<void>).then !== 'function'
+}
+
+/**
+ * Asks `gate` and classifies the answer: resolve → allow, `GateDenied` →
+ * refused, anything else (including no gate) → unavailable. Never throws.
  */
 export async function runToolGate(
   gate: ToolGate | undefined,
   ctx: TurnContext,
   request: GateRequest,
 ): Promise<GateVerdict> {
-  if (typeof gate !== 'function')
-    return { outcome: 'unavailable', cause: new Error('no gate configured') }
+  const asked = askGate(gate, ctx, request)
+  if (isVerdict(asked)) return asked
   try {
-    await gate(ctx, request)
-    return { outcome: 'allow' }
+    await asked
+    return ALLOW
   } catch (err) {
-    if (GateDenied.isInstance(err)) return { outcome: 'refused', reason: err.reason }
-    return { outcome: 'unavailable', cause: err }
+    return classifyThrown(err)
   }
 }
 
@@ -89,20 +125,34 @@ export const SCRIPT_GATE_CODES: GateCodes = {
 }
 
 /**
- * Runs the gate and throws the tier's error unless it allows. The refusal
+ * Runs the gate and rejects with the tier's error unless it allows. The refusal
  * reason is the host's own words and is shown; an unavailable gate's cause is
  * kept host-side only.
  */
-export async function enforceToolGate(
+export function enforceToolGate(
   gate: ToolGate | undefined,
   ctx: TurnContext,
   request: GateRequest,
   codes: GateCodes = TOOL_GATE_CODES,
 ): Promise<void> {
-  const verdict = await runToolGate(gate, ctx, request)
-  if (verdict.outcome === 'allow') return
+  // The hot path of every skill-tool call: one promise hop for an async gate,
+  // none beyond the caller's await for a synchronous one.
+  const asked = askGate(gate, ctx, request)
+  if (isVerdict(asked))
+    return asked === ALLOW ? RESOLVED : Promise.reject(gateError(asked, request, codes))
+  return Promise.resolve(asked).then(
+    () => undefined,
+    (err: unknown) => {
+      throw gateError(classifyThrown(err), request, codes)
+    },
+  )
+}
+
+const RESOLVED = Promise.resolve()
+
+function gateError(verdict: GateVerdict, request: GateRequest, codes: GateCodes): SkillHostError {
   if (verdict.outcome === 'refused') {
-    throw new SkillHostError(
+    return new SkillHostError(
       codes.refused,
       `The host refused '${request.tool}': ${verdict.reason}`,
       {
@@ -110,9 +160,12 @@ export async function enforceToolGate(
       },
     )
   }
-  throw new SkillHostError(
+  return new SkillHostError(
     codes.unavailable,
     `The permission gate is unavailable, so '${request.tool}' did not run. This is not a refusal; retry later.`,
-    { data: { tool: request.tool }, cause: verdict.cause },
+    {
+      data: { tool: request.tool },
+      cause: verdict.outcome === 'unavailable' ? verdict.cause : undefined,
+    },
   )
 }

@@ -24,22 +24,22 @@ export interface SpoolStore {
 /** Spool ids: a prefix and 16 random hex digits; nothing else is ever accepted as an id. */
 export const SPOOL_ID_PATTERN = /^r_[0-9a-f]{16}$/
 
-// Ids come from a pool of random bytes refilled 512 ids at a time: one
-// syscall-backed fill per pool instead of one per id, which dominated the
-// cost of spooling a small result.
-const ID_BYTES = 8
+// Ids come from a pool of random bytes, hex-encoded 512 ids at a time: one
+// fill and one encode per pool instead of per id, which dominated the cost
+// of spooling a small result.
+const ID_HEX = 16
 const POOL_IDS = 512
-let pool = randomBytes(ID_BYTES * POOL_IDS)
+let pool = ''
 let offset = 0
 
 /** A fresh, unguessable spool id. */
 export function newSpoolId(): string {
-  if (offset + ID_BYTES > pool.length) {
-    pool = randomBytes(ID_BYTES * POOL_IDS)
+  if (offset >= pool.length) {
+    pool = randomBytes((ID_HEX / 2) * POOL_IDS).toString('hex')
     offset = 0
   }
-  const id = pool.toString('hex', offset, offset + ID_BYTES)
-  offset += ID_BYTES
+  const id = pool.slice(offset, offset + ID_HEX)
+  offset += ID_HEX
   return `r_${id}`
 }
 
@@ -65,14 +65,18 @@ export function describeSpooled(id: string, bytes: Uint8Array, meta: SpoolMeta =
 export class MemorySpoolStore implements SpoolStore {
   readonly #items = new Map<string, { bytes: Uint8Array; record: Retrievable }>()
 
-  async put(bytes: Uint8Array, meta?: SpoolMeta): Promise<Retrievable> {
-    const id = newSpoolId()
-    // Buffer.from copies small inputs into Node's shared slab instead of a
-    // fresh ArrayBuffer each: much cheaper to allocate and to collect.
-    const copy = Buffer.from(bytes)
-    const record = describeSpooled(id, copy, meta)
-    this.#items.set(id, { bytes: copy, record })
-    return record
+  put(bytes: Uint8Array, meta?: SpoolMeta): Promise<Retrievable> {
+    // Not `async`: every skill-tool result passes through here, and a plain
+    // resolved promise is one allocation cheaper than an async frame.
+    try {
+      const id = newSpoolId()
+      const copy = new Uint8Array(bytes)
+      const record = describeSpooled(id, copy, meta)
+      this.#items.set(id, { bytes: copy, record })
+      return Promise.resolve(record)
+    } catch (err) {
+      return Promise.reject(err)
+    }
   }
 
   async get(id: string): Promise<Uint8Array | undefined> {

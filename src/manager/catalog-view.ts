@@ -1,5 +1,5 @@
 import { type CatalogSkill, catalogEntry, type DiscoverySnapshot } from './catalog.js'
-import type { CatalogEntry, CatalogSearch, SkillCatalog } from './types.js'
+import type { CatalogEntry, CatalogPage, CatalogSearch, SkillCatalog } from './types.js'
 
 /** The version a loaded record holds for `id`, or undefined when it is not loaded. */
 export type LoadedVersionOf = (id: string) => string | undefined
@@ -25,7 +25,7 @@ export function searchCatalog(
   snapshot: DiscoverySnapshot,
   loadedVersionOf: LoadedVersionOf,
   options: CatalogSearch,
-): { entries: CatalogEntry[]; total: number } {
+): CatalogPage {
   const needle = options.query?.trim().toLowerCase() ?? ''
   const offset = Math.max(0, Math.floor(options.offset ?? 0))
   const limit = Math.max(0, Math.floor(options.limit ?? Number.POSITIVE_INFINITY))
@@ -41,7 +41,7 @@ export function searchCatalog(
   }
   for (const row of snapshot.winners.values()) consider(row)
   for (const row of snapshot.shadowed) consider(row, row.shadowedBy)
-  return { entries: page, total }
+  return { entries: page, total, skipped: snapshot.skipped, sourceErrors: snapshot.sourceErrors }
 }
 
 /** Which ids a refresh covered, and which loaded records now lag the catalog. */

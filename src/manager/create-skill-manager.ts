@@ -19,7 +19,7 @@ import { settleWithin } from './settle-within.js'
 import type { SkillRecord } from './skill-record.js'
 import { createTierForges } from './tier-forges.js'
 import type {
-  CatalogEntry,
+  CatalogPage,
   CatalogSearch,
   LoadResult,
   RefreshResult,
@@ -101,7 +101,7 @@ class Manager implements SkillManager {
     return buildCatalog(this.#snapshot, (id) => this.#records.get(id)?.version)
   }
 
-  search(options: CatalogSearch = {}): { entries: CatalogEntry[]; total: number } {
+  search(options: CatalogSearch = {}): CatalogPage {
     return searchCatalog(this.#snapshot, (id) => this.#records.get(id)?.version, options)
   }
 

@@ -64,6 +64,14 @@ export interface CatalogSearch {
   readonly limit?: number
 }
 
+/** One page of a catalog search, with the catalog's health alongside. */
+export interface CatalogPage {
+  readonly entries: readonly CatalogEntry[]
+  readonly total: number
+  readonly skipped: SkillCatalog['skipped']
+  readonly sourceErrors: readonly SourceError[]
+}
+
 /** A source that failed discovery. The other sources keep serving. */
 export interface SourceError {
   readonly source: string
@@ -134,10 +142,7 @@ export interface SkillManager extends AsyncDisposable {
    * contains `query` (case-insensitive), paged. Cheap on large catalogs: rows
    * are built only for the page returned.
    */
-  search(options?: CatalogSearch): {
-    readonly entries: readonly CatalogEntry[]
-    readonly total: number
-  }
+  search(options?: CatalogSearch): CatalogPage
   /** Ids initialized at manager level, in load order. */
   loaded(): readonly string[]
   /** Ids projected into `ctx`: what is callable there. */

@@ -88,7 +88,9 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
         await enforceToolGate(gate, ctx, { tool: name, args, skill: gateSkill, tier: 'module' })
         let result: unknown
         try {
-          result = await call(args, sealContext(ctx))
+          result = call(args, sealContext(ctx))
+          // Most handlers answer synchronously; only a thenable costs a hop.
+          if (isThenable(result)) result = await result
         } catch (thrown) {
           const recoverable = thrown instanceof Error
           throw new SkillHostError(
@@ -114,6 +116,14 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
       }
     },
   })
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  )
 }
 
 function describeResult(value: unknown): string {
