@@ -126,6 +126,7 @@ class Manager implements SkillManager {
 
   load(id: string, ctx: TurnContext): Promise<LoadResult> {
     return this.#mutate(async () => {
+      this.#pruneRetired(ctx)
       const existing = this.#records.get(id)
       if (existing) {
         if (this.#projections.get(ctx, id) === existing) {
@@ -174,6 +175,7 @@ class Manager implements SkillManager {
 
   refreshAndProject(ctx: TurnContext, id?: string): Promise<RefreshResult> {
     return this.#mutate(async () => {
+      this.#pruneRetired(ctx)
       await this.rediscover()
       const summary = this.#refreshSummary(id)
       const swapped: { id: string; from: string; to: string }[] = []
@@ -344,7 +346,20 @@ class Manager implements SkillManager {
     return this.#projections.project(ctx, record)
   }
 
+  /**
+   * Takes out of `ctx` the projections of records retired elsewhere (a skill
+   * unloaded through another context). Their wrappers already refuse calls;
+   * removing them keeps this context's registry truthful and frees their
+   * names for a fresh load here.
+   */
+  #pruneRetired(ctx: TurnContext): void {
+    for (const id of this.#projections.ids(ctx)) {
+      if (this.#projections.get(ctx, id) !== this.#records.get(id)) this.#projections.strip(ctx, id)
+    }
+  }
+
   #projectAll(ctx: TurnContext): void {
+    this.#pruneRetired(ctx)
     // Once a skill has been loaded in this conversation, its results may be
     // cited by id at any later turn, so the readers stay offered after unload.
     if (this.#everLoaded) this.#registerReaders(ctx)

@@ -209,6 +209,45 @@ describe.skipIf(!onLinux)(
       ])
     })
 
+    it('randomized load/unload/refresh interleavings leave no orphan workspace', async () => {
+      let seed = 7
+      const random = () => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31
+        return seed / 2 ** 31
+      }
+      const source = memorySource([skill()])
+      for (let round = 0; round < 15; round++) {
+        const manager = await createSkillManager({ ...config(), sources: [source] })
+        const contexts = [manager.createTurnContext(), manager.createTurnContext()]
+        const ops: Promise<unknown>[] = []
+        for (let i = 0; i < 8; i++) {
+          const ctx = contexts[Math.floor(random() * 2)]!
+          const roll = random()
+          let op: Promise<unknown>
+          if (roll < 0.45) op = manager.load('toolbox', ctx)
+          else if (roll < 0.85) op = manager.unload('toolbox', ctx)
+          else {
+            source.replace(skill({ body: `# toolbox ${round}.${i}\n` }))
+            op = manager.refreshAndProject(ctx)
+          }
+          ops.push(
+            op.catch((e: unknown) => {
+              if (
+                !SkillHostError.is(e, 'E_SKILL_ALREADY_LOADED') &&
+                !SkillHostError.is(e, 'E_SKILL_NOT_LOADED')
+              )
+                throw e
+            }),
+          )
+        }
+        await Promise.all(ops)
+        // At most the loaded version's root remains while loaded; none after dispose.
+        await expect.poll(roots).toHaveLength(manager.loaded().length)
+        await manager.dispose()
+        expect(roots()).toEqual([])
+      }
+    }, 60_000)
+
     it('dispose tears down every workspace', async () => {
       const manager = await createSkillManager(config())
       await manager.load('toolbox', manager.createTurnContext())
