@@ -158,8 +158,9 @@ writeSection(
   'Isolated tools (tier 2)',
   `Machine: ${machine()}; 1-min load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end (shared machine: latencies are inflated and noisy).
 Command: \`npm run bench -- isolated\`. Tool: \`async (args) => ({ sum, n })\` over 8 numbers; validated args;
-a fresh QuickJS instance in a fresh 32 MiB-capped WebAssembly memory per call; each worker prepares the next
-instance while idle. Kill latencies are beyond a 1 s timeout, max of 5: "soft" is QuickJS's interrupt
+a fresh QuickJS instance, runtime and context in a fresh 32 MiB-capped WebAssembly memory per call (the memory
+starts at 6 MiB and grows on demand up to the cap); each worker prepares the next instance, runtime and context
+while idle, so a call only evaluates. Kill latencies are beyond a 1 s timeout, max of 5: "soft" is QuickJS's interrupt
 handler, "hard" is \`worker.terminate()\` after the 100 ms grace (a builtin that never reaches an interrupt check).
 
 | measure | value | target |

@@ -1,6 +1,6 @@
 import { SpooledArtifact } from '../common/artifacts/index.js'
 import { Media } from '../common/media.js'
-import type { Provenance } from '../common/retrievable.js'
+import type { Provenance, Retrievable } from '../common/retrievable.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { ToolResult } from '../common/tool.js'
 
@@ -29,27 +29,40 @@ function footer(id: string, size: number, kind: string, truncated: boolean): str
  * what the model sees: text results inline up to `INLINE_PREVIEW_BYTES` plus
  * the retrievable id; binary results as a description with the id; `Media`
  * passed through after spooling. Skill output is always spooled untrusted.
+ * Text results complete synchronously when the store offers `putSync`.
  */
-export async function spoolToolResult(
+export function spoolToolResult(
   result: ToolResult,
   options: SpoolResultOptions,
-): Promise<ToolResult> {
+): ToolResult | Promise<ToolResult> {
+  if (typeof result !== 'string') return spoolBinaryResult(result, options)
   const cls = options.artifactClass ?? SpooledArtifact
-  const meta = { provenance: options.provenance, trusted: false }
-  if (typeof result === 'string') {
-    const bytes = Buffer.from(result, 'utf8')
-    // Straight to the store with the class's kind: building an artifact
-    // object only to read its record back costs more than the put itself.
-    const r = await options.spool.put(bytes, {
-      kind: cls.kind,
-      mimeType: 'text/plain',
-      provenance: options.provenance,
-      trusted: false,
-    })
+  const bytes = Buffer.from(result, 'utf8')
+  // Straight to the store with the class's kind: building an artifact object
+  // only to read its record back costs more than the put itself.
+  const meta = {
+    kind: cls.kind,
+    mimeType: 'text/plain',
+    provenance: options.provenance,
+    trusted: false,
+  }
+  const describe = (r: Retrievable): string => {
     const truncated = bytes.byteLength > INLINE_PREVIEW_BYTES
     const preview = truncated ? decoder.decode(bytes.subarray(0, INLINE_PREVIEW_BYTES)) : result
     return `${preview}${footer(r.id, r.size, r.kind, truncated)}`
   }
+  const { spool } = options
+  return spool.putSync
+    ? describe(spool.putSync(bytes, meta))
+    : spool.put(bytes, meta).then(describe)
+}
+
+async function spoolBinaryResult(
+  result: Exclude<ToolResult, string>,
+  options: SpoolResultOptions,
+): Promise<ToolResult> {
+  const cls = options.artifactClass ?? SpooledArtifact
+  const meta = { provenance: options.provenance, trusted: false }
   if (result instanceof Uint8Array) {
     const artifact = await cls.spool(options.spool, result, {
       ...meta,

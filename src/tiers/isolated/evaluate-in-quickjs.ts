@@ -1,15 +1,10 @@
-import {
-  DefaultIntrinsics,
-  type QuickJSContext,
-  type QuickJSHandle,
-  type QuickJSRuntime,
-} from 'quickjs-emscripten-core'
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import type { EvaluationFailureCode, EvaluationOutcome, EvaluationRequest } from './evaluation.js'
 import { capMessage } from './evaluation.js'
-import { ConsoleCapture, installConsole, readBoundedString } from './guest-console.js'
+import { ConsoleCapture, readBoundedString } from './guest-console.js'
 import { installGlobals } from './guest-globals.js'
-import { type GuestPrelude, installPrelude } from './guest-prelude.js'
-import type { BoundedQuickJs } from './quickjs-module.js'
+import type { GuestPrelude } from './guest-prelude.js'
+import type { FreshQuickJs } from './quickjs-module.js'
 import { wasmApi } from './wasm-api.js'
 
 // After the deadline, describing the error that ended the run may still run
@@ -19,10 +14,11 @@ const DESCRIBE_GRACE_MS = 50
 type Failure = Extract<EvaluationOutcome, { ok: false }>
 
 /**
- * Evaluates one tool source in a fresh QuickJS instance inside a fresh,
- * capped WebAssembly memory, and reports how it ended as plain data. It never
- * throws: every failure, including traps inside the WebAssembly engine, maps
- * to a failure code. The instance is dropped afterwards, never reused.
+ * Evaluates one tool source in a fresh QuickJS runtime and context, in a
+ * fresh instance inside a fresh, capped WebAssembly memory, and reports how
+ * it ended as plain data. It never throws: every failure, including traps
+ * inside the WebAssembly engine, maps to a failure code. The instance is
+ * dropped afterwards, never reused.
  */
 export async function evaluateInQuickJs(req: EvaluationRequest): Promise<EvaluationOutcome> {
   const capture = new ConsoleCapture(req.limits.maxConsoleEntries, req.limits.maxConsoleBytes)
@@ -34,15 +30,15 @@ export async function evaluateInQuickJs(req: EvaluationRequest): Promise<Evaluat
     consoleTruncated: capture.truncated,
   })
   if (req.stop?.aborted) return fail('E_ABORTED', 'The evaluation was stopped before it started.')
-  let bounded: BoundedQuickJs
+  let fresh: FreshQuickJs
   try {
-    bounded = await req.instances.take(req.limits.memoryBytes)
+    fresh = await req.instances.take(req.limits.memoryBytes)
   } catch {
     return fail('E_SKILL_ISOLATED_GUEST_FAILED', 'The QuickJS guest could not be created.')
   }
-  const run = new Evaluation(req, bounded, capture, fail)
+  const run = new Evaluation(req, fresh, capture, fail)
   try {
-    return await run.drive(bounded.quickjs.newRuntime())
+    return await run.drive()
   } catch (err) {
     return run.classifyHostException(err)
   } finally {
@@ -57,8 +53,8 @@ class Evaluation {
   #finished = false
   #fatal: unknown
   #wake: () => void = () => {}
-  #ctx!: QuickJSContext
-  #prelude!: GuestPrelude
+  readonly #ctx: QuickJSContext
+  readonly #prelude: GuestPrelude
   readonly #onStop = () => {
     this.#stopped = true
     this.#wake()
@@ -66,11 +62,13 @@ class Evaluation {
 
   constructor(
     readonly req: EvaluationRequest,
-    readonly instance: BoundedQuickJs,
+    readonly fresh: FreshQuickJs,
     readonly capture: ConsoleCapture,
     readonly fail: (code: EvaluationFailureCode, message: string) => Failure,
   ) {
     this.#deadline = Date.now() + req.timeoutMs
+    this.#ctx = fresh.context
+    this.#prelude = fresh.prelude
     req.stop?.addEventListener('abort', this.#onStop, { once: true })
   }
 
@@ -79,8 +77,11 @@ class Evaluation {
     this.req.stop?.removeEventListener('abort', this.#onStop)
   }
 
-  async drive(rt: QuickJSRuntime): Promise<EvaluationOutcome> {
+  async drive(): Promise<EvaluationOutcome> {
     const { req } = this
+    const rt = this.fresh.runtime
+    const ctx = this.#ctx
+    this.fresh.console.capture = this.capture
     rt.setMaxStackSize(req.limits.stackBytes)
     // Counted in operations, not time: a single long builtin can overrun
     // this, which is why a worker guest also has a hard kill.
@@ -96,10 +97,6 @@ class Evaluation {
           : { error: ctx.newError(`Module '${name}' is not declared.`) },
       (_base, requested) => requested,
     )
-    const ctx = rt.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } })
-    this.#ctx = ctx
-    this.#prelude = installPrelude(ctx)
-    installConsole(ctx, this.#prelude, this.capture)
     const pending = installGlobals(ctx, this.#prelude, {
       names: req.globals,
       limits: req.limits,
@@ -211,7 +208,7 @@ class Evaluation {
   }
 
   #memoryFull(): boolean {
-    return this.instance.capReached()
+    return this.fresh.instance.capReached()
   }
 
   #exhausted(what: 'memory' | 'stack' | 'string'): Failure {

@@ -1,5 +1,5 @@
 import { SkillHostError } from '../../common/errors.js'
-import type { BoundedQuickJs } from './quickjs-module.js'
+import type { FreshQuickJs } from './quickjs-module.js'
 import type { GuestConsoleEntry, GuestRunResult, IsolationLimits } from './types.js'
 
 /** The codes an evaluation can end with, besides success. */
@@ -27,8 +27,8 @@ export type EvaluationOutcome =
 
 /** One evaluation, with everything the QuickJS side needs and nothing host-owned. */
 export interface EvaluationRequest {
-  /** Where the fresh QuickJS instance comes from (see `QuickJsInstanceReserve`). */
-  instances: { take(memoryBytes: number): Promise<BoundedQuickJs> }
+  /** Where the fresh, prepared QuickJS comes from (see `QuickJsInstanceReserve`). */
+  instances: { take(memoryBytes: number): Promise<FreshQuickJs> }
   source: string
   /** JSON text of the validated arguments. */
   argsJson: string

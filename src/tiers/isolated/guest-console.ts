@@ -54,18 +54,23 @@ export class ConsoleCapture {
 }
 
 /**
- * Defines `console.log/info/warn/error/debug` in the guest, writing into
- * `capture`. Values are formatted inside the guest; strings longer than the
- * remaining budget are cut inside the guest before they are copied out.
+ * Defines `console.log/info/warn/error/debug` in the guest, writing into the
+ * capture `sink` returns at the time of the call (the context is prepared
+ * before the evaluation that owns it is known; until then lines are dropped,
+ * and only trusted host code runs). Values are formatted inside the guest;
+ * strings longer than the remaining budget are cut inside the guest before
+ * they are copied out.
  */
 export function installConsole(
   ctx: QuickJSContext,
   prelude: GuestPrelude,
-  capture: ConsoleCapture,
+  sink: () => ConsoleCapture | undefined,
 ): void {
   const consoleObject = ctx.newObject()
   for (const level of LEVELS) {
     const fn = ctx.newFunction(level, (...args: QuickJSHandle[]) => {
+      const capture = sink()
+      if (!capture) return
       if (capture.full) {
         capture.truncated = true
         return

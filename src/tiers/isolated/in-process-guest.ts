@@ -67,7 +67,7 @@ class InProcessGuest implements IsolatedGuest {
         return encodeHostResult(name, await request.callGlobal(name, args, signal))
       },
     })
-    // The next call's instance is prepared off its critical path.
+    // The next call's instance, runtime and context are prepared off its critical path.
     setImmediate(() => void this.reserve.refill(this.limits.memoryBytes))
     return unwrapOutcome(outcome)
   }

@@ -8,8 +8,9 @@ const MiB = 1024 * KiB
 export const WASM_PAGE_BYTES = 64 * KiB
 
 /**
- * The QuickJS module declares 256 pages (16 MiB) as its minimum memory, so a
- * smaller cap cannot even instantiate it.
+ * The smallest memory cap. The QuickJS binary declares 256 pages (16 MiB) as
+ * its minimum memory; a fresh guest memory now starts smaller and grows on
+ * demand (see `GUEST_INITIAL_PAGES`), but caps keep this floor.
  */
 export const MIN_GUEST_MEMORY_BYTES = 16 * MiB
 

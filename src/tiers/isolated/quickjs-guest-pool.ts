@@ -2,10 +2,9 @@ import { availableParallelism } from 'node:os'
 import { SkillHostError } from '../../common/errors.js'
 import { resolveIsolationLimits } from './limits.js'
 import { type PoolWorker, startPoolWorker, workerLostError } from './pool-worker.js'
-import { compileQuickJsWasm } from './quickjs-module.js'
+import { compileQuickJsWasm, type QuickJsBinary } from './quickjs-module.js'
 import { type GuestLease, type LeasePort, QuickJsPoolGuest } from './quickjs-pool-guest.js'
 import type { GuestResolveOptions, IsolatedGuest, IsolationLimits } from './types.js'
-import type { WasmModule } from './wasm-api.js'
 import type { WorkerBoot } from './worker-protocol.js'
 
 /** Options for `createQuickJsGuest`. */
@@ -64,7 +63,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
   #spawned = 0
   #respawns = 0
   #kills = 0
-  #wasmModule: WasmModule | undefined
+  #binary: QuickJsBinary | undefined
 
   constructor(options: QuickJsGuestPoolOptions = {}) {
     const size = options.poolSize ?? availableParallelism()
@@ -178,7 +177,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
 
   async #loadWasm(): Promise<void> {
     try {
-      this.#wasmModule ??= await compileQuickJsWasm()
+      this.#binary ??= await compileQuickJsWasm()
     } catch (cause) {
       throw new SkillHostError(
         'E_SKILL_ISOLATED_GUEST_FAILED',
@@ -192,7 +191,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
 
   #spawn(replacement: boolean): void {
     const boot: WorkerBoot = {
-      wasmModule: this.#wasmModule as WasmModule,
+      binary: this.#binary as QuickJsBinary,
       memoryBytes: this.limits.memoryBytes,
     }
     const w = startPoolWorker(boot, {

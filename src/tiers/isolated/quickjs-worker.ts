@@ -9,7 +9,7 @@ import type { FromWorker, ToWorker, WorkerBoot } from './worker-protocol.js'
 const port = parentPort
 if (!port) throw new Error('quickjs-worker must run in a worker thread')
 const boot = workerData as WorkerBoot
-const reserve = new QuickJsInstanceReserve(boot.wasmModule)
+const reserve = new QuickJsInstanceReserve(boot.binary)
 const replies = new Map<
   number,
   { resolve(json: string | undefined): void; reject(e: Error): void }
@@ -45,7 +45,8 @@ port.on('message', (message: ToWorker) => {
   }).then((outcome) => {
     replies.clear()
     send({ type: 'done', runId, outcome })
-    // Prepare the next fresh instance while the pool hands out the result.
+    // Prepare the next fresh instance, runtime and context while the pool
+    // hands out the result: the next call only evaluates.
     setImmediate(() => void reserve.refill(limits.memoryBytes))
   })
 })

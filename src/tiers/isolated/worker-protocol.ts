@@ -1,11 +1,11 @@
 import type { EvaluationOutcome } from './evaluation.js'
+import type { QuickJsBinary } from './quickjs-module.js'
 import type { IsolationLimits } from './types.js'
-import type { WasmModule } from './wasm-api.js'
 
 /** What a QuickJS worker is started with. */
 export interface WorkerBoot {
   /** Compiled once by the pool and shared: workers never compile the binary. */
-  wasmModule: WasmModule
+  binary: QuickJsBinary
   /** The memory cap the worker prepares its first spare instance for. */
   memoryBytes: number
 }

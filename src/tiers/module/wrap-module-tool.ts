@@ -106,11 +106,12 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
             { data: { skill: skill.id, tool: name } },
           )
         }
-        return await spoolToolResult(result, {
+        const spooled = spoolToolResult(result, {
           spool: ctx.spool,
           artifactClass: binding.artifactClass(),
           provenance,
         })
+        return isThenable(spooled) ? await spooled : spooled
       } finally {
         guard.exit()
       }
