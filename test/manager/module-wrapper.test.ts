@@ -1,10 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { SpooledArtifact } from '../../src/common/artifacts/index.js'
 import { renderError, SkillHostError } from '../../src/common/errors.js'
+import { FileSpoolStore } from '../../src/common/file-spool-store.js'
 import { deny, type ToolGate } from '../../src/common/gate.js'
 import { Media } from '../../src/common/media.js'
 import { Tool } from '../../src/common/tool.js'
+import { createTurnContext } from '../../src/common/turn-context.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
 import { memorySource, reportSkill } from './fixtures.js'
@@ -159,6 +164,24 @@ describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () 
     expect(await call()).toBe(media)
     expect(await call()).toEqual([media, media])
     await manager.dispose()
+  })
+
+  it('spools through a store without putSync (files) as well as through memory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillhost-spool-'))
+    try {
+      const { manager, wrapper } = await loadWith(hostile(() => 'to disk'))
+      const ctx = createTurnContext({ spool: new FileSpoolStore({ directory: dir }) })
+      const out = String(await wrapper.execute({}, ctx))
+      const id = /result (r_[0-9a-f]{16})/.exec(out)![1]!
+      expect(new TextDecoder().decode(await ctx.spool.get(id))).toBe('to disk')
+      expect((await ctx.spool.stat(id))?.provenance).toMatchObject({
+        skill: 'reports',
+        tool: 'reports',
+      })
+      await manager.dispose()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('spools by the deployer binding, and a kind that vanished is E_SKILL_ARTIFACT_UNAVAILABLE', async () => {
