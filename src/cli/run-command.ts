@@ -121,7 +121,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const args = scriptArgs(declared, rest)
   const timeout = option(rest, 'timeout')
-  const sandbox = await createScriptSandbox()
+  let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
+  try {
+    sandbox = await createScriptSandbox()
+  } catch (err) {
+    if (!SkillHostError.isInstance(err)) throw err
+    io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
+    return 1
+  }
   try {
     validateSkillScript(ref.id, declared as SkillScript, sandbox.config.interpreters)
     const root = await sandbox.config.workspace.materialize(ref, await filesFromSource(source, ref))

@@ -40,7 +40,8 @@ function invalid(message: string, cause?: unknown): SkillHostError {
  * closing `---` line, with line endings normalized to `\n`.
  */
 export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): ParsedSkillMd {
-  const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n')
+  const unmarked = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  const source = unmarked.includes('\r') ? unmarked.replace(/\r\n?/g, '\n') : unmarked
   if (!source.startsWith('---\n') && source !== '---') {
     throw invalid('SKILL.md has no YAML frontmatter; start the file with a line "---".')
   }

@@ -1,4 +1,7 @@
-import { skillNameProblems } from './skill-name-problems.js'
+import { MAX_SKILL_NAME_LENGTH, skillNameProblems } from './skill-name-problems.js'
+
+/** Names `skillNameProblems` finds nothing wrong with (when not too long): the common case. */
+const VALID_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
 /** A validated SKILL.md frontmatter. Unknown top-level keys are kept in `extra`. */
 export interface SkillManifest {
@@ -66,7 +69,9 @@ function readMetadata(
     return undefined
   }
   const out: Record<string, string> = Object.create(null)
-  for (const [key, v] of Object.entries(value)) {
+  const record = value as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    const v = record[key]
     if (typeof v === 'string') out[key] = v
     else if (typeof v === 'number' || typeof v === 'boolean') {
       soft(`metadata.${key} is a ${typeof v}, not a string; it was converted`)
@@ -108,7 +113,8 @@ export function validateSkillManifest(
     errors.push('name is required and must be a non-empty string')
   } else {
     name = rawName.trim()
-    for (const problem of skillNameProblems(name)) soft(problem)
+    if (!(name.length <= MAX_SKILL_NAME_LENGTH && VALID_NAME.test(name)))
+      for (const problem of skillNameProblems(name)) soft(problem)
     if (options.folderName !== undefined && name !== options.folderName) {
       soft(`name "${name}" does not match its folder "${options.folderName}"`)
     }
@@ -156,15 +162,16 @@ export function validateSkillManifest(
       : undefined
 
   if (errors.length > 0) return { ok: false, errors, warnings }
-  const manifest: SkillManifest = {
-    name,
-    description,
-    ...(license !== undefined && { license }),
-    ...(compatibility !== undefined && { compatibility }),
-    ...(metadata !== undefined && { metadata }),
-    ...(allowedTools !== undefined && { allowedTools }),
-    ...(version ? { version } : {}),
-    extra,
+  // Built field by field (same key order as a spread would give) to spare a
+  // temporary object per optional field.
+  const manifest = { name, description } as {
+    -readonly [K in keyof SkillManifest]: SkillManifest[K]
   }
+  if (license !== undefined) manifest.license = license
+  if (compatibility !== undefined) manifest.compatibility = compatibility
+  if (metadata !== undefined) manifest.metadata = metadata
+  if (allowedTools !== undefined) manifest.allowedTools = allowedTools
+  if (version) manifest.version = version
+  manifest.extra = extra
   return { ok: true, manifest, errors, warnings }
 }

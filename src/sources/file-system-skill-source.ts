@@ -17,7 +17,7 @@ import type {
   SkillSource,
   SourceReadOptions,
 } from './types.js'
-import { walkSkillRoots } from './walk-skill-roots.js'
+import { throwIfAborted, walkSkillRoots } from './walk-skill-roots.js'
 
 /** Options for `FileSystemSkillSource`. */
 export interface FileSystemSkillSourceOptions {
@@ -98,59 +98,69 @@ export class FileSystemSkillSource implements SkillSource {
       report,
       ...(options.signal && { signal: options.signal }),
     })
-    for await (const { location, hostPath, outcome } of walk) {
-      if (!outcome.ok) {
-        for (const message of outcome.errors)
-          report({ location, hostPath, code: outcome.code, message, severity: 'error' })
-        continue
+    for await (const batch of walk) {
+      for (const { location, hostPath, outcome } of batch) {
+        // A batch may outlive an abort; nothing is yielded after one.
+        throwIfAborted(options.signal)
+        if (!outcome.ok) {
+          for (const message of outcome.errors)
+            report({ location, hostPath, code: outcome.code, message, severity: 'error' })
+          continue
+        }
+        const { entry } = outcome
+        const id = entry.manifest.name
+        const first = where.get(id)
+        if (first !== undefined) {
+          const message = `Skill id "${id}" is already served from ${first}; this copy is shadowed.`
+          report({ location, hostPath, id, code: 'E_SKILL_SHADOWED', message, severity: 'warning' })
+          continue
+        }
+        where.set(id, location)
+        const skill = this.#toDiscovered(id, entry, hostPath)
+        found.set(id, entry)
+        this.#entries.set(id, entry)
+        if (skill.warnings) {
+          for (const message of skill.warnings) {
+            report({
+              location,
+              hostPath,
+              id,
+              code: 'E_SKILL_MANIFEST_INVALID',
+              message,
+              severity: 'warning',
+            })
+          }
+        }
+        yield skill
       }
-      const { entry } = outcome
-      const id = entry.manifest.name
-      const first = where.get(id)
-      if (first !== undefined) {
-        const message = `Skill id "${id}" is already served from ${first}; this copy is shadowed.`
-        report({ location, hostPath, id, code: 'E_SKILL_SHADOWED', message, severity: 'warning' })
-        continue
-      }
-      where.set(id, location)
-      const skill = this.#toDiscovered(id, entry, hostPath)
-      found.set(id, entry)
-      this.#entries.set(id, entry)
-      for (const message of skill.warnings ?? []) {
-        report({
-          location,
-          hostPath,
-          id,
-          code: 'E_SKILL_MANIFEST_INVALID',
-          message,
-          severity: 'warning',
-        })
-      }
-      yield skill
     }
     this.#entries = found
   }
 
   #toDiscovered(id: string, entry: FsSkillEntry, hostPath: string): DiscoveredSkill {
     const m = entry.manifest
-    const base: DiscoveredSkill = {
+    // Built field by field (same key order as before): spreads of
+    // conditional objects cost a temporary object each, per skill.
+    const base: { -readonly [K in keyof DiscoveredSkill]: DiscoveredSkill[K] } = {
       id,
       version: entry.version,
       name: m.name,
       description: m.description,
-      ...(m.license !== undefined && { license: m.license }),
-      ...(m.compatibility !== undefined && { compatibility: m.compatibility }),
-      ...(m.metadata !== undefined && { metadata: m.metadata }),
-      ...(m.allowedTools !== undefined && { allowedTools: m.allowedTools }),
-      location: `${hostPath}/SKILL.md`,
     }
+    if (m.license !== undefined) base.license = m.license
+    if (m.compatibility !== undefined) base.compatibility = m.compatibility
+    if (m.metadata !== undefined) base.metadata = m.metadata
+    if (m.allowedTools !== undefined) base.allowedTools = m.allowedTools
+    base.location = `${hostPath}/SKILL.md`
+    const skipped = Boolean(entry.sidecar?.module) && !this.#mayImport(base)
+    if (entry.warnings.length === 0 && !skipped) return base
     const warnings = [...entry.warnings]
-    if (entry.sidecar?.module && !this.#mayImport(base)) {
+    if (skipped) {
       warnings.push(
-        `module tools in ${entry.sidecar.module} were not imported: importModules is off for this skill`,
+        `module tools in ${entry.sidecar?.module} were not imported: importModules is off for this skill`,
       )
     }
-    return warnings.length > 0 ? { ...base, warnings } : base
+    return { ...base, warnings }
   }
 
   #mayImport(skill: DiscoveredSkill): boolean {

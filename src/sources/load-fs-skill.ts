@@ -1,7 +1,6 @@
 import type { Dirent } from 'node:fs'
-import { join } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
-import { decodeSkillText } from '../manifest/decode-skill-text.js'
+import { decodeSkillHead, decodeSkillText } from '../manifest/decode-skill-text.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import {
   parseSkillSidecar,
@@ -9,8 +8,13 @@ import {
   type SkillSidecar,
 } from '../manifest/parse-skill-sidecar.js'
 import { type SkillManifest, validateSkillManifest } from '../manifest/validate-skill-manifest.js'
-import { type SkillFileEntry, type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
-import { asyncSkillFs, type SkillFs } from './skill-fs.js'
+import {
+  type SkillFileEntry,
+  type SkillFolderScan,
+  scanSkillFolder,
+  scanSkillFolderSync,
+} from './scan-skill-folder.js'
+import { asyncSkillFs, childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /** A skill folder that passed validation: everything a source caches about it. */
@@ -28,12 +32,27 @@ export type FsSkillOutcome =
   | { readonly ok: true; readonly entry: FsSkillEntry }
   | { readonly ok: false; readonly code: string; readonly errors: readonly string[] }
 
+type FsSkillFailure = Extract<FsSkillOutcome, { ok: false }>
+
 /** Options for `loadFsSkill`. */
 export interface LoadFsSkillOptions {
   readonly limits: SkillSourceLimits
   readonly strict: boolean
   /** Filesystem calls to use; async by default. */
   readonly fs?: SkillFs
+}
+
+/** The entry of `rel` in a scan, when it exists and fits in `max` bytes. */
+function sizedFile(scan: SkillFolderScan, rel: string, max: number): SkillFileEntry {
+  const file = scan.files.get(rel)
+  if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `The skill has no file "${rel}".`)
+  if (file.size > max) {
+    throw new SkillHostError(
+      'E_SKILL_SOURCE_TOO_LARGE',
+      `${rel} is ${file.size} bytes; the limit is ${max}.`,
+    )
+  }
+  return file
 }
 
 /** Reads a skill file as UTF-8 within `max` bytes. */
@@ -43,27 +62,13 @@ export async function readSkillText(
   max: number,
   fs: SkillFs = asyncSkillFs,
 ): Promise<string> {
-  const file = scan.files.get(rel)
-  if (!file) throw new SkillHostError('E_SKILL_NOT_FOUND', `The skill has no file "${rel}".`)
-  if (file.size > max) {
-    throw new SkillHostError(
-      'E_SKILL_SOURCE_TOO_LARGE',
-      `${rel} is ${file.size} bytes; the limit is ${max}.`,
-    )
-  }
+  const file = sizedFile(scan, rel, max)
   return decodeSkillText((await fs.readCapped(file.abs, max, rel)).bytes, rel)
 }
 
-/** Reads and validates `skillhost.yaml`, checking each declared file exists in the skill. */
-async function loadSidecar(
-  scan: SkillFolderScan,
-  limits: SkillSourceLimits,
-  fs: SkillFs,
-): Promise<SkillSidecar | undefined> {
-  if (!scan.files.has(SKILL_SIDECAR_FILE)) return undefined
-  const sidecar = parseSkillSidecar(
-    await readSkillText(scan, SKILL_SIDECAR_FILE, limits.maxSkillMdBytes, fs),
-  )
+/** Validates a `skillhost.yaml`'s text, checking each declared file exists in the skill. */
+function checkSidecar(scan: SkillFolderScan, text: string): SkillSidecar {
+  const sidecar = parseSkillSidecar(text)
   const missing: string[] = []
   sidecar.scripts.forEach((s, i) => {
     if (!scan.files.has(s.path))
@@ -87,6 +92,55 @@ async function loadSidecar(
   return sidecar
 }
 
+/** The validated manifest of a SKILL.md's text, or the outcome that rejects it. */
+function validateText(
+  text: string,
+  folderName: string,
+  options: LoadFsSkillOptions,
+): { ok: true; manifest: SkillManifest; warnings: readonly string[] } | FsSkillFailure {
+  const { frontmatter } = parseSkillMd(text, {
+    maxFrontmatterBytes: options.limits.maxFrontmatterBytes,
+  })
+  const verdict = validateSkillManifest(frontmatter, { folderName, strict: options.strict })
+  if (!verdict.ok || !verdict.manifest) {
+    return { ok: false, code: 'E_SKILL_MANIFEST_INVALID', errors: verdict.errors }
+  }
+  return { ok: true, manifest: verdict.manifest, warnings: verdict.warnings }
+}
+
+function toEntry(
+  dir: string,
+  manifest: SkillManifest,
+  manifestWarnings: readonly string[],
+  scan: SkillFolderScan,
+  sidecar: SkillSidecar | undefined,
+): FsSkillOutcome {
+  const version = manifest.version ? `${manifest.version}+${scan.hash}` : scan.hash
+  const warnings =
+    scan.warnings.length === 0 ? manifestWarnings : [...manifestWarnings, ...scan.warnings]
+  const entry: FsSkillEntry = sidecar
+    ? { dir, manifest, scan, sidecar, version, warnings }
+    : { dir, manifest, scan, version, warnings }
+  return { ok: true, entry }
+}
+
+function failed(err: unknown): FsSkillOutcome {
+  if (SkillHostError.isInstance(err)) return { ok: false, code: err.code, errors: [err.message] }
+  const errno = (err as NodeJS.ErrnoException).code ?? 'unknown error'
+  return {
+    ok: false,
+    code: 'E_SKILL_SOURCE_FAILED',
+    errors: [`the skill folder could not be read (${errno})`],
+  }
+}
+
+/** `SKILL.md` among a folder's entries, when it is a plain file. */
+function plainSkillMd(entries: readonly Dirent[] | undefined): boolean {
+  if (!entries) return false
+  for (const e of entries) if (e.name === 'SKILL.md') return e.isFile()
+  return false
+}
+
 /**
  * Scans, reads and validates one skill folder. Never throws: any failure
  * (too large, unreadable, bad UTF-8, bad YAML, failed validation, bad sidecar)
@@ -106,38 +160,71 @@ export async function loadFsSkill(
     // serves the folder scan too, saving one filesystem call per skill.
     let text: string | undefined
     let known: Map<string, SkillFileEntry> | undefined
-    if (entries?.find((e) => e.name === 'SKILL.md')?.isFile()) {
-      const abs = join(dir, 'SKILL.md')
+    if (plainSkillMd(entries)) {
+      const abs = childPath(dir, 'SKILL.md')
       const file = await fs.readCapped(abs, options.limits.maxSkillMdBytes, 'SKILL.md')
-      text = decodeSkillText(file.bytes)
-      known = new Map([
-        ['SKILL.md', { abs, size: file.size, mtimeMs: file.mtimeMs, ino: file.ino }],
-      ])
+      text = decodeSkillHead(file.bytes)
+      known = new Map<string, SkillFileEntry>().set('SKILL.md', {
+        abs,
+        size: file.size,
+        mtimeMs: file.mtimeMs,
+        ino: file.ino,
+      })
     }
     const scan = await scanSkillFolder(dir, options.limits, entries, known, fs)
     text ??= await readSkillText(scan, 'SKILL.md', options.limits.maxSkillMdBytes, fs)
-    const { frontmatter } = parseSkillMd(text, {
-      maxFrontmatterBytes: options.limits.maxFrontmatterBytes,
-    })
-    const verdict = validateSkillManifest(frontmatter, { folderName, strict: options.strict })
-    if (!verdict.ok || !verdict.manifest) {
-      return { ok: false, code: 'E_SKILL_MANIFEST_INVALID', errors: verdict.errors }
-    }
-    const sidecar = await loadSidecar(scan, options.limits, fs)
-    const manifest = verdict.manifest
-    const version = manifest.version ? `${manifest.version}+${scan.hash}` : scan.hash
-    const warnings = [...verdict.warnings, ...scan.warnings]
-    return {
-      ok: true,
-      entry: { dir, manifest, scan, ...(sidecar && { sidecar }), version, warnings },
-    }
+    const valid = validateText(text, folderName, options)
+    if (!valid.ok) return valid
+    const sidecar = scan.files.has(SKILL_SIDECAR_FILE)
+      ? checkSidecar(
+          scan,
+          await readSkillText(scan, SKILL_SIDECAR_FILE, options.limits.maxSkillMdBytes, fs),
+        )
+      : undefined
+    return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar)
   } catch (err) {
-    if (SkillHostError.isInstance(err)) return { ok: false, code: err.code, errors: [err.message] }
-    const errno = (err as NodeJS.ErrnoException).code ?? 'unknown error'
-    return {
-      ok: false,
-      code: 'E_SKILL_SOURCE_FAILED',
-      errors: [`the skill folder could not be read (${errno})`],
+    return failed(err)
+  }
+}
+
+/** `loadFsSkill` with direct synchronous calls: the same checks and outcomes. */
+export function loadFsSkillSync(
+  dir: string,
+  folderName: string,
+  options: LoadFsSkillOptions,
+  fs: SyncSkillFs,
+  entries?: readonly Dirent[],
+): FsSkillOutcome {
+  try {
+    const max = options.limits.maxSkillMdBytes
+    let text: string | undefined
+    let known: Map<string, SkillFileEntry> | undefined
+    if (plainSkillMd(entries)) {
+      const abs = childPath(dir, 'SKILL.md')
+      const file = fs.readCapped(abs, max, 'SKILL.md', true)
+      text = decodeSkillHead(file.bytes)
+      known = new Map<string, SkillFileEntry>().set('SKILL.md', {
+        abs,
+        size: file.size,
+        mtimeMs: file.mtimeMs,
+        ino: file.ino,
+      })
     }
+    const scan = scanSkillFolderSync(dir, options.limits, fs, entries, known)
+    if (text === undefined) {
+      const file = sizedFile(scan, 'SKILL.md', max)
+      text = decodeSkillHead(fs.readCapped(file.abs, max, 'SKILL.md', true).bytes)
+    }
+    const valid = validateText(text, folderName, options)
+    if (!valid.ok) return valid
+    let sidecar: SkillSidecar | undefined
+    if (scan.files.has(SKILL_SIDECAR_FILE)) {
+      const file = sizedFile(scan, SKILL_SIDECAR_FILE, max)
+      const bytes = fs.readCapped(file.abs, max, SKILL_SIDECAR_FILE, true).bytes
+      sidecar = checkSidecar(scan, decodeSkillText(bytes, SKILL_SIDECAR_FILE))
+    }
+    return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar)
+  } catch (err) {
+    return failed(err)
   }
 }

@@ -1,16 +1,21 @@
 import {
+  close as closeCb,
   closeSync,
   constants,
   type Dirent,
+  fstat as fstatCb,
   fstatSync,
+  open as openCb,
   openSync,
+  read as readCb,
   readdirSync,
   readSync,
   realpathSync,
   type Stats,
   statSync,
 } from 'node:fs'
-import { open, readdir, realpath, stat } from 'node:fs/promises'
+import { readdir, realpath, stat } from 'node:fs/promises'
+import { sep } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 
 /** A file's bytes plus the stat taken from the same open descriptor. */
@@ -37,6 +42,23 @@ export interface SkillFs {
    * unreadable. `label` is the model-safe name used in messages.
    */
   readCapped(path: string, maxBytes: number, label: string): Promise<CappedFile>
+  /**
+   * The same calls made directly, when this filesystem is synchronous anyway:
+   * discovery then runs without a promise per call.
+   */
+  readonly sync?: SyncSkillFs
+}
+
+/** `SkillFs` with direct synchronous calls; same semantics and errors. */
+export interface SyncSkillFs {
+  readdir(path: string): Dirent[]
+  stat(path: string): Stats
+  realpath(path: string): string
+  /**
+   * With `transient`, `bytes` may be a view of a buffer the next call reuses:
+   * for callers that decode the bytes at once, sparing an allocation per file.
+   */
+  readCapped(path: string, maxBytes: number, label: string, transient?: boolean): CappedFile
 }
 
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
@@ -69,51 +91,115 @@ export const asyncSkillFs: SkillFs = {
   readdir: (path) => readdir(path, { withFileTypes: true }),
   stat: (path) => stat(path),
   realpath: (path) => realpath(path),
-  async readCapped(path, maxBytes, label) {
-    let handle: Awaited<ReturnType<typeof open>> | undefined
-    try {
-      handle = await open(path, FLAGS)
-      const s = await handle.stat()
-      checkStat(s, maxBytes, label)
-      const buffer = new Uint8Array(s.size)
-      let filled = 0
-      while (filled < buffer.byteLength) {
-        const { bytesRead } = await handle.read(buffer, filled, buffer.byteLength - filled, null)
-        if (bytesRead === 0) break
-        filled += bytesRead
-      }
-      return { bytes: buffer.subarray(0, filled), size: filled, mtimeMs: s.mtimeMs, ino: s.ino }
-    } catch (err) {
-      throw wrapReadError(err, label)
-    } finally {
-      await handle?.close()
-    }
-  },
+  readCapped: readCappedAsync,
 }
 
-/** Direct synchronous syscalls behind the same promise-shaped interface. */
-export const syncSkillFs: SkillFs = {
-  readdir: async (path) => readdirSync(path, { withFileTypes: true }),
-  stat: async (path) => statSync(path),
-  realpath: async (path) => realpathSync(path),
-  async readCapped(path, maxBytes, label) {
-    let fd: number | undefined
-    try {
-      fd = openSync(path, FLAGS)
-      const s = fstatSync(fd)
-      checkStat(s, maxBytes, label)
-      const buffer = new Uint8Array(s.size)
-      let filled = 0
-      while (filled < buffer.byteLength) {
-        const bytesRead = readSync(fd, buffer, filled, buffer.byteLength - filled, null)
-        if (bytesRead === 0) break
-        filled += bytesRead
+/**
+ * `readCapped` through the thread pool with plain callbacks: one promise per
+ * file instead of a `FileHandle` and a promise per call.
+ */
+function readCappedAsync(path: string, maxBytes: number, label: string): Promise<CappedFile> {
+  return new Promise((resolve, reject) => {
+    openCb(path, FLAGS, (openError, fd) => {
+      if (openError) return reject(wrapReadError(openError, label))
+      const finish = (error: unknown, file?: CappedFile): void => {
+        closeCb(fd, (closeError) => {
+          const failure = error ?? closeError
+          if (failure) reject(wrapReadError(failure, label))
+          else resolve(file!)
+        })
       }
-      return { bytes: buffer.subarray(0, filled), size: filled, mtimeMs: s.mtimeMs, ino: s.ino }
-    } catch (err) {
-      throw wrapReadError(err, label)
-    } finally {
-      if (fd !== undefined) closeSync(fd)
+      fstatCb(fd, (statError, s) => {
+        if (statError) return finish(statError)
+        try {
+          checkStat(s, maxBytes, label)
+        } catch (err) {
+          return finish(err)
+        }
+        const buffer = new Uint8Array(s.size)
+        const more = (filled: number): void => {
+          if (filled >= buffer.byteLength) {
+            done(filled)
+            return
+          }
+          readCb(fd, buffer, filled, buffer.byteLength - filled, null, (readError, bytesRead) => {
+            if (readError) return finish(readError)
+            if (bytesRead === 0) return done(filled)
+            more(filled + bytesRead)
+          })
+        }
+        const done = (filled: number): void =>
+          finish(undefined, {
+            bytes: buffer.subarray(0, filled),
+            size: filled,
+            mtimeMs: s.mtimeMs,
+            ino: s.ino,
+          })
+        more(0)
+      })
+    })
+  })
+}
+
+/**
+ * `join(dir, name)` for a normalized `dir` and a directory entry's `name`
+ * (never `.`, `..` or containing a separator), without re-normalizing.
+ */
+export function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name
+}
+
+// Reused by transient synchronous reads of files up to SCRATCH_BYTES.
+const SCRATCH_BYTES = 64 * 1024
+let scratch: Uint8Array | undefined
+
+function readCappedSync(
+  path: string,
+  maxBytes: number,
+  label: string,
+  transient = false,
+): CappedFile {
+  let fd: number | undefined
+  try {
+    fd = openSync(path, FLAGS)
+    const s = fstatSync(fd)
+    checkStat(s, maxBytes, label)
+    const size = s.size
+    let buffer: Uint8Array
+    if (transient && size <= SCRATCH_BYTES) {
+      if (!scratch || scratch.byteLength < size)
+        scratch = new Uint8Array(Math.min(SCRATCH_BYTES, Math.max(4096, size * 2)))
+      buffer = scratch
+    } else buffer = new Uint8Array(size)
+    let filled = 0
+    while (filled < size) {
+      const bytesRead = readSync(fd, buffer, filled, size - filled, null)
+      if (bytesRead === 0) break
+      filled += bytesRead
     }
-  },
+    return { bytes: buffer.subarray(0, filled), size: filled, mtimeMs: s.mtimeMs, ino: s.ino }
+  } catch (err) {
+    throw wrapReadError(err, label)
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+const WITH_TYPES = { withFileTypes: true } as const
+
+/** Direct synchronous syscalls. */
+const directFs: SyncSkillFs = {
+  readdir: (path) => readdirSync(path, WITH_TYPES),
+  stat: (path) => statSync(path),
+  realpath: (path) => realpathSync(path),
+  readCapped: readCappedSync,
+}
+
+/** Direct synchronous syscalls behind the same promise-shaped interface, and as `sync`. */
+export const syncSkillFs: SkillFs = {
+  readdir: async (path) => directFs.readdir(path),
+  stat: async (path) => directFs.stat(path),
+  realpath: async (path) => directFs.realpath(path),
+  readCapped: async (path, maxBytes, label) => directFs.readCapped(path, maxBytes, label),
+  sync: directFs,
 }

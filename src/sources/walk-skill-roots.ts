@@ -1,10 +1,10 @@
 import type { Dirent } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
-import { type FsSkillOutcome, loadFsSkill } from './load-fs-skill.js'
+import { type FsSkillOutcome, loadFsSkill, loadFsSkillSync } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
 import { SKIPPED_FOLDERS } from './scan-skill-folder.js'
-import type { SkillFs } from './skill-fs.js'
+import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 import type { SkillProblem } from './types.js'
 
@@ -34,14 +34,51 @@ type Visit =
   | { kind: 'unreadable'; rel: string; dir: string; errno: string }
 
 const SLICE_MS = 10
+/** Skill results handed to the consumer at once; bounds the work between slice checks. */
+const MAX_BATCH = 32
 
 const byRel = (a: Folder, b: Folder): number => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)
 
-function throwIfAborted(signal: AbortSignal | undefined): void {
+/** Throws `E_ABORTED` once `signal` is aborted. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) {
     throw new SkillHostError('E_ABORTED', 'Skill discovery was aborted.', { cause: signal.reason })
   }
 }
+
+function hasSkillMd(entries: readonly Dirent[]): boolean {
+  for (const e of entries) if (e.name === 'SKILL.md') return true
+  return false
+}
+
+/** Subfolders to search (sorted) and symlinks that may lead to folders. */
+function subfolders(
+  entries: readonly Dirent[],
+  dir: string,
+  rel: string,
+): { children: Folder[]; symlinks: Folder[] } {
+  const children: Folder[] = []
+  const symlinks: Folder[] = []
+  for (const e of entries) {
+    const list = e.isDirectory()
+      ? SKIPPED_FOLDERS.has(e.name)
+        ? undefined
+        : children
+      : e.isSymbolicLink()
+        ? symlinks
+        : undefined
+    list?.push({ dir: childPath(dir, e.name), rel: rel === '' ? e.name : `${rel}/${e.name}` })
+  }
+  children.sort(byRel)
+  return { children, symlinks }
+}
+
+const unreadable = (dir: string, rel: string, err: unknown): Visit => ({
+  kind: 'unreadable',
+  rel,
+  dir,
+  errno: (err as NodeJS.ErrnoException).code ?? 'error',
+})
 
 /**
  * Walks each root breadth-first, in root order and then name order, for
@@ -49,105 +86,155 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
  * not searched for further skills. `.git` and `node_modules` are skipped;
  * symlinked folders are not followed (so loops cannot occur); the walk stops
  * at `maxDepth` and after `maxEntries` directory entries, reporting why.
- * Folders are read `concurrency` at a time. Throws `E_ABORTED` once `signal`
- * is aborted.
+ * Folders are read `concurrency` at a time (one at a time, without promises,
+ * when `fs` is synchronous). Skills come in batches, in walk order; problems
+ * the walk reports are reported after every skill found before them was
+ * yielded. Throws `E_ABORTED` once `signal` is aborted.
  */
 export async function* walkSkillRoots(
   roots: readonly string[],
   options: WalkSkillRootsOptions,
-): AsyncGenerator<SkillFolderResult> {
+): AsyncGenerator<readonly SkillFolderResult[]> {
   const { limits, signal, report } = options
+  const direct = options.fs.sync
   let seen = 0
   let sliceStart = performance.now()
+
   const visit = async (dir: string, rel: string, depth: number): Promise<Visit> => {
     throwIfAborted(signal)
     let entries: Dirent[]
     try {
       entries = await options.fs.readdir(dir)
     } catch (err) {
-      return { kind: 'unreadable', rel, dir, errno: (err as NodeJS.ErrnoException).code ?? 'error' }
+      return unreadable(dir, rel, err)
     }
-    if (entries.some((e) => e.name === 'SKILL.md')) {
+    if (hasSkillMd(entries)) {
       const folderName = basename(dir)
       const outcome = await loadFsSkill(dir, folderName, options, entries)
       return { kind: 'skill', result: { location: rel || folderName, hostPath: dir, outcome } }
     }
-    const children: Folder[] = []
+    if (depth >= limits.maxDepth)
+      return { kind: 'folder', children: [], links: [], entries: entries.length }
+    const { children, symlinks } = subfolders(entries, dir, rel)
     const links: Folder[] = []
-    if (depth < limits.maxDepth) {
-      for (const e of entries) {
-        const child = { dir: join(dir, e.name), rel: rel === '' ? e.name : `${rel}/${e.name}` }
-        if (e.isDirectory() && !SKIPPED_FOLDERS.has(e.name)) children.push(child)
-        else if (
-          e.isSymbolicLink() &&
-          (await options.fs.stat(child.dir).catch(() => undefined))?.isDirectory()
-        ) {
-          links.push(child)
-        }
-      }
-      children.sort(byRel)
-      links.sort(byRel)
+    for (const link of symlinks) {
+      if ((await options.fs.stat(link.dir).catch(() => undefined))?.isDirectory()) links.push(link)
     }
     return { kind: 'folder', children, links, entries: entries.length }
   }
 
+  const visitSync = (dir: string, rel: string, depth: number, fs: SyncSkillFs): Visit => {
+    throwIfAborted(signal)
+    let entries: Dirent[]
+    try {
+      entries = fs.readdir(dir)
+    } catch (err) {
+      return unreadable(dir, rel, err)
+    }
+    if (hasSkillMd(entries)) {
+      const folderName = basename(dir)
+      const outcome = loadFsSkillSync(dir, folderName, options, fs, entries)
+      return { kind: 'skill', result: { location: rel || folderName, hostPath: dir, outcome } }
+    }
+    if (depth >= limits.maxDepth)
+      return { kind: 'folder', children: [], links: [], entries: entries.length }
+    const { children, symlinks } = subfolders(entries, dir, rel)
+    const links = symlinks.filter((link) => {
+      try {
+        return fs.stat(link.dir).isDirectory()
+      } catch {
+        return false
+      }
+    })
+    return { kind: 'folder', children, links, entries: entries.length }
+  }
+
+  let batch: SkillFolderResult[] = []
   for (const rawRoot of roots) {
     const root = resolve(rawRoot)
     let level: Folder[] = [{ dir: root, rel: '' }]
     for (let depth = 0; level.length > 0; depth++) {
       const next: Folder[] = []
-      for await (const v of mapOrdered(level, limits.concurrency, (f) =>
-        visit(f.dir, f.rel, depth),
-      )) {
-        throwIfAborted(signal)
-        // Synchronous filesystem calls never yield to the event loop on their
-        // own; give timers and I/O a turn about every 10 ms.
-        if (performance.now() - sliceStart > SLICE_MS) {
-          await new Promise((resolve) => setImmediate(resolve))
+      const visits = direct
+        ? undefined
+        : mapOrdered(level, limits.concurrency, (f) => visit(f.dir, f.rel, depth))
+      try {
+        for (let i = 0; ; i++) {
+          let v: Visit
+          if (direct) {
+            const f = level[i]
+            if (f === undefined) break
+            v = visitSync(f.dir, f.rel, depth, direct)
+          } else {
+            const r = await visits!.next()
+            if (r.done) break
+            v = r.value
+          }
           throwIfAborted(signal)
-          sliceStart = performance.now()
+          if (v.kind === 'skill') batch.push(v.result)
+          else {
+            const reports =
+              v.kind === 'unreadable' || v.links.length > 0 || seen + v.entries > limits.maxEntries
+            // Keep reports in walk order: skills found earlier go out first.
+            if (reports && batch.length > 0) {
+              yield batch
+              batch = []
+            }
+            if (v.kind === 'unreadable') {
+              report({
+                location: v.rel || basename(root),
+                hostPath: v.dir,
+                code: 'E_SKILL_SOURCE_FAILED',
+                message:
+                  v.rel === ''
+                    ? `The root could not be read (${v.errno}).`
+                    : `The folder could not be read (${v.errno}).`,
+                severity: 'error',
+              })
+            } else {
+              seen += v.entries
+              if (seen > limits.maxEntries) {
+                report({
+                  location: basename(root),
+                  hostPath: root,
+                  code: 'E_SKILL_SOURCE_TOO_LARGE',
+                  message: `The walk stopped after ${limits.maxEntries} directory entries; raise limits.maxEntries or narrow the roots.`,
+                  severity: 'error',
+                })
+                return
+              }
+              for (const child of v.children) next.push(child)
+              for (const link of v.links.sort(byRel)) {
+                report({
+                  location: link.rel,
+                  hostPath: link.dir,
+                  code: 'E_SKILL_SOURCE_PATH_REJECTED',
+                  message:
+                    'The folder is a symlink; symlinked folders are not followed. List its target as a root instead.',
+                  severity: 'warning',
+                })
+              }
+            }
+          }
+          // Synchronous filesystem calls never yield to the event loop on their
+          // own; give timers and I/O a turn about every 10 ms.
+          if (batch.length >= MAX_BATCH || performance.now() - sliceStart > SLICE_MS) {
+            if (batch.length > 0) {
+              yield batch
+              batch = []
+            }
+            if (performance.now() - sliceStart > SLICE_MS) {
+              await new Promise((resolve) => setImmediate(resolve))
+              throwIfAborted(signal)
+              sliceStart = performance.now()
+            }
+          }
         }
-        if (v.kind === 'skill') {
-          yield v.result
-          continue
-        }
-        if (v.kind === 'unreadable') {
-          report({
-            location: v.rel || basename(root),
-            hostPath: v.dir,
-            code: 'E_SKILL_SOURCE_FAILED',
-            message:
-              v.rel === ''
-                ? `The root could not be read (${v.errno}).`
-                : `The folder could not be read (${v.errno}).`,
-            severity: 'error',
-          })
-          continue
-        }
-        seen += v.entries
-        if (seen > limits.maxEntries) {
-          report({
-            location: basename(root),
-            hostPath: root,
-            code: 'E_SKILL_SOURCE_TOO_LARGE',
-            message: `The walk stopped after ${limits.maxEntries} directory entries; raise limits.maxEntries or narrow the roots.`,
-            severity: 'error',
-          })
-          return
-        }
-        for (const child of v.children) next.push(child)
-        for (const link of v.links) {
-          report({
-            location: link.rel,
-            hostPath: link.dir,
-            code: 'E_SKILL_SOURCE_PATH_REJECTED',
-            message:
-              'The folder is a symlink; symlinked folders are not followed. List its target as a root instead.',
-            severity: 'warning',
-          })
-        }
+      } finally {
+        await visits?.return(undefined)
       }
       level = next
     }
   }
+  if (batch.length > 0) yield batch
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -76,14 +76,28 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     expect(injected.stderr).toMatch(/E_SKILL_SCRIPT_INVALID_ARGS|E_TOOL_INVALID_ARGS/)
   })
 
+  it('explains a TMPDIR the sandbox user cannot traverse instead of failing opaquely', async () => {
+    const own = await mkdtemp(join(tmpdir(), 'skillhost-run-private-'))
+    try {
+      const out = await run([join(tmp, 'probe'), 'exit'], { ...process.env, TMPDIR: own })
+      expect(out.code).toBe(1)
+      expect(out.stderr).toMatch(/E_SANDBOX_UNAVAILABLE: .*cannot traverse .*TMPDIR=\/tmp/)
+      expect(await readdir(own)).toEqual([])
+    } finally {
+      await rm(own, { recursive: true, force: true })
+    }
+  })
+
   it('leaves no temporary workspace behind', async () => {
-    const before = (await readdir(tmpdir())).filter(
-      (n) => n.startsWith('skillhost-') && !n.startsWith('skillhost-run-'),
-    )
-    await run([join(tmp, 'probe'), 'exit'])
-    const after = (await readdir(tmpdir())).filter(
-      (n) => n.startsWith('skillhost-') && !n.startsWith('skillhost-run-'),
-    )
-    expect(after.filter((n) => !before.includes(n))).toEqual([])
+    // A private TMPDIR: other suites create skillhost-* folders in /tmp concurrently.
+    const own = await mkdtemp(join(tmpdir(), 'skillhost-run-tmp-'))
+    await chmod(own, 0o755)
+    try {
+      const out = await run([join(tmp, 'probe'), 'exit'], { ...process.env, TMPDIR: own })
+      expect(out.code).toBe(7)
+      expect(await readdir(own)).toEqual([])
+    } finally {
+      await rm(own, { recursive: true, force: true })
+    }
   })
 })

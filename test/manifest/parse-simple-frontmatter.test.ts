@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { parseSimpleFrontmatter } from '../../src/manifest/parse-simple-frontmatter.js'
+import {
+  parseSimpleFrontmatter,
+  parseSimpleFrontmatterByRegex,
+} from '../../src/manifest/parse-simple-frontmatter.js'
 
 // A deterministic generator of frontmatter-like text, biased towards the
 // characters that change YAML's meaning.
@@ -114,5 +117,47 @@ describe('parseSimpleFrontmatter', () => {
       expect({ ...fast }, text).toEqual(JSON.parse(JSON.stringify(parse(text))))
     }
     expect(accepted).toBeGreaterThan(200)
+  })
+
+  it('gives exactly what the regular-expression definition gives', () => {
+    const extra = [
+      'name: a\ndescription: b\n',
+      'name: a  \n  \n# c\n  # c\nx: "q"\ny: \'s\'\nm:\n  k.1: v\n  k-2: w  \n',
+      'name: é\n',
+      'name: aé\n',
+      'name: a\u2028b\n',
+      'name: "a\u2028"\n',
+      'name: a\rb\n',
+      'name: a\tb\n',
+      "name: 'a\\b'\n",
+      'name: ""\n',
+      'name: "\n',
+      'name:\n  k: v\n   j: w\n',
+      'name:\n',
+      'name:    \nmetadata:\n  a: b\n',
+      'm:\n  k:  \n',
+      'm:\n  k:v\n',
+      'name:x\n',
+      '  k: v\n',
+      'name: 1.0.3\nv: 1.0\nw: +1\nx: .5\ny: ~\nz: Null\n',
+      'True: a\n',
+      'nul: a\nnullx: b\n',
+      'a: b: c\n',
+      'a: b #c\n',
+      'a: b#c\n',
+      'a: b:\n',
+      'a: [b\n',
+      'a: \x01\n',
+      'a: b\x7f\n',
+      '\ta: b\n',
+      'a: b\n\t\n',
+      '',
+      '\n\n',
+    ]
+    for (const text of [...extra, ...samples(20_000)]) {
+      expect(parseSimpleFrontmatter(text), JSON.stringify(text)).toEqual(
+        parseSimpleFrontmatterByRegex(text),
+      )
+    }
   })
 })

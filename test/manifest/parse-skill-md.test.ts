@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
-import { decodeSkillText } from '../../src/manifest/decode-skill-text.js'
+import { decodeSkillHead, decodeSkillText } from '../../src/manifest/decode-skill-text.js'
 import { parseSkillMd } from '../../src/manifest/parse-skill-md.js'
 
 function code(fn: () => unknown): string | undefined {
@@ -105,5 +105,45 @@ describe('decodeSkillText', () => {
 
   it('drops a BOM', () => {
     expect(decodeSkillText(new Uint8Array([0xef, 0xbb, 0xbf, 0x61]))).toBe('a')
+  })
+})
+
+describe('decodeSkillHead', () => {
+  const bytes = (text: string): Uint8Array => new TextEncoder().encode(text)
+  const frontmatterOf = (text: string): unknown => {
+    try {
+      return { ...parseSkillMd(text).frontmatter }
+    } catch (err) {
+      return (err as Error).message
+    }
+  }
+
+  it('yields the same frontmatter as the whole file', () => {
+    const cases = [
+      '---\nname: a\ndescription: b\n---\n# body\n---\nmore\n',
+      '---\r\nname: a\r\ndescription: b\r\n---\r\nbody\r\n',
+      '---\rname: a\rdescription: b\r---\rbody',
+      '\ufeff---\nname: a\n---  \t\nbody',
+      '---\nname: a\n---',
+      '---\n---\nbody',
+      '---\nname: a\n--- x\ndescription: b\n---\n',
+      '---\nname: a\n----\n---\n',
+      'name: a\n---\nbody\n',
+      '---\nname: é\n---\nbodé\n',
+      '---\n',
+      '',
+    ]
+    for (const text of cases) {
+      const head = decodeSkillHead(bytes(text))
+      expect(text.replace(/^\ufeff/, '').startsWith(head), JSON.stringify(text)).toBe(true)
+      expect(frontmatterOf(head), JSON.stringify(text)).toEqual(frontmatterOf(text))
+    }
+  })
+
+  it('still rejects invalid UTF-8 after the frontmatter', () => {
+    const good = bytes('---\nname: a\n---\nbody ')
+    const bad = new Uint8Array([...good, 0xff, 0x0a])
+    expect(() => decodeSkillHead(bad)).toThrow(/not valid UTF-8/)
+    expect(decodeSkillHead(good)).toBe('---\nname: a\n---\n')
   })
 })
