@@ -5,6 +5,7 @@ import {
   describeSpooled,
   newSpoolId,
   SPOOL_ID_PATTERN,
+  type SpoolContent,
   type SpoolMeta,
   type SpoolStore,
 } from './spool-store.js'
@@ -28,9 +29,10 @@ export class FileSpoolStore implements SpoolStore {
     return this.#ready
   }
 
-  async put(bytes: Uint8Array, meta?: SpoolMeta): Promise<Retrievable> {
+  async put(content: SpoolContent, meta?: SpoolMeta): Promise<Retrievable> {
     await this.#ensure()
     const id = newSpoolId()
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     const record = describeSpooled(id, bytes, meta)
     const base = join(this.directory, id)
     await writeFile(`${base}.bin.tmp`, bytes, { mode: 0o600 })

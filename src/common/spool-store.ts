@@ -10,17 +10,21 @@ export interface SpoolMeta {
   readonly trusted?: boolean
 }
 
+/** What can be spooled: bytes, or text (stored as its UTF-8 bytes). */
+export type SpoolContent = Uint8Array | string
+
 /**
- * Durable bytes by id. Content is immutable once put; ids are unguessable and
- * safe to show a model. `get` of an unknown id resolves undefined, never throws.
+ * Durable bytes by id. Content is immutable once put (a store keeps its own
+ * copy); text is stored as UTF-8. Ids are unguessable and safe to show a
+ * model. `get` of an unknown id resolves undefined, never throws.
  */
 export interface SpoolStore {
-  put(bytes: Uint8Array, meta?: SpoolMeta): Promise<Retrievable>
+  put(content: SpoolContent, meta?: SpoolMeta): Promise<Retrievable>
   /**
    * Optional: the same as `put`, completed synchronously. Offered only by
    * stores that need no I/O (memory); hot paths use it when present.
    */
-  putSync?(bytes: Uint8Array, meta?: SpoolMeta): Retrievable
+  putSync?(content: SpoolContent, meta?: SpoolMeta): Retrievable
   get(id: string): Promise<Uint8Array | undefined>
   stat(id: string): Promise<Retrievable | undefined>
   delete(id: string): Promise<boolean>
@@ -48,8 +52,17 @@ export function newSpoolId(): string {
   return `r_${id}`
 }
 
+/** UTF-8 byte length of spooled content. */
+export function spooledSize(content: SpoolContent): number {
+  return typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength
+}
+
 /** Builds the record a store keeps for `bytes`. */
-export function describeSpooled(id: string, bytes: Uint8Array, meta: SpoolMeta = {}): Retrievable {
+export function describeSpooled(
+  id: string,
+  content: SpoolContent,
+  meta: SpoolMeta = {},
+): Retrievable {
   const given = meta.provenance
   // A frozen provenance (wrappers build one per tool) is shared, not copied.
   const provenance = given && Object.isFrozen(given) ? given : Object.freeze({ ...(given ?? {}) })
@@ -57,7 +70,7 @@ export function describeSpooled(id: string, bytes: Uint8Array, meta: SpoolMeta =
     id,
     kind: meta.kind ?? 'text',
     mimeType: meta.mimeType ?? 'text/plain',
-    size: bytes.byteLength,
+    size: spooledSize(content),
     provenance,
     trusted: meta.trusted === true,
     createdAt: Date.now(),
@@ -68,27 +81,32 @@ export function describeSpooled(id: string, bytes: Uint8Array, meta: SpoolMeta =
 
 /** A `SpoolStore` in memory: for tests, short sessions and benchmarks. */
 export class MemorySpoolStore implements SpoolStore {
-  readonly #items = new Map<string, { bytes: Uint8Array; record: Retrievable }>()
+  // Text is kept as a string (immutable, no copy) and encoded on read; bytes
+  // are copied on the way in and on the way out.
+  readonly #items = new Map<string, { content: SpoolContent; record: Retrievable }>()
 
-  put(bytes: Uint8Array, meta?: SpoolMeta): Promise<Retrievable> {
+  put(content: SpoolContent, meta?: SpoolMeta): Promise<Retrievable> {
     try {
-      return Promise.resolve(this.putSync(bytes, meta))
+      return Promise.resolve(this.putSync(content, meta))
     } catch (err) {
       return Promise.reject(err)
     }
   }
 
-  putSync(bytes: Uint8Array, meta?: SpoolMeta): Retrievable {
+  putSync(content: SpoolContent, meta?: SpoolMeta): Retrievable {
     const id = newSpoolId()
-    const copy = new Uint8Array(bytes)
-    const record = describeSpooled(id, copy, meta)
-    this.#items.set(id, { bytes: copy, record })
+    const kept = typeof content === 'string' ? content : new Uint8Array(content)
+    const record = describeSpooled(id, kept, meta)
+    this.#items.set(id, { content: kept, record })
     return record
   }
 
   async get(id: string): Promise<Uint8Array | undefined> {
     const item = this.#items.get(id)
-    return item ? new Uint8Array(item.bytes) : undefined
+    if (!item) return undefined
+    return typeof item.content === 'string'
+      ? new Uint8Array(Buffer.from(item.content, 'utf8'))
+      : new Uint8Array(item.content)
   }
 
   async stat(id: string): Promise<Retrievable | undefined> {

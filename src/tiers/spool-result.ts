@@ -37,9 +37,8 @@ export function spoolToolResult(
 ): ToolResult | Promise<ToolResult> {
   if (typeof result !== 'string') return spoolBinaryResult(result, options)
   const cls = options.artifactClass ?? SpooledArtifact
-  const bytes = Buffer.from(result, 'utf8')
-  // Straight to the store with the class's kind: building an artifact object
-  // only to read its record back costs more than the put itself.
+  // Text goes to the store as a string: no encode or copy on the hot path.
+  const size = Buffer.byteLength(result, 'utf8')
   const meta = {
     kind: cls.kind,
     mimeType: 'text/plain',
@@ -47,14 +46,16 @@ export function spoolToolResult(
     trusted: false,
   }
   const describe = (r: Retrievable): string => {
-    const truncated = bytes.byteLength > INLINE_PREVIEW_BYTES
-    const preview = truncated ? decoder.decode(bytes.subarray(0, INLINE_PREVIEW_BYTES)) : result
+    const truncated = size > INLINE_PREVIEW_BYTES
+    const preview = truncated
+      ? decoder.decode(Buffer.from(result, 'utf8').subarray(0, INLINE_PREVIEW_BYTES))
+      : result
     return `${preview}${footer(r.id, r.size, r.kind, truncated)}`
   }
   const { spool } = options
   return spool.putSync
-    ? describe(spool.putSync(bytes, meta))
-    : spool.put(bytes, meta).then(describe)
+    ? describe(spool.putSync(result, meta))
+    : spool.put(result, meta).then(describe)
 }
 
 async function spoolBinaryResult(

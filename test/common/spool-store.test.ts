@@ -61,6 +61,17 @@ describe.each(stores)('%s', (_label, make) => {
     expect([...((await store.get(record.id)) as Uint8Array)]).toEqual([1, 2, 3])
   })
 
+  it('stores text as UTF-8 and sizes it in bytes', async () => {
+    const store = await make()
+    const record = await store.put('héllo ✓', { kind: 'text' })
+    expect(record.size).toBe(Buffer.byteLength('héllo ✓', 'utf8'))
+    expect(new TextDecoder().decode(await store.get(record.id))).toBe('héllo ✓')
+    if (store.putSync) {
+      const sync = store.putSync('sync text')
+      expect(new TextDecoder().decode(await store.get(sync.id))).toBe('sync text')
+    }
+  })
+
   it('gives unique ids', async () => {
     const store = await make()
     const a = await store.put(new Uint8Array([1]))
