@@ -56,12 +56,12 @@ const wrappedOps = best('wrapped')
 const ratio = wrappedOps / rawOps
 await manager.dispose()
 
-const table = `| path | calls/s (best of 5) |
+const table = `| path | calls/s (median of 9 interleaved rounds) |
 |---|---:|
 | raw \`Tool.execute\` | ${Math.round(rawOps).toLocaleString('en-US')} |
 | wrapped (gate + guard + validation + spooling) | ${Math.round(wrappedOps).toLocaleString('en-US')} |
 
-Ratio wrapped/raw: **${ratio.toFixed(2)}** (target ≥ 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'}).`
+Ratio wrapped/raw (median of per-round ratios): **${ratio.toFixed(2)}** (target ≥ 0.50: ${ratio >= 0.5 ? 'met' : 'NOT met'}).`
 console.log(table)
 writeSection(
   'Module tools (tier 1)',

@@ -45,17 +45,18 @@ export function spoolToolResult(
     provenance: options.provenance,
     trusted: false,
   }
-  const describe = (r: Retrievable): string => {
-    const truncated = size > INLINE_PREVIEW_BYTES
-    const preview = truncated
-      ? decoder.decode(Buffer.from(result, 'utf8').subarray(0, INLINE_PREVIEW_BYTES))
-      : result
-    return `${preview}${footer(r.id, r.size, r.kind, truncated)}`
-  }
   const { spool } = options
-  return spool.putSync
-    ? describe(spool.putSync(result, meta))
-    : spool.put(result, meta).then(describe)
+  if (spool.putSync) return describeTextResult(result, size, spool.putSync(result, meta))
+  return spool.put(result, meta).then((r) => describeTextResult(result, size, r))
+}
+
+/** The text the model sees for a spooled text result: the preview and where the rest lives. */
+function describeTextResult(result: string, size: number, r: Retrievable): string {
+  const truncated = size > INLINE_PREVIEW_BYTES
+  const preview = truncated
+    ? decoder.decode(Buffer.from(result, 'utf8').subarray(0, INLINE_PREVIEW_BYTES))
+    : result
+  return `${preview}${footer(r.id, r.size, r.kind, truncated)}`
 }
 
 async function spoolBinaryResult(
