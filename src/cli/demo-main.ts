@@ -16,9 +16,11 @@ import { createPolicyGate, gatePolicyFor } from './serve-gate.js'
 import { createServeRuntime } from './serve-runtime.js'
 
 const PROMPT =
-  'How many kilometres is a marathon (26.2 miles)? Use the skills available: list them, load the one you need, ' +
-  'use its tool, unload it as soon as you are done, then re-read your conversion result by its id with ' +
-  'artifact_cat to confirm it, and answer in one sentence.'
+  'Three questions. (1) How many kilometres is a marathon (26.2 miles)? (2) What changed between the config ' +
+  '{"name":"api","replicas":2,"ports":[80],"tls":false} and {"name":"api","replicas":3,"ports":[80,443],"tls":true}? ' +
+  "(3) What are the three most frequent words in the word-count skill's samples/sample.txt? Use the skills " +
+  'available: list them, load each one only while you need it and unload it as soon as you are done, then ' +
+  're-read your conversion result by its id with artifact_cat, and answer briefly.'
 
 const SYSTEM = 'You are a careful assistant. Prefer skills and tools over guessing.'
 
@@ -73,7 +75,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     const result = await generateText({
       model: picked.model,
       tools: skills.tools,
-      stopWhen: stepCountIs(12),
+      stopWhen: stepCountIs(16),
       prompt: PROMPT,
       prepareStep: async (options) => {
         const step = await skills.prepareStep(options)

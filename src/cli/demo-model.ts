@@ -54,43 +54,105 @@ const say = (text: string): Result => ({
   warnings: [],
 })
 
+/** One planned move of the scripted model: a tool call, taken only when its tool is offered. */
+interface PlannedCall {
+  readonly tool: string
+  readonly args: (
+    results: readonly { tool: string; text: string }[],
+  ) => Record<string, unknown> | undefined
+}
+
+const BEFORE = { name: 'api', replicas: 2, ports: [80], tls: false }
+const AFTER = { name: 'api', replicas: 3, ports: [80, 443], tls: true }
+
+/** The conversion's retrievable id, as its spooled result names it. */
+const conversionId = (results: readonly { tool: string; text: string }[]): string | undefined => {
+  const converted = results.find((r) => r.tool === 'convert_units')
+  return converted && /\[result (r_[0-9a-f]{16})\b/.exec(converted.text)?.[1]
+}
+
+// Each skill is loaded only while it is needed: one per tier, then the
+// earlier result is re-read by id after every skill is gone.
+const PLAN: readonly PlannedCall[] = [
+  { tool: 'list_skills', args: () => ({}) },
+  { tool: 'load_skill', args: () => ({ skill: 'unit-convert' }) },
+  { tool: 'convert_units', args: () => ({ value: 26.2, from: 'mi', to: 'km' }) },
+  { tool: 'unload_skill', args: () => ({ skill: 'unit-convert' }) },
+  { tool: 'load_skill', args: () => ({ skill: 'json-tools' }) },
+  { tool: 'json_diff', args: () => ({ before: BEFORE, after: AFTER }) },
+  { tool: 'unload_skill', args: () => ({ skill: 'json-tools' }) },
+  { tool: 'load_skill', args: () => ({ skill: 'word-count' }) },
+  { tool: 'run_word_count_count', args: () => ({ file: 'samples/sample.txt', top: 3 }) },
+  { tool: 'unload_skill', args: () => ({ skill: 'word-count' }) },
+  {
+    tool: 'artifact_cat',
+    args: (results) => {
+      const ack = results.find((r) => r.tool === 'run_word_count_count')?.text
+      const id = ack && /output: (r_[0-9a-f]{16})/.exec(ack)?.[1]
+      return id ? { id } : undefined
+    },
+  },
+  {
+    tool: 'artifact_cat',
+    args: (results) => (conversionId(results) ? { id: conversionId(results) } : undefined),
+  },
+]
+
+/** A tool result's own text, without the spool footer; JSON strings decoded. */
+function payload(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined
+  const body = text
+    .replace(/\n\n\[result r_[0-9a-f]{16}[^\]]*\]$/, '')
+    .replace(/^\[artifact [^\]]*\]\s*/, '')
+  try {
+    const value: unknown = JSON.parse(body)
+    return typeof value === 'string' ? value : body
+  } catch {
+    return body
+  }
+}
+
+/** The closing answer, from what the tools returned. */
+function answer(results: readonly { tool: string; text: string }[]): string {
+  const of = (tool: string) => payload(results.find((r) => r.tool === tool)?.text)
+  const diff = of('json_diff')?.split('\n').join(', ')
+  const scriptOutput = results
+    .filter((r) => r.tool === 'artifact_cat')
+    .map((r) => payload(r.text) ?? '')
+  const topWords = scriptOutput
+    .find((t) => t.includes('words:'))
+    ?.split('\n')
+    .filter((l) => /^\d+ \S+$/.test(l.trim()))
+    .map((l) => l.trim().split(' ')[1])
+  const parts = [
+    `(1) ${of('convert_units') ?? 'unknown: unit-convert was not offered'}`,
+    `(2) ${diff ?? 'unknown: json-tools was not offered'}`,
+    `(3) ${topWords?.length ? topWords.join(', ') : 'unknown: scripts are off on this host'}`,
+  ]
+  return `${parts.join(' ')}. Each skill was unloaded after use; the results were re-read by id afterwards.`
+}
+
 /**
- * A scripted stand-in for a model, built on the AI SDK's own mock: it reads
- * what it was sent (offered tools, earlier results) and plays the demo's
- * plan: list, load unit-convert, convert, unload, re-read the result by id.
+ * A scripted stand-in for a model, built on the AI SDK's own mock. It plays
+ * one plan across all three tiers — a module tool (unit-convert), an isolated
+ * tool (json-tools), a sandboxed script (word-count) — loading each skill only
+ * while it is needed, then re-reads an earlier result by id. A planned call
+ * whose tool is not offered (say, scripts off) is skipped, as a model would.
  */
 export function scriptedDemoModel(): MockLanguageModelV3 {
+  let next = 0
   return new MockLanguageModelV3({
     provider: 'skillhost-demo',
     modelId: 'scripted',
     doGenerate: async (call) => {
       const results = resultsOf(call)
-      const last = results.at(-1)
       const offered = new Set((call.tools ?? []).map((t) => t.name))
-      const converted = results.find((r) => r.tool === 'convert_units')
-      switch (last?.tool) {
-        case undefined:
-          return toolCall('list_skills', {})
-        case 'list_skills':
-          return toolCall('load_skill', { skill: 'unit-convert' })
-        case 'load_skill':
-          if (offered.has('convert_units'))
-            return toolCall('convert_units', { value: 26.2, from: 'mi', to: 'km' })
-          return toolCall('unload_skill', { skill: 'unit-convert' })
-        case 'convert_units':
-          return toolCall('unload_skill', { skill: 'unit-convert' })
-        case 'unload_skill': {
-          const id = converted && /\[result (r_[0-9a-f]{16})\b/.exec(converted.text)?.[1]
-          if (id && offered.has('artifact_cat')) return toolCall('artifact_cat', { id })
-          return say(
-            'I could not convert: the unit-convert tool was not offered (module tools need --import-modules).',
-          )
-        }
-        default: {
-          const answer = converted?.text.split('\n')[0] ?? 'no result'
-          return say(`${answer}. (Re-read by id after the skill was unloaded.)`)
-        }
+      while (next < PLAN.length) {
+        const planned = PLAN[next++]!
+        const args = offered.has(planned.tool) ? planned.args(results) : undefined
+        if (args) return toolCall(planned.tool, args)
       }
+      return say(answer(results))
     },
   })
 }
