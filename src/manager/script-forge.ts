@@ -1,4 +1,5 @@
 import { SpooledArtifact } from '../common/artifacts/index.js'
+import { SkillHostError } from '../common/errors.js'
 import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../common/gate.js'
 import { Tool } from '../common/tool.js'
 import { filesFromSource } from '../sandbox/workspace-files.js'
@@ -16,9 +17,8 @@ import type { TierForge } from './prepare-skill.js'
 import type { SkillRecord } from './skill-record.js'
 
 function outputText(result: ScriptRunResult): string {
-  const parts = [
-    `exit code: ${String(result.exitCode)}${result.truncated ? ' (output truncated)' : ''}`,
-  ]
+  const ended = result.timedOut ? 'killed at the deadline' : `exit code: ${String(result.exitCode)}`
+  const parts = [`${ended}${result.truncated ? ' (output truncated)' : ''}`]
   parts.push('--- stdout ---', result.stdout)
   if (result.stderr) parts.push('--- stderr ---', result.stderr)
   return parts.join('\n')
@@ -84,12 +84,22 @@ function forgeOne(
           script,
           args,
           signal: ctx.abortSignal,
+          returnTimedOut: true,
         })
         const artifact = await SpooledArtifact.spool(ctx.spool, outputText(result), {
           provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
           trusted: false,
           title: `${name} output`,
         })
+        if (result.timedOut) {
+          // The partial output is spooled like any other, so the model can see
+          // how far the script got before the deadline.
+          throw new SkillHostError(
+            'E_SKILL_SCRIPT_TIMEOUT',
+            `Script tool '${name}' ran past its deadline and was killed; its partial output (${result.bytes} bytes) is in ${artifact.retrievable.id}. Raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.`,
+            { data: { retrievableId: artifact.retrievable.id, bytes: result.bytes } },
+          )
+        }
         return settleScriptResult(result, {
           retrievableId: artifact.retrievable.id,
           toolName: name,

@@ -41,11 +41,13 @@ const skill = (over: Parameters<typeof reportSkill>[0] = {}) =>
       },
       { name: 'fail', path: 'scripts/fail.sh', description: 'Exits 3.', interpreter: 'sh' },
       { name: 'slow', path: 'scripts/slow.sh', description: 'Sleeps.', interpreter: 'sh' },
+      { name: 'hang', path: 'scripts/hang.sh', description: 'Never ends.', interpreter: 'sh' },
     ],
     files: {
       'scripts/greet.sh': 'echo "hello, $1"; echo "from $(pwd)" >&2\n',
       'scripts/fail.sh': 'echo broken; exit 3\n',
       'scripts/slow.sh': 'sleep 1; echo done\n',
+      'scripts/hang.sh': 'echo started; sleep 30; echo never\n',
     },
     ...over,
   })
@@ -88,6 +90,7 @@ describe.skipIf(!onLinux)(
         'run_toolbox_greet',
         'run_toolbox_fail',
         'run_toolbox_slow',
+        'run_toolbox_hang',
       ])
       expect(roots()).toHaveLength(1)
       const stats = String(await ctx.tools.get('stats')!.execute({ values: [1, 2, 3] }, ctx))
@@ -101,6 +104,21 @@ describe.skipIf(!onLinux)(
       expect(output).not.toContain(rig.base)
       await manager.unload('toolbox', ctx)
       await expect.poll(roots).toEqual([])
+    })
+
+    it('a timeout is E_SKILL_SCRIPT_TIMEOUT, and the output until the kill stays readable by id', async () => {
+      await using manager = await createSkillManager(config())
+      const ctx = manager.createTurnContext()
+      await manager.load('toolbox', ctx)
+      const err = (await ctx.tools
+        .get('run_toolbox_hang')!
+        .execute({ timeout_seconds: 1 }, ctx)
+        .catch((e: unknown) => e)) as SkillHostError
+      expect(err.code).toBe('E_SKILL_SCRIPT_TIMEOUT')
+      const partial = new TextDecoder().decode(await ctx.spool.get(String(err.data.retrievableId)))
+      expect(partial).toContain('killed at the deadline')
+      expect(partial).toContain('started')
+      expect(partial).not.toContain('never')
     })
 
     it('a nonzero exit is E_SKILL_SCRIPT_FAILED carrying the exit code and a readable output id', async () => {
@@ -206,6 +224,7 @@ describe.skipIf(!onLinux)(
         'run_toolbox_greet',
         'run_toolbox_fail',
         'run_toolbox_slow',
+        'run_toolbox_hang',
       ])
     })
 

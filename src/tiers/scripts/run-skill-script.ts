@@ -22,6 +22,12 @@ export interface RunSkillScriptInput {
   /** Overrides `args.timeout_seconds`; defaults to `defaultTimeoutSeconds`. */
   readonly timeoutSeconds?: number
   /**
+   * Return a timed-out run (with `timedOut: true` and the output captured
+   * until the kill) instead of throwing `E_SKILL_SCRIPT_TIMEOUT`, so the
+   * caller can keep the partial output before reporting the timeout.
+   */
+  readonly returnTimedOut?: boolean
+  /**
    * When set, the gate is asked before anything runs: a refusal is
    * `E_SKILL_SCRIPT_DENIED`, a missing or broken gate
    * `E_SKILL_SCRIPT_GATE_UNAVAILABLE`. Omit it when the caller's tool wrapper
@@ -142,7 +148,7 @@ export async function runSkillScript(
   if (input.signal?.aborted || raw?.aborted) throw aborted()
   if (failure !== undefined) throw failure
   const result = raw as SandboxRunResult
-  if (result.timedOut) {
+  if (result.timedOut && input.returnTimedOut !== true) {
     throw new SkillHostError(
       'E_SKILL_SCRIPT_TIMEOUT',
       `Script '${script.name}' of skill '${input.skill}' ran past ${timeoutSeconds}s and was killed; raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.`,
@@ -153,7 +159,7 @@ export async function runSkillScript(
   return {
     exitCode: result.exitCode,
     signal: result.signal,
-    timedOut: false,
+    timedOut: result.timedOut,
     aborted: false,
     stdout: decode(result.stdout),
     stderr: decode(result.stderr),
