@@ -77,6 +77,35 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('skillhost MCP server over Streamable HTTP', () => {
+  it('closes a session that went idle and disposes its manager', async () => {
+    const managers: SkillManager[] = []
+    const events: string[] = []
+    server = await serveMcpHttp({
+      idleTimeoutMs: 150,
+      onSession: (e) => events.push(e.kind),
+      createManager: async () => {
+        const m = await createSkillManager({ sources: [makeSource()], gate: async () => undefined })
+        managers.push(m)
+        return m
+      },
+    })
+    const { client } = await connect(server.url)
+    await client.callTool({ name: 'load_skill', arguments: { skill: 'greeter' } })
+    // A connected client holds its notification stream open: never idle.
+    await new Promise((r) => setTimeout(r, 600))
+    expect(server.sessionCount()).toBe(1)
+    // The client vanishes without a DELETE: its streams drop, the session stays.
+    await client.close()
+    expect(server.sessionCount()).toBe(1)
+    await expect.poll(() => server?.sessionCount(), { timeout: 5_000 }).toBe(0)
+    expect(events).toEqual(['opened', 'closed'])
+    // The manager is gone: mutations refuse.
+    const err = await managers[0]!
+      .load('greeter', managers[0]!.createTurnContext())
+      .catch((e: unknown) => e)
+    expect((err as { code?: string }).code).toBe('E_SKILL_MANAGER_DISPOSED')
+  })
+
   it('lists, loads, calls, unloads, with tools/list_changed after each change', async () => {
     const managers: SkillManager[] = []
     server = await serveMcpHttp({

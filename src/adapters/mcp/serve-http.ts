@@ -22,6 +22,13 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
   readonly allowedHosts?: readonly string[]
   /** Largest accepted POST body in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number
+  /**
+   * A session with no request in flight for this long is closed and its
+   * manager disposed (clients that vanish without a DELETE would otherwise
+   * hold their managers, guests and workspaces forever). Default 30 minutes;
+   * 0 disables it. An open notification stream counts as a request in flight.
+   */
+  readonly idleTimeoutMs?: number
   /** Called when a session starts or ends, for logging. */
   readonly onSession?: (event: {
     readonly kind: 'opened' | 'closed'
@@ -66,16 +73,29 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
  * Serves MCP over Streamable HTTP (official SDK transport, stateful): each
  * `initialize` opens a session with its own manager (from `createManager`)
  * and its own long-lived turn context; requests carrying `mcp-session-id` are
- * routed to that session; a DELETE, a transport close or `close()` ends it
- * and disposes its manager.
+ * routed to that session; a DELETE, a transport close, `idleTimeoutMs`
+ * without traffic or `close()` ends it and disposes its manager.
  */
 export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHttpServer> {
   const { port = 0, host = '127.0.0.1', path = '/mcp', maxBodyBytes = 4 * 1024 * 1024 } = options
   const { createManager, onSession, allowedHosts: _a, ...sessionOptions } = options
   const sessions = new Map<
     string,
-    { transport: StreamableHTTPServerTransport; session: SkillMcpSession }
+    {
+      transport: StreamableHTTPServerTransport
+      session: SkillMcpSession
+      lastSeen: number
+      inFlight: number
+    }
   >()
+  const idleTimeoutMs = options.idleTimeoutMs ?? 30 * 60_000
+  const end = (id: string): void => {
+    const entry = sessions.get(id)
+    if (!entry) return
+    sessions.delete(id)
+    onSession?.({ kind: 'closed', sessionId: id })
+    void entry.session.close()
+  }
   let allowed: ReadonlySet<string> | undefined
 
   const open = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
@@ -84,13 +104,12 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, session })
+        sessions.set(id, { transport, session, lastSeen: Date.now(), inFlight: 0 })
         onSession?.({ kind: 'opened', sessionId: id })
       },
     })
     session.server.onclose = () => {
-      const id = transport.sessionId
-      if (id !== undefined && sessions.delete(id)) onSession?.({ kind: 'closed', sessionId: id })
+      if (transport.sessionId !== undefined) end(transport.sessionId)
       void session.close()
     }
     await session.server.connect(transport)
@@ -109,6 +128,11 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     const sessionId = req.headers['mcp-session-id']
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
     if (existing) {
+      existing.inFlight += 1
+      res.once('close', () => {
+        existing.inFlight -= 1
+        existing.lastSeen = Date.now()
+      })
       const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : undefined
       return existing.transport.handleRequest(req, res, body)
     }
@@ -136,10 +160,24 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   else if (LOOPBACK.has(host))
     allowed = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`])
   const urlHost = host.includes(':') ? `[${host}]` : host
+  const sweeper =
+    idleTimeoutMs > 0
+      ? setInterval(
+          () => {
+            const now = Date.now()
+            for (const [id, entry] of sessions) {
+              if (entry.inFlight === 0 && now - entry.lastSeen > idleTimeoutMs) end(id)
+            }
+          },
+          Math.max(10, Math.min(60_000, Math.floor(idleTimeoutMs / 4))),
+        )
+      : undefined
+  sweeper?.unref()
 
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      if (sweeper) clearInterval(sweeper)
       const open = [...sessions.values()]
       sessions.clear()
       await Promise.allSettled(open.map(({ session }) => session.close()))
