@@ -77,6 +77,42 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('skillhost MCP server over Streamable HTTP', () => {
+  it('a client cancellation aborts the running skill tool, not the session', async () => {
+    let sawAbort = false
+    const wait = new Tool({
+      name: 'wait_for_abort',
+      description: 'Waits until its call is aborted.',
+      inputSchema: { type: 'object', properties: {} },
+      handler: (_args, ctx) =>
+        new Promise<string>((resolve) => {
+          ctx.abortSignal.addEventListener('abort', () => {
+            sawAbort = true
+            resolve('stopped')
+          })
+        }),
+    })
+    const source = new InMemorySkillSource({
+      skills: [{ name: 'waiter', description: 'Waits.', body: '# Waiter', tools: [wait] }],
+    })
+    server = await serveMcpHttp({
+      createManager: () => createSkillManager({ sources: [source], gate: async () => undefined }),
+    })
+    const { client } = await connect(server.url)
+    await client.callTool({ name: 'load_skill', arguments: { skill: 'waiter' } })
+    const controller = new AbortController()
+    const call = client
+      .callTool({ name: 'wait_for_abort', arguments: {} }, undefined, { signal: controller.signal })
+      .catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 100))
+    expect(sawAbort).toBe(false)
+    controller.abort()
+    await call
+    await expect.poll(() => sawAbort, { timeout: 5_000 }).toBe(true)
+    // The session itself lives on.
+    const listed = await client.callTool({ name: 'list_loaded_skills', arguments: {} })
+    expect(JSON.parse(text(listed)).projected).toEqual(['waiter'])
+  })
+
   it('closes a session that went idle and disposes its manager', async () => {
     const managers: SkillManager[] = []
     const events: string[] = []

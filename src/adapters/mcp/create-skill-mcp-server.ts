@@ -52,6 +52,11 @@ const DEFAULT_INSTRUCTIONS =
   'Skills are loadable instruction sets with their own tools. Call list_skills to see them, load_skill to use one ' +
   '(its tools appear in your tool list), and unload_skill when done. Results stay readable by id with the artifact_* tools.'
 
+/** The session context with an abort signal that also fires when this request is cancelled. */
+function withRequestSignal(ctx: TurnContext, signal: AbortSignal): TurnContext {
+  return Object.freeze({ ...ctx, abortSignal: AbortSignal.any([ctx.abortSignal, signal]) })
+}
+
 /**
  * An MCP server (official SDK, low-level `Server`: tool lists here are
  * dynamic and described by plain JSON Schemas, which the high-level
@@ -91,7 +96,8 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     ),
   }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const lifecycleSet = new Set<Tool>(lifecycle || [])
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
     try {
       const tool = ctx.tools.get(name)
@@ -104,7 +110,11 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
           },
         )
       }
-      const result = toCallToolResult(await tool.execute(request.params.arguments ?? {}, ctx))
+      // Lifecycle tools project into the session context itself; every other
+      // tool gets a view of it whose signal also fires when the client cancels
+      // this request (notifications/cancelled), so a guest or script is killed.
+      const callCtx = lifecycleSet.has(tool) ? ctx : withRequestSignal(ctx, extra.signal)
+      const result = toCallToolResult(await tool.execute(request.params.arguments ?? {}, callCtx))
       options.onToolCall?.({ tool: name, ok: true })
       return result
     } catch (err) {
