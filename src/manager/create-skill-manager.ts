@@ -8,6 +8,7 @@ import { SkillHostError } from '../common/errors.js'
 import { MemorySpoolStore } from '../common/spool-store.js'
 import type { Tool } from '../common/tool.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
+import { resolveArtifactClass } from './artifact-binding.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import { buildCatalog, searchCatalog, summarizeRefresh } from './catalog-view.js'
 import { toLoadResult } from './load-result.js'
@@ -316,28 +317,10 @@ class Manager implements SkillManager {
       reserved: this.#reserved,
       claimed: this.#claims,
       hostTools: ctx.tools,
-      artifactClassFor: (skill, tool) => this.#artifactClassFor(skill, tool),
+      artifactClassFor: (skill, tool) => resolveArtifactClass(this.#config, skill, tool),
       tiers: this.#tiers,
       signal: AbortSignal.any([ctx.abortSignal, this.#lifetime.signal]),
     }
-  }
-
-  #artifactClassFor(skill: string, tool: string): typeof SpooledArtifact | undefined {
-    const bindings = this.#config.artifactBindings
-    const kind = bindings && Object.hasOwn(bindings, skill) ? bindings[skill]?.[tool] : undefined
-    if (kind === undefined || !Object.hasOwn(bindings?.[skill] ?? {}, tool)) return undefined
-    const factory = this.#config.artifactKinds?.[kind]
-    const cls = typeof factory === 'function' ? factory() : undefined
-    if (!cls) {
-      throw new SkillHostError(
-        'E_SKILL_ARTIFACT_UNAVAILABLE',
-        `Artifact kind '${kind}' bound to '${tool}' is not available.`,
-        {
-          data: { skill, tool },
-        },
-      )
-    }
-    return cls as typeof SpooledArtifact
   }
 
   #project(ctx: TurnContext, record: SkillRecord): string[] {
