@@ -1,8 +1,9 @@
+import { RE2JS } from 're2js'
 import { SkillHostError } from '../errors.js'
 import { utf8Length } from './artifact-text.js'
 import { ARTIFACT_READ_LIMITS } from './read-limits.js'
 
-/** What to search for. Literal matching is the default; `regex: true` opts into a guarded regex. */
+/** What to search for. Literal matching is the default; `regex: true` opts into an RE2 (linear-time) regex. */
 export interface GrepOptions {
   readonly pattern: string
   readonly regex?: boolean
@@ -31,108 +32,6 @@ export interface GrepResult {
 
 const invalid = (message: string) => new SkillHostError('E_ARTIFACT_READ_INVALID', message)
 
-/**
- * Why a regex is refused, or undefined when it passes the guard. JavaScript
- * regexes backtrack with no time limit, so patterns whose matching time can
- * explode are refused up front: a repeated group that itself holds a
- * quantifier or an alternation (`(a+)+`, `(a|a)*`), backreferences, and more
- * than a few unbounded quantifiers. It is a heuristic that bounds the common
- * disasters, together with the line-length and scan caps; it is not a proof.
- */
-export function regexHazard(pattern: string): string | undefined {
-  const groups: { risky: boolean }[] = [{ risky: false }]
-  let unbounded = 0
-  let inClass = false
-  let i = 0
-  const quantifierAt = (
-    at: number,
-  ): { len: number; repeats: boolean; unbounded: boolean } | undefined => {
-    const c = pattern[at]
-    if (c === '*' || c === '+') return { len: 1, repeats: true, unbounded: true }
-    if (c === '?') return { len: 1, repeats: false, unbounded: false }
-    if (c === '{') {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at))
-      if (!m) return undefined
-      const max =
-        m[2] === undefined ? Number(m[1]) : m[3] === '' ? Number.POSITIVE_INFINITY : Number(m[3])
-      return { len: m[0].length, repeats: max > 1, unbounded: max === Number.POSITIVE_INFINITY }
-    }
-    return undefined
-  }
-  // After an atom: consume its quantifier (and a lazy `?`), record what it means.
-  const afterAtom = (atomRisky: boolean): string | undefined => {
-    const q = quantifierAt(i)
-    if (!q) return undefined
-    i += q.len
-    if (pattern[i] === '?') i++
-    if (q.unbounded) unbounded++
-    if (q.repeats && atomRisky) return 'a repeated group holds a quantifier or an alternation'
-    const top = groups[groups.length - 1]
-    if (top) top.risky = true
-    return undefined
-  }
-  while (i < pattern.length) {
-    const c = pattern[i] as string
-    if (c === '\\') {
-      const next = pattern[i + 1] ?? ''
-      if (/[1-9]/.test(next) || next === 'k') return 'backreferences are not supported'
-      i += 2
-      if (!inClass) {
-        const hazard = afterAtom(false)
-        if (hazard) return hazard
-      }
-      continue
-    }
-    if (inClass) {
-      if (c === ']') {
-        inClass = false
-        i++
-        const hazard = afterAtom(false)
-        if (hazard) return hazard
-      } else i++
-      continue
-    }
-    if (c === '[') {
-      inClass = true
-      i++
-      if (pattern[i] === ']') i++
-      continue
-    }
-    if (c === '(') {
-      groups.push({ risky: false })
-      i++
-      if (pattern[i] === '?') {
-        const m = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(i))
-        i += m ? m[0].length : 1
-      }
-      continue
-    }
-    if (c === ')') {
-      if (groups.length < 2) return undefined // unbalanced: the RegExp constructor will say so
-      const group = groups.pop() as { risky: boolean }
-      i++
-      const hazard = afterAtom(group.risky)
-      if (hazard) return hazard
-      const top = groups[groups.length - 1]
-      if (top && group.risky) top.risky = true
-      continue
-    }
-    if (c === '|') {
-      const top = groups[groups.length - 1]
-      if (top) top.risky = true
-      i++
-      continue
-    }
-    i++
-    const hazard = afterAtom(false)
-    if (hazard) return hazard
-  }
-  if (unbounded > ARTIFACT_READ_LIMITS.maxRegexUnboundedQuantifiers) {
-    return `more than ${ARTIFACT_READ_LIMITS.maxRegexUnboundedQuantifiers} unbounded quantifiers (*, +, {n,})`
-  }
-  return undefined
-}
-
 /** Builds the line test for `options`, or throws `E_ARTIFACT_READ_INVALID` for a refused pattern. */
 export function compileGrepPattern(options: GrepOptions): (line: string) => boolean {
   const { pattern } = options
@@ -147,20 +46,19 @@ export function compileGrepPattern(options: GrepOptions): (line: string) => bool
     const needle = pattern.toLowerCase()
     return (line) => line.toLowerCase().includes(needle)
   }
-  const hazard = regexHazard(pattern)
-  if (hazard) {
+  // RE2 semantics: matching time is linear in the line, whatever the pattern,
+  // so a model-supplied pattern can never block the host's main thread.
+  // Backreferences and lookaround have no linear-time algorithm and do not compile.
+  let re: RE2JS
+  try {
+    re = RE2JS.compile(pattern, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0)
+  } catch {
     throw invalid(
-      `The regex was refused because ${hazard}, which can take unbounded time. Simplify it, or search literally (regex: false).`,
+      'The regex does not compile. Patterns use RE2 syntax (no backreferences or lookaround); or search literally (regex: false).',
     )
   }
-  let re: RegExp
-  try {
-    re = new RegExp(pattern, options.ignoreCase ? 'i' : '')
-  } catch (err) {
-    throw invalid(`The regex does not compile: ${(err as Error).message}`)
-  }
-  const cap = ARTIFACT_READ_LIMITS.maxRegexLineLength
-  return (line) => re.test(line.length > cap ? line.slice(0, cap) : line)
+  // Whole lines are tested: linear time needs no prefix cut, and the scan cap bounds the total.
+  return (line) => re.test(line)
 }
 
 function clampInt(

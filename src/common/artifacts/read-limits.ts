@@ -14,10 +14,6 @@ export const ARTIFACT_READ_LIMITS = Object.freeze({
   maxPatternLength: 256,
   /** Most bytes of text a grep scans (4 MiB); the rest is reported as not scanned. */
   maxScanBytes: 4 * 1024 * 1024,
-  /** Longest line a regex is run against; longer lines are tested on this prefix only. */
-  maxRegexLineLength: 4_096,
-  /** Most unbounded quantifiers (`*`, `+`, `{n,}`) one regex may hold. */
-  maxRegexUnboundedQuantifiers: 3,
   /** Matches a grep returns when the call does not say. */
   defaultMaxMatches: 50,
   /** Most matches a grep returns. */
