@@ -71,6 +71,43 @@ describe('markdown outline', () => {
     expect(outline[5]?.endLine).toBe(29)
   })
 
+  it('reads ATX closing runs and blank padding the CommonMark way', () => {
+    const lines = [
+      '# Title ##',
+      '## a#b',
+      '### ###',
+      '#### spaced   \t',
+      '#nospace',
+      '####### seven',
+    ]
+    expect(parseMarkdownOutline(lines).map((h) => [h.level, h.title])).toEqual([
+      [1, 'Title'],
+      [2, 'a#b'],
+      [3, ''],
+      [4, 'spaced'],
+    ])
+  })
+
+  it('stays linear on headings padded with blanks (a backtracking regex took minutes)', () => {
+    // About 1 MiB of skill-controlled body: the old pattern was quadratic per line.
+    const pad = ' '.repeat(200_000)
+    const lines = [
+      `#${pad}x`,
+      `#${pad}#${pad}x`,
+      `## ${pad}`,
+      `###${'\t'.repeat(200_000)}# y`,
+      `# end${pad}##`,
+    ]
+    const outline = parseMarkdownOutline(lines)
+    expect(outline.map((h) => [h.level, h.title])).toEqual([
+      [1, 'x'],
+      [1, `#${pad}x`],
+      [2, ''],
+      [3, '# y'],
+      [1, 'end'],
+    ])
+  })
+
   it('artifact_md_outline lists the tree with line ranges', async () => {
     const ctx = createTurnContext()
     const md = await MarkdownArtifact.spool(ctx.spool, DOC)

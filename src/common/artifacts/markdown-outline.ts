@@ -12,9 +12,37 @@ export interface OutlineEntry {
   readonly path: readonly string[]
 }
 
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
+
+/**
+ * An ATX heading (`## Title ##`) as level and title, or undefined. Written as
+ * index scans, not a regex: a lazy group followed by optional trailing runs
+ * backtracks quadratically on a heading padded with blanks, and bodies are
+ * skill-controlled. Each character is looked at a bounded number of times.
+ */
+function parseAtxHeading(line: string): { level: number; title: string } | undefined {
+  let i = 0
+  while (i < 3 && line[i] === ' ') i++
+  let level = 0
+  while (line[i + level] === '#') level++
+  if (level < 1 || level > 6) return undefined
+  let start = i + level
+  if (start < line.length && !isBlank(line[start])) return undefined
+  let end = line.length
+  while (end > start && isBlank(line[end - 1])) end--
+  // An optional closing run of `#`, preceded by a blank or standing alone.
+  let hashes = end
+  while (hashes > start && line[hashes - 1] === '#') hashes--
+  if (hashes < end && (hashes === start || isBlank(line[hashes - 1]))) {
+    end = hashes
+    while (end > start && isBlank(line[end - 1])) end--
+  }
+  while (start < end && isBlank(line[start])) start++
+  return { level, title: line.slice(start, end) }
+}
 
 /**
  * The heading tree of markdown `lines`: ATX (`## Title`) and setext
@@ -47,9 +75,9 @@ export function parseMarkdownOutline(lines: readonly string[]): OutlineEntry[] {
       fence = f[1]
       continue
     }
-    const atx = ATX.exec(line)
+    const atx = parseAtxHeading(line)
     if (atx) {
-      found.push({ level: (atx[1] as string).length, title: (atx[2] ?? '').trim(), line: i + 1 })
+      found.push({ level: atx.level, title: atx.title.trim(), line: i + 1 })
       continue
     }
     const next = lines[i + 1]
