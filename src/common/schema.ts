@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { Ajv, type ValidateFunction } from 'ajv'
+import { assertArgumentDepth } from './argument-depth.js'
 import { SkillHostError } from './errors.js'
 
 /** A plain JSON Schema object, as providers expect in tool definitions. */
@@ -72,6 +73,7 @@ export function compileInputSchema<A>(
     return {
       jsonSchema: standardToJsonSchema(std),
       async validate(value) {
+        assertArgumentDepth(toolName, value)
         const result = await std['~standard'].validate(value)
         if (result.issues) {
           throw new SkillHostError(
@@ -98,6 +100,7 @@ export function compileInputSchema<A>(
   return {
     jsonSchema: schema as JsonSchemaObject,
     async validate(value) {
+      assertArgumentDepth(toolName, value)
       // ajv applies defaults in place; validate a copy so the caller's object stays as it was.
       const copy = value === undefined ? {} : structuredClone(value)
       if (!check(copy)) {

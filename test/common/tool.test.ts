@@ -136,3 +136,43 @@ describe('Tool', () => {
     expect(TOOL_NAME_PATTERN.test('dot.name')).toBe(false)
   })
 })
+
+describe('deeply nested arguments', () => {
+  // Built iteratively: 200,000 levels, the shape a model can send as JSON.
+  const deep = (levels: number): unknown => {
+    let v: unknown = 1
+    for (let i = 0; i < levels; i++) v = i % 2 === 0 ? [v] : { x: v }
+    return v
+  }
+
+  it('are refused as E_TOOL_INVALID_ARGS (not a stack overflow) by JSON Schema and zod tools', async () => {
+    let calls = 0
+    const handler = () => {
+      calls++
+      return 'ok'
+    }
+    const json = new Tool({
+      name: 'json_tool',
+      description: '',
+      inputSchema: { type: 'object', properties: { v: {} } },
+      handler,
+    })
+    const zodTool = new Tool({
+      name: 'zod_tool',
+      description: '',
+      inputSchema: z.object({ v: z.unknown() }),
+      handler,
+    })
+    for (const tool of [json, zodTool]) {
+      const err = await rejectsWith(
+        tool.execute({ v: deep(200_000) }, turn()),
+        'E_TOOL_INVALID_ARGS',
+      )
+      expect(err.message).toMatch(/nest deeper than 64 levels/)
+      // Shared and cyclic references are walked once, and ordinary nesting passes.
+      const shared = { a: 1 }
+      expect(await tool.execute({ v: [shared, shared, deep(40)] }, turn())).toBe('ok')
+    }
+    expect(calls).toBe(2)
+  })
+})
