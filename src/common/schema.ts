@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { assertArgumentDepth } from './argument-depth.js'
 import { SkillHostError } from './errors.js'
+import { linearRegExp, NonLinearPatternError } from './linear-regexp.js'
 
 /** A plain JSON Schema object, as providers expect in tool definitions. */
 export type JsonSchemaObject = { readonly [key: string]: unknown }
@@ -17,7 +18,13 @@ export interface CompiledSchema<A> {
 
 let sharedAjv: Ajv | undefined
 function ajv(): Ajv {
-  sharedAjv ??= new Ajv({ allErrors: false, strict: false, useDefaults: true })
+  // Schemas can come from skills: their regexes run on RE2 semantics, never backtracking.
+  sharedAjv ??= new Ajv({
+    allErrors: false,
+    strict: false,
+    useDefaults: true,
+    code: { regExp: linearRegExp },
+  })
   return sharedAjv
 }
 
@@ -91,7 +98,9 @@ export function compileInputSchema<A>(
   } catch (cause) {
     throw new SkillHostError(
       'E_INVALID_SKILLS_CONFIG',
-      `Tool '${toolName}' has an invalid JSON Schema.`,
+      cause instanceof NonLinearPatternError
+        ? `Tool '${toolName}' has a schema pattern that is not RE2 syntax (no backreferences or lookaround).`
+        : `Tool '${toolName}' has an invalid JSON Schema.`,
       {
         cause,
       },

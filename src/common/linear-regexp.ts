@@ -1,0 +1,28 @@
+import { RE2JS } from 're2js'
+
+/** Thrown by `linearRegExp` for a pattern RE2 cannot run in linear time. */
+export class NonLinearPatternError extends Error {
+  override readonly name = 'NonLinearPatternError'
+}
+
+/**
+ * ajv's `code.regExp` engine backed by RE2 semantics (re2js): `pattern` and
+ * `patternProperties` in a schema match in time linear in the input, so a
+ * skill-declared `^(a+)+$` cannot hold the host's main thread. JSON Schema's
+ * `pattern` is an unanchored search, which is what `test` does. Backreferences
+ * and lookaround have no linear-time algorithm: such a pattern throws
+ * `NonLinearPatternError` when the schema is compiled, never at call time.
+ */
+export const linearRegExp = Object.assign(
+  (pattern: string, _flags: string): { test(s: string): boolean } => {
+    let re: RE2JS
+    try {
+      re = RE2JS.compile(pattern)
+    } catch {
+      throw new NonLinearPatternError('the pattern is not valid RE2 syntax')
+    }
+    return { test: (s: string) => re.test(s) }
+  },
+  // Only read by ajv's standalone code generation, which skillhost does not use.
+  { code: 're2js' },
+)
