@@ -4,6 +4,7 @@ import { chown } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { redactHostPaths, SkillHostError } from '../common/errors.js'
 import { buildBwrapArgs } from './bwrap-args.js'
+import { FD_CLOSER_SHELLS } from './close-inherited-fds.js'
 import { inspectPolicyPaths } from './inspect-policy-paths.js'
 import { reapNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
@@ -24,6 +25,11 @@ export interface BubblewrapHandleOptions {
   readonly bwrapPath?: string
   /** Path of util-linux `prlimit`, which applies the limits inside the sandbox; default /usr/bin/prlimit. */
   readonly prlimitPath?: string
+  /**
+   * Path of the bash that closes every inherited fd above 2 before the
+   * command runs; default /usr/bin/bash, then /bin/bash.
+   */
+  readonly fdCloserShell?: string
   /** The uid/gid the child has inside its user namespace; default 65534 (nobody). */
   readonly sandboxUid?: number
   readonly sandboxGid?: number
@@ -74,6 +80,12 @@ export async function createBubblewrapHandle(
   if (!executable(prlimitPath)) {
     throw unavailable('prlimit is missing. Install util-linux (`apt-get install util-linux`).')
   }
+  const fdCloserShell = options.fdCloserShell ?? FD_CLOSER_SHELLS.find(executable)
+  if (fdCloserShell === undefined || !executable(fdCloserShell)) {
+    throw unavailable(
+      'bash is missing; the sandbox needs it to close inherited file descriptors. Install bash (`apt-get install bash`).',
+    )
+  }
   let help = ''
   try {
     const out = await promisify(execFile)(bwrapPath, ['--help'], { env: {}, timeout: 5_000 })
@@ -88,6 +100,7 @@ export async function createBubblewrapHandle(
   const handle = new BubblewrapHandle({
     bwrapPath,
     prlimitPath,
+    fdCloserShell,
     sandboxUid: options.sandboxUid ?? 65534,
     sandboxGid: options.sandboxGid ?? 65534,
     hostUser,
@@ -101,6 +114,7 @@ export async function createBubblewrapHandle(
 interface HandleSettings {
   bwrapPath: string
   prlimitPath: string
+  fdCloserShell: string
   sandboxUid: number
   sandboxGid: number
   hostUser: { uid: number; gid: number } | undefined
@@ -147,7 +161,7 @@ class BubblewrapHandle implements SandboxHandle {
     if (this.#disposed) throw unavailable('the handle has been disposed.')
     if (request.signal?.aborted)
       throw new SkillHostError('E_ABORTED', 'The call was aborted before it started.')
-    validateRequest(request, this.#s.prlimitPath)
+    validateRequest(request, this.#s.prlimitPath, this.#s.fdCloserShell)
     const timeoutMs = Math.max(1, Math.floor(request.timeoutMs))
     const limits = resolveLimits(request.limits, this.#s.limits, timeoutMs)
     const facts = await inspectPolicyPaths(request.policy)
@@ -166,6 +180,7 @@ class BubblewrapHandle implements SandboxHandle {
       request,
       limits,
       prlimitPath: this.#s.prlimitPath,
+      fdCloserShell: this.#s.fdCloserShell,
       sandboxUid: this.#s.sandboxUid,
       sandboxGid: this.#s.sandboxGid,
       disableUserns: this.#s.disableUserns,

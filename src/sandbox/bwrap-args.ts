@@ -1,4 +1,5 @@
 import { posix } from 'node:path'
+import { closingInheritedFds } from './close-inherited-fds.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
 import type { SandboxLimits, SandboxRunRequest } from './types.js'
 
@@ -13,6 +14,8 @@ export interface BwrapArgsInput {
   readonly limits: Required<SandboxLimits>
   /** Absolute path of `prlimit`; it runs inside the sandbox, so it must be readable there. */
   readonly prlimitPath: string
+  /** Absolute path of the bash that closes inherited fds before the command; readable in the sandbox. */
+  readonly fdCloserShell: string
   readonly sandboxUid: number
   readonly sandboxGid: number
   /** Whether this bwrap knows `--disable-userns` (0.8.0 and later). */
@@ -40,7 +43,8 @@ function depth(path: string): number {
  * read-only. A top-level symlink whose target is itself readable is recreated
  * as a symlink rather than bound twice (merged-/usr systems: `/bin -> usr/bin`).
  * Every namespace is unshared, the environment cleared, capabilities dropped,
- * and the command runs as an unprivileged uid under `prlimit`.
+ * and the command runs as an unprivileged uid under `prlimit`, with every
+ * inherited fd above 2 closed first (`closingInheritedFds`).
  */
 export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   const { request, limits, facts } = input
@@ -119,14 +123,16 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
     '--json-status-fd',
     String(input.statusFd),
     '--',
-    input.prlimitPath,
-    `--as=${limits.addressSpaceBytes}`,
-    `--cpu=${limits.cpuSeconds}`,
-    `--fsize=${limits.fileSizeBytes}`,
-    `--nofile=${limits.openFiles}`,
-    `--nproc=${limits.processes}`,
-    '--',
-    ...request.argv,
+    ...closingInheritedFds(input.fdCloserShell, [
+      input.prlimitPath,
+      `--as=${limits.addressSpaceBytes}`,
+      `--cpu=${limits.cpuSeconds}`,
+      `--fsize=${limits.fileSizeBytes}`,
+      `--nofile=${limits.openFiles}`,
+      `--nproc=${limits.processes}`,
+      '--',
+      ...request.argv,
+    ]),
   ]
   return args
 }

@@ -51,7 +51,11 @@ export function resolveLimits(
  * (bwrap has no proxy, so network is all or nothing — and never all), and
  * prlimit readable under the policy, since it applies the limits inside.
  */
-export function validateRequest(request: SandboxRunRequest, prlimitPath: string): void {
+export function validateRequest(
+  request: SandboxRunRequest,
+  prlimitPath: string,
+  fdCloserShell: string,
+): void {
   const invalid = (why: string) =>
     new SkillHostError('E_INTERNAL', `Invalid sandbox request: ${why}`)
   if (
@@ -81,6 +85,11 @@ export function validateRequest(request: SandboxRunRequest, prlimitPath: string)
   if (!request.policy.filesystem.allowRead.some((r) => isPathInside(prlimitPath, r))) {
     throw unavailable(
       'prlimit, which applies the resource limits inside the sandbox, is not readable under the policy; add its directory (e.g. /usr) to interpreterReadPaths.',
+    )
+  }
+  if (!request.policy.filesystem.allowRead.some((r) => isPathInside(fdCloserShell, r))) {
+    throw unavailable(
+      'bash, which closes inherited file descriptors inside the sandbox, is not readable under the policy; add its directory (e.g. /usr) to interpreterReadPaths.',
     )
   }
 }

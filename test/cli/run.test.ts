@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,10 +28,15 @@ beforeAll(async () => {
   )
   await writeFile(
     join(dir, 'skillhost.yaml'),
-    'scripts:\n  - name: env\n    path: scripts/env.sh\n    description: Prints its environment.\n    interpreter: sh\n  - name: exit\n    path: scripts/exit.sh\n    description: Exits 7.\n    interpreter: sh\n',
+    'scripts:\n  - name: fds\n    path: scripts/fds.sh\n    description: Lists its fds and uses fd 200.\n    interpreter: bash\n  - name: env\n    path: scripts/env.sh\n    description: Prints its environment.\n    interpreter: sh\n  - name: exit\n    path: scripts/exit.sh\n    description: Exits 7.\n    interpreter: sh\n',
   )
   await writeFile(join(dir, 'scripts/env.sh'), 'env; id -u; cat /etc/shadow 2>&1 || true\n')
   await writeFile(join(dir, 'scripts/exit.sh'), 'echo bye; exit 7\n')
+  await writeFile(
+    join(dir, 'scripts/fds.sh'),
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    'for f in /proc/self/fd/*; do echo "fd ${f##*/}"; done\necho pwned >&200 && echo "wrote fd 200"\nread -r line <&200 && echo "read fd 200: $line"\necho done\n',
+  )
 })
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true })
@@ -43,6 +48,41 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     expect(out.code).toBe(0)
     expect(out.stdout).toMatch(/^lines: \d+\nwords: \d+\nchars: \d+\n/)
     expect(out.stdout.trim().split('\n')).toHaveLength(5)
+  })
+
+  it('closes every fd the host inherited without close-on-exec: the script sees only 0-2', async () => {
+    // A wrapper's `exec 200<>file` leaves fd 200 open across exec into node, and
+    // libuv and bwrap pass it on. The script must not reach the host file through it.
+    const hostFile = join(tmp, 'host-lock.txt')
+    await writeFile(hostFile, 'host secret\n')
+    const out = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(
+        '/bin/bash',
+        [
+          '-c',
+          'exec 200<>"$1"; exec "$2" "$3" run "$4" fds',
+          'wrapper',
+          hostFile,
+          process.execPath,
+          bin,
+          join(tmp, 'probe'),
+        ],
+        { cwd: repo },
+        (err, stdout) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+      )
+    })
+    const fds = [...out.stdout.matchAll(/^fd (\d+)$/gm)].map((m) => Number(m[1]))
+    // 0-2, plus what the script's own bash holds: the listing's directory (3) and its script file (255).
+    expect(fds.slice(0, 3)).toEqual([0, 1, 2])
+    expect(fds.filter((fd) => fd > 3 && fd !== 255)).toEqual([])
+    expect(out.stdout).not.toContain('wrote fd 200')
+    expect(out.stdout).not.toContain('read fd 200')
+    expect(out.stdout).toContain('done')
+    expect(await readFile(hostFile, 'utf8')).toBe('host secret\n')
+    // A normal call still works.
+    const normal = await run([wordCount, 'count', 'samples/sample.txt'])
+    expect(normal.code).toBe(0)
   })
 
   it('gives the script an empty environment, an unprivileged uid and no host secrets', async () => {

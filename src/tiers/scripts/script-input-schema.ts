@@ -11,7 +11,12 @@ function paramSchema(param: SkillScriptParam): JsonSchemaObject {
       return { type: 'string', enum: [...(param.values ?? [])], ...description }
     case 'string':
       // The schema states the argv rule so a model can avoid the refusal.
-      return { type: 'string', pattern: '^(?!-)[^\\u0000]*$', maxLength: 32768, ...description }
+      return {
+        type: 'string',
+        pattern: '^(?:[^\\x00-][^\\x00]*)?$',
+        maxLength: 32768,
+        ...description,
+      }
     case 'number':
       return { type: 'number', minimum: 0, ...description }
     case 'integer':
