@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
 import type { SkillScriptDeclaration, SkillScriptParamDeclaration } from '../sources/types.js'
+import { checkYamlDepth } from './check-yaml-depth.js'
 import { normalizeSkillPath } from './normalize-skill-path.js'
 import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
 
@@ -182,6 +183,7 @@ function isolated(
  * lists them. Unknown fields are errors: the sidecar is skillhost's own format.
  */
 export function parseSkillSidecar(yamlText: string): SkillSidecar {
+  checkYamlDepth(yamlText, SKILL_SIDECAR_FILE)
   const doc = parseDocument(yamlText, { prettyErrors: true })
   const fail = (problems: Problems, cause?: unknown): SkillHostError =>
     new SkillHostError(

@@ -251,7 +251,7 @@ export class FileSystemSkillSource implements SkillSource {
         data: { path: rel },
       })
     return bytesToStream(
-      (await asyncSkillFs.readCapped(file.abs, this.limits.maxFileBytes, rel)).bytes,
+      (await asyncSkillFs.readCapped(file.abs, this.limits.maxFileBytes, rel, file)).bytes,
     )
   }
 

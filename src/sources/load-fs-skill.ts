@@ -63,7 +63,7 @@ export async function readSkillText(
   fs: SkillFs = asyncSkillFs,
 ): Promise<string> {
   const file = sizedFile(scan, rel, max)
-  return decodeSkillText((await fs.readCapped(file.abs, max, rel)).bytes, rel)
+  return decodeSkillText((await fs.readCapped(file.abs, max, rel, file)).bytes, rel)
 }
 
 /** Validates a `skillhost.yaml`'s text, checking each declared file exists in the skill. */

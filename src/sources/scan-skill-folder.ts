@@ -121,7 +121,7 @@ export async function scanSkillFolder(
     if (!insideOf(await realDir!, target)) {
       if (isSkillMd) throw escapingLink()
       warnings.push(`${rel} is a symlink that leads outside the skill folder; ignored`)
-    } else if (s.isFile()) add(rel, abs, s)
+    } else if (s.isFile()) add(rel, target, s)
     else if (isSkillMd) throw notRegular()
     else warnings.push(`${rel} is a symlink to a folder; not followed`)
   }
@@ -182,7 +182,7 @@ export function scanSkillFolderSync(
           if (isSkillMd) throw escapingLink()
           else warnings.push(`${relPath} is a symlink that leads outside the skill folder; ignored`)
         } else if (s.isFile())
-          files.set(relPath, { abs: absPath, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino })
+          files.set(relPath, { abs: target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino })
         else if (isSkillMd) throw notRegular()
         else warnings.push(`${relPath} is a symlink to a folder; not followed`)
       } else if (isSkillMd) throw notRegular()

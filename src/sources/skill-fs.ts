@@ -26,6 +26,13 @@ export interface CappedFile {
   readonly ino: number
 }
 
+/** What a scan saw of a file; a read given it refuses any other file. */
+export interface FileIdentity {
+  readonly ino: number
+  readonly size: number
+  readonly mtimeMs: number
+}
+
 /**
  * The few filesystem calls sources make. Two implementations: `asyncSkillFs`
  * (libuv thread pool; never blocks the event loop) and `syncSkillFs` (direct
@@ -41,7 +48,12 @@ export interface SkillFs {
    * when too big, `E_SKILL_SOURCE_FAILED` when not a regular file or
    * unreadable. `label` is the model-safe name used in messages.
    */
-  readCapped(path: string, maxBytes: number, label: string): Promise<CappedFile>
+  readCapped(
+    path: string,
+    maxBytes: number,
+    label: string,
+    expected?: FileIdentity,
+  ): Promise<CappedFile>
   /**
    * The same calls made directly, when this filesystem is synchronous anyway:
    * discovery then runs without a promise per call.
@@ -61,9 +73,19 @@ export interface SyncSkillFs {
   readCapped(path: string, maxBytes: number, label: string, transient?: boolean): CappedFile
 }
 
-const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK
+// O_NOFOLLOW: a file swapped for a symlink after the scan is refused, not followed.
+const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 
-function checkStat(s: Stats, maxBytes: number, label: string): void {
+function checkStat(s: Stats, maxBytes: number, label: string, expected?: FileIdentity): void {
+  if (
+    expected &&
+    (s.ino !== expected.ino || s.size !== expected.size || s.mtimeMs !== expected.mtimeMs)
+  ) {
+    throw new SkillHostError(
+      'E_SKILL_SOURCE_FAILED',
+      `${label} changed since the skill was scanned; list skills again.`,
+    )
+  }
   if (!s.isFile())
     throw new SkillHostError('E_SKILL_SOURCE_FAILED', `${label} is not a regular file.`)
   if (s.size > maxBytes) {
@@ -98,7 +120,12 @@ export const asyncSkillFs: SkillFs = {
  * `readCapped` through the thread pool with plain callbacks: one promise per
  * file instead of a `FileHandle` and a promise per call.
  */
-function readCappedAsync(path: string, maxBytes: number, label: string): Promise<CappedFile> {
+function readCappedAsync(
+  path: string,
+  maxBytes: number,
+  label: string,
+  expected?: FileIdentity,
+): Promise<CappedFile> {
   return new Promise((resolve, reject) => {
     openCb(path, FLAGS, (openError, fd) => {
       if (openError) return reject(wrapReadError(openError, label))
@@ -112,7 +139,7 @@ function readCappedAsync(path: string, maxBytes: number, label: string): Promise
       fstatCb(fd, (statError, s) => {
         if (statError) return finish(statError)
         try {
-          checkStat(s, maxBytes, label)
+          checkStat(s, maxBytes, label, expected)
         } catch (err) {
           return finish(err)
         }
@@ -200,6 +227,9 @@ export const syncSkillFs: SkillFs = {
   readdir: async (path) => directFs.readdir(path),
   stat: async (path) => directFs.stat(path),
   realpath: async (path) => directFs.realpath(path),
-  readCapped: async (path, maxBytes, label) => directFs.readCapped(path, maxBytes, label),
+  readCapped: async (path, maxBytes, label, expected) =>
+    expected
+      ? readCappedAsync(path, maxBytes, label, expected)
+      : directFs.readCapped(path, maxBytes, label),
   sync: directFs,
 }
