@@ -1,3 +1,5 @@
+import { escapeXml } from '../common/escape-markup.js'
+
 /** One entry of the `<available_skills>` block. */
 export interface AvailableSkillEntry {
   readonly name: string
@@ -24,18 +26,8 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN)
 }
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-}
-
-/** Escapes `& < > " '` so skill text cannot open or close tags in the block. */
-export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
-}
+/** Re-exported from its one home, common/escape-markup. */
+export { escapeXml }
 
 function render(entries: readonly AvailableSkillEntry[]): string {
   const lines = ['<available_skills>']

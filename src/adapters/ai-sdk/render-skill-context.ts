@@ -1,8 +1,8 @@
+import { escapeXml } from '../../common/escape-markup.js'
 import type { ProjectedRetrievable } from '../../common/retrievable.js'
 import type { CatalogEntry } from '../../manager/types.js'
 
-const escapeAttr = (value: string): string =>
-  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+const escapeAttr = escapeXml
 
 /**
  * Renders the `<available_skills>` block: one line of routing metadata per
@@ -22,7 +22,8 @@ export function renderAvailableSkills(entries: readonly CatalogEntry[]): string 
  * Renders what is projected into the turn: each loaded skill's body (inline)
  * or its handle description (id, size, outline; read it with the artifact
  * readers), wrapped in a `<loaded_skill>` element that names the skill and
- * marks the text as skill-authored, untrusted guidance. Empty when nothing is
+ * marks the text as skill-authored, untrusted guidance. Skill text is
+ * XML-escaped, so a body cannot close the wrapper early. Empty when nothing is
  * projected.
  */
 export function renderProjectedSkills(projected: readonly ProjectedRetrievable[]): string {
@@ -37,7 +38,7 @@ export function renderProjectedSkills(projected: readonly ProjectedRetrievable[]
       `id="${escapeAttr(retrievable.id)}"`,
       `trusted="${retrievable.trusted}"`,
     ].join(' ')
-    return `<loaded_skill ${attrs}>\n${text}\n</loaded_skill>`
+    return `<loaded_skill ${attrs}>\n${escapeXml(text)}\n</loaded_skill>`
   })
   return [
     '<loaded_skills>',

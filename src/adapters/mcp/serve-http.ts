@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
@@ -20,6 +20,12 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
    * unchecked otherwise (put your own proxy in front).
    */
   readonly allowedHosts?: readonly string[]
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>`
+   * (compared in constant time over sha256 digests); others get 401 with
+   * `WWW-Authenticate: Bearer`.
+   */
+  readonly token?: string
   /** Largest accepted POST body in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number
   /**
@@ -47,6 +53,8 @@ export interface McpHttpServer extends AsyncDisposable {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest()
 
 function rpcError(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) return
@@ -78,7 +86,7 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
  */
 export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHttpServer> {
   const { port = 0, host = '127.0.0.1', path = '/mcp', maxBodyBytes = 4 * 1024 * 1024 } = options
-  const { createManager, onSession, allowedHosts: _a, ...sessionOptions } = options
+  const { createManager, onSession, allowedHosts: _a, token: _t, ...sessionOptions } = options
   const sessions = new Map<
     string,
     {
@@ -119,7 +127,16 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       await session.close()
   }
 
+  const want = options.token === undefined ? undefined : sha256(options.token)
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (want) {
+      const header = String(req.headers.authorization ?? '')
+      const given = sha256(header.startsWith('Bearer ') ? header.slice(7) : '')
+      if (!header.startsWith('Bearer ') || !timingSafeEqual(given, want)) {
+        res.setHeader('www-authenticate', 'Bearer')
+        return rpcError(res, 401, 'Unauthorized')
+      }
+    }
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (url.pathname !== path) return rpcError(res, 404, 'Not found')
     if (allowed && !allowed.has(String(req.headers.host ?? '').toLowerCase())) {
