@@ -1,4 +1,4 @@
-import { ERROR_CODES, type SkillHostErrorCode } from './error-codes.js'
+import { ERROR_CODES, isSkillHostErrorCode, type SkillHostErrorCode } from './error-codes.js'
 
 const BRAND = Symbol.for('skillhost.error')
 
@@ -67,13 +67,19 @@ export function redactHostPaths(text: string): string {
  * generic internal error, because a thrown value's message may carry secrets.
  */
 export function renderError(err: unknown): string {
-  if (SkillHostError.isInstance(err)) {
-    const text = `${err.code}: ${redactHostPaths(err.message)}`
-    return text.length > MAX_RENDERED ? `${text.slice(0, MAX_RENDERED)}…` : text
-  }
-  if (typeof err === 'object' && err !== null && (err as Error).name === 'AbortError') {
-    return 'E_ABORTED: the call was aborted.'
-  }
+  // Reading a brand, code or message can run code (a Proxy trap, a getter);
+  // any throw, or a value that is not the shape we made, renders as internal.
+  try {
+    if (SkillHostError.isInstance(err)) {
+      const { code, message } = err
+      if (isSkillHostErrorCode(code) && typeof message === 'string') {
+        const text = `${code}: ${redactHostPaths(message)}`
+        return text.length > MAX_RENDERED ? `${text.slice(0, MAX_RENDERED)}…` : text
+      }
+    } else if (typeof err === 'object' && err !== null && (err as Error).name === 'AbortError') {
+      return 'E_ABORTED: the call was aborted.'
+    }
+  } catch {}
   return 'E_INTERNAL: the host failed to complete the call.'
 }
 

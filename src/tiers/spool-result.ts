@@ -80,9 +80,67 @@ async function spoolBinaryResult(
   return Array.isArray(result) ? result : (result as Media)
 }
 
-/** True for the result shapes a skill tool may return: string, Uint8Array, Media, non-empty Media[]. */
+// The %TypedArray%.prototype[Symbol.toStringTag] getter reads an internal
+// slot: it returns the kind of a real typed array and undefined for anything
+// else (a Proxy, a forged prototype chain), and runs no skill code.
+const typedArrayTag = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype),
+  Symbol.toStringTag,
+)?.get as (this: unknown) => string | undefined
+
+/** True only for a real `Uint8Array` (not a Proxy, subclass trick or forged prototype); runs no skill code. */
+export function isRealUint8Array(value: unknown): value is Uint8Array {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    ArrayBuffer.isView(value) &&
+    Reflect.apply(typedArrayTag, value, []) === 'Uint8Array'
+  )
+}
+
+// Copies bytes by internal slots (no species, no iterator), so the host owns
+// what it spools and a later write by the skill changes nothing.
+const copyBytes = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes)
+
+function copyMedia(value: unknown): Media | undefined {
+  if (typeof value !== 'object' || value === null || !Media.isInstance(value)) return undefined
+  // Each field is read once, so a getter cannot answer differently to the
+  // check and to the use; the Media constructor re-validates the MIME type.
+  const { mimeType, data, name } = value as Media
+  if (typeof mimeType !== 'string' || !isRealUint8Array(data)) return undefined
+  if (name !== undefined && typeof name !== 'string') return undefined
+  return new Media({ mimeType, data: copyBytes(data), ...(name === undefined ? {} : { name }) })
+}
+
+/**
+ * A host-owned copy of a skill tool's result when it is one of the allowed
+ * shapes (string, `Uint8Array`, `Media`, non-empty `Media[]`), else undefined.
+ * The value may be hostile (a Proxy with throwing traps, forged brands,
+ * throwing getters): any throw while inspecting it means "not a valid
+ * result", never an error the skill chose.
+ */
+export function toHostToolResult(value: unknown): ToolResult | undefined {
+  try {
+    if (typeof value === 'string') return value
+    if (isRealUint8Array(value)) return copyBytes(value)
+    if (Array.isArray(value)) {
+      const length = value.length
+      if (typeof length !== 'number' || length === 0) return undefined
+      const items: Media[] = []
+      for (let i = 0; i < length; i += 1) {
+        const media = copyMedia(value[i])
+        if (!media) return undefined
+        items.push(media)
+      }
+      return items
+    }
+    return copyMedia(value)
+  } catch {
+    return undefined
+  }
+}
+
+/** True for the result shapes a skill tool may return: string, Uint8Array, Media, non-empty Media[]. Never throws. */
 export function isValidToolResult(value: unknown): value is ToolResult {
-  if (typeof value === 'string' || value instanceof Uint8Array) return true
-  if (Media.isInstance(value)) return true
-  return Array.isArray(value) && value.length > 0 && value.every((item) => Media.isInstance(item))
+  return toHostToolResult(value) !== undefined
 }

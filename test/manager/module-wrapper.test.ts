@@ -161,7 +161,7 @@ describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () 
       provenance: { skill: 'reports', tool: 'reports' },
     })
     expect(String(await call())).toMatch(/Binary result spooled as r_[0-9a-f]{16} \(2 bytes/)
-    expect(await call()).toBe(media)
+    expect(await call()).toStrictEqual(media)
     expect(await call()).toEqual([media, media])
     await manager.dispose()
   })

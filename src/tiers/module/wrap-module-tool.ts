@@ -7,7 +7,7 @@ import { Tool, type ToolHandler } from '../../common/tool.js'
 import { ToolRegistry } from '../../common/tool-registry.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import type { SkillRef } from '../../sources/types.js'
-import { isValidToolResult, spoolToolResult } from '../spool-result.js'
+import { spoolToolResult, toHostToolResult } from '../spool-result.js'
 
 /** Counts calls in and out of a loaded skill, refusing once it is retired. */
 export interface CallGuard {
@@ -51,9 +51,14 @@ function sealContext(ctx: TurnContext): TurnContext {
   return sealed
 }
 
-function describeThrown(value: unknown): string {
-  if (value instanceof Error) return value.name
-  return value === null ? 'null' : typeof value
+// Only typeof is read from a thrown value: `instanceof`, `name` and `message`
+// can all run skill code (a Proxy trap, a getter) and carry skill-chosen text.
+function isRecoverable(thrown: unknown): boolean {
+  try {
+    return typeof thrown === 'object' && thrown !== null && Error.prototype.isPrototypeOf(thrown)
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -86,23 +91,28 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
       guard.enter(name)
       try {
         await enforceToolGate(gate, ctx, { tool: name, args, skill: gateSkill, tier: 'module' })
-        let result: unknown
+        let raw: unknown
         try {
-          result = call(args, sealContext(ctx))
+          raw = call(args, sealContext(ctx))
           // Most handlers answer synchronously; only a thenable costs a hop.
-          if (isThenable(result)) result = await result
+          if (isThenable(raw)) raw = await raw
         } catch (thrown) {
-          const recoverable = thrown instanceof Error
+          // Whatever was thrown (a forged SkillHostError, a Proxy, an Error
+          // whose name is a secret) the model sees one fixed message.
           throw new SkillHostError(
             'E_SKILL_TOOL_FAILED',
-            `Tool '${name}' of skill '${skill.id}' failed (${describeThrown(thrown)}); details are kept by the host.`,
-            { data: { skill: skill.id, tool: name, recoverable }, cause: thrown },
+            `Tool '${name}' of skill '${skill.id}' failed; details are kept by the host.`,
+            {
+              data: { skill: skill.id, tool: name, recoverable: isRecoverable(thrown) },
+              cause: thrown,
+            },
           )
         }
-        if (!isValidToolResult(result)) {
+        const result = toHostToolResult(raw)
+        if (result === undefined) {
           throw new SkillHostError(
             'E_SKILL_TOOL_BAD_RESPONSE',
-            `Tool '${name}' of skill '${skill.id}' returned ${describeResult(result)}; a skill tool must return a string, bytes, Media or Media[].`,
+            `Tool '${name}' of skill '${skill.id}' returned ${describeResult(raw)}; a skill tool must return a string, bytes, Media or Media[].`,
             { data: { skill: skill.id, tool: name } },
           )
         }
@@ -127,11 +137,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   )
 }
 
+// typeof and Array.isArray run no skill code (a revoked Proxy makes
+// isArray throw, hence the guard).
 function describeResult(value: unknown): string {
   if (value === undefined) return 'undefined'
   if (value === null) return 'null'
   if (typeof value === 'function') return 'a function'
-  if (Array.isArray(value)) return 'an array that is not all Media'
-  if (typeof value === 'object') return 'an object'
-  return `a ${typeof value}`
+  if (typeof value !== 'object') return `a ${typeof value}`
+  try {
+    if (Array.isArray(value)) return 'an array that is not all Media'
+  } catch {}
+  return 'an object'
 }
