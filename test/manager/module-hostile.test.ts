@@ -110,6 +110,7 @@ const SHAPES: [string, () => unknown, string][] = [
   ],
   [
     'returns a thenable resolving to a throwing Proxy',
+    // biome-ignore lint/suspicious/noThenProperty: the hostile shape under test is a thenable
     () => ({ then: (r: (v: unknown) => void) => r(forgeThrowingProxy()) }),
     'E_SKILL_TOOL_BAD_RESPONSE',
   ],

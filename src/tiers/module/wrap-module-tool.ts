@@ -55,7 +55,11 @@ function sealContext(ctx: TurnContext): TurnContext {
 // can all run skill code (a Proxy trap, a getter) and carry skill-chosen text.
 function isRecoverable(thrown: unknown): boolean {
   try {
-    return typeof thrown === 'object' && thrown !== null && Error.prototype.isPrototypeOf(thrown)
+    return (
+      typeof thrown === 'object' &&
+      thrown !== null &&
+      Object.prototype.isPrototypeOf.call(Error.prototype, thrown)
+    )
   } catch {
     return false
   }
