@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { demoCommand } from './demo.js'
+import { escapeControls } from './escape-controls.js'
 import { listCommand } from './list-command.js'
 import { UsageError } from './parse-args.js'
 import { promptCommand } from './prompt-command.js'
@@ -61,5 +62,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-const io: CliIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }
+// Skill-controlled text (descriptions, messages, serve's log lines) reaches a
+// terminal through here: control characters are made visible. `run` prints a
+// script's own output, which is its product and is written as the script wrote it.
+const raw = process.argv[2] === 'run'
+const io: CliIo = {
+  stdout: (t) => process.stdout.write(raw ? t : escapeControls(t)),
+  stderr: (t) => process.stderr.write(escapeControls(t)),
+}
 process.exitCode = await main(process.argv.slice(2), io)

@@ -27,6 +27,11 @@ beforeAll(async () => {
     join(tmp, 'warn/Mixed/SKILL.md'),
     '---\nname: Mixed\ndescription: A <b>"bold"</b> & odd skill.\nauthor: me\n---\n',
   )
+  await mkdir(join(tmp, 'ctl/escapes'), { recursive: true })
+  await writeFile(
+    join(tmp, 'ctl/escapes/SKILL.md'),
+    '---\nname: escapes\ndescription: "Clears\\e[2J the screen\\r over\\u009b31m writes \\u202eflipped\\a"\n---\n# E\n',
+  )
   await cp(join(examples, 'commit-messages'), join(tmp, 'second/commit-messages'), {
     recursive: true,
   })
@@ -36,6 +41,23 @@ afterAll(async () => {
 })
 
 describe('skillhost CLI', () => {
+  it('shows control characters in skill text as visible escapes (list, list --json, prompt)', async () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for raw control characters
+    const rawControls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+    const list = await run(['list', join(tmp, 'ctl')])
+    expect(list.code).toBe(0)
+    expect(list.stdout).not.toMatch(rawControls)
+    expect(list.stdout).toContain('Clears\\u001b[2J the screen over\\u009b31m')
+    const json = await run(['list', '--json', join(tmp, 'ctl')])
+    expect(json.stdout).not.toMatch(rawControls)
+    // Still valid JSON, and it parses back to the skill's own text.
+    expect(json.stdout).toContain('escapes')
+    expect(JSON.stringify(JSON.parse(json.stdout))).toContain('\\u001b[2J')
+    const prompt = await run(['prompt', join(tmp, 'ctl')])
+    expect(prompt.stdout).not.toMatch(rawControls)
+    expect(prompt.stdout).toContain('\\u202eflipped')
+  })
+
   it('prints help and fails on an unknown command or option', async () => {
     const help = await run(['--help'])
     expect(help.code).toBe(0)
