@@ -83,7 +83,10 @@ describe('fuzz: sidecar parser', () => {
     yamlText,
     nested,
     fc
-      .tuple(fc.string({ unit: yamlChar, maxLength: 40 }), fc.string({ unit: yamlChar, maxLength: 40 }))
+      .tuple(
+        fc.string({ unit: yamlChar, maxLength: 40 }),
+        fc.string({ unit: yamlChar, maxLength: 40 }),
+      )
       .map(
         ([p, n]) =>
           `scripts:\n  - name: ${JSON.stringify(n)}\n    path: ${JSON.stringify(p)}\n    params:\n      - name: a\n        type: string\n`,
@@ -105,13 +108,27 @@ describe('fuzz: sidecar parser', () => {
 
 describe('fuzz: path normalizer', () => {
   const segment = fc.oneof(
-    fc.constantFrom('..', '.', '', '~', 'C:', 'con', 'NUL.txt', 'a', 'b.sh', '\\', '\0', '\u0001', ' .. '),
+    fc.constantFrom(
+      '..',
+      '.',
+      '',
+      '~',
+      'C:',
+      'con',
+      'NUL.txt',
+      'a',
+      'b.sh',
+      '\\',
+      '\0',
+      '\u0001',
+      ' .. ',
+    ),
     fc.string({ unit: fc.constantFrom(...'ab./\\:~ .\u0000'.split('')), maxLength: 6 }),
   )
   const pathArb = fc.oneof(
-    fc.array(segment, { maxLength: 8 }).chain((segs) =>
-      fc.constantFrom('/', '\\').map((sep) => segs.join(sep)),
-    ),
+    fc
+      .array(segment, { maxLength: 8 })
+      .chain((segs) => fc.constantFrom('/', '\\').map((sep) => segs.join(sep))),
     fc.string({ maxLength: 100 }),
     fc.string({ minLength: 1000, maxLength: 1100 }),
   )
