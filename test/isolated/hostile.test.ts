@@ -138,7 +138,18 @@ const cases: [string, string, SkillHostErrorCode | SkillHostErrorCode[]][] = [
     'async () => { const m = "x".repeat(1 << 20); let s = ""; for (let i = 0; i < 100; i++) s += m; return s }',
     ['E_SKILL_ISOLATED_BAD_RESULT', 'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED'],
   ],
-  ['never-settling promise', 'async () => new Promise(() => {})', 'E_SKILL_ISOLATED_BAD_RESULT'],
+  // A promise that can never settle still ran until its deadline: a timeout (issue 10 item 15).
+  ['never-settling promise', 'async () => new Promise(() => {})', 'E_SKILL_ISOLATED_TIMEOUT'],
+  [
+    'then on a never-settling promise',
+    'async () => { const p = new Promise(() => {}); return p.then((x) => x) }',
+    'E_SKILL_ISOLATED_TIMEOUT',
+  ],
+  [
+    'self-feeding then chain',
+    'async () => { let p = Promise.resolve(); const loop = () => (p = p.then(loop)); loop(); return new Promise(() => {}) }',
+    'E_SKILL_ISOLATED_TIMEOUT',
+  ],
 ]
 
 describe('hostile guests', () => {

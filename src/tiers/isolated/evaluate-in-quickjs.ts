@@ -97,7 +97,7 @@ class Evaluation {
           : { error: ctx.newError(`Module '${name}' is not declared.`) },
       (_base, requested) => requested,
     )
-    const pending = installGlobals(ctx, this.#prelude, {
+    installGlobals(ctx, this.#prelude, {
       names: req.globals,
       limits: req.limits,
       call: req.callGlobal,
@@ -138,12 +138,9 @@ class Evaluation {
       if (state.type === 'rejected')
         return this.#guestFailure(state.error, 'E_SKILL_ISOLATED_THREW')
       if (Date.now() > this.#deadline) return this.#timeout()
-      if (pending.size === 0) {
-        return this.fail(
-          'E_SKILL_ISOLATED_BAD_RESULT',
-          'The tool returned a promise that can never settle: it awaits nothing the host will complete.',
-        )
-      }
+      // With no host call outstanding the promise can never settle, but the
+      // call still ran until its deadline: that is a timeout, not a bad result.
+      // The wait ends early only on a stop or a fatal host error.
       await this.#waitForWake(this.#deadline - Date.now())
     }
   }
