@@ -23,8 +23,9 @@ export interface GlobalsWiring {
  * Defines each declared host global as an async guest function taking one
  * JSON argument. Arguments leave the guest as JSON text (capped at
  * `maxArgsBytes`); results enter it through the genuine `JSON.parse` (capped
- * at `maxResultBytes`). Returns the set of calls still in flight, so the
- * evaluation can tell "waiting on the host" from "can never settle".
+ * at `maxResultBytes`). Returns the set of calls still in flight. A pending
+ * guest promise waits out its deadline whether or not calls are in flight
+ * (it ends as a timeout), so the set is informational.
  */
 export function installGlobals(
   ctx: QuickJSContext,
