@@ -6,6 +6,20 @@ export class NonLinearPatternError extends Error {
 }
 
 /**
+ * Compiles `pattern` with RE2 semantics (re2js): matching time is linear in
+ * the input whatever the pattern. The one place skill- and model-supplied
+ * regexes are compiled; throws `NonLinearPatternError` for syntax with no
+ * linear-time algorithm (backreferences, lookaround).
+ */
+export function compileLinearRegExp(pattern: string, ignoreCase = false): RE2JS {
+  try {
+    return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0)
+  } catch {
+    throw new NonLinearPatternError('the pattern is not valid RE2 syntax')
+  }
+}
+
+/**
  * ajv's `code.regExp` engine backed by RE2 semantics (re2js): `pattern` and
  * `patternProperties` in a schema match in time linear in the input, so a
  * skill-declared `^(a+)+$` cannot hold the host's main thread. JSON Schema's
@@ -15,12 +29,7 @@ export class NonLinearPatternError extends Error {
  */
 export const linearRegExp = Object.assign(
   (pattern: string, _flags: string): { test(s: string): boolean } => {
-    let re: RE2JS
-    try {
-      re = RE2JS.compile(pattern)
-    } catch {
-      throw new NonLinearPatternError('the pattern is not valid RE2 syntax')
-    }
+    const re = compileLinearRegExp(pattern)
     return { test: (s: string) => re.test(s) }
   },
   // Only read by ajv's standalone code generation, which skillhost does not use.

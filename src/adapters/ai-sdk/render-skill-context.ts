@@ -2,8 +2,6 @@ import { escapeXml } from '../../common/escape-markup.js'
 import type { ProjectedRetrievable } from '../../common/retrievable.js'
 import type { CatalogEntry } from '../../manager/types.js'
 
-const escapeAttr = escapeXml
-
 /**
  * Renders the `<available_skills>` block: one line of routing metadata per
  * catalog entry (id and description only, never a host location).
@@ -13,7 +11,7 @@ export function renderAvailableSkills(entries: readonly CatalogEntry[]): string 
     .filter((e) => e.shadowedBy === undefined)
     .map(
       (e) =>
-        `<skill id="${escapeAttr(e.id)}"${e.loaded ? ' loaded="true"' : ''}>${escapeAttr(e.description)}</skill>`,
+        `<skill id="${escapeXml(e.id)}"${e.loaded ? ' loaded="true"' : ''}>${escapeXml(e.description)}</skill>`,
     )
   return ['<available_skills>', ...lines, '</available_skills>'].join('\n')
 }
@@ -32,10 +30,10 @@ export function renderProjectedSkills(projected: readonly ProjectedRetrievable[]
     const skill = retrievable.provenance.skill ?? retrievable.title ?? retrievable.id
     const version = retrievable.provenance.skillVersion
     const attrs = [
-      `skill="${escapeAttr(skill)}"`,
-      ...(version ? [`version="${escapeAttr(version)}"`] : []),
+      `skill="${escapeXml(skill)}"`,
+      ...(version ? [`version="${escapeXml(version)}"`] : []),
       `channel="${channel}"`,
-      `id="${escapeAttr(retrievable.id)}"`,
+      `id="${escapeXml(retrievable.id)}"`,
       `trusted="${retrievable.trusted}"`,
     ].join(' ')
     return `<loaded_skill ${attrs}>\n${escapeXml(text)}\n</loaded_skill>`

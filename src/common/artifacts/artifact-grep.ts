@@ -1,5 +1,6 @@
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
 import { SkillHostError } from '../errors.js'
+import { compileLinearRegExp } from '../linear-regexp.js'
 import { utf8Length } from './artifact-text.js'
 import { ARTIFACT_READ_LIMITS } from './read-limits.js'
 
@@ -51,7 +52,7 @@ export function compileGrepPattern(options: GrepOptions): (line: string) => bool
   // Backreferences and lookaround have no linear-time algorithm and do not compile.
   let re: RE2JS
   try {
-    re = RE2JS.compile(pattern, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0)
+    re = compileLinearRegExp(pattern, options.ignoreCase === true)
   } catch {
     throw invalid(
       'The regex does not compile. Patterns use RE2 syntax (no backreferences or lookaround); or search literally (regex: false).',

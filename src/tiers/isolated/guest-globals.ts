@@ -23,15 +23,13 @@ export interface GlobalsWiring {
  * Defines each declared host global as an async guest function taking one
  * JSON argument. Arguments leave the guest as JSON text (capped at
  * `maxArgsBytes`); results enter it through the genuine `JSON.parse` (capped
- * at `maxResultBytes`). Returns the set of calls still in flight. A pending
- * guest promise waits out its deadline whether or not calls are in flight
- * (it ends as a timeout), so the set is informational.
+ * at `maxResultBytes`). At most `MAX_CALLS_IN_FLIGHT` calls are pending at once.
  */
 export function installGlobals(
   ctx: QuickJSContext,
   prelude: GuestPrelude,
   wiring: GlobalsWiring,
-): Set<QuickJSDeferredPromise> {
+): void {
   const pending = new Set<QuickJSDeferredPromise>()
   let calls = 0
   for (const name of wiring.names) {
@@ -87,7 +85,6 @@ export function installGlobals(
     ctx.defineProp(ctx.global, name, { value: fn, configurable: true, enumerable: false })
     fn.dispose()
   }
-  return pending
 
   function settle(deferred: QuickJSDeferredPromise, apply: () => void): void {
     pending.delete(deferred)
