@@ -4,9 +4,9 @@ import { chown } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { redactHostPaths, SkillHostError } from '../common/errors.js'
 import { buildBwrapArgs } from './bwrap-args.js'
-import { FD_CLOSER_SHELLS } from './close-inherited-fds.js'
+import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
 import { inspectPolicyPaths } from './inspect-policy-paths.js'
-import { reapNamespace } from './namespace-reaper.js'
+import { pidsInNamespace, reapNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
 import { type BwrapStatus, readBwrapStatus } from './read-bwrap-status.js'
 import {
@@ -15,6 +15,7 @@ import {
   unavailable,
   validateRequest,
 } from './run-request.js'
+import { resolveSandboxHostUser } from './sandbox-host-user.js'
 import type { SandboxHandle, SandboxLimits, SandboxRunRequest, SandboxRunResult } from './types.js'
 
 export { DEFAULT_SANDBOX_LIMITS }
@@ -33,15 +34,20 @@ export interface BubblewrapHandleOptions {
   /** The uid/gid the child has inside its user namespace; default 65534 (nobody). */
   readonly sandboxUid?: number
   readonly sandboxGid?: number
-  /**
-   * The host identity bwrap runs as. Default: 65534/65534 when this process is
-   * root (the kernel never enforces RLIMIT_NPROC on host uid 0, and an escape
-   * should not land as root), otherwise this process's own identity.
-   */
+  /** The host identity bwrap runs as; see `resolveSandboxHostUser` for the default. */
   readonly hostUser?: { readonly uid: number; readonly gid: number } | 'inherit'
   /** Default limits; a request's `limits` override them field by field. */
   readonly limits?: SandboxLimits
+  /**
+   * On timeout or abort every process in the sandbox first gets SIGTERM, so it
+   * can flush and clean up; whatever is still alive this many milliseconds
+   * later is SIGKILLed with the whole namespace. Default 1000; 0 kills at once.
+   */
+  readonly terminationGraceMs?: number
 }
+
+/** The default of `BubblewrapHandleOptions.terminationGraceMs`. */
+export const DEFAULT_TERMINATION_GRACE_MS = 1_000
 
 const INSTALL_HINT =
   'Install it with `apt-get install bubblewrap` (Debian/Ubuntu) or your distribution’s bubblewrap package'
@@ -62,8 +68,10 @@ function executable(path: string): boolean {
  * prlimit is missing, the platform is not Linux, or user namespaces are
  * unavailable. Each run: fresh namespaces, no network, empty environment plus
  * PATH/HOME/TMPDIR, read-only binds of the read entries, the write entries as
- * the only writable binds, rlimits via prlimit, the whole sandbox killed on
- * timeout or abort, and `/proc` scanned afterwards so nothing outlives the call.
+ * the only writable binds (the request's scratch as a size-capped tmpfs),
+ * rlimits via prlimit, SIGTERM then SIGKILL of the whole sandbox on timeout
+ * or abort, and `/proc` scanned afterwards so nothing outlives the call. A
+ * sandbox whose setup fails is `E_SANDBOX_UNAVAILABLE`, never a script exit.
  */
 export async function createBubblewrapHandle(
   options: BubblewrapHandleOptions = {},
@@ -93,10 +101,12 @@ export async function createBubblewrapHandle(
   } catch (cause) {
     throw unavailable(`bwrap does not start. ${INSTALL_HINT}.`, cause)
   }
-  const hostUser =
-    options.hostUser === 'inherit'
-      ? undefined
-      : (options.hostUser ?? (process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined))
+  if (!help.includes('--size')) {
+    throw unavailable(
+      'this bwrap has no --size option (bubblewrap 0.5 or later is needed to cap the scratch tmpfs).',
+    )
+  }
+  const hostUser = resolveSandboxHostUser(options.hostUser)
   const handle = new BubblewrapHandle({
     bwrapPath,
     prlimitPath,
@@ -106,6 +116,7 @@ export async function createBubblewrapHandle(
     hostUser,
     disableUserns: help.includes('--disable-userns'),
     limits: options.limits ?? {},
+    graceMs: Math.max(0, Math.floor(options.terminationGraceMs ?? DEFAULT_TERMINATION_GRACE_MS)),
   })
   await handle.probe()
   return handle
@@ -120,6 +131,15 @@ interface HandleSettings {
   hostUser: { uid: number; gid: number } | undefined
   disableUserns: boolean
   limits: SandboxLimits
+  graceMs: number
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    child.kill('SIGKILL')
+  }
 }
 
 class BubblewrapHandle implements SandboxHandle {
@@ -146,8 +166,11 @@ class BubblewrapHandle implements SandboxHandle {
         maxOutputBytes: 4_096,
       })
     } catch (cause) {
-      const detail = SkillHostError.isInstance(cause) ? cause.message : 'the probe failed to start'
-      throw unavailable(`${detail} ${INSTALL_HINT}; user namespaces must be enabled.`, cause)
+      if (SkillHostError.isInstance(cause) && cause.code === 'E_SANDBOX_UNAVAILABLE') throw cause
+      throw unavailable(
+        `the probe failed to start. ${INSTALL_HINT}; user namespaces must be enabled.`,
+        cause,
+      )
     }
     if (result.exitCode !== 0) {
       const stderr = Buffer.from(result.stderr).toString('utf8').trim()
@@ -193,7 +216,8 @@ class BubblewrapHandle implements SandboxHandle {
   #spawn(args: string[], request: SandboxRunRequest, timeoutMs: number): Promise<SandboxRunResult> {
     const hostUser = this.#s.hostUser
     const child = spawn(this.#s.bwrapPath, args, {
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte.
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env: {},
       cwd: '/',
       // Its own process group, so one kill reaches bwrap and its init.
@@ -205,22 +229,46 @@ class BubblewrapHandle implements SandboxHandle {
     if (child.stdout) capture.attach('stdout', child.stdout)
     if (child.stderr) capture.attach('stderr', child.stderr)
     const status: BwrapStatus = readBwrapStatus(child.stdio[3])
+    let started = false
+    child.stdio[STARTED_FD]?.once('data', () => {
+      started = true
+    })
     let timedOut = false
     let aborted = false
-    const kill = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        child.kill('SIGKILL')
+    let sent: NodeJS.Signals | null = null
+    let graceTimer: NodeJS.Timeout | undefined
+    // SIGTERM reaches the command (the namespace's init ignores it), which
+    // may exit cleanly; SIGKILL of bwrap's group after the grace ends the
+    // rest, and the post-call reap makes sure the namespace is empty.
+    const terminate = () => {
+      if (sent !== null) return
+      const inode = status.pidNamespace
+      const pids = inode === undefined || this.#s.graceMs === 0 ? [] : pidsInNamespace(inode)
+      if (pids.length === 0) {
+        sent = 'SIGKILL'
+        killGroup(child)
+        return
       }
+      sent = 'SIGTERM'
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGTERM')
+        } catch {
+          // already gone
+        }
+      }
+      graceTimer = setTimeout(() => {
+        sent = 'SIGKILL'
+        killGroup(child)
+      }, this.#s.graceMs)
     }
     const timer = setTimeout(() => {
       timedOut = true
-      kill()
+      terminate()
     }, timeoutMs)
     const onAbort = () => {
       aborted = true
-      kill()
+      terminate()
     }
     request.signal?.addEventListener('abort', onAbort, { once: true })
 
@@ -242,6 +290,7 @@ class BubblewrapHandle implements SandboxHandle {
       })
       child.once('close', async () => {
         clearTimeout(timer)
+        if (graceTimer) clearTimeout(graceTimer)
         if (closeGuard) clearTimeout(closeGuard)
         request.signal?.removeEventListener('abort', onAbort)
         this.#running.delete(child)
@@ -257,11 +306,11 @@ class BubblewrapHandle implements SandboxHandle {
           )
           return
         }
-        if (!timedOut && !aborted && status.childPid === undefined) {
+        if (!started && !timedOut && !aborted) {
           const text = redactHostPaths(Buffer.from(output.stderr).toString('utf8').trim())
           reject(
             unavailable(
-              `bwrap failed to set up the sandbox: ${text || `exit ${String(exitCode)}`}`,
+              `bwrap failed to set up the sandbox (${text || `exit ${String(exitCode)}`}). Every path of the policy must exist and be traversable by the sandbox user; check the workspace base directory's permissions.`,
             ),
           )
           return
@@ -269,7 +318,7 @@ class BubblewrapHandle implements SandboxHandle {
         const killed = timedOut || aborted
         resolve({
           exitCode: killed ? null : (status.exitCode ?? exitCode),
-          signal: killed ? 'SIGKILL' : null,
+          signal: killed ? sent : null,
           timedOut,
           aborted,
           ...output,
@@ -281,12 +330,6 @@ class BubblewrapHandle implements SandboxHandle {
 
   async dispose(): Promise<void> {
     this.#disposed = true
-    for (const child of this.#running) {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
+    for (const child of this.#running) killGroup(child)
   }
 }

@@ -38,7 +38,8 @@ function depth(path: string): number {
 /**
  * The bwrap argv for one call (without the `bwrap` program itself). Read
  * entries become read-only binds, write entries writable binds (at the path
- * the request's translator gives), deny entries are masked (an empty
+ * the request's translator gives) except the request's `scratch`, which is a
+ * fresh tmpfs of `limits.writableBytes`, deny entries are masked (an empty
  * read-only tmpfs over a directory, `/dev/null` over a file) or re-bound
  * read-only. A top-level symlink whose target is itself readable is recreated
  * as a symlink rather than bound twice (merged-/usr systems: `/bin -> usr/bin`).
@@ -67,8 +68,15 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
     if (viaLink) mounts.push({ sandbox, args: ['--symlink', fact.target, sandbox] })
     else mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
   }
+  const scratch = request.scratch === undefined ? undefined : norm(request.scratch)
   for (const host of fs.allowWrite.map(norm)) {
-    mounts.push({ sandbox: toSandbox(host), args: ['--bind', host, toSandbox(host)] })
+    const sandbox = toSandbox(host)
+    if (host === scratch) {
+      mounts.push({
+        sandbox,
+        args: ['--size', String(limits.writableBytes), '--tmpfs', sandbox],
+      })
+    } else mounts.push({ sandbox, args: ['--bind', host, sandbox] })
   }
   for (const host of fs.denyRead.map(norm)) {
     const fact = facts.get(host)

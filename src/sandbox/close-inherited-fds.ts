@@ -1,6 +1,14 @@
 /**
- * The bash program every sandboxed command runs under: it closes every file
- * descriptor above 2, then execs its arguments unchanged ("$@", never parsed
+ * The fd on which the closer reports that the sandbox is set up: it writes one
+ * byte there before anything else. bwrap's own setup failures ("Can't find
+ * source path") exit 1 exactly like a script can, so a run that never wrote
+ * the byte is a sandbox that did not start, not a script that failed.
+ */
+export const STARTED_FD = 4
+
+/**
+ * The bash program every sandboxed command runs under: it reports the start on
+ * `STARTED_FD`, closes every file descriptor above 2, then execs its arguments unchanged ("$@", never parsed
  * by a shell). A host can hold descriptors without close-on-exec (a wrapper's
  * `exec 200>lock`, a supervisor's socket, a pty); libuv and bwrap pass those
  * through to the child, where a script could read and write host files with
@@ -10,6 +18,7 @@
  * and sees exactly the environment the request set.
  */
 export const CLOSE_INHERITED_FDS_SCRIPT =
+  `printf 1 >&${STARTED_FD}; ` +
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
   'for f in /proc/self/fd/*; do n=${f##*/}; case $n in *[!0-9]*|"") ;; *) [ "$n" -gt 2 ] && eval "exec $n>&-";; esac; done; exec /usr/bin/env -u SHLVL "$@"'
 

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs'
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises'
+import { chmod, chown, mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import type { SkillScriptConfig } from '../tiers/scripts/types.js'
 import { createBubblewrapHandle } from './bubblewrap-handle.js'
 import { createDirectoryWorkspace } from './directory-workspace.js'
 import { createPathTranslator } from './path-translator.js'
+import { removeTree } from './remove-tree.js'
+import { resolveSandboxHostUser, untraversableAncestor } from './sandbox-host-user.js'
 
 /** Options for `createScriptSandbox`; every field has a working default. */
 export interface ScriptSandboxOptions {
@@ -30,25 +32,6 @@ export interface ScriptSandbox {
 
 /** What interpreters may read besides the skill: the system directories, as they exist here. */
 export const SYSTEM_READ_PATHS: readonly string[] = ['/usr', '/bin', '/lib', '/lib64']
-
-/**
- * As root, bubblewrap runs the child as uid 65534, which must be able to
- * traverse every directory above the workspace. A private TMPDIR (mode 0700)
- * would otherwise surface later as bwrap's opaque "Can't find source path".
- */
-async function assertTraversable(dir: string): Promise<void> {
-  if (process.getuid?.() !== 0) return
-  for (let current = resolve(dir); ; current = dirname(current)) {
-    const mode = (await stat(current)).mode
-    if ((mode & 0o001) === 0) {
-      throw new SkillHostError(
-        'E_SANDBOX_UNAVAILABLE',
-        `The sandbox user (uid 65534) cannot traverse ${current} (mode ${(mode & 0o777).toString(8)}); put the sandbox base under a world-traversable directory (e.g. TMPDIR=/tmp) or run chmod o+x on it.`,
-      )
-    }
-    if (dirname(current) === current) return
-  }
-}
 
 function defaultInterpreters(): Record<string, string[]> {
   const pick = (...paths: string[]) => paths.find((p) => existsSync(p))
@@ -75,10 +58,18 @@ export async function createScriptSandbox(
 ): Promise<ScriptSandbox> {
   const owned = options.baseDir === undefined
   const baseDir = options.baseDir ?? (await mkdtemp(join(tmpdir(), 'skillhost-')))
-  // The sandboxed child runs as an unprivileged uid and must traverse the base.
-  await chmod(baseDir, 0o755)
   try {
-    await assertTraversable(baseDir)
+    // The sandbox's host identity, and only it, must traverse the base.
+    const sandboxUser = resolveSandboxHostUser(undefined)
+    if (sandboxUser !== undefined) await chown(baseDir, -1, sandboxUser.gid)
+    await chmod(baseDir, sandboxUser === undefined ? 0o700 : 0o710)
+    const blocked = await untraversableAncestor(baseDir, sandboxUser)
+    if (blocked !== undefined) {
+      throw new SkillHostError(
+        'E_SANDBOX_UNAVAILABLE',
+        `The sandbox cannot reach its base directory: ${blocked}.`,
+      )
+    }
     const handle = await createBubblewrapHandle()
     const workspace = await createDirectoryWorkspace({ baseDir: join(baseDir, 'ws') })
     const readPaths = SYSTEM_READ_PATHS.filter((p) => existsSync(p))
@@ -110,11 +101,12 @@ export async function createScriptSandbox(
       baseDir,
       async dispose() {
         await handle.dispose?.()
-        if (owned) await rm(baseDir, { recursive: true, force: true })
+        // removeTree copes with whatever a script left (deep chains, no permissions).
+        if (owned) await removeTree(baseDir)
       },
     }
   } catch (err) {
-    if (owned) await rm(baseDir, { recursive: true, force: true })
+    if (owned) await removeTree(baseDir).catch(() => undefined)
     throw err
   }
 }

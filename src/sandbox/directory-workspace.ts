@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { chmod, lstat, mkdir, mkdtemp, open, readdir, realpath, rm } from 'node:fs/promises'
+import { chmod, chown, lstat, mkdir, mkdtemp, open, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { normalizeSkillPath } from '../tiers/scripts/script-path.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
+import { removeTree } from './remove-tree.js'
+import {
+  type HostIdentity,
+  resolveSandboxHostUser,
+  untraversableAncestor,
+} from './sandbox-host-user.js'
 import type { SkillWorkspace, WorkspaceFile, WorkspaceRef } from './types.js'
 
 /** Options of `createDirectoryWorkspace`. */
@@ -15,6 +21,12 @@ export interface DirectoryWorkspaceOptions {
   readonly maxFileBytes?: number
   /** Largest skill in total, bytes; default 64 MiB. */
   readonly maxTotalBytes?: number
+  /**
+   * The host identity the sandbox runs as, which alone (besides this process)
+   * may read the workspace; the same choice as the bubblewrap handle's
+   * `hostUser`, with the same default (`nobody` when this process is root).
+   */
+  readonly sandboxUser?: HostIdentity | 'inherit'
 }
 
 /** A `SkillWorkspace` on disk, exposing where it keeps roots and scratch so a session policy can name them. */
@@ -24,6 +36,10 @@ export interface DirectoryWorkspace extends SkillWorkspace {
   /** Real path of the directory holding per-call scratch directories (put it in the session's allowWrite). */
   readonly scratchDir: string
 }
+
+// traverse: directories nobody needs to list; dir: a skill's own directories.
+const SHARED_MODES = { traverse: 0o710, dir: 0o750, file: 0o640 } as const
+const PRIVATE_MODES = { traverse: 0o700, dir: 0o700, file: 0o600 } as const
 
 function failed(message: string, cause?: unknown): SkillHostError {
   return new SkillHostError('E_SKILL_WORKSPACE_FAILED', message, { cause })
@@ -55,27 +71,16 @@ async function* chunksOf(
   }
 }
 
-async function forceRemove(path: string): Promise<void> {
-  try {
-    await rm(path, { recursive: true, force: true })
-  } catch {
-    // A script may have left directories without permissions (possible when
-    // the host is not root); restore owner access, then remove again.
-    const fix = async (p: string): Promise<void> => {
-      const st = await lstat(p).catch(() => undefined)
-      if (!st?.isDirectory()) return
-      await chmod(p, 0o700).catch(() => undefined)
-      for (const entry of await readdir(p).catch(() => [] as string[])) await fix(join(p, entry))
-    }
-    await fix(path)
-    await rm(path, { recursive: true, force: true })
-  }
-}
-
 /**
- * A workspace in `baseDir`. `materialize` writes every file into a fresh root
- * `skills/<id>-<version>-<random>` (directories 0755, files 0644, created
- * exclusively and never through a symlink), enforcing size caps; a rejected
+ * A workspace in `baseDir`, private to this process and the sandbox's host
+ * identity: with a distinct sandbox identity everything is group-owned by its
+ * gid (directories 0750, or 0710 where nobody needs to list them; files
+ * 0640), otherwise 0700/0600, whatever the source modes or the umask. No other
+ * local user can list or read a skill's files. `materialize` writes every
+ * file into a fresh root `skills/<id>-<version>-<random>` (created
+ * exclusively and never through a symlink), enforcing size caps, after
+ * checking that the sandbox identity can traverse to it (else
+ * `E_SKILL_WORKSPACE_FAILED` naming the directory to fix); a rejected
  * path is `E_SKILL_SOURCE_PATH_REJECTED`, an abort `E_ABORTED`, anything else
  * `E_SKILL_WORKSPACE_FAILED`, and a failed root is removed. `dispose` removes
  * only roots this workspace made (idempotent).
@@ -92,17 +97,24 @@ export async function createDirectoryWorkspace(
   }
   const maxFile = options.maxFileBytes ?? 16 * 1024 * 1024
   const maxTotal = options.maxTotalBytes ?? 64 * 1024 * 1024
+  const share = resolveSandboxHostUser(options.sandboxUser)
+  const modes = share === undefined ? PRIVATE_MODES : SHARED_MODES
+  // Modes are set explicitly after each create: the umask must not widen or narrow them.
+  const own = async (path: string, mode: number) => {
+    if (share !== undefined) await chown(path, -1, share.gid)
+    await chmod(path, mode)
+  }
   let skillsDir: string
   let scratchDir: string
   try {
-    await mkdir(base, { recursive: true, mode: 0o755 })
+    await mkdir(base, { recursive: true, mode: 0o700 })
     const real = await realpath(base)
+    await own(real, modes.traverse)
     skillsDir = join(real, 'skills')
     scratchDir = join(real, 'scratch')
     for (const dir of [skillsDir, scratchDir]) {
-      await mkdir(dir, { recursive: true })
-      // Readable by the sandbox's host identity, whatever the umask.
-      await chmod(dir, 0o755)
+      await mkdir(dir, { recursive: true, mode: 0o700 })
+      await own(dir, modes.traverse)
     }
   } catch (cause) {
     throw failed('The workspace directory could not be created.', cause)
@@ -119,14 +131,21 @@ export async function createDirectoryWorkspace(
     let dir = root
     for (const part of parts.slice(0, -1)) {
       dir = join(dir, part)
-      await mkdir(dir, { mode: 0o755 }).catch(async (err: NodeJS.ErrnoException) => {
-        const st = err.code === 'EEXIST' ? await lstat(dir) : undefined
-        if (!st?.isDirectory()) throw err
-      })
+      const made = await mkdir(dir, { mode: 0o700 }).then(
+        () => true,
+        async (err: NodeJS.ErrnoException) => {
+          const st = err.code === 'EEXIST' ? await lstat(dir) : undefined
+          if (!st?.isDirectory()) throw err
+          return false
+        },
+      )
+      if (made) await own(dir, modes.dir)
     }
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
-    const handle = await open(join(root, rel), flags, 0o644)
+    const handle = await open(join(root, rel), flags, 0o600)
     try {
+      if (share !== undefined) await handle.chown(-1, share.gid)
+      await handle.chmod(modes.file)
       let size = 0
       for await (const chunk of chunksOf(await file.read())) {
         if (signal?.aborted) throw new SkillHostError('E_ABORTED', 'Materialization was aborted.')
@@ -151,9 +170,15 @@ export async function createDirectoryWorkspace(
         skillsDir,
         `${segment(ref.id)}-${segment(ref.version)}-${randomBytes(6).toString('hex')}`,
       )
+      const blocked = await untraversableAncestor(skillsDir, share).catch(() => undefined)
+      if (blocked !== undefined) {
+        throw failed(
+          `Skill '${ref.id}' cannot be materialized where the sandbox can read it: ${blocked}.`,
+        )
+      }
       try {
-        await mkdir(root, { mode: 0o755 })
-        await chmod(root, 0o755)
+        await mkdir(root, { mode: 0o700 })
+        await own(root, modes.dir)
         const budget = { left: maxTotal }
         for await (const file of files) {
           if (opts.signal?.aborted)
@@ -161,7 +186,7 @@ export async function createDirectoryWorkspace(
           await writeFile(root, file, budget, opts.signal)
         }
       } catch (cause) {
-        await forceRemove(root).catch(() => undefined)
+        await removeTree(root).catch(() => undefined)
         if (SkillHostError.isInstance(cause)) throw cause
         throw failed(`Skill '${ref.id}' could not be materialized.`, cause)
       }
@@ -173,7 +198,7 @@ export async function createDirectoryWorkspace(
         throw failed('dispose() was given a path this workspace did not materialize.')
       }
       try {
-        await forceRemove(path)
+        await removeTree(path)
       } catch (cause) {
         throw failed('A skill workspace could not be removed.', cause)
       }
@@ -191,7 +216,7 @@ export async function createDirectoryWorkspace(
         throw failed('disposeScratch() was given a path this workspace did not create.')
       }
       try {
-        await forceRemove(path)
+        await removeTree(path)
       } catch (cause) {
         throw failed('A scratch directory could not be removed.', cause)
       }

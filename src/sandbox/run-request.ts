@@ -1,5 +1,5 @@
 import { SkillHostError } from '../common/errors.js'
-import { isPathInside } from './policy.js'
+import { isPathInside, normalizeAbsolutePath } from './policy.js'
 import type { SandboxLimits, SandboxRunRequest } from './types.js'
 
 /** The limits used when neither the handle options nor the request set one. */
@@ -8,6 +8,7 @@ export const DEFAULT_SANDBOX_LIMITS = {
   fileSizeBytes: 64 * 1024 * 1024,
   openFiles: 256,
   processes: 64,
+  writableBytes: 128 * 1024 * 1024,
 } as const
 
 /** The `E_SANDBOX_UNAVAILABLE` error, with a reason saying what is missing. */
@@ -42,6 +43,7 @@ export function resolveLimits(
     fileSizeBytes: pick('fileSizeBytes', DEFAULT_SANDBOX_LIMITS.fileSizeBytes),
     openFiles: pick('openFiles', DEFAULT_SANDBOX_LIMITS.openFiles),
     processes: pick('processes', DEFAULT_SANDBOX_LIMITS.processes),
+    writableBytes: pick('writableBytes', DEFAULT_SANDBOX_LIMITS.writableBytes),
   }
 }
 
@@ -68,6 +70,14 @@ export function validateRequest(
   if (request.argv.some((a) => typeof a !== 'string' || a.includes('\0')))
     throw invalid('argv holds a NUL or non-string.')
   if (!request.cwd.startsWith('/')) throw invalid('cwd must be absolute.')
+  if (
+    request.scratch !== undefined &&
+    !request.policy.filesystem.allowWrite.some(
+      (w) => normalizeAbsolutePath(w) === normalizeAbsolutePath(request.scratch as string),
+    )
+  ) {
+    throw invalid('scratch must be one of the policy’s allowWrite entries.')
+  }
   for (const [key, value] of Object.entries(request.env)) {
     if (
       !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ||

@@ -16,6 +16,12 @@ export interface SandboxLimits {
   readonly openFiles?: number
   /** RLIMIT_NPROC: tasks inside the sandbox's own user namespace. */
   readonly processes?: number
+  /**
+   * Size of the call's scratch tmpfs (see `SandboxRunRequest.scratch`), bytes:
+   * everything the call writes there, all files and directories together.
+   * Past it writes fail with ENOSPC. It is memory, freed when the call ends.
+   */
+  readonly writableBytes?: number
 }
 
 /** One process to run under a policy. Everything is explicit; nothing is inherited from the host. */
@@ -38,13 +44,24 @@ export interface SandboxRunRequest {
   readonly limits?: SandboxLimits
   /** Where a host path of the policy appears inside the sandbox; identity when absent. */
   readonly toSandboxPath?: (hostPath: string) => string
+  /**
+   * One `allowWrite` entry that is the call's private scratch. Instead of
+   * being bound, it is mounted as a fresh tmpfs capped at
+   * `limits.writableBytes`: the call's writes there never reach the host
+   * disk, are bounded in total, and vanish with the sandbox.
+   */
+  readonly scratch?: string
 }
 
 /** Why and how a sandboxed process ended, and what it wrote. */
 export interface SandboxRunResult {
   /** The child's exit code; `null` when the sandbox was killed. A child killed by signal N inside reports 128 + N. */
   readonly exitCode: number | null
-  /** The signal the host sent (`SIGKILL` on timeout or abort), else `null`. */
+  /**
+   * The last signal the host sent on timeout or abort: `SIGTERM` when the
+   * command ended within the grace that follows it, `SIGKILL` when it had to
+   * be killed; `null` when the host sent none.
+   */
   readonly signal: NodeJS.Signals | null
   readonly timedOut: boolean
   readonly aborted: boolean

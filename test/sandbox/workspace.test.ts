@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -11,6 +11,9 @@ import {
 import { files } from './helpers.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-ws-'))
+// As root the sandbox reads the workspace as uid 65534, which must traverse the base.
+chmodSync(base, 0o755)
+const asRoot = process.getuid?.() === 0
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 async function code(p: Promise<unknown>): Promise<string> {
@@ -29,7 +32,8 @@ describe('createDirectoryWorkspace', () => {
     expect(new Set([v1, v2, again]).size).toBe(3)
     expect(readFileSync(join(v1, 'a/b.txt'), 'utf8')).toBe('one')
     expect(readFileSync(join(v2, 'a/b.txt'), 'utf8')).toBe('two')
-    expect(lstatSync(join(v1, 'a/b.txt')).mode & 0o777).toBe(0o644)
+    // Private to this process and, as root, the sandbox's group: never world-readable.
+    expect(lstatSync(join(v1, 'a/b.txt')).mode & 0o777).toBe(asRoot ? 0o640 : 0o600)
     await ws.dispose(v1)
     await ws.dispose(v1)
     expect(existsSync(v1)).toBe(false)

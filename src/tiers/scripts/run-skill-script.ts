@@ -136,6 +136,7 @@ export async function runSkillScript(
       ...(input.signal === undefined ? {} : { signal: input.signal }),
       ...(config.limits === undefined ? {} : { limits: config.limits }),
       toSandboxPath: (p) => translator.toSandbox(p),
+      scratch,
     })
   } catch (err) {
     failure = err
