@@ -6,7 +6,11 @@
  * tier-3 sandbox in `skillhost/sandbox`.
  */
 export * from './common/index.js'
-export { type ForgeSkillToolsOptions, forgeSkillTools } from './lifecycle-tools.js'
+export {
+  DEFAULT_LIST_PAGE_CHARS,
+  type ForgeSkillToolsOptions,
+  forgeSkillTools,
+} from './lifecycle-tools.js'
 export * from './manager/index.js'
 export * from './manifest/index.js'
 export * from './sources/index.js'

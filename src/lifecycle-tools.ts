@@ -4,12 +4,27 @@ import { Tool } from './common/tool.js'
 import type { TurnContext } from './common/turn-context.js'
 import type { SkillManager } from './manager/types.js'
 
+/**
+ * The default size budget of one `list_skills` page, in characters of the
+ * tool's JSON result: about 8,000 tokens, room for some 25 entries with
+ * descriptions at the spec's 1,024-character cap. A page stops before the
+ * entry that would take it past the budget, so a catalog of long descriptions
+ * takes more pages rather than flooding the context.
+ */
+export const DEFAULT_LIST_PAGE_CHARS = 32_000
+
 /** Options for `forgeSkillTools`. */
 export interface ForgeSkillToolsOptions {
   /** Gates the five tools; defaults to the manager's gate. */
   readonly gate?: ToolGate
   /** Page size cap for list_skills. Default 50. */
   readonly maxListLimit?: number
+  /**
+   * Size budget of one list_skills page, in characters of its JSON result.
+   * Default `DEFAULT_LIST_PAGE_CHARS`. A page always holds at least one entry,
+   * so a single entry larger than the budget still pages forward.
+   */
+  readonly maxListChars?: number
 }
 
 const SKILL_ID = {
@@ -19,6 +34,33 @@ const SKILL_ID = {
   description: 'The skill id, as list_skills shows it.',
 }
 const json = (value: unknown): string => JSON.stringify(value, null, 2)
+
+/**
+ * The longest `render(n)` (the result holding the first `n` of `items`) that
+ * fits in `budget` characters, holding at least one item when there are any.
+ * Each item's share is estimated from its own JSON; the final render is
+ * measured and trimmed, so the bound holds exactly.
+ */
+function fitByChars(
+  items: readonly unknown[],
+  budget: number,
+  render: (n: number) => string,
+): string {
+  let used = render(0).length
+  let n = 0
+  while (n < items.length) {
+    // An entry sits in the `skills` array two levels deep: indented by four
+    // more spaces per line, one line break before it and a comma after it.
+    const text = json(items[n])
+    const cost = text.length + 4 * (text.split('\n').length - 1) + 6
+    if (n > 0 && used + cost > budget) break
+    used += cost
+    n += 1
+  }
+  let text = render(n)
+  while (n > 1 && text.length > budget) text = render(--n)
+  return text
+}
 
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0
@@ -41,12 +83,15 @@ export function forgeSkillTools(
 ): Tool[] {
   const gate = options.gate ?? manager.gate
   const maxLimit = options.maxListLimit ?? 50
-  const gated =
-    <A>(name: string, run: (args: A, ctx: TurnContext) => Promise<unknown>) =>
+  const maxChars = options.maxListChars ?? DEFAULT_LIST_PAGE_CHARS
+  const gatedText =
+    <A>(name: string, run: (args: A, ctx: TurnContext) => Promise<string>) =>
     async (args: A, ctx: TurnContext): Promise<string> => {
       await enforceToolGate(gate, ctx, { tool: name, args, tier: 'lifecycle' })
-      return json(await run(args, ctx))
+      return run(args, ctx)
     }
+  const gated = <A>(name: string, run: (args: A, ctx: TurnContext) => Promise<unknown>) =>
+    gatedText<A>(name, async (args, ctx) => json(await run(args, ctx)))
 
   const listSkills = new Tool<{
     refresh?: boolean
@@ -56,7 +101,7 @@ export function forgeSkillTools(
   }>({
     name: 'list_skills',
     description:
-      'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor.',
+      'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor (a page holds up to limit entries, fewer when they are long).',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -67,7 +112,7 @@ export function forgeSkillTools(
         cursor: { type: 'string', maxLength: 20 },
       },
     },
-    handler: gated('list_skills', async (args) => {
+    handler: gatedText('list_skills', async (args) => {
       if (args.refresh) await manager.refresh()
       const offset = decodeCursor(args.cursor)
       const limit = args.limit ?? maxLimit
@@ -76,14 +121,16 @@ export function forgeSkillTools(
         offset,
         limit,
       })
-      return {
-        skills: entries.map(({ location: _hostOnly, warnings: _w, ...entry }) => entry),
+      const skills = entries.map(({ location: _hostOnly, warnings: _w, ...entry }) => entry)
+      const page = (n: number) => ({
+        skills: skills.slice(0, n),
         total,
-        ...(offset + entries.length < total ? { nextCursor: `o:${offset + entries.length}` } : {}),
+        ...(offset + n < total ? { nextCursor: `o:${offset + n}` } : {}),
         ...(sourceErrors.length ? { sourceErrors } : {}),
         ...(skipped.length ? { skipped: skipped.length } : {}),
         unsafe: manager.unsafe,
-      }
+      })
+      return fitByChars(skills, maxChars, (n) => json(page(n)))
     }),
   })
 

@@ -16,3 +16,17 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u
 export function escapeControls(text: string): string {
   return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
+
+const LINE_BREAKS = /[\n\u2028\u2029]/g
+
+/**
+ * `text` made safe to print as one line of a report or log: control
+ * characters as `escapeControls` shows them, and line breaks (newline, and the
+ * Unicode line and paragraph separators) as visible `\n` / `\u2028` escapes,
+ * so skill text cannot start a line of its own.
+ */
+export function escapeLine(text: string): string {
+  return escapeControls(text).replace(LINE_BREAKS, (c) =>
+    c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16)}`,
+  )
+}

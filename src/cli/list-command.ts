@@ -1,5 +1,7 @@
 import { relative } from 'node:path'
+import { capDescription } from '../manifest/cap-description.js'
 import type { CliCommand, CliIo } from './cli-command.js'
+import { escapeLine } from './escape-controls.js'
 import { parseArgs } from './parse-args.js'
 import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
 
@@ -18,9 +20,8 @@ Options:
 Exit status: 0, or 2 on a usage error. Skipped skills do not change it; use
 skillhost validate to gate on validity.`
 
-const shown = (path: string): string => relative(process.cwd(), path) || '.'
-const clip = (text: string, max: number): string =>
-  text.length > max ? `${text.slice(0, max - 1)}…` : text
+/** A host path for display, relative to the working directory, on one line. */
+const shown = (path: string): string => escapeLine(relative(process.cwd(), path) || '.')
 
 function table(rows: readonly string[][]): string {
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)))
@@ -36,7 +37,7 @@ function table(rows: readonly string[][]): string {
 
 function print(catalog: CliCatalog, io: CliIo): void {
   const rows = catalog.rows.map((r) => [
-    r.id,
+    escapeLine(r.id),
     r.status === 'active'
       ? r.warnings.length > 0
         ? `active (${r.warnings.length} warnings)`
@@ -44,23 +45,24 @@ function print(catalog: CliCatalog, io: CliIo): void {
       : 'shadowed',
     shown(r.path),
     r.status === 'active'
-      ? clip(r.description.replace(/\s+/g, ' '), 60)
+      ? capDescription(r.description.replace(/\s+/g, ' '), 60)
       : `by ${shown(r.shadowedBy ?? '?')}`,
   ])
   if (rows.length > 0) io.stdout(`${table([['ID', 'STATUS', 'PATH', 'DESCRIPTION'], ...rows])}\n`)
   const active = catalog.rows.filter((r) => r.status === 'active').length
   io.stdout(`${active} skills, ${catalog.rows.length - active} shadowed\n`)
   for (const r of catalog.rows) {
-    for (const w of r.warnings) io.stdout(`warning ${r.id}: ${w}\n`)
+    for (const w of r.warnings) io.stdout(`warning ${escapeLine(r.id)}: ${escapeLine(w)}\n`)
   }
   const skipped = catalog.problems.filter((p) => p.severity === 'error')
   if (skipped.length > 0) io.stdout(`\nSkipped (${skipped.length}):\n`)
   for (const p of skipped)
-    io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${p.message}\n`)
+    io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${escapeLine(p.message)}\n`)
   for (const p of catalog.problems.filter((x) => x.severity === 'warning' && x.id === undefined)) {
-    io.stdout(`warning ${shown(p.hostPath ?? p.location)}: ${p.message}\n`)
+    io.stdout(`warning ${shown(p.hostPath ?? p.location)}: ${escapeLine(p.message)}\n`)
   }
-  for (const e of catalog.sourceErrors) io.stdout(`source error ${shown(e.root)}: ${e.message}\n`)
+  for (const e of catalog.sourceErrors)
+    io.stdout(`source error ${shown(e.root)}: ${escapeLine(e.message)}\n`)
 }
 
 /** `skillhost list`: the catalog of the given roots, with shadowed and skipped skills. */

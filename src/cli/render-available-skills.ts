@@ -1,4 +1,5 @@
 import { escapeXml } from '../common/escape-markup.js'
+import { capDescription } from '../manifest/cap-description.js'
 
 /** One entry of the `<available_skills>` block. */
 export interface AvailableSkillEntry {
@@ -35,7 +36,7 @@ function render(entries: readonly AvailableSkillEntry[]): string {
     lines.push(
       '<skill>',
       `<name>${escapeXml(e.name)}</name>`,
-      `<description>${escapeXml(e.description)}</description>`,
+      `<description>${escapeXml(capDescription(e.description))}</description>`,
       `<location>${escapeXml(e.location)}</location>`,
       '</skill>',
     )
@@ -45,8 +46,8 @@ function render(entries: readonly AvailableSkillEntry[]): string {
 }
 
 /**
- * Renders the `<available_skills>` block agents put in a system prompt. With
- * `maxTokens`, descriptions longer than 160 characters are shortened first,
+ * Renders the `<available_skills>` block agents put in a system prompt. Every
+ * description is capped at the spec's 1,024 characters. With `maxTokens`, descriptions longer than 160 characters are shortened first,
  * then entries are dropped from the end until the estimate (characters / 4)
  * fits; the result says how many were shortened and dropped.
  */
@@ -62,10 +63,7 @@ export function renderAvailableSkills(
   const short = entries.map((e) => {
     if (e.description.length <= SHORT_DESCRIPTION_CHARS) return e
     shortened++
-    return {
-      ...e,
-      description: `${e.description.slice(0, SHORT_DESCRIPTION_CHARS - 1).trimEnd()}…`,
-    }
+    return { ...e, description: capDescription(e.description, SHORT_DESCRIPTION_CHARS) }
   })
   let kept = short.length
   text = render(short)

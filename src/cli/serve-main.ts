@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { serveMcpHttp } from '../adapters/mcp/serve-http.js'
 import { serveMcpStdio } from '../adapters/mcp/serve-stdio.js'
 import type { CliIo } from './cli-command.js'
+import { escapeLine } from './escape-controls.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
 import { parseServeOptions } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
@@ -43,7 +44,9 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     io.stderr(`${help}\n`)
     return 0
   }
-  const log = (line: string): void => io.stderr(`skillhost serve: ${line}\n`)
+  // One log line per event: a tool name or an error text that carries a line
+  // break or a terminal control is shown escaped, never as a line of its own.
+  const log = (line: string): void => io.stderr(`skillhost serve: ${escapeLine(line)}\n`)
   const policy =
     'policyFile' in options.gate
       ? await readGatePolicy(options.gate.policyFile)

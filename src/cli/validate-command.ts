@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { collectSkills, skillFolderOf } from './collect-skills.js'
+import { escapeLine } from './escape-controls.js'
 import { parseArgs } from './parse-args.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
@@ -58,13 +59,14 @@ async function validateRoot(rawRoot: string, strict: boolean): Promise<ValidateE
   return [...byPath.values()].map((e) => (e.errors.length > 0 ? { ...e, valid: false } : e))
 }
 
+/** The text report: one line per skill and one per problem (skill text is shown escaped). */
 function print(entries: readonly ValidateEntry[], io: CliIo): void {
   for (const e of entries) {
-    const shown = relative(process.cwd(), e.path) || '.'
+    const shown = escapeLine(relative(process.cwd(), e.path) || '.')
     const mark = !e.valid ? 'invalid' : e.warnings.length > 0 ? 'ok (warnings)' : 'ok'
-    io.stdout(`${mark.padEnd(13)} ${e.name ?? '-'}  ${shown}\n`)
-    for (const m of e.errors) io.stdout(`    error: ${m}\n`)
-    for (const m of e.warnings) io.stdout(`    warning: ${m}\n`)
+    io.stdout(`${mark.padEnd(13)} ${escapeLine(e.name ?? '-')}  ${shown}\n`)
+    for (const m of e.errors) io.stdout(`    error: ${escapeLine(m)}\n`)
+    for (const m of e.warnings) io.stdout(`    warning: ${escapeLine(m)}\n`)
   }
   const invalid = entries.filter((e) => !e.valid).length
   io.stdout(`${entries.length} checked: ${entries.length - invalid} valid, ${invalid} invalid\n`)

@@ -1,4 +1,5 @@
 import { renderError } from '../common/errors.js'
+import { capDescription } from '../manifest/cap-description.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { CatalogEntry, SkillCatalog, SourceError } from './types.js'
 
@@ -79,7 +80,11 @@ export async function discoverAll(
   return { winners, shadowed, skipped, sourceErrors }
 }
 
-/** Builds one catalog row; `loadedVersion` is the version a record holds, if loaded. */
+/**
+ * Builds one catalog row; `loadedVersion` is the version a record holds, if
+ * loaded. The description is capped at the spec's 1,024 characters here, the
+ * one place every model-facing listing takes it from.
+ */
 export function catalogEntry(
   row: CatalogSkill,
   loadedVersion: string | undefined,
@@ -89,7 +94,7 @@ export function catalogEntry(
   const entry: CatalogEntry = {
     id: skill.id,
     name: skill.name,
-    description: skill.description,
+    description: capDescription(skill.description),
     version: skill.version,
     source: row.source.id,
     loaded: shadowedBy === undefined && loadedVersion !== undefined,

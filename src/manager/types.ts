@@ -42,6 +42,11 @@ export interface SkillManagerConfig {
 export interface CatalogEntry {
   readonly id: string
   readonly name: string
+  /**
+   * At most 1,024 characters (`MAX_DESCRIPTION_CHARS`, the spec's limit): a
+   * longer description is cut on a code-point boundary and ends in `…`. Search
+   * still matches the whole text.
+   */
   readonly description: string
   readonly version: string
   readonly source: string

@@ -1,3 +1,8 @@
+export {
+  capDescription,
+  MAX_DESCRIPTION_CHARS,
+  TRUNCATION_MARK,
+} from './cap-description.js'
 export { decodeSkillText } from './decode-skill-text.js'
 export { normalizeSkillPath } from './normalize-skill-path.js'
 export {

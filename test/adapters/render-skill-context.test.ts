@@ -1,6 +1,15 @@
+import { rm } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
-import { renderProjectedSkills } from '../../src/adapters/ai-sdk/render-skill-context.js'
+import { createSkillTools } from '../../src/adapters/ai-sdk/create-skill-tools.js'
+import {
+  renderAvailableSkills,
+  renderProjectedSkills,
+} from '../../src/adapters/ai-sdk/render-skill-context.js'
 import type { ProjectedRetrievable } from '../../src/common/retrievable.js'
+import { createSkillManager } from '../../src/manager/create-skill-manager.js'
+import type { CatalogEntry } from '../../src/manager/types.js'
+import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
+import { writeSkillRoot } from '../manager/fixtures.js'
 
 const projected = (text: string, skill = 'demo'): ProjectedRetrievable =>
   ({
@@ -24,5 +33,41 @@ describe('renderProjectedSkills escaping (issue 10 item 17)', () => {
   it('a normal body stays readable', () => {
     const out = renderProjectedSkills([projected('Count the words in the text.')])
     expect(out).toContain('\nCount the words in the text.\n</loaded_skill>')
+  })
+})
+
+describe('the <available_skills> system-prompt block caps descriptions (issue 10 item 18)', () => {
+  it('createSkillTools({ catalog: true }).system() shows each description at 1,024 characters at most', async () => {
+    const root = await writeSkillRoot([
+      { name: 'flood', description: `Flood ${'spam '.repeat(11_600)}`.slice(0, 58_000) },
+      { name: 'emoji', description: '😀'.repeat(600) },
+      { name: 'short', description: 'Counts words.' },
+    ])
+    const manager = await createSkillManager({
+      sources: [new FileSystemSkillSource({ roots: root })],
+      gate: async () => {},
+    })
+    try {
+      const skills = createSkillTools({ manager, ctx: manager.createTurnContext(), catalog: true })
+      const system = skills.system()
+      skills.dispose()
+      const shown = [...system.matchAll(/<skill id="([^"]+)">([^<]*)<\/skill>/g)].map(
+        ([, id, text]) => [id, text] as const,
+      )
+      expect(shown.map(([id]) => id).sort()).toEqual(['emoji', 'flood', 'short'])
+      for (const [, text] of shown) expect(text!.length).toBeLessThanOrEqual(1024)
+      expect(Object.fromEntries(shown).short).toBe('Counts words.')
+      expect(Object.fromEntries(shown).emoji).toBe(`${'😀'.repeat(511)}…`)
+      expect(system.length).toBeLessThan(3_000)
+    } finally {
+      await manager.dispose()
+      await rm(root, { recursive: true, force: true })
+    }
+  })
+
+  it('renderAvailableSkills caps a description handed to it directly', () => {
+    const entry = { id: 'x', description: 'y'.repeat(5_000), loaded: false } as CatalogEntry
+    const out = renderAvailableSkills([entry])
+    expect(out).toContain(`<skill id="x">${'y'.repeat(1023)}…</skill>`)
   })
 })

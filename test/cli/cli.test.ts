@@ -32,6 +32,16 @@ beforeAll(async () => {
     join(tmp, 'ctl/escapes/SKILL.md'),
     '---\nname: escapes\ndescription: "Clears\\e[2J the screen\\r over\\u009b31m writes \\u202eflipped\\a"\n---\n# E\n',
   )
+  await mkdir(join(tmp, 'lines/multi'), { recursive: true })
+  await writeFile(
+    join(tmp, 'lines/multi/SKILL.md'),
+    '---\nname: "multi\\nwarning: forged\\e[2J\\rback"\ndescription: "Fine.\\nerror: forged too"\n---\n# M\n',
+  )
+  await mkdir(join(tmp, 'long/long'), { recursive: true })
+  await writeFile(
+    join(tmp, 'long/long/SKILL.md'),
+    `---\nname: long\ndescription: ${'spam '.repeat(2_000)}end\n---\n# L\n`,
+  )
   await cp(join(examples, 'commit-messages'), join(tmp, 'second/commit-messages'), {
     recursive: true,
   })
@@ -56,6 +66,38 @@ describe('skillhost CLI', () => {
     const prompt = await run(['prompt', join(tmp, 'ctl')])
     expect(prompt.stdout).not.toMatch(rawControls)
     expect(prompt.stdout).toContain('\\u202eflipped')
+  })
+
+  it('validate prints one line per problem: a newline in skill text cannot forge a line (issue 10 item 19)', async () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for raw control characters
+    const rawControls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+    const r = await run(['validate', join(tmp, 'lines')])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trimEnd().split('\n')
+    for (const line of lines) {
+      expect(line).not.toMatch(rawControls)
+      expect(line).toMatch(
+        /^(ok|ok \(warnings\)|invalid) +\S|^ {4}(error|warning): |^\d+ checked: /,
+      )
+    }
+    expect(lines.filter((l) => /^\s*(warning|error): forged/.test(l))).toEqual([])
+    expect(lines[0]).toContain('multi\\nwarning: forged\\u001b[2J\\u000dback')
+    expect(r.stdout).toContain(
+      '    warning: name "multi\\nwarning: forged\\u001b[2J\\u000dback" does not match its folder "multi"\n',
+    )
+    // --json keeps the exact text: JSON escapes it, and it parses back.
+    const json = await run(['validate', '--json', join(tmp, 'lines')])
+    expect(json.stdout).not.toMatch(rawControls)
+    const report = JSON.parse(json.stdout) as { skills: { name: string }[] }
+    expect(report.skills[0]?.name).toBe('multi\nwarning: forged\u001b[2J\rback')
+  })
+
+  it('prompt caps each description at 1,024 characters (issue 10 item 18)', async () => {
+    const r = await run(['prompt', join(tmp, 'long')])
+    expect(r.code, r.stderr).toBe(0)
+    const description = /<description>([^<]*)<\/description>/.exec(r.stdout)?.[1] ?? ''
+    expect(description.length).toBeLessThanOrEqual(1024)
+    expect(description).toMatch(/^spam spam .*…$/)
   })
 
   it('prints help and fails on an unknown command or option', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -182,6 +182,71 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     expect(s.stderr()).toContain('SIGTERM: shutting down')
     if (workspace) expect(existsSync(workspace)).toBe(false)
     else expect(s.stderr()).toContain('scripts off: ')
+  })
+
+  it('logs hostile tool names and skill errors on one escaped line each (issue 10 item 19)', async () => {
+    // A skill whose description and isolated tool's error carry an ESC
+    // sequence, a carriage return and a newline that starts a forged log line.
+    const hostile = 'x\u001b[2J\rcovered\nskillhost serve: call forged ok'
+    const root = join(state, 'hostile-root')
+    mkdirSync(join(root, 'hostile', 'tools'), { recursive: true })
+    writeFileSync(
+      join(root, 'hostile', 'SKILL.md'),
+      `---\nname: hostile\ndescription: ${JSON.stringify(`Hostile ${hostile}`)}\n---\n# Hostile\n`,
+    )
+    writeFileSync(
+      join(root, 'hostile', 'skillhost.yaml'),
+      [
+        'isolatedTools:',
+        '  - name: hostile_throw',
+        '    description: Throws an error with a hostile message.',
+        '    source: tools/throw.js',
+        '    params: { type: object, properties: {}, additionalProperties: false }',
+        '',
+      ].join('\n'),
+    )
+    writeFileSync(
+      join(root, 'hostile', 'tools', 'throw.js'),
+      `;async () => { throw new Error(${JSON.stringify(`boom ${hostile}`)}) }\n`,
+    )
+    const s = await serve(['--no-scripts', root])
+    const listed = JSON.parse(text(await s.client.callTool({ name: 'list_skills', arguments: {} })))
+    expect(listed.skills[0].description).toBe(`Hostile ${hostile}`)
+    const loaded = JSON.parse(
+      text(await s.client.callTool({ name: 'load_skill', arguments: { skill: 'hostile' } })),
+    )
+    expect(loaded.toolsAdded).toEqual(['hostile_throw'])
+    const threw = await s.client.callTool({ name: 'hostile_throw', arguments: {} })
+    expect(threw.isError).toBe(true)
+    expect(text(threw)).toContain('boom x')
+    // A tool name (chosen by the client) and a skill id (chosen by the model).
+    const unknown = await s.client.callTool({ name: `evil${hostile}`, arguments: {} })
+    expect(text(unknown)).toMatch(/^E_TOOL_NOT_FOUND: /)
+    const missing = await s.client.callTool({
+      name: 'load_skill',
+      arguments: { skill: `nope${hostile}` },
+    })
+    expect(text(missing)).toMatch(/^E_SKILL_NOT_FOUND: /)
+    await s.client.close()
+    await until(() => s.stderr().includes('shutdown complete'))
+
+    const log = s.stderr()
+    expect(log).not.toContain('\u001b')
+    expect(log).not.toContain('\r')
+    const lines = log.trimEnd().split('\n')
+    // Every line is one of serve's own; none is the forged one.
+    for (const line of lines) expect(line).toMatch(/^skillhost serve: /)
+    expect(lines.filter((l) => l.startsWith('skillhost serve: call forged'))).toEqual([])
+    const escaped = 'x\\u001b[2J\\u000dcovered\\nskillhost serve: call forged ok'
+    expect(
+      lines.find((l) => l.startsWith('skillhost serve: call hostile_throw failed: ')),
+    ).toContain(`boom ${escaped}`)
+    expect(lines.find((l) => l.startsWith('skillhost serve: call evil'))).toContain(
+      `call evil${escaped} failed: E_TOOL_NOT_FOUND: `,
+    )
+    expect(lines.find((l) => l.startsWith('skillhost serve: call load_skill failed: '))).toContain(
+      `nope${escaped}`,
+    )
   })
 
   it('rejects bad options with a usage error', async () => {

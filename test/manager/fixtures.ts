@@ -1,3 +1,6 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { z } from 'zod'
 import type { ToolGate } from '../../src/common/gate.js'
 import { Tool } from '../../src/common/tool.js'
@@ -51,4 +54,23 @@ export function reportSkill(overrides: Partial<SkillDefinition> = {}): SkillDefi
 /** An in-memory source holding the given skills. */
 export function memorySource(skills: SkillDefinition[], id = 'memory'): InMemorySkillSource {
   return new InMemorySkillSource({ id, skills })
+}
+
+/**
+ * Writes one agentskills.io folder per entry under a fresh temporary root
+ * (SKILL.md with `name` and a JSON-quoted `description`) and returns the root.
+ * Served leniently by `FileSystemSkillSource`, so over-long descriptions load.
+ */
+export async function writeSkillRoot(
+  skills: readonly { readonly name: string; readonly description: string }[],
+): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'skillhost-skills-'))
+  for (const { name, description } of skills) {
+    await mkdir(join(root, name))
+    await writeFile(
+      join(root, name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n# ${name}\n`,
+    )
+  }
+  return root
 }

@@ -1,17 +1,19 @@
 import { escapeXml } from '../../common/escape-markup.js'
 import type { ProjectedRetrievable } from '../../common/retrievable.js'
 import type { CatalogEntry } from '../../manager/types.js'
+import { capDescription } from '../../manifest/cap-description.js'
 
 /**
  * Renders the `<available_skills>` block: one line of routing metadata per
- * catalog entry (id and description only, never a host location).
+ * catalog entry (id and description only, never a host location), each
+ * description capped at the spec's 1,024 characters.
  */
 export function renderAvailableSkills(entries: readonly CatalogEntry[]): string {
   const lines = entries
     .filter((e) => e.shadowedBy === undefined)
     .map(
       (e) =>
-        `<skill id="${escapeXml(e.id)}"${e.loaded ? ' loaded="true"' : ''}>${escapeXml(e.description)}</skill>`,
+        `<skill id="${escapeXml(e.id)}"${e.loaded ? ' loaded="true"' : ''}>${escapeXml(capDescription(e.description))}</skill>`,
     )
   return ['<available_skills>', ...lines, '</available_skills>'].join('\n')
 }
