@@ -4,7 +4,7 @@ import { serveMcpStdio } from '../adapters/mcp/serve-stdio.js'
 import type { CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
-import { parseServeOptions } from './serve-options.js'
+import { parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
 
 function version(): string {
@@ -34,6 +34,32 @@ function onSignal(): { promise: Promise<string>; off: () => void } {
   return { promise, off }
 }
 
+const MIB = 1024 * 1024
+const DAY = 24 * 60 * 60 * 1000
+
+/** One line saying what happens to the session spools. */
+function describeSpool(options: ServeOptions): string {
+  const { maxAgeMs, maxTotalBytes } = options.spoolRetention
+  const bounds = [
+    maxAgeMs !== undefined ? `older than ${maxAgeMs / DAY} days` : undefined,
+    maxTotalBytes !== undefined ? `beyond ${maxTotalBytes / MIB} MiB in all` : undefined,
+  ].filter((b) => b !== undefined)
+  return `spool: ${options.durableSpool ? 'durable (kept after a session closes)' : 'removed when its session closes'}; closed sessions' folders ${bounds.length > 0 ? `pruned when ${bounds.join(' or ')}` : 'never pruned'}`
+}
+
+/** Logs how HTTP requests are authenticated, with the warnings an operator must see. */
+function describeAuth(http: NonNullable<ServeOptions['http']>, log: (line: string) => void): void {
+  if (http.tokenFrom === 'flag')
+    log(`warning: --token is visible to other local users (ps, /proc); prefer ${TOKEN_ENV}`)
+  if (http.token !== undefined)
+    log(`auth: bearer token (from ${http.tokenFrom === 'flag' ? '--token' : TOKEN_ENV})`)
+  else if (http.insecure)
+    log(
+      `WARNING: --insecure-no-auth: no authentication on ${http.host}; anyone who can reach this port can load skills and run their tools and scripts`,
+    )
+  else log('auth: none (loopback only)')
+}
+
 /**
  * Runs `skillhost serve` until SIGINT/SIGTERM (or, on stdio, until stdin
  * closes), then tears everything down and resolves to the exit code.
@@ -56,6 +82,8 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     `gate: ${'policyFile' in options.gate ? options.gate.policyFile : options.gate.mode}; state: ${options.stateDir}`,
   )
   log(`module imports ${options.importModules ? 'ON' : 'off'}; isolated tools on (QuickJS)`)
+  log(describeSpool(options))
+  if (options.http) describeAuth(options.http, log)
   const signal = onSignal()
   const runtime = await createServeRuntime({
     roots: options.roots,
@@ -64,6 +92,8 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     scripts: options.scripts,
     gate: createPolicyGate(policy, log),
     log,
+    durableSpool: options.durableSpool,
+    spoolRetention: options.spoolRetention,
     ...(options.channel ? { defaultChannel: options.channel } : {}),
   })
   const common = {
@@ -78,6 +108,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
         ...common,
         port: options.http.port,
         host: options.http.host,
+        ...(options.http.token !== undefined ? { token: options.http.token } : {}),
         onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
       })
       log(`listening on ${server.url.href}`)

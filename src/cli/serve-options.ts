@@ -1,9 +1,32 @@
 import { existsSync, statSync } from 'node:fs'
+import { isIPv4 } from 'node:net'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import type { SpoolRetention } from '../common/prune-spool-directories.js'
 import type { SkillChannel } from '../manager/types.js'
 import { parseArgs, UsageError } from './parse-args.js'
 import type { ServeGateMode } from './serve-gate.js'
+
+/** The default spool bound of `skillhost serve`: 7 days since a folder's last write, 1 GiB in all. */
+export const DEFAULT_SPOOL_RETENTION: Required<SpoolRetention> = Object.freeze({
+  maxAgeMs: 7 * 24 * 60 * 60 * 1000,
+  maxTotalBytes: 1024 * 1024 * 1024,
+})
+
+/** The environment variable `serve --http` reads its bearer token from. */
+export const TOKEN_ENV = 'SKILLHOST_TOKEN'
+
+/** `serve --http`'s settings: where to listen and how requests are authenticated. */
+export interface ServeHttpOptions {
+  readonly port: number
+  readonly host: string
+  /** The bearer token every request must carry, when one was given. */
+  readonly token?: string
+  /** Where the token came from: the environment (preferred) or `--token`. */
+  readonly tokenFrom?: 'env' | 'flag'
+  /** `--insecure-no-auth`: serve beyond loopback without a token. */
+  readonly insecure: boolean
+}
 
 /** `skillhost serve`'s settings after parsing and defaulting. */
 export interface ServeOptions {
@@ -13,8 +36,27 @@ export interface ServeOptions {
   readonly importModules: boolean
   readonly scripts: boolean
   readonly gate: { readonly mode: ServeGateMode } | { readonly policyFile: string }
-  readonly http?: { readonly port: number; readonly host: string }
+  readonly http?: ServeHttpOptions
   readonly channel?: SkillChannel
+  /** `--durable-spool`: keep a session's spool after it closes. */
+  readonly durableSpool: boolean
+  /** The bound on the spool folders (`--spool-max-age`, `--spool-max-size`). */
+  readonly spoolRetention: SpoolRetention
+}
+
+/** True for names and addresses that reach only this machine: localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  if (h === 'localhost' || h === '::1') return true
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h
+  return isIPv4(v4) && v4.startsWith('127.')
+}
+
+/** A non-negative number of `unit`s from `--name`, times `scale`; 0 turns the bound off. */
+function bound(value: string | undefined, name: string, scale: number): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new UsageError(`--${name} needs a non-negative number`)
+  return Number(value) * scale
 }
 
 /** The default state directory: `$XDG_STATE_HOME/skillhost`, else `~/.local/state/skillhost`. */
@@ -39,10 +81,23 @@ function isDirectory(path: string): boolean {
 }
 
 /** Parses `serve`'s arguments; throws `UsageError` for anything it cannot honour. */
-export function parseServeOptions(argv: readonly string[]): ServeOptions {
+export function parseServeOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ServeOptions {
   const args = parseArgs(argv, {
-    booleans: ['import-modules', 'no-scripts'],
-    strings: ['state-dir', 'gate', 'gate-policy', 'http', 'host', 'channel'],
+    booleans: ['import-modules', 'no-scripts', 'durable-spool', 'insecure-no-auth'],
+    strings: [
+      'state-dir',
+      'gate',
+      'gate-policy',
+      'http',
+      'host',
+      'channel',
+      'token',
+      'spool-max-age',
+      'spool-max-size',
+    ],
   })
   const s = args.strings
   if (args.booleans.help) {
@@ -53,6 +108,8 @@ export function parseServeOptions(argv: readonly string[]): ServeOptions {
       importModules: false,
       scripts: false,
       gate: { mode: 'allow-all' },
+      durableSpool: false,
+      spoolRetention: DEFAULT_SPOOL_RETENTION,
     }
   }
   const roots =
@@ -72,8 +129,19 @@ export function parseServeOptions(argv: readonly string[]): ServeOptions {
     const port = Number(s.http)
     if (!/^\d{1,5}$/.test(s.http) || port > 65535)
       throw new UsageError('--http needs a port number (0 picks a free one)')
-    http = { port, host: s.host ?? '127.0.0.1' }
+    http = httpAuth(port, s.host ?? '127.0.0.1', s.token, args.booleans['insecure-no-auth'], env)
   } else if (s.host !== undefined) throw new UsageError('--host needs --http')
+  else if (s.token !== undefined) throw new UsageError('--token needs --http')
+  else if (args.booleans['insecure-no-auth'])
+    throw new UsageError('--insecure-no-auth needs --http')
+  const maxAgeMs = bound(s['spool-max-age'], 'spool-max-age', 24 * 60 * 60 * 1000)
+  const maxTotalBytes = bound(s['spool-max-size'], 'spool-max-size', 1024 * 1024)
+  const spoolRetention: SpoolRetention = {
+    ...(maxAgeMs !== 0 ? { maxAgeMs: maxAgeMs ?? DEFAULT_SPOOL_RETENTION.maxAgeMs } : {}),
+    ...(maxTotalBytes !== 0
+      ? { maxTotalBytes: maxTotalBytes ?? DEFAULT_SPOOL_RETENTION.maxTotalBytes }
+      : {}),
+  }
   return {
     help: false,
     roots,
@@ -86,5 +154,38 @@ export function parseServeOptions(argv: readonly string[]): ServeOptions {
         : { mode: (s.gate ?? 'allow-all') as ServeGateMode },
     ...(http ? { http } : {}),
     ...(s.channel ? { channel: s.channel as SkillChannel } : {}),
+    durableSpool: args.booleans['durable-spool'] === true,
+    spoolRetention,
+  }
+}
+
+/**
+ * Who may call the HTTP server: a bearer token from `SKILLHOST_TOKEN` or
+ * `--token` (the flag wins when both are set); beyond loopback, a token or an
+ * explicit `--insecure-no-auth` is required.
+ */
+function httpAuth(
+  port: number,
+  host: string,
+  flag: string | undefined,
+  insecure: boolean | undefined,
+  env: NodeJS.ProcessEnv,
+): ServeHttpOptions {
+  if (flag === '') throw new UsageError('--token needs a non-empty value')
+  const fromEnv = env[TOKEN_ENV] === '' ? undefined : env[TOKEN_ENV]
+  const token = flag ?? fromEnv
+  if (token !== undefined && insecure)
+    throw new UsageError('give a token or --insecure-no-auth, not both')
+  if (token === undefined && !insecure && !isLoopbackHost(host)) {
+    throw new UsageError(
+      `refusing to serve on non-loopback host ${host} without authentication: set ${TOKEN_ENV} ` +
+        '(or --token) to require a bearer token, or pass --insecure-no-auth to serve without one',
+    )
+  }
+  return {
+    port,
+    host,
+    insecure: insecure === true,
+    ...(token !== undefined ? { token, tokenFrom: flag !== undefined ? 'flag' : 'env' } : {}),
   }
 }

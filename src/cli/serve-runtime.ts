@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
+import type { McpSessionScope } from '../adapters/mcp/serve-stdio.js'
 import { FileSpoolStore } from '../common/file-spool-store.js'
 import type { ToolGate } from '../common/gate.js'
+import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
 import { createSkillManager } from '../manager/create-skill-manager.js'
 import type { SkillChannel, SkillManager } from '../manager/types.js'
 import { createScriptSandbox, type ScriptSandbox } from '../sandbox/index.js'
 import { FileSystemSkillSource } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
+import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */
 export interface ServeRuntimeOptions {
@@ -18,15 +21,35 @@ export interface ServeRuntimeOptions {
   /** Turn tier 3 off without probing (e.g. for tests or `--no-scripts`). */
   readonly scripts: boolean
   readonly log: (line: string) => void
+  /**
+   * Keep each session's spool folder after the session closes and after
+   * shutdown. Default false: a session's spool is removed when it closes.
+   */
+  readonly durableSpool?: boolean
+  /** The bound applied to the spool folders at startup and after each session closes. */
+  readonly spoolRetention?: SpoolRetention
 }
+
+// A session id names a folder only if it is a plain name; otherwise a fresh UUID does.
+const FOLDER_NAME = /^[A-Za-z0-9_-]{1,128}$/
 
 /** Everything shared by the server's sessions, and how to tear it down. */
 export interface ServeRuntime extends AsyncDisposable {
-  /** Makes one session's manager: its own spool directory, the shared source, pool and sandbox. */
-  createManager(): Promise<SkillManager>
+  /**
+   * Makes one session's manager: its own spool directory
+   * (`stateDir/spool/<session id>`), the shared source, pool and sandbox.
+   * The spool is released (removed unless durable) when `scope.disposables`
+   * is disposed, or at `dispose()` for a manager made without a scope.
+   */
+  createManager(scope?: McpSessionScope): Promise<SkillManager>
+  /** Where the session spool folders live: `stateDir/spool`. */
+  readonly spoolRoot: string
   /** Why scripts are off, or undefined when they are on. */
   readonly scriptsOff: string | undefined
-  /** Disposes the guest pool, the sandbox handle and the workspace. Idempotent. */
+  /**
+   * Disposes the guest pool, the sandbox handle and the workspace, and
+   * releases every spool still open. Idempotent.
+   */
   dispose(): Promise<void>
 }
 
@@ -35,7 +58,10 @@ export interface ServeRuntime extends AsyncDisposable {
  * over `roots` (module imports only with `importModules`), a QuickJS guest
  * pool for isolated tools, the bubblewrap sandbox for scripts when it works
  * here (otherwise scripts are off and the reason is logged), and a file spool
- * per session under `stateDir/spool`.
+ * per session under `stateDir/spool`. Retention: a session's spool folder is
+ * removed when the session closes (and at shutdown) unless `durableSpool`;
+ * at startup and after each close, folders of closed sessions are pruned to
+ * `spoolRetention` (default `DEFAULT_SPOOL_RETENTION`).
  */
 export async function createServeRuntime(options: ServeRuntimeOptions): Promise<ServeRuntime> {
   const { log } = options
@@ -58,28 +84,71 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   }
   if (scriptsOff) log(`scripts off: ${scriptsOff}`)
 
-  const createManager = (): Promise<SkillManager> =>
-    createSkillManager({
-      sources: [source],
-      gate: options.gate,
-      spool: new FileSpoolStore({ directory: join(options.stateDir, 'spool', randomUUID()) }),
-      ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
-      isolation: {
-        resolveGuest: pool.resolveGuest,
-        maxTimeoutSeconds: 30,
-        defaultTimeoutSeconds: 5,
-      },
-      ...(scripts ? { scripts: scripts.config } : {}),
-    })
+  const spoolRoot = join(options.stateDir, 'spool')
+  const retention = options.spoolRetention ?? DEFAULT_SPOOL_RETENTION
+  const report = (what: string, err: unknown): void =>
+    log(`${what}: ${err instanceof Error ? err.message : String(err)}`)
+  // Open spools by folder name, each with its release step.
+  const live = new Map<string, () => Promise<void>>()
+  let pruning: Promise<void> = Promise.resolve()
+  const prune = (): Promise<void> => {
+    pruning = pruning
+      .then(async () => {
+        const { removed } = await pruneSpoolDirectories(spoolRoot, {
+          ...retention,
+          keep: live,
+        })
+        if (removed.length > 0) log(`spool: pruned ${removed.length} old session folder(s)`)
+      })
+      .catch((err) => report('spool prune', err))
+    return pruning
+  }
+  await prune()
+
+  const createManager = async (scope?: McpSessionScope): Promise<SkillManager> => {
+    const given = scope?.sessionId
+    const name =
+      given !== undefined && FOLDER_NAME.test(given) && !live.has(given) ? given : randomUUID()
+    const spool = new FileSpoolStore({ directory: join(spoolRoot, name) })
+    const release = async (): Promise<void> => {
+      if (live.get(name) !== release) return
+      live.delete(name)
+      if (!options.durableSpool) await spool.destroy().catch((err) => report('spool', err))
+      await prune()
+    }
+    live.set(name, release)
+    scope?.disposables.add(release)
+    try {
+      return await createSkillManager({
+        sources: [source],
+        gate: options.gate,
+        spool,
+        ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
+        isolation: {
+          resolveGuest: pool.resolveGuest,
+          maxTimeoutSeconds: 30,
+          defaultTimeoutSeconds: 5,
+        },
+        ...(scripts ? { scripts: scripts.config } : {}),
+      })
+    } catch (err) {
+      await release()
+      throw err
+    }
+  }
 
   let disposed: Promise<void> | undefined
   const dispose = (): Promise<void> => {
     disposed ??= (async () => {
-      const results = await Promise.allSettled([pool.dispose(), scripts?.dispose()])
+      const results = await Promise.allSettled([
+        pool.dispose(),
+        scripts?.dispose(),
+        ...[...live.values()].map((release) => release()),
+      ])
       for (const r of results)
         if (r.status === 'rejected') log(`shutdown: ${String(r.reason?.message ?? r.reason)}`)
     })()
     return disposed
   }
-  return { createManager, scriptsOff, dispose, [Symbol.asyncDispose]: dispose }
+  return { createManager, spoolRoot, scriptsOff, dispose, [Symbol.asyncDispose]: dispose }
 }

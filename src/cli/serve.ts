@@ -22,11 +22,24 @@ Options:
                        isolated, script)
   --channel MODE       how bodies reach the model: handle (default) or inline
   --http PORT          serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio
-  --host HOST          interface for --http (default 127.0.0.1)
+  --host HOST          interface for --http (default 127.0.0.1). Beyond loopback
+                       a bearer token is required, or --insecure-no-auth
+  --token TOKEN        require "Authorization: Bearer TOKEN" on every request;
+                       prefer the SKILLHOST_TOKEN environment variable (a flag
+                       is visible to other users in ps)
+  --insecure-no-auth   serve a non-loopback --host with no authentication
+                       (prints a warning; anyone who can reach it runs skills)
+  --durable-spool      keep a session's spooled results after it closes and
+                       after shutdown (default: removed when the session closes)
+  --spool-max-age DAYS prune closed sessions' spool folders not written for
+                       DAYS (default 7; 0 = no age bound), at start and on close
+  --spool-max-size MIB then prune the oldest until all fit in MIB (default 1024;
+                       0 = no size bound)
   -h, --help           show this help
 
 SIGINT or SIGTERM shuts down cleanly: sessions closed, managers disposed,
-guests and sandboxed processes killed, workspaces removed.`
+guests and sandboxed processes killed, workspaces removed, spools removed
+(unless --durable-spool).`
 
 /**
  * `skillhost serve`: the skill manager as an MCP server, over stdio or

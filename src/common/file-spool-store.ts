@@ -63,6 +63,16 @@ export class FileSpoolStore implements SpoolStore {
     }
   }
 
+  /**
+   * Removes the directory and every item in it (what `skillhost serve` does
+   * when a session without a durable spool closes). A later `put` starts a
+   * fresh, empty directory. Idempotent.
+   */
+  async destroy(): Promise<void> {
+    this.#ready = undefined
+    await rm(this.directory, { recursive: true, force: true })
+  }
+
   async delete(id: string): Promise<boolean> {
     if (!SPOOL_ID_PATTERN.test(id)) return false
     const existed = (await this.stat(id)) !== undefined

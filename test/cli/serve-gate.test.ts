@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { createPolicyGate, gatePolicyFor, parseGatePolicy } from '../../src/cli/serve-gate.js'
-import { parseServeOptions } from '../../src/cli/serve-options.js'
+import {
+  DEFAULT_SPOOL_RETENTION,
+  isLoopbackHost,
+  parseServeOptions,
+} from '../../src/cli/serve-options.js'
 import { GateDenied, runToolGate } from '../../src/common/gate.js'
 import { createTurnContext } from '../../src/common/turn-context.js'
 
@@ -85,20 +89,89 @@ describe('serve options', () => {
   })
 
   it('parses --http, --host, --gate-policy and --channel', () => {
-    const o = parseServeOptions([
-      '--http',
-      '0',
-      '--host',
-      '0.0.0.0',
-      '--gate-policy',
-      'p.json',
-      '--channel',
-      'inline',
-      'examples/skills',
-    ])
-    expect(o.http).toEqual({ port: 0, host: '0.0.0.0' })
+    const o = parseServeOptions(
+      [
+        '--http',
+        '0',
+        '--host',
+        '0.0.0.0',
+        '--gate-policy',
+        'p.json',
+        '--channel',
+        'inline',
+        'examples/skills',
+      ],
+      { SKILLHOST_TOKEN: 't0k' },
+    )
+    expect(o.http).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      token: 't0k',
+      tokenFrom: 'env',
+      insecure: false,
+    })
     expect(o.gate).toMatchObject({ policyFile: expect.stringMatching(/p\.json$/) })
     expect(o.channel).toBe('inline')
+  })
+
+  it('auth beyond loopback: a token (the flag wins over the environment) or --insecure-no-auth', () => {
+    const http = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      parseServeOptions(['--http', '0', ...args, 'examples/skills'], env).http
+    expect(http([])).toEqual({ port: 0, host: '127.0.0.1', insecure: false })
+    expect(http(['--host', '::1'])).toMatchObject({ host: '::1', insecure: false })
+    expect(() => http(['--host', '0.0.0.0'])).toThrow(
+      'refusing to serve on non-loopback host 0.0.0.0',
+    )
+    expect(() => http(['--host', '0.0.0.0'], { SKILLHOST_TOKEN: '' })).toThrow('refusing')
+    expect(http(['--host', '0.0.0.0', '--token', 'f'], { SKILLHOST_TOKEN: 'e' })).toMatchObject({
+      token: 'f',
+      tokenFrom: 'flag',
+    })
+    expect(http(['--host', '10.0.0.5', '--insecure-no-auth'])).toEqual({
+      port: 0,
+      host: '10.0.0.5',
+      insecure: true,
+    })
+    expect(() => http(['--insecure-no-auth', '--token', 'f'])).toThrow('not both')
+    expect(() => http(['--token='])).toThrow('--token needs a non-empty value')
+    expect(() => parseServeOptions(['--token', 'x', 'examples/skills'])).toThrow(
+      '--token needs --http',
+    )
+  })
+
+  it.each([
+    ['localhost', true],
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['::ffff:127.0.0.1', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.2', false],
+    ['127.0.0.1.example.com', false],
+  ])('isLoopbackHost(%s) is %s', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback)
+  })
+
+  it('spool retention: removed on close by default, bounded by 7 days and 1 GiB; 0 turns a bound off', () => {
+    const o = parseServeOptions(['examples/skills'])
+    expect(o.durableSpool).toBe(false)
+    expect(o.spoolRetention).toEqual(DEFAULT_SPOOL_RETENTION)
+    expect(DEFAULT_SPOOL_RETENTION).toEqual({ maxAgeMs: 7 * 86_400_000, maxTotalBytes: 1024 ** 3 })
+    const d = parseServeOptions([
+      '--durable-spool',
+      '--spool-max-age',
+      '0.5',
+      '--spool-max-size',
+      '0',
+      'examples/skills',
+    ])
+    expect(d.durableSpool).toBe(true)
+    expect(d.spoolRetention).toEqual({ maxAgeMs: 43_200_000 })
+    expect(() => parseServeOptions(['--spool-max-age', '-1', 'examples/skills'])).toThrow(
+      '--spool-max-age needs a non-negative number',
+    )
   })
 
   it('refuses contradictions instead of guessing', () => {

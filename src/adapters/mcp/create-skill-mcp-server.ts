@@ -4,6 +4,7 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js'
+import type { DisposableStore } from '../../common/disposable.js'
 import { SkillHostError } from '../../common/errors.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
@@ -34,6 +35,8 @@ export interface SkillMcpServerOptions {
   readonly instructions?: string
   /** Dispose the manager when the session closes. Default false. */
   readonly disposeManager?: boolean
+  /** Disposed when the session closes, after the manager (if `disposeManager`). */
+  readonly disposables?: DisposableStore
   /** Called after every tool call, for logging. */
   readonly onToolCall?: (event: McpToolCallEvent) => void
 }
@@ -44,7 +47,10 @@ export interface SkillMcpSession extends AsyncDisposable {
   readonly server: Server
   /** The session's turn context: what `load_skill` projects into and `tools/list` shows. */
   readonly ctx: TurnContext
-  /** Closes the server, aborts the session context and (if asked) disposes the manager. Idempotent. */
+  /**
+   * Closes the server, aborts the session context, (if asked) disposes the
+   * manager, then disposes `disposables`. Idempotent.
+   */
   close(): Promise<void>
 }
 
@@ -152,7 +158,11 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
       try {
         await server.close()
       } finally {
-        if (options.disposeManager) await manager.dispose()
+        try {
+          if (options.disposeManager) await manager.dispose()
+        } finally {
+          await options.disposables?.dispose()
+        }
       }
     })
     return closed

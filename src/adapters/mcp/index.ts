@@ -7,6 +7,7 @@ export {
 export { type McpHttpServer, type ServeMcpHttpOptions, serveMcpHttp } from './serve-http.js'
 export {
   type McpSessionFactoryOptions,
+  type McpSessionScope,
   type McpStdioServer,
   type ServeMcpStdioOptions,
   serveMcpStdio,

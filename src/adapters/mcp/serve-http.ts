@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { createSkillMcpServer, type SkillMcpSession } from './create-skill-mcp-server.js'
-import type { McpSessionFactoryOptions } from './serve-stdio.js'
+import { type McpSessionFactoryOptions, openSessionManager } from './serve-stdio.js'
 
 /** Options for `serveMcpHttp`. */
 export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
@@ -48,7 +48,10 @@ export interface McpHttpServer extends AsyncDisposable {
   readonly url: URL
   /** Number of open sessions. */
   sessionCount(): number
-  /** Closes every session (disposing its manager) and stops listening. Idempotent. */
+  /**
+   * Closes every session (disposing its manager, then its scope's
+   * disposables) and stops listening. Idempotent.
+   */
   close(): Promise<void>
 }
 
@@ -102,23 +105,31 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     if (!entry) return
     sessions.delete(id)
     onSession?.({ kind: 'closed', sessionId: id })
-    void entry.session.close()
+    void entry.session.close().catch(() => undefined)
   }
   let allowed: ReadonlySet<string> | undefined
 
   const open = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    const manager = await createManager()
-    const session = createSkillMcpServer({ ...sessionOptions, manager, disposeManager: true })
+    // The id is chosen before the manager, so the factory can name what it
+    // makes for the session (its spool folder) after it.
+    const id = randomUUID()
+    const { manager, disposables } = await openSessionManager(createManager, id)
+    const session = createSkillMcpServer({
+      ...sessionOptions,
+      manager,
+      disposeManager: true,
+      disposables,
+    })
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => {
         sessions.set(id, { transport, session, lastSeen: Date.now(), inFlight: 0 })
         onSession?.({ kind: 'opened', sessionId: id })
       },
     })
     session.server.onclose = () => {
       if (transport.sessionId !== undefined) end(transport.sessionId)
-      void session.close()
+      void session.close().catch(() => undefined)
     }
     await session.server.connect(transport)
     await transport.handleRequest(req, res, body)

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import type { Readable, Writable } from 'node:stream'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { DisposableStore } from '../../common/disposable.js'
 import type { SkillManager } from '../../manager/types.js'
 import {
   createSkillMcpServer,
@@ -7,11 +9,43 @@ import {
   type SkillMcpSession,
 } from './create-skill-mcp-server.js'
 
+/**
+ * What a manager factory learns about the session it builds for: the
+ * session's id (the `mcp-session-id` over HTTP; a fresh UUID on stdio) and a
+ * store the session disposes after the manager when it ends. Put there what
+ * belongs to the session and must outlive the manager's own teardown (its
+ * spool folder, say).
+ */
+export interface McpSessionScope {
+  readonly sessionId: string
+  readonly disposables: DisposableStore
+}
+
 /** Session options shared by the transports: a manager factory instead of a manager. */
 export interface McpSessionFactoryOptions
-  extends Omit<SkillMcpServerOptions, 'manager' | 'disposeManager'> {
-  /** Makes the manager for one session. Each session gets its own; it is disposed when the session closes. */
-  createManager(): Promise<SkillManager>
+  extends Omit<SkillMcpServerOptions, 'manager' | 'disposeManager' | 'disposables'> {
+  /**
+   * Makes the manager for one session. Each session gets its own; it is
+   * disposed when the session closes, then `scope.disposables`.
+   */
+  createManager(scope: McpSessionScope): Promise<SkillManager>
+}
+
+/**
+ * Runs `createManager` for a new session. If it throws, whatever it already
+ * put in the scope is disposed before the error propagates.
+ */
+export async function openSessionManager(
+  createManager: McpSessionFactoryOptions['createManager'],
+  sessionId: string,
+): Promise<{ manager: SkillManager; disposables: DisposableStore }> {
+  const disposables = new DisposableStore()
+  try {
+    return { manager: await createManager({ sessionId, disposables }), disposables }
+  } catch (err) {
+    await disposables.dispose().catch(() => undefined)
+    throw err
+  }
 }
 
 /** Options for `serveMcpStdio`. */
@@ -36,8 +70,8 @@ export interface McpStdioServer extends AsyncDisposable {
  */
 export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpStdioServer> {
   const { createManager, stdin = process.stdin, stdout = process.stdout, ...rest } = options
-  const manager = await createManager()
-  const session = createSkillMcpServer({ ...rest, manager, disposeManager: true })
+  const { manager, disposables } = await openSessionManager(createManager, randomUUID())
+  const session = createSkillMcpServer({ ...rest, manager, disposeManager: true, disposables })
   const transport = new StdioServerTransport(stdin, stdout)
   let resolveClosed: () => void = () => undefined
   const closed = new Promise<void>((resolve) => {
