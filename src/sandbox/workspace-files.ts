@@ -7,17 +7,25 @@ import type { WorkspaceFile, WorkspaceRef } from './types.js'
 export interface WorkspaceFileSource {
   list?(ref: WorkspaceRef): Promise<readonly string[]>
   read(ref: WorkspaceRef, path?: string): Promise<ReadableStream<Uint8Array>>
+  snapshot?(
+    ref: WorkspaceRef,
+  ): Promise<{ readonly paths: readonly string[]; read(path: string): Promise<Uint8Array> }>
 }
 
 /**
- * The files of a skill as a source lists them, each read lazily through
- * `source.read(ref, path)`. A source without `list` ships no files besides
- * its body.
+ * The files of a skill, each read lazily. From a source's `snapshot` when it
+ * has one (one scan for all files, each read checked against it: linear in
+ * the file count), else from `list` and `source.read(ref, path)`. A source
+ * with neither ships no files besides its body.
  */
 export async function filesFromSource(
   source: WorkspaceFileSource,
   ref: WorkspaceRef,
 ): Promise<WorkspaceFile[]> {
+  if (source.snapshot !== undefined) {
+    const snap = await source.snapshot(ref)
+    return snap.paths.map((path) => ({ path, read: () => snap.read(path) }))
+  }
   const paths = source.list === undefined ? [] : await source.list(ref)
   return paths.map((path) => ({ path, read: () => source.read(ref, path) }))
 }

@@ -14,6 +14,7 @@ import type {
   SkillDescriptor,
   SkillFileStat,
   SkillRef,
+  SkillSnapshot,
   SkillSource,
   SourceReadOptions,
 } from './types.js'
@@ -269,7 +270,29 @@ export class FileSystemSkillSource implements SkillSource {
   }
 
   async list(ref: SkillRef): Promise<readonly string[]> {
-    const { scan } = await this.#current(ref)
-    return [...scan.files.keys()].filter((p) => p !== 'SKILL.md').sort()
+    return (await this.snapshot(ref)).paths
+  }
+
+  /**
+   * One scan for every file: each read opens with O_NOFOLLOW and checks the
+   * file's identity (inode, size, mtime) against this scan, so a file swapped
+   * or changed since is `E_SKILL_SOURCE_FAILED`, never unvalidated bytes.
+   */
+  async snapshot(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillSnapshot> {
+    const { scan } = await this.#current(ref, options.signal)
+    const paths = [...scan.files.keys()].filter((p) => p !== 'SKILL.md').sort()
+    const max = this.limits.maxFileBytes
+    return {
+      paths,
+      async read(path) {
+        const rel = normalizeSkillPath(path)
+        const file = rel === 'SKILL.md' ? undefined : scan.files.get(rel)
+        if (!file)
+          throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, {
+            data: { path: rel },
+          })
+        return (await asyncSkillFs.readCapped(file.abs, max, rel, file)).bytes
+      },
+    }
   }
 }

@@ -120,4 +120,20 @@ export interface SkillSource {
   stat(ref: SkillRef, path?: string): Promise<SkillFileStat>
   /** Every shipped file but the body, as normalized relative paths. */
   list?(ref: SkillRef): Promise<readonly string[]>
+  /**
+   * Every shipped file but the body from one look at the skill, with a reader
+   * bound to that look: materializing N files then costs one scan, not N.
+   * Each read must return only bytes the snapshot validated (a file changed
+   * since is an error), and a stale ref fails like `read`. Optional: without
+   * it, callers use `list` and `read`.
+   */
+  snapshot?(ref: SkillRef, options?: SourceReadOptions): Promise<SkillSnapshot>
+}
+
+/** One consistent view of a skill's files; see `SkillSource.snapshot`. */
+export interface SkillSnapshot {
+  /** Every shipped file but the body, as sorted normalized relative paths. */
+  readonly paths: readonly string[]
+  /** The bytes of one of `paths`, checked against the snapshot. */
+  read(path: string): Promise<Uint8Array>
 }
