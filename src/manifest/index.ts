@@ -4,7 +4,7 @@ export {
   TRUNCATION_MARK,
 } from './cap-description.js'
 export { decodeSkillText } from './decode-skill-text.js'
-export { normalizeSkillPath } from './normalize-skill-path.js'
+export { normalizeSkillPath } from '../skill-model/skill-path.js'
 export {
   DEFAULT_MAX_ALIAS_COUNT,
   DEFAULT_MAX_FRONTMATTER_BYTES,

@@ -3,7 +3,7 @@ import { constants } from 'node:fs'
 import { chmod, chown, lstat, mkdir, mkdtemp, open, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
-import { normalizeSkillPath } from '../tiers/scripts/script-path.js'
+import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
 import { removeTree } from './remove-tree.js'
 import {

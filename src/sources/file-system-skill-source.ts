@@ -1,6 +1,6 @@
 import { SkillHostError } from '../common/errors.js'
 import type { Tool } from '../common/tool.js'
-import { normalizeSkillPath } from '../manifest/normalize-skill-path.js'
+import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { bytesToStream } from './bytes-to-stream.js'
 import { importModuleTools } from './import-module-tools.js'

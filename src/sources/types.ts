@@ -1,10 +1,16 @@
 import type { Tool } from '../common/tool.js'
+import type {
+  SkillIsolatedToolDeclaration,
+  SkillRef,
+  SkillScriptDeclaration,
+} from '../skill-model/declarations.js'
 
-/** Which skill, at which version. Versions are opaque strings a source chooses. */
-export interface SkillRef {
-  readonly id: string
-  readonly version: string
-}
+export type {
+  SkillIsolatedToolDeclaration,
+  SkillRef,
+  SkillScriptDeclaration,
+  SkillScriptParamDeclaration,
+} from '../skill-model/declarations.js'
 
 /**
  * Routing metadata only: what a catalog shows before anything is loaded. A
@@ -42,34 +48,6 @@ export interface DiscoverOptions {
   readonly signal?: AbortSignal
   /** Receives skills skipped (and warnings raised) during discovery. */
   readonly report?: (problem: SkillProblem) => void
-}
-
-/** A typed script parameter (tier 3). */
-export interface SkillScriptParamDeclaration {
-  readonly name: string
-  readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'enum'
-  readonly values?: readonly string[]
-  readonly required?: boolean
-  readonly positional?: boolean
-  readonly description?: string
-}
-
-/** A script a skill ships (tier 3): run by the library under a derived sandbox policy. */
-export interface SkillScriptDeclaration {
-  readonly name: string
-  readonly path: string
-  readonly description: string
-  readonly interpreter: string
-  readonly params?: readonly SkillScriptParamDeclaration[]
-}
-
-/** JavaScript a skill carries (tier 2): `source` is a complete `async (args) => { … }` expression. */
-export interface SkillIsolatedToolDeclaration {
-  readonly name: string
-  readonly description: string
-  /** JSON Schema of the arguments (an object schema). */
-  readonly params?: Readonly<Record<string, unknown>>
-  readonly source: string
 }
 
 /**

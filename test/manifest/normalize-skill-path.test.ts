@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
-import { normalizeSkillPath } from '../../src/manifest/normalize-skill-path.js'
+import { normalizeSkillPath } from '../../src/skill-model/skill-path.js'
 
 describe('normalizeSkillPath', () => {
   it('normalizes relative paths', () => {

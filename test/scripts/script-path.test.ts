@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
-import { normalizeScriptPath } from '../../src/tiers/scripts/script-path.js'
+import { normalizeSkillPath as normalizeScriptPath } from '../../src/skill-model/skill-path.js'
 
 function rejected(path: string): boolean {
   try {

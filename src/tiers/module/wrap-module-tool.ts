@@ -6,7 +6,7 @@ import type { SpoolStore } from '../../common/spool-store.js'
 import { Tool, type ToolHandler } from '../../common/tool.js'
 import { ToolRegistry } from '../../common/tool-registry.js'
 import type { TurnContext } from '../../common/turn-context.js'
-import type { SkillRef } from '../../sources/types.js'
+import type { SkillRef } from '../../skill-model/declarations.js'
 import { spoolToolResult, toHostToolResult } from '../spool-result.js'
 
 /** Counts calls in and out of a loaded skill, refusing once it is retired. */

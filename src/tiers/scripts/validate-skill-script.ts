@@ -1,6 +1,6 @@
 import { SkillHostError } from '../../common/errors.js'
 import { assertSafeArgValue } from './build-argv.js'
-import { normalizeScriptPath } from './script-path.js'
+import { normalizeSkillPath } from '../../skill-model/skill-path.js'
 import type { SkillScript, SkillScriptParam } from './types.js'
 
 const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
@@ -109,7 +109,7 @@ export function validateSkillScript(
   if (typeof script.description !== 'string' || script.description.trim() === '') {
     invalid(skill, scriptName, 'the script needs a description.')
   }
-  const path = normalizeScriptPath(script.path)
+  const path = normalizeSkillPath(script.path)
   const allowed = Object.keys(interpreters).sort()
   const prefix = Object.hasOwn(interpreters, script.interpreter)
     ? interpreters[script.interpreter]
