@@ -28,12 +28,13 @@ function reject(path: string, why: string): SkillHostError {
  */
 export function normalizeSkillPath(path: unknown): string {
   if (typeof path !== 'string' || path.length === 0)
-    throw reject(String(path), 'it is empty or not a string')
+    throw reject(
+      typeof path === 'string' ? path : `(${typeof path})`,
+      'it is empty or not a string',
+    )
   if (CONTROL.test(path)) throw reject(path, 'it contains NUL or a control character')
   if (path.startsWith('/') || path.startsWith('\\'))
     throw reject(path, 'it is absolute or a UNC path')
-  if (path.startsWith('~')) throw reject(path, 'it refers to a home directory')
-  if (/^[A-Za-z]:/.test(path)) throw reject(path, 'it has a drive letter')
   const segments: string[] = []
   for (const segment of path.split(/[\\/]+/)) {
     if (segment === '' || segment === '.') continue
@@ -42,5 +43,9 @@ export function normalizeSkillPath(path: unknown): string {
     segments.push(segment)
   }
   if (segments.length === 0) throw reject(path, 'it names the skill folder itself')
+  // Checked on the first segment that stays, so `./~` or `./C:x` cannot normalize into one.
+  const first = segments[0] as string
+  if (first.startsWith('~')) throw reject(path, 'it refers to a home directory')
+  if (/^[A-Za-z]:/.test(first)) throw reject(path, 'it has a drive letter')
   return segments.join('/')
 }

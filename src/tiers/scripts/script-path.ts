@@ -23,7 +23,8 @@ function reject(path: string, why: string): never {
  * characters, and the empty path.
  */
 export function normalizeSkillPath(path: string): string {
-  if (typeof path !== 'string') reject(String(path), 'it is not a string')
+  // `String(path)` could throw (a null-prototype object) or run code (a `toString`).
+  if (typeof path !== 'string') reject(`(${typeof path})`, 'it is not a string')
   if (path.length === 0) reject(path, 'it is empty')
   if (path.length > MAX_PATH_LENGTH) reject(path, `it is longer than ${MAX_PATH_LENGTH} characters`)
   if (path.includes('\0')) reject(path, 'it contains a NUL character')
@@ -32,8 +33,6 @@ export function normalizeSkillPath(path: string): string {
   const slashed = path.replace(/\\/g, '/')
   if (slashed.startsWith('//')) reject(path, 'it is a UNC or device path')
   if (slashed.startsWith('/')) reject(path, 'it is absolute')
-  if (/^[A-Za-z]:/.test(slashed)) reject(path, 'it names a drive')
-  if (slashed.startsWith('~')) reject(path, 'it refers to a home directory')
   const segments: string[] = []
   for (const segment of slashed.split('/')) {
     if (segment === '' || segment === '.') continue
@@ -42,6 +41,10 @@ export function normalizeSkillPath(path: string): string {
     segments.push(segment)
   }
   if (segments.length === 0) reject(path, 'it names the skill folder itself')
+  // Checked on the first segment that stays, so `./~` or `./C:x` cannot normalize into one.
+  const first = segments[0] as string
+  if (/^[A-Za-z]:/.test(first)) reject(path, 'it names a drive')
+  if (first.startsWith('~')) reject(path, 'it refers to a home directory')
   return segments.join('/')
 }
 
