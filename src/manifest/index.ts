@@ -1,10 +1,10 @@
+export { normalizeSkillPath } from '../skill-model/skill-path.js'
 export {
   capDescription,
   MAX_DESCRIPTION_CHARS,
   TRUNCATION_MARK,
 } from './cap-description.js'
 export { decodeSkillText } from './decode-skill-text.js'
-export { normalizeSkillPath } from '../skill-model/skill-path.js'
 export {
   DEFAULT_MAX_ALIAS_COUNT,
   DEFAULT_MAX_FRONTMATTER_BYTES,

@@ -1,8 +1,11 @@
 import { parseDocument } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
-import type { SkillScriptDeclaration, SkillScriptParamDeclaration } from '../skill-model/declarations.js'
-import { checkYamlDepth } from './check-yaml-depth.js'
+import type {
+  SkillScriptDeclaration,
+  SkillScriptParamDeclaration,
+} from '../skill-model/declarations.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
+import { checkYamlDepth } from './check-yaml-depth.js'
 import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
 
 /** File name of the optional sidecar beside SKILL.md. */

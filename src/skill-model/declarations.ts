@@ -35,4 +35,3 @@ export interface SkillIsolatedToolDeclaration {
   readonly params?: Readonly<Record<string, unknown>>
   readonly source: string
 }
-

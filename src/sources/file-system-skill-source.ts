@@ -1,7 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
 import type { Tool } from '../common/tool.js'
-import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
+import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { bytesToStream } from './bytes-to-stream.js'
 import { importModuleTools } from './import-module-tools.js'
 import { type FsSkillEntry, readSkillText } from './load-fs-skill.js'

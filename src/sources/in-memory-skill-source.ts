@@ -1,7 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
 import { Tool } from '../common/tool.js'
-import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { validateSkillManifest } from '../manifest/validate-skill-manifest.js'
+import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { bytesToStream } from './bytes-to-stream.js'
 import type { SkillDefinition } from './define-skill.js'
 import type {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  ARTIFACT_READ_LIMITS,
   artifactKindOf,
   BUILTIN_ARTIFACT_KINDS,
   createTurnContext,
@@ -119,6 +120,15 @@ describe('markdown outline', () => {
     expect(out).toContain('    3. ### Linux (lines 14-17)')
     expect(out).not.toContain('not a heading')
   })
+
+  it('cuts a long title between characters, never inside a surrogate pair', async () => {
+    // Found by test/fuzz: a cut at 200 UTF-16 units left half an emoji in the outline.
+    const ctx = createTurnContext()
+    const md = await MarkdownArtifact.spool(ctx.spool, `# x${'😀'.repeat(150)}\n`)
+    const out = await call(ctx, 'artifact_md_outline', { id: md.id })
+    expect(out).toContain(`1. # x${'😀'.repeat(99)}… (lines 1-1)`)
+    expect(/\p{Cs}/u.test(out)).toBe(false)
+  })
 })
 
 describe('artifact_md_section', () => {
@@ -144,6 +154,17 @@ describe('artifact_md_section', () => {
     expect(out).toContain('section truncated')
     expect(out).toContain('"endLine":3001')
     expect(out).not.toContain('# Next')
+  })
+
+  it('keeps a huge heading out of the header, so the byte cap holds', async () => {
+    // Found by test/fuzz: the header repeated every title of the path in full.
+    const ctx = createTurnContext()
+    const md = await MarkdownArtifact.spool(ctx.spool, `# ${'t'.repeat(10_000)}\nbody\n`)
+    const out = await call(ctx, 'artifact_md_section', { id: md.id, index: 1 })
+    expect(out).toContain(`section 1 "${'t'.repeat(200)}…" lines 1-2 of 1-2]`)
+    expect(new TextEncoder().encode(out).byteLength).toBeLessThan(
+      ARTIFACT_READ_LIMITS.maxBytes + 2_000,
+    )
   })
 
   it('rejects a missing, unknown, ambiguous or out-of-range selector', async () => {

@@ -300,6 +300,14 @@ describe('artifact_grep', () => {
     )
   })
 
+  it('cuts an over-long matching line between characters, never inside a surrogate pair', async () => {
+    // Found by test/fuzz: a cut at 500 UTF-16 units left half an emoji in the output.
+    const { ctx, id } = await setup(`x${'😀'.repeat(300)}\n`)
+    const out = await call(ctx, 'artifact_grep', { id, pattern: 'x' })
+    expect(out).toContain(`1:x${'😀'.repeat(249)}…`)
+    expect(/\p{Cs}/u.test(out)).toBe(false)
+  })
+
   it('caps the output bytes', async () => {
     const { ctx, id } = await setup(
       Array.from({ length: 400 }, (_, i) => `match ${i} ${'y'.repeat(400)}`).join('\n'),

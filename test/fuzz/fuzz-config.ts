@@ -7,6 +7,13 @@ import { isSkillHostErrorCode, SkillHostError } from '../../src/common/errors.js
  */
 export const numRuns = Number(process.env.SKILLHOST_FUZZ_RUNS ?? 200)
 
+/**
+ * Cases for a property that evaluates a real QuickJS guest per case: a tenth
+ * of `numRuns`. Such a property says "a tenth of the runs" in its title, which
+ * is how bench/fuzz.mjs counts its cases.
+ */
+export const guestRuns = Math.max(1, Math.ceil(numRuns / 10))
+
 /** fast-check parameters shared by every fuzz property; a failure prints its seed. */
 export const fuzzParams = { numRuns } as const
 

@@ -17,6 +17,10 @@ describe('normalizeSkillPath', () => {
     '/etc/passwd',
     '~/x',
     '~root',
+    // Found by test/fuzz: the first-segment checks ran before './' was dropped.
+    './~',
+    './/~root/x',
+    './C:/x',
     'C:\\x',
     'c:x',
     '\\\\srv\\share',

@@ -50,7 +50,7 @@ describe('parseSkillSidecar', () => {
 
   it('rejects a script path with ..', () => {
     expect(problems(script('').replace('scripts/run.sh', '../run.sh'))).toMatch(
-      /scripts\[0\]\.path .*"\.\."/,
+      /scripts\[0\]\.path .*parent directory/,
     )
   })
 

@@ -132,6 +132,26 @@ describe('validateSkillScript', () => {
     )
   })
 
+  it('rejects values a custom source could hand it without throwing a TypeError', () => {
+    // Found by test/fuzz: String() of a null-prototype object throws.
+    const odd = Object.create(null)
+    const decls = [
+      { ...base, name: odd },
+      { ...base, interpreter: odd },
+      { ...base, path: odd },
+      { ...base, params: [{ name: odd, type: 'string' }] },
+      { ...base, params: [{ name: 10n, type: 'string' }] },
+      { ...base, params: [{ name: 'f', type: odd }] },
+      null,
+      'run',
+    ]
+    for (const decl of decls) {
+      expect(code(() => validateSkillScript('demo', decl as never, interpreters))).toMatch(
+        /^E_SKILL_(MANIFEST_INVALID|SOURCE_PATH_REJECTED)$/,
+      )
+    }
+  })
+
   it('rejects an unsafe path at load', () => {
     expect(code(() => validateSkillScript('demo', { ...base, path: '../x' }, interpreters))).toBe(
       'E_SKILL_SOURCE_PATH_REJECTED',

@@ -27,6 +27,9 @@ describe('normalizeScriptPath', () => {
     ['harmless-looking traversal', 'a/../b'],
     ['home', '~/x'],
     ['other home', '~root/.ssh/id'],
+    // Found by test/fuzz: the first-segment checks ran before './' was dropped.
+    ['home after ./', './~/x'],
+    ['drive after ./', '.\\C:\\x.sh'],
     ['drive', 'C:\\x.sh'],
     ['drive relative', 'c:x.sh'],
     ['UNC', '\\\\server\\share\\x'],

@@ -1,7 +1,7 @@
 import type { RE2JS } from 're2js'
 import { SkillHostError } from '../errors.js'
 import { compileLinearRegExp } from '../linear-regexp.js'
-import { utf8Length } from './artifact-text.js'
+import { shortTitle, utf8Length } from './artifact-text.js'
 import { ARTIFACT_READ_LIMITS } from './read-limits.js'
 
 /** What to search for. Literal matching is the default; `regex: true` opts into an RE2 (linear-time) regex. */
@@ -76,8 +76,7 @@ function clampInt(
 }
 
 function shown(line: string): string {
-  const cap = ARTIFACT_READ_LIMITS.maxShownLineLength
-  return line.length > cap ? `${line.slice(0, cap)}…` : line
+  return shortTitle(line, ARTIFACT_READ_LIMITS.maxShownLineLength)
 }
 
 /** Searches `lines` and formats the hits within the caps. Throws `E_ARTIFACT_READ_INVALID` for bad options. */

@@ -98,6 +98,21 @@ export function cutUtf8(text: string, maxBytes: number, from: 'start' | 'end' = 
   return new TextDecoder().decode(bytes.subarray(start))
 }
 
+/**
+ * The first `max` UTF-16 units of `text`, one fewer when the cut would split
+ * a surrogate pair, so a shortened line never ends in half a character.
+ */
+export function sliceWhole(text: string, max: number): string {
+  if (text.length <= max) return text
+  const code = text.charCodeAt(max - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
+}
+
+/** A title cut to `max` UTF-16 units (never inside a character), with an ellipsis when cut. */
+export function shortTitle(text: string, max: number): string {
+  return text.length > max ? `${sliceWhole(text, max)}…` : text
+}
+
 /** True for a UTF-8 continuation byte (`10xxxxxx`): never a character boundary. */
 export function isContinuation(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80

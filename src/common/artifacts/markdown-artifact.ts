@@ -1,10 +1,15 @@
 import { SkillHostError } from '../errors.js'
 import type { Retrievable } from '../retrievable.js'
 import { Tool } from '../tool.js'
-import { baseMimeType } from './artifact-text.js'
+import { baseMimeType, shortTitle } from './artifact-text.js'
 import { type BinaryContent, isBinaryContent } from './artifact-types.js'
 import { formatBinary } from './format-read.js'
-import { formatOutline, type OutlineEntry, parseMarkdownOutline } from './markdown-outline.js'
+import {
+  formatOutline,
+  MAX_SHOWN_TITLE,
+  type OutlineEntry,
+  parseMarkdownOutline,
+} from './markdown-outline.js'
 import { ARTIFACT_READ_LIMITS as L } from './read-limits.js'
 import { SpooledArtifact } from './spooled-artifact.js'
 import { readerSchema } from './text-readers.js'
@@ -113,7 +118,7 @@ function pickByHeading(outline: readonly OutlineEntry[], heading: string): Outli
   if (hits.length === 1) return hits[0] as OutlineEntry
   const listed = (hits.length > 1 ? hits : outline)
     .slice(0, 20)
-    .map((h) => `${h.index}. ${h.path.join(' > ')}`)
+    .map((h) => `${h.index}. ${shownPath(h.path)}`)
     .join('; ')
   if (hits.length > 1)
     throw invalid(`heading matches ${hits.length} sections; pass index instead: ${listed}`)
@@ -122,9 +127,14 @@ function pickByHeading(outline: readonly OutlineEntry[], heading: string): Outli
   )
 }
 
+/** A heading path for a header or message: each title cut to `MAX_SHOWN_TITLE`, so the cap holds. */
+function shownPath(path: readonly string[]): string {
+  return path.map((t) => shortTitle(t, MAX_SHOWN_TITLE)).join(' > ')
+}
+
 function formatSection(record: Retrievable, read: SectionRead): string {
   const { entry, window: w } = read
-  const header = `[artifact ${record.id} section ${entry.index} "${entry.path.join(' > ')}" lines ${w.firstLine}-${w.lastLine} of ${entry.line}-${entry.endLine}]`
+  const header = `[artifact ${record.id} section ${entry.index} "${shownPath(entry.path)}" lines ${w.firstLine}-${w.lastLine} of ${entry.line}-${entry.endLine}]`
   const notes: string[] = []
   if (w.partialLine)
     notes.push(

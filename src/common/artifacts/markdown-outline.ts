@@ -1,3 +1,5 @@
+import { shortTitle } from './artifact-text.js'
+
 /** One heading of a markdown outline. Line numbers are 1-based. */
 export interface OutlineEntry {
   /** Position in the outline, 1-based: what `artifact_md_section` takes as `index`. */
@@ -11,6 +13,9 @@ export interface OutlineEntry {
   /** Titles from the top-level ancestor down to this heading. */
   readonly path: readonly string[]
 }
+
+/** Longest heading title an outline or section header shows; longer ones are cut with an ellipsis. */
+export const MAX_SHOWN_TITLE = 200
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
@@ -119,7 +124,7 @@ export function parseMarkdownOutline(lines: readonly string[]): OutlineEntry[] {
 /** The outline as indented text, one heading a line: `3. ## Install (lines 12-40)`. Capped at `max` entries. */
 export function formatOutline(outline: readonly OutlineEntry[], max: number): string {
   const shown = outline.slice(0, max).map((h) => {
-    const title = h.title.length > 200 ? `${h.title.slice(0, 200)}…` : h.title
+    const title = shortTitle(h.title, MAX_SHOWN_TITLE)
     return `${'  '.repeat(h.level - 1)}${h.index}. ${'#'.repeat(h.level)} ${title} (lines ${h.line}-${h.endLine})`
   })
   if (outline.length > max) shown.push(`[${outline.length - max} more headings not listed]`)

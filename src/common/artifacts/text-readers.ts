@@ -78,7 +78,7 @@ export function textReaders(): readonly Tool[] {
     }),
     new Tool<{ id: string } & GrepOptions>({
       name: 'artifact_grep',
-      description: `Lines of a spooled artifact that contain a pattern, with line numbers ("12:" match, "11-" context). Literal by default; regex: true for a JavaScript regex (nested quantifiers and backreferences are refused). Up to ${L.maxMatches} matches, ${L.maxContextLines} context lines, ${L.maxBytes} bytes.`,
+      description: `Lines of a spooled artifact that contain a pattern, with line numbers ("12:" match, "11-" context). Literal by default; regex: true for an RE2 regex (linear time; backreferences and lookaround are refused). Up to ${L.maxMatches} matches, ${L.maxContextLines} context lines, ${L.maxBytes} bytes.`,
       inputSchema: readerSchema(
         {
           pattern: {

@@ -27,7 +27,7 @@ export interface SkillScriptParam {
 /** A script a skill ships, as its descriptor declares it. */
 export interface SkillScript {
   readonly name: string
-  /** Relative to the skill root; normalized by `normalizeScriptPath`. */
+  /** Relative to the skill root; normalized by `normalizeSkillPath`. */
   readonly path: string
   readonly description: string
   /** A key of the deployer's `interpreters` allow-list. */

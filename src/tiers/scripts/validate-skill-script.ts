@@ -1,6 +1,6 @@
 import { SkillHostError } from '../../common/errors.js'
-import { assertSafeArgValue } from './build-argv.js'
 import { normalizeSkillPath } from '../../skill-model/skill-path.js'
+import { assertSafeArgValue } from './build-argv.js'
 import type { SkillScript, SkillScriptParam } from './types.js'
 
 const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
@@ -8,6 +8,15 @@ const SCRIPT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'enum'])
 /** The reserved tool-input property carrying the per-call deadline. */
 export const TIMEOUT_PARAM = 'timeout_seconds'
+
+/** A declared value as message text; never runs its `toString` (a null-prototype object has none). */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'object' && value !== null)
+    return Array.isArray(value) ? 'a list' : 'an object'
+  return String(value)
+}
 
 function invalid(skill: string, script: string, why: string): never {
   throw new SkillHostError(
@@ -30,7 +39,7 @@ function validateParam(
     invalid(
       skill,
       script,
-      `parameter name ${JSON.stringify(name)} must match ${PARAM_NAME.source}.`,
+      `parameter name ${typeof name === 'string' ? JSON.stringify(name) : shown(name)} must match ${PARAM_NAME.source}.`,
     )
   }
   if (name === TIMEOUT_PARAM)
@@ -41,7 +50,7 @@ function validateParam(
     invalid(
       skill,
       script,
-      `parameter '${name}' has type '${String(param.type)}'; use one of ${[...TYPES].join(', ')}.`,
+      `parameter '${name}' has type '${shown(param.type)}'; use one of ${[...TYPES].join(', ')}.`,
     )
   }
   if (param.type === 'enum') {
@@ -102,7 +111,9 @@ export function validateSkillScript(
   script: SkillScript,
   interpreters: Readonly<Record<string, readonly string[]>>,
 ): ValidatedSkillScript {
-  const scriptName = typeof script?.name === 'string' ? script.name : String(script?.name)
+  if (typeof script !== 'object' || script === null)
+    invalid(skill, shown(script), 'a script declaration must be an object.')
+  const scriptName = shown(script.name)
   if (!SCRIPT_NAME.test(scriptName)) {
     invalid(skill, scriptName, `the script name must match ${SCRIPT_NAME.source}.`)
   }
@@ -111,14 +122,15 @@ export function validateSkillScript(
   }
   const path = normalizeSkillPath(script.path)
   const allowed = Object.keys(interpreters).sort()
-  const prefix = Object.hasOwn(interpreters, script.interpreter)
-    ? interpreters[script.interpreter]
-    : undefined
+  const prefix =
+    typeof script.interpreter === 'string' && Object.hasOwn(interpreters, script.interpreter)
+      ? interpreters[script.interpreter]
+      : undefined
   if (prefix === undefined) {
     throw new SkillHostError(
       'E_SKILL_MANIFEST_INVALID',
-      `Skill '${skill}' declares interpreter '${String(script.interpreter)}' for script '${scriptName}'; allowed: ${allowed.join(', ') || '(none configured)'}.`,
-      { data: { skill, script: scriptName, interpreter: String(script.interpreter), allowed } },
+      `Skill '${skill}' declares interpreter '${shown(script.interpreter)}' for script '${scriptName}'; allowed: ${allowed.join(', ') || '(none configured)'}.`,
+      { data: { skill, script: scriptName, interpreter: shown(script.interpreter), allowed } },
     )
   }
   const params = script.params ?? []
