@@ -1,9 +1,11 @@
 import { parseDocument } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
+import { TOOL_NAME_PATTERN } from '../common/tool.js'
 import type {
   SkillScriptDeclaration,
   SkillScriptParamDeclaration,
 } from '../skill-model/declarations.js'
+import { scriptDeclarationProblems } from '../skill-model/script-declaration.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { checkYamlDepth } from './check-yaml-depth.js'
 import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
@@ -27,12 +29,10 @@ export interface SkillSidecar {
   readonly module?: string
 }
 
-const PARAM_TYPES = ['string', 'number', 'integer', 'boolean', 'enum'] as const
 const TOP_KEYS = new Set(['scripts', 'isolatedTools', 'module'])
 const SCRIPT_KEYS = new Set(['name', 'path', 'description', 'interpreter', 'params'])
 const PARAM_KEYS = new Set(['name', 'type', 'values', 'required', 'positional', 'description'])
 const ISOLATED_KEYS = new Set(['name', 'description', 'params', 'source'])
-const DECLARED_NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
 type Problems = string[]
 type Obj = Record<string, unknown>
@@ -69,50 +69,11 @@ function path(obj: Obj, key: string, at: string, problems: Problems): string {
 function name(obj: Obj, at: string, problems: Problems, seen: Set<string>, kind: string): string {
   const value = text(obj, 'name', at, problems)
   if (value === '') return ''
-  if (!DECLARED_NAME.test(value))
+  if (!TOOL_NAME_PATTERN.test(value))
     problems.push(`${at}.name "${value}" may use only letters, digits, "_" and "-" (1-64)`)
   if (seen.has(value)) problems.push(`${at}.name "${value}" duplicates another ${kind} name`)
   seen.add(value)
   return value
-}
-
-function param(
-  raw: unknown,
-  at: string,
-  problems: Problems,
-  seen: Set<string>,
-): SkillScriptParamDeclaration {
-  if (!isObj(raw)) {
-    problems.push(`${at} must be a mapping`)
-    return { name: '', type: 'string' }
-  }
-  unknownKeys(raw, PARAM_KEYS, at, problems)
-  const paramName = name(raw, at, problems, seen, 'parameter')
-  const type = raw.type
-  if (!PARAM_TYPES.includes(type as (typeof PARAM_TYPES)[number])) {
-    problems.push(`${at}.type ${JSON.stringify(type)} is not one of ${PARAM_TYPES.join(', ')}`)
-  }
-  const values = raw.values
-  if (
-    type === 'enum' &&
-    !(Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === 'string'))
-  ) {
-    problems.push(`${at}.values must be a non-empty list of strings for an enum`)
-  } else if (type !== 'enum' && values !== undefined)
-    problems.push(`${at}.values is only allowed for type enum`)
-  for (const flag of ['required', 'positional'] as const) {
-    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean')
-      problems.push(`${at}.${flag} must be true or false`)
-  }
-  const description = text(raw, 'description', at, problems, false)
-  return {
-    name: paramName,
-    type: type as SkillScriptParamDeclaration['type'],
-    ...(Array.isArray(values) && { values: values.map(String) }),
-    ...(raw.required === true && { required: true }),
-    ...(raw.positional === true && { positional: true }),
-    ...(description && { description }),
-  }
 }
 
 function list(doc: Obj, key: string, problems: Problems): unknown[] {
@@ -136,20 +97,44 @@ function script(
     return { name: '', path: '', description: '', interpreter: '' }
   }
   unknownKeys(raw, SCRIPT_KEYS, at, problems)
-  const params: SkillScriptParamDeclaration[] = []
-  const paramNames = new Set<string>()
-  if (raw.params !== undefined && !Array.isArray(raw.params))
-    problems.push(`${at}.params must be a list`)
   if (Array.isArray(raw.params)) {
     raw.params.forEach((p, i) => {
-      params.push(param(p, `${at}.params[${i}]`, problems, paramNames))
+      if (isObj(p)) unknownKeys(p, PARAM_KEYS, `${at}.params[${i}]`, problems)
     })
   }
+  // The field rules are the skill model's, shared with load: what validate accepts, load accepts.
+  for (const problem of scriptDeclarationProblems(raw)) {
+    problems.push(`${at}${problem.at === '' ? '' : `.${problem.at}`} ${problem.message}`)
+  }
+  if (typeof raw.name === 'string') {
+    if (seen.has(raw.name)) problems.push(`${at}.name "${raw.name}" duplicates another script name`)
+    seen.add(raw.name)
+  }
+  const str = (v: unknown) => (typeof v === 'string' ? v : '')
+  let path = ''
+  try {
+    path = normalizeSkillPath(raw.path)
+  } catch {
+    // reported above
+  }
+  const params = Array.isArray(raw.params)
+    ? (raw.params as Obj[]).map(
+        (p): SkillScriptParamDeclaration => ({
+          name: str(p?.name),
+          type: p?.type as SkillScriptParamDeclaration['type'],
+          ...(Array.isArray(p?.values) && { values: (p.values as unknown[]).map(String) }),
+          ...(p?.required === true && { required: true }),
+          ...(p?.positional === true && { positional: true }),
+          ...(typeof p?.description === 'string' &&
+            p.description !== '' && { description: p.description }),
+        }),
+      )
+    : []
   return {
-    name: name(raw, at, problems, seen, 'script'),
-    path: path(raw, 'path', at, problems),
-    description: text(raw, 'description', at, problems),
-    interpreter: text(raw, 'interpreter', at, problems),
+    name: str(raw.name),
+    path,
+    description: str(raw.description),
+    interpreter: str(raw.interpreter),
     ...(params.length > 0 && { params }),
   }
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
+import { TOOL_NAME_PATTERN } from '../../src/common/tool.js'
 import {
   buildArgv,
-  PROVIDER_TOOL_NAME,
   type SkillScriptParam,
   scriptInputSchema,
   scriptToolName,
@@ -27,7 +27,7 @@ describe('scriptToolName', () => {
     expect(scriptToolName('a--b', 'ü')).toBe('run_a_b__')
     const long = scriptToolName('x'.repeat(64), 'y'.repeat(64))
     expect(long).toHaveLength(64)
-    expect(long).toMatch(PROVIDER_TOOL_NAME)
+    expect(long).toMatch(TOOL_NAME_PATTERN)
     expect(scriptToolName('x'.repeat(64), 'y'.repeat(64))).toBe(long)
     expect(scriptToolName('x'.repeat(64), `${'y'.repeat(63)}z`)).not.toBe(long)
   })

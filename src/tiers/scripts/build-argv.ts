@@ -1,7 +1,6 @@
 import { SkillHostError } from '../../common/errors.js'
+import { unsafeArgValueReason } from '../../skill-model/arg-value.js'
 import type { SkillScriptParam } from './types.js'
-
-const MAX_VALUE_LENGTH = 32 * 1024
 
 function bad(name: string, why: string): never {
   throw new SkillHostError('E_SKILL_SCRIPT_INVALID_ARGS', `Parameter '${name}' ${why}`, {
@@ -15,11 +14,8 @@ function bad(name: string, why: string): never {
  * cut the argument), at most 32 KiB.
  */
 export function assertSafeArgValue(name: string, value: string): void {
-  if (value.startsWith('-'))
-    bad(name, `value must not start with '-' (it would be read as an option).`)
-  if (value.includes('\0')) bad(name, 'value must not contain a NUL character.')
-  if (value.length > MAX_VALUE_LENGTH)
-    bad(name, `value must be at most ${MAX_VALUE_LENGTH} characters.`)
+  const why = unsafeArgValueReason(value)
+  if (why !== undefined) bad(name, why)
 }
 
 function render(param: SkillScriptParam, value: unknown): string {

@@ -2,7 +2,7 @@ export { assertSafeArgValue, buildArgv } from './build-argv.js'
 export { type RunSkillScriptInput, runSkillScript } from './run-skill-script.js'
 export { type JsonSchemaObject, scriptInputSchema } from './script-input-schema.js'
 export { formatScriptAcknowledgement, settleScriptResult } from './script-outcome.js'
-export { PROVIDER_TOOL_NAME, scriptToolName } from './script-tool-name.js'
+export { scriptToolName } from './script-tool-name.js'
 export type {
   ScriptRunResult,
   SkillScript,

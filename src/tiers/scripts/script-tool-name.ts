@@ -1,5 +1,4 @@
-/** The pattern every provider accepts for a tool name. */
-export const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+import { TOOL_NAME_PATTERN } from '../../common/tool.js'
 
 const MAX_LENGTH = 64
 
@@ -23,7 +22,7 @@ function fnv1a(text: string): string {
 /**
  * The tool name of a skill script: `run_<skill>_<script>`, every character
  * outside `[a-zA-Z0-9_]` replaced by `_` (runs collapsed). Always matches
- * `PROVIDER_TOOL_NAME`. A name past 64 characters is cut and suffixed with a
+ * `TOOL_NAME_PATTERN`. A name past 64 characters is cut and suffixed with a
  * hash of the original pair, so it stays deterministic and distinct. Two
  * pairs may still sanitize to one name (`a-b`/`c` and `a`/`b_c`); the
  * manager's collision preflight reports that.

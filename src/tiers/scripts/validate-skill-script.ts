@@ -1,22 +1,11 @@
 import { SkillHostError } from '../../common/errors.js'
+import { scriptDeclarationProblems, shownValue } from '../../skill-model/script-declaration.js'
 import { normalizeSkillPath } from '../../skill-model/skill-path.js'
-import { assertSafeArgValue } from './build-argv.js'
+import { TIMEOUT_PARAM } from '../../skill-model/timeout-param.js'
 import type { SkillScript, SkillScriptParam } from './types.js'
 
-const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
-const SCRIPT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
-const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'enum'])
-/** The reserved tool-input property carrying the per-call deadline. */
-export const TIMEOUT_PARAM = 'timeout_seconds'
-
-/** A declared value as message text; never runs its `toString` (a null-prototype object has none). */
-function shown(value: unknown): string {
-  if (typeof value === 'string') return value
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'object' && value !== null)
-    return Array.isArray(value) ? 'a list' : 'an object'
-  return String(value)
-}
+/** The reserved tool-input property carrying the per-call deadline (the skill model's rule). */
+export { TIMEOUT_PARAM }
 
 function invalid(skill: string, script: string, why: string): never {
   throw new SkillHostError(
@@ -26,69 +15,6 @@ function invalid(skill: string, script: string, why: string): never {
       data: { skill, script },
     },
   )
-}
-
-function validateParam(
-  skill: string,
-  script: string,
-  param: SkillScriptParam,
-  seen: Set<string>,
-): void {
-  const name = param?.name
-  if (typeof name !== 'string' || !PARAM_NAME.test(name)) {
-    invalid(
-      skill,
-      script,
-      `parameter name ${typeof name === 'string' ? JSON.stringify(name) : shown(name)} must match ${PARAM_NAME.source}.`,
-    )
-  }
-  if (name === TIMEOUT_PARAM)
-    invalid(skill, script, `parameter name '${TIMEOUT_PARAM}' is reserved.`)
-  if (seen.has(name)) invalid(skill, script, `parameter '${name}' is declared twice.`)
-  seen.add(name)
-  if (!TYPES.has(param.type)) {
-    invalid(
-      skill,
-      script,
-      `parameter '${name}' has type '${shown(param.type)}'; use one of ${[...TYPES].join(', ')}.`,
-    )
-  }
-  if (param.type === 'enum') {
-    const values = param.values
-    if (
-      !Array.isArray(values) ||
-      values.length === 0 ||
-      values.some((v) => typeof v !== 'string')
-    ) {
-      invalid(skill, script, `enum parameter '${name}' needs a non-empty list of string values.`)
-    }
-    if (new Set(values).size !== values.length)
-      invalid(skill, script, `enum parameter '${name}' repeats a value.`)
-    for (const value of values) {
-      try {
-        assertSafeArgValue(name, value)
-      } catch {
-        invalid(
-          skill,
-          script,
-          `enum parameter '${name}' allows the unsafe value ${JSON.stringify(value)}.`,
-        )
-      }
-    }
-  } else if (param.values !== undefined) {
-    invalid(skill, script, `parameter '${name}' lists values but is not an enum.`)
-  }
-  if (param.positional === true) {
-    if (param.required !== true) {
-      invalid(
-        skill,
-        script,
-        `positional parameter '${name}' must be required; make it a flag or set required: true.`,
-      )
-    }
-    if (param.type === 'boolean')
-      invalid(skill, script, `boolean parameter '${name}' cannot be positional.`)
-  }
 }
 
 /** A declaration that passed load-time checks, with its resolved interpreter prefix. */
@@ -112,30 +38,23 @@ export function validateSkillScript(
   interpreters: Readonly<Record<string, readonly string[]>>,
 ): ValidatedSkillScript {
   if (typeof script !== 'object' || script === null)
-    invalid(skill, shown(script), 'a script declaration must be an object.')
-  const scriptName = shown(script.name)
-  if (!SCRIPT_NAME.test(scriptName)) {
-    invalid(skill, scriptName, `the script name must match ${SCRIPT_NAME.source}.`)
-  }
-  if (typeof script.description !== 'string' || script.description.trim() === '') {
-    invalid(skill, scriptName, 'the script needs a description.')
-  }
+    invalid(skill, shownValue(script), 'a script declaration must be an object.')
+  const scriptName = typeof script.name === 'string' ? script.name : shownValue(script.name)
+  // The path keeps its own code; everything else is the skill model's one validator.
   const path = normalizeSkillPath(script.path)
+  const problem = scriptDeclarationProblems(script)[0]
+  if (problem !== undefined) invalid(skill, scriptName, `${problem.at} ${problem.message}.`)
   const allowed = Object.keys(interpreters).sort()
-  const prefix =
-    typeof script.interpreter === 'string' && Object.hasOwn(interpreters, script.interpreter)
-      ? interpreters[script.interpreter]
-      : undefined
+  const prefix = Object.hasOwn(interpreters, script.interpreter)
+    ? interpreters[script.interpreter]
+    : undefined
   if (prefix === undefined) {
     throw new SkillHostError(
       'E_SKILL_MANIFEST_INVALID',
-      `Skill '${skill}' declares interpreter '${shown(script.interpreter)}' for script '${scriptName}'; allowed: ${allowed.join(', ') || '(none configured)'}.`,
-      { data: { skill, script: scriptName, interpreter: shown(script.interpreter), allowed } },
+      `Skill '${skill}' declares interpreter '${script.interpreter}' for script '${scriptName}'; allowed: ${allowed.join(', ') || '(none configured)'}.`,
+      { data: { skill, script: scriptName, interpreter: script.interpreter, allowed } },
     )
   }
   const params = script.params ?? []
-  if (!Array.isArray(params)) invalid(skill, scriptName, 'params must be a list.')
-  const seen = new Set<string>()
-  for (const param of params) validateParam(skill, scriptName, param, seen)
   return { ...script, path, interpreterArgv: [...prefix], params: [...params] }
 }
