@@ -18,7 +18,7 @@ import {
   Tool,
   type TurnContext,
 } from '../../src/common/index.js'
-import { rejectsWith } from './helpers.js'
+import { rejectsWith } from '../helpers/error-code.js'
 
 const all = new Map(forgeArtifactReaders(BUILTIN_ARTIFACT_KINDS).map((t) => [t.name, t] as const))
 const call = (ctx: TurnContext, name: string, args: unknown) =>

@@ -8,7 +8,8 @@ import {
   type Tool,
   type TurnContext,
 } from '../../src/common/index.js'
-import { numbered, rejectsWith } from './helpers.js'
+import { rejectsWith } from '../helpers/error-code.js'
+import { numbered } from './helpers.js'
 
 const readers = new Map(forgeArtifactReaders().map((t) => [t.name, t] as const))
 const call = (ctx: TurnContext, name: string, args: unknown) =>

@@ -10,7 +10,8 @@ import {
   TOOL_GATE_CODES,
   type ToolGate,
 } from '../../src/common/index.js'
-import { rejectsWith, turn } from './helpers.js'
+import { rejectsWith } from '../helpers/error-code.js'
+import { turn } from './helpers.js'
 
 const request = { tool: 'run_pdf_extract', args: { page: 1 } }
 

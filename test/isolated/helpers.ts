@@ -1,22 +1,7 @@
-import { expect } from 'vitest'
-import { SkillHostError, type SkillHostErrorCode } from '../../src/common/errors.js'
 import type { SkillIsolatedTool } from '../../src/tiers/isolated/index.js'
 
-/** Awaits `promise`, expecting a SkillHostError with `code`; returns it. */
-export async function expectCode(
-  promise: Promise<unknown>,
-  code: SkillHostErrorCode,
-): Promise<SkillHostError> {
-  try {
-    await promise
-  } catch (err) {
-    expect(SkillHostError.isInstance(err), String(err)).toBe(true)
-    const e = err as SkillHostError
-    expect(e.code, e.message).toBe(code)
-    return e
-  }
-  throw new Error(`expected ${code}, but the call succeeded`)
-}
+/** The shared `rejectsWith`, under the name the isolated suites use. */
+export { rejectsWith as expectCode } from '../helpers/error-code.js'
 
 /** A tool from a source string. */
 export function tool(source: string, params?: SkillIsolatedTool['params']): SkillIsolatedTool {

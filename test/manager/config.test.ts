@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { SpooledArtifact } from '../../src/common/artifacts/index.js'
-import { SkillHostError } from '../../src/common/errors.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
+import { rejectsWith } from '../helpers/error-code.js'
 import { memorySource } from './fixtures.js'
 
 class ReportArtifact extends SpooledArtifact {
@@ -31,12 +31,11 @@ const scripts = (over: Record<string, unknown> = {}) =>
   }) as never
 
 async function rejectsConfig(config: unknown, pattern: RegExp): Promise<void> {
-  const err = await createSkillManager(config as SkillManagerConfig).then(
-    () => undefined,
-    (e: unknown) => e,
+  const err = await rejectsWith(
+    createSkillManager(config as SkillManagerConfig),
+    'E_INVALID_SKILLS_CONFIG',
   )
-  expect(SkillHostError.is(err, 'E_INVALID_SKILLS_CONFIG')).toBe(true)
-  expect((err as Error).message).toMatch(pattern)
+  expect(err.message).toMatch(pattern)
 }
 
 describe('manager configuration is validated at construction', () => {

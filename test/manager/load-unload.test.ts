@@ -4,14 +4,8 @@ import { Tool } from '../../src/common/tool.js'
 import type { TurnContext } from '../../src/common/turn-context.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../../src/sources/types.js'
+import { codeOf } from '../helpers/error-code.js'
 import { echoTool, memorySource, reportSkill } from './fixtures.js'
-
-async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
-  return p.then(
-    () => undefined,
-    (e: unknown) => (SkillHostError.isInstance(e) ? e.code : `not-a-skillhost-error: ${String(e)}`),
-  )
-}
 
 /** Nothing of a skill is left in the context or the manager. */
 function expectClean(

@@ -12,6 +12,7 @@ import { Tool } from '../../src/common/tool.js'
 import { createTurnContext } from '../../src/common/turn-context.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
+import { codeOf } from '../helpers/error-code.js'
 import { memorySource, reportSkill } from './fixtures.js'
 
 class ReportArtifact extends SpooledArtifact {
@@ -42,13 +43,6 @@ async function loadWith(tool: Tool, config: Partial<SkillManagerConfig> = {}) {
   await manager.load('reports', ctx)
   const wrapper = ctx.tools.get('reports')!
   return { manager, ctx, wrapper, call: (args: unknown = {}) => wrapper.execute(args, ctx) }
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
-  return p.then(
-    () => undefined,
-    (e: unknown) => (SkillHostError.isInstance(e) ? e.code : `not-a-skillhost-error: ${String(e)}`),
-  )
 }
 
 describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { normalizeSkillPath } from '../../src/skill-model/skill-path.js'
+import { rejectsWith } from '../helpers/error-code.js'
 
 describe('normalizeSkillPath', () => {
   it('normalizes relative paths', () => {
@@ -29,12 +29,6 @@ describe('normalizeSkillPath', () => {
     'CON',
     'x/nul.txt',
   ])('rejects %j', (path) => {
-    let err: unknown
-    try {
-      normalizeSkillPath(path)
-    } catch (e) {
-      err = e
-    }
-    expect(SkillHostError.is(err, 'E_SKILL_SOURCE_PATH_REJECTED')).toBe(true)
+    rejectsWith(() => normalizeSkillPath(path), 'E_SKILL_SOURCE_PATH_REJECTED')
   })
 })

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { decodeSkillHead, decodeSkillText } from '../../src/manifest/decode-skill-text.js'
 import { parseSkillMd } from '../../src/manifest/parse-skill-md.js'
-
-function code(fn: () => unknown): string | undefined {
-  try {
-    fn()
-  } catch (err) {
-    return SkillHostError.isInstance(err) ? err.code : `not a SkillHostError: ${String(err)}`
-  }
-  return undefined
-}
+import { codeOf, rejectsWith } from '../helpers/error-code.js'
 
 describe('parseSkillMd', () => {
   it('splits frontmatter and body', () => {
@@ -42,17 +33,17 @@ describe('parseSkillMd', () => {
   })
 
   it('rejects a file with no frontmatter', () => {
-    expect(code(() => parseSkillMd('# Just markdown\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(codeOf(() => parseSkillMd('# Just markdown\n'))).toBe('E_SKILL_MANIFEST_INVALID')
   })
 
   it('rejects unterminated frontmatter', () => {
-    expect(code(() => parseSkillMd('---\nname: a\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(codeOf(() => parseSkillMd('---\nname: a\n'))).toBe('E_SKILL_MANIFEST_INVALID')
   })
 
   it('rejects frontmatter that is not a mapping', () => {
-    expect(code(() => parseSkillMd('---\n- a\n- b\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
-    expect(code(() => parseSkillMd('---\njust a string\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
-    expect(code(() => parseSkillMd('---\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(codeOf(() => parseSkillMd('---\n- a\n- b\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(codeOf(() => parseSkillMd('---\njust a string\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(codeOf(() => parseSkillMd('---\n---\n'))).toBe('E_SKILL_MANIFEST_INVALID')
   })
 
   it('rejects unparseable YAML with the line number', () => {
@@ -73,20 +64,14 @@ describe('parseSkillMd', () => {
       lines.push(`${next}: &${next} [${Array(9).fill(`*${prev}`).join(',')}]`)
     }
     const text = `---\nname: a\ndescription: b\n${lines.join('\n')}\n---\n`
-    let err: unknown
-    try {
-      parseSkillMd(text)
-    } catch (e) {
-      err = e
-    }
-    expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
-    expect((err as Error).message).toMatch(/aliases/)
+    const err = rejectsWith(() => parseSkillMd(text), 'E_SKILL_MANIFEST_INVALID')
+    expect(err.message).toMatch(/aliases/)
   })
 
   it('rejects frontmatter over the byte cap', () => {
     const big = `---\nname: a\ndescription: ${'x'.repeat(70_000)}\n---\n`
-    expect(code(() => parseSkillMd(big))).toBe('E_SKILL_MANIFEST_INVALID')
-    expect(code(() => parseSkillMd(big, { maxFrontmatterBytes: 100_000 }))).toBeUndefined()
+    expect(codeOf(() => parseSkillMd(big))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(codeOf(() => parseSkillMd(big, { maxFrontmatterBytes: 100_000 }))).toBe('resolved')
   })
 
   it('keeps __proto__ keys as plain data', () => {
@@ -98,7 +83,7 @@ describe('parseSkillMd', () => {
 
 describe('decodeSkillText', () => {
   it('rejects invalid UTF-8', () => {
-    expect(code(() => decodeSkillText(new Uint8Array([0x2d, 0xff, 0xfe, 0x2d])))).toBe(
+    expect(codeOf(() => decodeSkillText(new Uint8Array([0x2d, 0xff, 0xfe, 0x2d])))).toBe(
       'E_SKILL_MANIFEST_INVALID',
     )
   })

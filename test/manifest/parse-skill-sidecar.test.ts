@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { parseSkillSidecar } from '../../src/manifest/parse-skill-sidecar.js'
+import { rejectsWith } from '../helpers/error-code.js'
 
 function problems(text: string): string {
-  try {
-    parseSkillSidecar(text)
-  } catch (err) {
-    expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
-    return (err as Error).message
-  }
-  throw new Error('expected the sidecar to be rejected')
+  return rejectsWith(() => parseSkillSidecar(text), 'E_SKILL_MANIFEST_INVALID').message
 }
 
 const script = (extra: string): string =>

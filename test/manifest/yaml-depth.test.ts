@@ -1,24 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { MAX_YAML_DEPTH } from '../../src/manifest/check-yaml-depth.js'
 import { parseSkillMd } from '../../src/manifest/parse-skill-md.js'
 import { parseSkillSidecar } from '../../src/manifest/parse-skill-sidecar.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
+import { codeOf } from '../helpers/error-code.js'
 import { discover, makeTree, removeTree, skillMd } from '../sources/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {
   await Promise.all(roots.splice(0).map(removeTree))
 })
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn()
-  } catch (err) {
-    return SkillHostError.isInstance(err) ? err.code : 'not a SkillHostError'
-  }
-  return undefined
-}
 
 // Deep enough that the old recursive composer aborted the process.
 const deepSeq = (n: number): string => `a: ${'['.repeat(n)}${']'.repeat(n)}\n`

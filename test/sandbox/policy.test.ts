@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import {
   assertPolicySubset,
   derivePolicy,
   isPathInside,
   type SandboxPolicy,
 } from '../../src/sandbox/policy.js'
+import { rejectsWith } from '../helpers/error-code.js'
 
 const session: SandboxPolicy = {
   filesystem: {
@@ -18,13 +18,7 @@ const session: SandboxPolicy = {
 }
 
 function widened(fn: () => void): string {
-  try {
-    fn()
-  } catch (err) {
-    if (SkillHostError.is(err, 'E_SKILL_SCRIPT_POLICY_WIDENED')) return err.message
-    throw err
-  }
-  return 'not widened'
+  return rejectsWith(fn, 'E_SKILL_SCRIPT_POLICY_WIDENED').message
 }
 
 describe('policy containment', () => {

@@ -14,16 +14,8 @@ import {
   type SkippedLink,
   settleScriptResult,
 } from '../../src/sandbox/index.js'
+import { codeOf, rejectsWith } from '../helpers/error-code.js'
 import { files, makeRig, onLinux, type Rig, script } from './helpers.js'
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-    return 'resolved'
-  } catch (err) {
-    return SkillHostError.isInstance(err) ? err.code : `non-skillhost: ${String(err)}`
-  }
-}
 
 describe.skipIf(!onLinux)('tier-3 scripts: refusals before and around the sandbox', () => {
   let rig: Rig
@@ -173,15 +165,11 @@ describe.skipIf(!onLinux)('tier-3 scripts: refusals before and around the sandbo
     const result = await call(counted, { path: 'fail.sh' })
     expect(result.exitCode).toBe(3)
     expect(result.stderr).toBe('oops\n')
-    const err = (() => {
-      try {
-        settleScriptResult(result, { retrievableId: 'ret_1' })
-      } catch (e) {
-        return e
-      }
-    })()
-    expect(SkillHostError.is(err, 'E_SKILL_SCRIPT_FAILED')).toBe(true)
-    expect((err as SkillHostError).data).toMatchObject({ exitCode: 3, retrievableId: 'ret_1' })
+    const err = rejectsWith(
+      () => settleScriptResult(result, { retrievableId: 'ret_1' }),
+      'E_SKILL_SCRIPT_FAILED',
+    )
+    expect(err.data).toMatchObject({ exitCode: 3, retrievableId: 'ret_1' })
     const ack = settleScriptResult(result, { retrievableId: 'ret_1', failOnNonzeroExit: false })
     expect(ack).toContain('exit code 3')
     expect(ack).toContain('ret_1')

@@ -2,12 +2,12 @@ import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import {
   createDirectoryWorkspace,
   createPathTranslator,
   filesFromSource,
 } from '../../src/sandbox/index.js'
+import { codeOf } from '../helpers/error-code.js'
 import { files } from './helpers.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-ws-'))
@@ -15,13 +15,6 @@ const base = mkdtempSync(join(tmpdir(), 'skillhost-ws-'))
 chmodSync(base, 0o755)
 const asRoot = process.getuid?.() === 0
 afterAll(() => rmSync(base, { recursive: true, force: true }))
-
-async function code(p: Promise<unknown>): Promise<string> {
-  return p.then(
-    () => 'resolved',
-    (e: unknown) => (SkillHostError.isInstance(e) ? e.code : String(e)),
-  )
-}
 
 describe('createDirectoryWorkspace', () => {
   it('materializes into a fresh root per call, so two versions coexist, and disposes idempotently', async () => {
@@ -38,33 +31,33 @@ describe('createDirectoryWorkspace', () => {
     await ws.dispose(v1)
     expect(existsSync(v1)).toBe(false)
     expect(existsSync(v2)).toBe(true)
-    expect(await code(ws.dispose('/etc'))).toBe('E_SKILL_WORKSPACE_FAILED')
-    expect(await code(ws.dispose(ws.skillsDir))).toBe('E_SKILL_WORKSPACE_FAILED')
+    expect(await codeOf(ws.dispose('/etc'))).toBe('E_SKILL_WORKSPACE_FAILED')
+    expect(await codeOf(ws.dispose(ws.skillsDir))).toBe('E_SKILL_WORKSPACE_FAILED')
   })
 
   it('rejects unsafe paths, duplicates and oversize files, leaving no partial root', async () => {
     const ws = await createDirectoryWorkspace({ baseDir: join(base, 'b'), maxFileBytes: 8 })
-    expect(await code(ws.materialize({ id: 's', version: '1' }, files({ '../escape': 'x' })))).toBe(
-      'E_SKILL_SOURCE_PATH_REJECTED',
-    )
-    expect(await code(ws.materialize({ id: 's', version: '1' }, files({ '/abs': 'x' })))).toBe(
+    expect(
+      await codeOf(ws.materialize({ id: 's', version: '1' }, files({ '../escape': 'x' }))),
+    ).toBe('E_SKILL_SOURCE_PATH_REJECTED')
+    expect(await codeOf(ws.materialize({ id: 's', version: '1' }, files({ '/abs': 'x' })))).toBe(
       'E_SKILL_SOURCE_PATH_REJECTED',
     )
     const dup = [...files({ 'x.txt': 'a' }), ...files({ './x.txt': 'b' })]
-    expect(await code(ws.materialize({ id: 's', version: '1' }, dup))).toBe(
+    expect(await codeOf(ws.materialize({ id: 's', version: '1' }, dup))).toBe(
       'E_SKILL_WORKSPACE_FAILED',
     )
-    expect(await code(ws.materialize({ id: 's', version: '1' }, files({ big: '123456789' })))).toBe(
-      'E_SKILL_WORKSPACE_FAILED',
-    )
+    expect(
+      await codeOf(ws.materialize({ id: 's', version: '1' }, files({ big: '123456789' }))),
+    ).toBe('E_SKILL_WORKSPACE_FAILED')
     const reading = [{ path: 'x', read: () => Promise.reject(new Error('source broke')) }]
-    expect(await code(ws.materialize({ id: 's', version: '1' }, reading))).toBe(
+    expect(await codeOf(ws.materialize({ id: 's', version: '1' }, reading))).toBe(
       'E_SKILL_WORKSPACE_FAILED',
     )
     const controller = new AbortController()
     controller.abort()
     expect(
-      await code(
+      await codeOf(
         ws.materialize({ id: 's', version: '1' }, files({ a: 'b' }), { signal: controller.signal }),
       ),
     ).toBe('E_ABORTED')
@@ -92,7 +85,7 @@ describe('createDirectoryWorkspace', () => {
     expect(existsSync(scratch)).toBe(true)
     await ws.disposeScratch(scratch)
     expect(existsSync(scratch)).toBe(false)
-    expect(await code(ws.disposeScratch('/tmp'))).toBe('E_SKILL_WORKSPACE_FAILED')
+    expect(await codeOf(ws.disposeScratch('/tmp'))).toBe('E_SKILL_WORKSPACE_FAILED')
   })
 })
 

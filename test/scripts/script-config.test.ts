@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import {
   createPathTranslator,
   type SkillScriptConfig,
   validateSkillScriptConfig,
 } from '../../src/sandbox/index.js'
+import { codeOf, rejectsWith } from '../helpers/error-code.js'
 
 const valid: SkillScriptConfig = {
   handle: { run: async () => Promise.reject(new Error('unused')) },
@@ -28,18 +28,15 @@ const valid: SkillScriptConfig = {
 }
 
 function message(config: unknown): string {
-  try {
-    validateSkillScriptConfig(config as SkillScriptConfig)
-    return 'ok'
-  } catch (err) {
-    expect(SkillHostError.is(err, 'E_INVALID_SKILLS_CONFIG')).toBe(true)
-    return (err as Error).message
-  }
+  return rejectsWith(
+    () => validateSkillScriptConfig(config as SkillScriptConfig),
+    'E_INVALID_SKILLS_CONFIG',
+  ).message
 }
 
 describe('validateSkillScriptConfig', () => {
   it('accepts the reference shape', () => {
-    expect(message(valid)).toBe('ok')
+    expect(codeOf(() => validateSkillScriptConfig(valid))).toBe('resolved')
   })
 
   it.each([

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { TOOL_NAME_PATTERN } from '../../src/common/tool.js'
 import {
   buildArgv,
@@ -8,17 +7,9 @@ import {
   scriptToolName,
   validateSkillScript,
 } from '../../src/tiers/scripts/index.js'
+import { codeOf, rejectsWith } from '../helpers/error-code.js'
 
 const interpreters = { sh: ['/bin/sh'], python: ['/usr/bin/python3', '-I'] }
-
-function code(fn: () => unknown): string {
-  try {
-    fn()
-    return 'ok'
-  } catch (err) {
-    return SkillHostError.isInstance(err) ? err.code : String(err)
-  }
-}
 
 describe('scriptToolName', () => {
   it('builds run_<skill>_<script>, sanitized deterministically and provider-safe', () => {
@@ -79,7 +70,7 @@ describe('buildArgv', () => {
     ['undeclared', { input: 'x', rm: true }],
     ['boolean as string', { input: 'x', verbose: 'true' }],
   ])('rejects %s', (_label, args) => {
-    expect(code(() => buildArgv(['/bin/sh'], '/skill/x', params, args))).toBe(
+    expect(codeOf(() => buildArgv(['/bin/sh'], '/skill/x', params, args))).toBe(
       'E_SKILL_SCRIPT_INVALID_ARGS',
     )
   })
@@ -95,17 +86,15 @@ describe('validateSkillScript', () => {
   })
 
   it('rejects an interpreter absent from the allow-list at load, naming the allowed ones', () => {
-    try {
-      validateSkillScript('pdf', { ...base, interpreter: 'ruby' }, interpreters)
-      expect.unreachable()
-    } catch (err) {
-      expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
-      expect((err as Error).message).toBe(
-        "Skill 'pdf' declares interpreter 'ruby' for script 'run'; allowed: python, sh.",
-      )
-    }
+    const err = rejectsWith(
+      () => validateSkillScript('pdf', { ...base, interpreter: 'ruby' }, interpreters),
+      'E_SKILL_MANIFEST_INVALID',
+    )
+    expect(err.message).toBe(
+      "Skill 'pdf' declares interpreter 'ruby' for script 'run'; allowed: python, sh.",
+    )
     expect(
-      code(() => validateSkillScript('pdf', { ...base, interpreter: '__proto__' }, interpreters)),
+      codeOf(() => validateSkillScript('pdf', { ...base, interpreter: '__proto__' }, interpreters)),
     ).toBe('E_SKILL_MANIFEST_INVALID')
   })
 
@@ -127,7 +116,7 @@ describe('validateSkillScript', () => {
     ['values on a string', [{ name: 'f', type: 'string', values: ['a'] }]],
   ])('rejects a declaration with %s', (_label, params) => {
     const decl = { ...base, params: params as SkillScriptParam[] }
-    expect(code(() => validateSkillScript('demo', decl, interpreters))).toBe(
+    expect(codeOf(() => validateSkillScript('demo', decl, interpreters))).toBe(
       'E_SKILL_MANIFEST_INVALID',
     )
   })
@@ -146,14 +135,14 @@ describe('validateSkillScript', () => {
       'run',
     ]
     for (const decl of decls) {
-      expect(code(() => validateSkillScript('demo', decl as never, interpreters))).toMatch(
+      expect(codeOf(() => validateSkillScript('demo', decl as never, interpreters))).toMatch(
         /^E_SKILL_(MANIFEST_INVALID|SOURCE_PATH_REJECTED)$/,
       )
     }
   })
 
   it('rejects an unsafe path at load', () => {
-    expect(code(() => validateSkillScript('demo', { ...base, path: '../x' }, interpreters))).toBe(
+    expect(codeOf(() => validateSkillScript('demo', { ...base, path: '../x' }, interpreters))).toBe(
       'E_SKILL_SOURCE_PATH_REJECTED',
     )
   })

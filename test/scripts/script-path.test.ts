@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { normalizeSkillPath as normalizeScriptPath } from '../../src/skill-model/skill-path.js'
-
-function rejected(path: string): boolean {
-  try {
-    normalizeScriptPath(path)
-    return false
-  } catch (err) {
-    return SkillHostError.is(err, 'E_SKILL_SOURCE_PATH_REJECTED')
-  }
-}
+import { codeOf } from '../helpers/error-code.js'
 
 describe('normalizeScriptPath', () => {
   it('normalizes separators, dots and empty segments', () => {
@@ -44,7 +35,7 @@ describe('normalizeScriptPath', () => {
     ['empty', ''],
     ['only dots', './.'],
   ])('rejects %s', (_label, path) => {
-    expect(rejected(path)).toBe(true)
+    expect(codeOf(() => normalizeScriptPath(path))).toBe('E_SKILL_SOURCE_PATH_REJECTED')
   })
 
   it('says what to do in the message', () => {

@@ -1,9 +1,9 @@
 import { symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { Tool } from '../../src/common/tool.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
+import { rejectsWith } from '../helpers/error-code.js'
 import { discover, makeTree, removeTree, skillMd, text, writeTree } from './skill-tree.js'
 
 const roots: string[] = []
@@ -14,14 +14,6 @@ async function tree(files: Record<string, string>): Promise<string> {
   const root = await makeTree(files)
   roots.push(root)
   return root
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(SkillHostError.isInstance(err) ? err.code : err).toBe(code)
 }
 
 describe('FileSystemSkillSource', () => {

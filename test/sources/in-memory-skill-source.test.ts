@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
 import { Tool } from '../../src/common/tool.js'
 import { defineSkill } from '../../src/sources/define-skill.js'
 import { InMemorySkillSource } from '../../src/sources/in-memory-skill-source.js'
+import { codeOf } from '../helpers/error-code.js'
 import { discover, text } from './skill-tree.js'
 
 const hello = defineSkill({
@@ -20,15 +20,6 @@ const hello = defineSkill({
     }),
   ],
 })
-
-async function code(fn: () => unknown): Promise<string | undefined> {
-  try {
-    await fn()
-  } catch (err) {
-    return SkillHostError.isInstance(err) ? err.code : String(err)
-  }
-  return undefined
-}
 
 describe('InMemorySkillSource', () => {
   it('serves programmatic skills', async () => {
@@ -49,27 +40,29 @@ describe('InMemorySkillSource', () => {
     const v1 = source.add(hello)
     const v2 = source.replace({ ...hello, body: 'new' })
     expect(v2.version).not.toBe(v1.version)
-    expect(await code(() => source.read(v1))).toBe('E_SKILL_NOT_FOUND')
+    expect(await codeOf(() => source.read(v1))).toBe('E_SKILL_NOT_FOUND')
     expect(await text(await source.read(v2))).toBe('new')
     expect(source.remove('hello')).toBe(true)
-    expect(await code(() => source.descriptor(v2))).toBe('E_SKILL_NOT_FOUND')
+    expect(await codeOf(() => source.descriptor(v2))).toBe('E_SKILL_NOT_FOUND')
     expect((await discover(source)).skills).toEqual([])
   })
 
   it('validates definitions strictly', async () => {
     const source = new InMemorySkillSource()
-    expect(await code(() => source.add({ ...hello, name: 'Bad Name' }))).toBe(
+    expect(await codeOf(() => source.add({ ...hello, name: 'Bad Name' }))).toBe(
       'E_SKILL_MANIFEST_INVALID',
     )
-    expect(await code(() => source.add({ ...hello, description: '' }))).toBe(
+    expect(await codeOf(() => source.add({ ...hello, description: '' }))).toBe(
       'E_SKILL_MANIFEST_INVALID',
     )
-    expect(await code(() => source.add({ ...hello, files: { '../x': 'x' } }))).toBe(
+    expect(await codeOf(() => source.add({ ...hello, files: { '../x': 'x' } }))).toBe(
       'E_SKILL_SOURCE_PATH_REJECTED',
     )
-    expect(await code(() => source.add({ ...hello, files: {} }))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(await codeOf(() => source.add({ ...hello, files: {} }))).toBe('E_SKILL_MANIFEST_INVALID')
     source.add(hello)
-    expect(await code(() => source.add(hello))).toBe('E_SKILL_MANIFEST_INVALID')
-    expect(await code(() => source.replace({ ...hello, name: 'absent' }))).toBe('E_SKILL_NOT_FOUND')
+    expect(await codeOf(() => source.add(hello))).toBe('E_SKILL_MANIFEST_INVALID')
+    expect(await codeOf(() => source.replace({ ...hello, name: 'absent' }))).toBe(
+      'E_SKILL_NOT_FOUND',
+    )
   })
 })

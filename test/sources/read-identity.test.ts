@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { scanSkillFolder } from '../../src/sources/scan-skill-folder.js'
 import { asyncSkillFs } from '../../src/sources/skill-fs.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
-import { rejectsWith } from '../common/helpers.js'
+import { rejectsWith } from '../helpers/error-code.js'
 import { makeTree, removeTree, skillMd } from './skill-tree.js'
 
 const roots: string[] = []

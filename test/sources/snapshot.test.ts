@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { filesFromSource } from '../../src/sandbox/workspace-files.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import type { SkillRef } from '../../src/sources/types.js'
-import { rejectsWith } from '../common/helpers.js'
+import { rejectsWith } from '../helpers/error-code.js'
 import { makeTree, removeTree, skillMd } from './skill-tree.js'
 
 const roots: string[] = []

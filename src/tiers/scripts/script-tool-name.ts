@@ -1,4 +1,3 @@
-import { TOOL_NAME_PATTERN } from '../../common/tool.js'
 
 const MAX_LENGTH = 64
 
