@@ -2,17 +2,25 @@
 // 50 concurrent script calls checked for leaked processes and workspaces.
 // Run after `npx tsc -p tsconfig.build.json`: node bench/scripts.mjs
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { FileSystemSkillSource } from '../dist/sources/index.js'
 import {
   createBubblewrapHandle,
   createDirectoryWorkspace,
   createPathTranslator,
   filesFromSource,
   runSkillScript,
-} from '../dist/sandbox/index.js'
-import { FileSystemSkillSource } from '../dist/sources/index.js'
+} from '../dist/tiers/scripts/index.js'
 
 const SYSTEM = ['/usr', '/bin', '/lib', '/lib64']
 const ROUNDS = { true: 200, python: 40, node: 40 }

@@ -2,6 +2,7 @@ import { SkillHostError } from './common/errors.js'
 import { enforceToolGate, type ToolGate } from './common/gate.js'
 import { Tool } from './common/tool.js'
 import type { TurnContext } from './common/turn-context.js'
+import { LIFECYCLE_TOOL } from './manager/lifecycle-tool-names.js'
 import type { SkillManager } from './manager/types.js'
 
 /**
@@ -99,7 +100,7 @@ export function forgeSkillTools(
     limit?: number
     cursor?: string
   }>({
-    name: 'list_skills',
+    name: LIFECYCLE_TOOL.list,
     description:
       'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor (a page holds up to limit entries, fewer when they are long).',
     inputSchema: {
@@ -112,7 +113,7 @@ export function forgeSkillTools(
         cursor: { type: 'string', maxLength: 20 },
       },
     },
-    handler: gatedText('list_skills', async (args) => {
+    handler: gatedText(LIFECYCLE_TOOL.list, async (args) => {
       if (args.refresh) await manager.refresh()
       const offset = decodeCursor(args.cursor)
       const limit = args.limit ?? maxLimit
@@ -135,26 +136,28 @@ export function forgeSkillTools(
   })
 
   const listLoaded = new Tool<Record<string, never>>({
-    name: 'list_loaded_skills',
+    name: LIFECYCLE_TOOL.listLoaded,
     description:
       'List the skills projected into this turn, and the skills initialized in this session.',
     inputSchema: { type: 'object', additionalProperties: false, properties: {} },
-    handler: gated('list_loaded_skills', async (_args, ctx) => ({
+    handler: gated(LIFECYCLE_TOOL.listLoaded, async (_args, ctx) => ({
       projected: manager.projected(ctx),
       initialized: manager.loaded(),
     })),
   })
 
   const refreshSkills = new Tool<{ skill?: string }>({
-    name: 'refresh_skills',
+    name: LIFECYCLE_TOOL.refresh,
     description:
       'Rediscover skills and replace loaded ones that changed with their new version (all, or only `skill`). A failed update keeps the old version.',
     inputSchema: { type: 'object', additionalProperties: false, properties: { skill: SKILL_ID } },
-    handler: gated('refresh_skills', (args, ctx) => manager.refreshAndProject(ctx, args.skill)),
+    handler: gated(LIFECYCLE_TOOL.refresh, (args, ctx) =>
+      manager.refreshAndProject(ctx, args.skill),
+    ),
   })
 
   const loadSkill = new Tool<{ skill: string }>({
-    name: 'load_skill',
+    name: LIFECYCLE_TOOL.load,
     description:
       "Load a skill: its instructions enter your context and its tools become callable from your next step. Unload it when you're done.",
     inputSchema: {
@@ -163,7 +166,7 @@ export function forgeSkillTools(
       required: ['skill'],
       properties: { skill: SKILL_ID },
     },
-    handler: gated('load_skill', async (args, ctx) => {
+    handler: gated(LIFECYCLE_TOOL.load, async (args, ctx) => {
       const result = await manager.load(args.skill, ctx)
       return {
         id: result.id,
@@ -178,7 +181,7 @@ export function forgeSkillTools(
   })
 
   const unloadSkill = new Tool<{ skill: string }>({
-    name: 'unload_skill',
+    name: LIFECYCLE_TOOL.unload,
     description:
       'Unload a skill: its instructions and tools leave your context. Results it already produced stay readable by id.',
     inputSchema: {
@@ -187,7 +190,7 @@ export function forgeSkillTools(
       required: ['skill'],
       properties: { skill: SKILL_ID },
     },
-    handler: gated('unload_skill', async (args, ctx) => {
+    handler: gated(LIFECYCLE_TOOL.unload, async (args, ctx) => {
       const result = await manager.unload(args.skill, ctx)
       return { id: result.id, toolsRemoved: result.toolsRemoved }
     }),

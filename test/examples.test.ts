@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSkillManager } from '../src/manager/create-skill-manager.js'
 import type { SkillManager } from '../src/manager/types.js'
-import { createScriptSandbox, type ScriptSandbox } from '../src/sandbox/index.js'
 import { FileSystemSkillSource } from '../src/sources/file-system-skill-source.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../src/tiers/isolated/index.js'
+import { createScriptSandbox, type ScriptSandbox } from '../src/tiers/scripts/index.js'
 
 const examples = fileURLToPath(new URL('../examples/skills', import.meta.url))
 

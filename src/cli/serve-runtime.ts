@@ -6,9 +6,9 @@ import type { ToolGate } from '../common/gate.js'
 import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
 import { createSkillManager } from '../manager/create-skill-manager.js'
 import type { SkillChannel, SkillManager } from '../manager/types.js'
-import { createScriptSandbox, type ScriptSandbox } from '../sandbox/index.js'
 import { FileSystemSkillSource } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
+import { createScriptSandbox, type ScriptSandbox } from '../tiers/scripts/index.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */

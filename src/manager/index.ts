@@ -1,3 +1,3 @@
 export { createSkillManager } from './create-skill-manager.js'
-export { LIFECYCLE_TOOL_NAMES } from './preflight.js'
+export { LIFECYCLE_TOOL, LIFECYCLE_TOOL_NAMES } from './lifecycle-tool-names.js'
 export type * from './types.js'

@@ -3,15 +3,6 @@ import { SkillHostError } from '../common/errors.js'
 import { TOOL_NAME_PATTERN } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
 
-/** Names no skill tool may take: the lifecycle tools. Reader names are added by the manager. */
-export const LIFECYCLE_TOOL_NAMES: readonly string[] = Object.freeze([
-  'list_skills',
-  'list_loaded_skills',
-  'refresh_skills',
-  'load_skill',
-  'unload_skill',
-])
-
 /** What preflight checks a skill's tool names against. */
 export interface PreflightContext {
   readonly skillId: string

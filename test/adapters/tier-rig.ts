@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url'
 import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
-import { createScriptSandbox } from '../../src/sandbox/index.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
 import { createQuickJsGuest } from '../../src/tiers/isolated/index.js'
+import { createScriptSandbox } from '../../src/tiers/scripts/index.js'
 
 /** The bundled example skills. */
 export const EXAMPLES = fileURLToPath(new URL('../../examples/skills', import.meta.url))

@@ -15,13 +15,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
-import { createScriptSandbox } from '../../src/sandbox/create-script-sandbox.js'
+import { createScriptSandbox } from '../../src/tiers/scripts/create-script-sandbox.js'
 import {
   createDirectoryWorkspace,
   runSkillScript,
   type ScriptRunResult,
   type SkillScriptConfig,
-} from '../../src/sandbox/index.js'
+} from '../../src/tiers/scripts/index.js'
 import { files, makeRig, onLinux, type Rig, SYSTEM_READ_PATHS, script } from './helpers.js'
 import { processesWithMarker } from './proc-scan.js'
 

@@ -10,7 +10,7 @@ import {
   type SkillScript,
   type SkillScriptConfig,
   type WorkspaceFile,
-} from '../../src/sandbox/index.js'
+} from '../../src/tiers/scripts/index.js'
 
 /** The sandbox suites run on Linux only; elsewhere they skip, loudly. */
 export const onLinux = process.platform === 'linux'

@@ -13,7 +13,7 @@ import {
   type SkillScriptConfig,
   type SkippedLink,
   settleScriptResult,
-} from '../../src/sandbox/index.js'
+} from '../../src/tiers/scripts/index.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 import { files, makeRig, onLinux, type Rig, script } from './helpers.js'
 

@@ -6,7 +6,7 @@ import {
   createDirectoryWorkspace,
   createPathTranslator,
   filesFromSource,
-} from '../../src/sandbox/index.js'
+} from '../../src/tiers/scripts/index.js'
 import { codeOf } from '../helpers/error-code.js'
 import { files } from './helpers.js'
 

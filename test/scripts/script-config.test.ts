@@ -3,7 +3,7 @@ import {
   createPathTranslator,
   type SkillScriptConfig,
   validateSkillScriptConfig,
-} from '../../src/sandbox/index.js'
+} from '../../src/tiers/scripts/index.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 
 const valid: SkillScriptConfig = {

@@ -1,4 +1,61 @@
+/**
+ * `skillhost/sandbox`: tier-3 scripts. The bubblewrap handle, the on-disk
+ * workspace, the path translator, policy derivation and the script helpers.
+ * Node-only (child processes); never imported by the root entry.
+ */
+
+export {
+  type BubblewrapHandleOptions,
+  createBubblewrapHandle,
+  DEFAULT_SANDBOX_LIMITS,
+} from '../../sandbox/bubblewrap-handle.js'
+export {
+  type BwrapArgsInput,
+  buildBwrapArgs,
+  type HostPathFact,
+  sandboxBaseEnv,
+} from '../../sandbox/bwrap-args.js'
+export {
+  createDirectoryWorkspace,
+  type DirectoryWorkspace,
+  type DirectoryWorkspaceOptions,
+} from '../../sandbox/directory-workspace.js'
+export { pidsInNamespace } from '../../sandbox/namespace-reaper.js'
+export { createPathTranslator, type PathTranslatorOptions } from '../../sandbox/path-translator.js'
+export {
+  assertPolicySubset,
+  type DerivePolicyInput,
+  derivePolicy,
+  emptyPolicy,
+  isPathInside,
+  normalizeAbsolutePath,
+  type SandboxPolicy,
+} from '../../sandbox/policy.js'
+export type {
+  CallPathTranslator,
+  PathMount,
+  PathTranslator,
+  SandboxHandle,
+  SandboxLimits,
+  SandboxRunRequest,
+  SandboxRunResult,
+  SkillWorkspace,
+  WorkspaceFile,
+  WorkspaceRef,
+} from '../../sandbox/types.js'
+export {
+  filesFromDirectory,
+  filesFromSource,
+  type SkippedLink,
+  type WorkspaceFileSource,
+} from '../../sandbox/workspace-files.js'
 export { assertSafeArgValue, buildArgv } from './build-argv.js'
+export {
+  createScriptSandbox,
+  type ScriptSandbox,
+  type ScriptSandboxOptions,
+  SYSTEM_READ_PATHS,
+} from './create-script-sandbox.js'
 export { type RunSkillScriptInput, runSkillScript } from './run-skill-script.js'
 export { type JsonSchemaObject, scriptInputSchema } from './script-input-schema.js'
 export { formatScriptAcknowledgement, settleScriptResult } from './script-outcome.js'

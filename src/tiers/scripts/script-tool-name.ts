@@ -1,4 +1,3 @@
-
 const MAX_LENGTH = 64
 
 function sanitize(part: string): string {
