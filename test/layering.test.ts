@@ -70,7 +70,8 @@ describe('layers only point down', () => {
     const files = sources(SRC)
     const planted: Record<string, string> = {
       [join(SRC, 'common/errors.ts')]: "import { x } from '../manager/create-skill-manager.js'\n",
-      [join(SRC, 'tiers/module/wrap-module-tool.ts')]: "export type { Y } from '../isolated/index.js'\n",
+      [join(SRC, 'tiers/module/wrap-module-tool.ts')]:
+        "export type { Y } from '../isolated/index.js'\n",
     }
     const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
     expect(layeringViolations(files, read)).toEqual([

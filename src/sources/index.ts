@@ -6,4 +6,17 @@ export {
 } from './file-system-skill-source.js'
 export { InMemorySkillSource, type InMemorySkillSourceOptions } from './in-memory-skill-source.js'
 export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.js'
-export type * from './types.js'
+export type {
+  DiscoveredSkill,
+  DiscoverOptions,
+  SkillDescriptor,
+  SkillFileStat,
+  SkillIsolatedToolDeclaration,
+  SkillProblem,
+  SkillRef,
+  SkillScriptDeclaration,
+  SkillScriptParamDeclaration,
+  SkillSnapshot,
+  SkillSource,
+  SourceReadOptions,
+} from './types.js'

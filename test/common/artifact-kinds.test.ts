@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest'
+import { splitLines } from '../../src/common/artifacts/artifact-text.js'
+import { describeArtifactHandle } from '../../src/common/artifacts/describe-artifact-handle.js'
+import { isReservedReaderName } from '../../src/common/artifacts/forge-artifact-readers.js'
+import { parseJsonPath } from '../../src/common/artifacts/json-path.js'
+import { parseMarkdownOutline } from '../../src/common/artifacts/markdown-outline.js'
 import {
   ARTIFACT_READ_LIMITS,
   artifactKindOf,
   BUILTIN_ARTIFACT_KINDS,
   createTurnContext,
-  describeArtifactHandle,
   forgeArtifactReaders,
   isArtifactClass,
-  isReservedReaderName,
   JsonArtifact,
   MarkdownArtifact,
-  parseJsonPath,
-  parseMarkdownOutline,
   RESERVED_READER_NAMES,
   SpooledArtifact,
-  splitLines,
   Tool,
   type TurnContext,
 } from '../../src/common/index.js'

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { redactHostPaths, skillError } from '../../src/common/errors.js'
 import {
   ERROR_CODES,
   isSkillHostErrorCode,
-  redactHostPaths,
   renderError,
   SkillHostError,
-  skillError,
 } from '../../src/common/index.js'
 
 describe('SkillHostError', () => {

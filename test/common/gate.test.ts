@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import {
-  deny,
   enforceToolGate,
-  GateDenied,
-  renderError,
   runToolGate,
   SCRIPT_GATE_CODES,
-  SkillHostError,
   TOOL_GATE_CODES,
+} from '../../src/common/gate.js'
+import {
+  deny,
+  GateDenied,
+  renderError,
+  SkillHostError,
   type ToolGate,
 } from '../../src/common/index.js'
 import { rejectsWith } from '../helpers/error-code.js'

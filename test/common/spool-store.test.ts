@@ -2,12 +2,8 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  FileSpoolStore,
-  MemorySpoolStore,
-  SPOOL_ID_PATTERN,
-  type SpoolStore,
-} from '../../src/common/index.js'
+import { FileSpoolStore, MemorySpoolStore, type SpoolStore } from '../../src/common/index.js'
+import { SPOOL_ID_PATTERN } from '../../src/common/spool-store.js'
 
 const dirs: string[] = []
 afterAll(async () => {

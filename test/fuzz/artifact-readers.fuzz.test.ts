@@ -1,15 +1,15 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { utf8Length } from '../../src/common/artifacts/artifact-text.js'
+import { isBinaryContent } from '../../src/common/artifacts/artifact-types.js'
 import {
   createTurnContext,
   forgeArtifactReaders,
-  isBinaryContent,
   JsonArtifact,
   ARTIFACT_READ_LIMITS as L,
   MarkdownArtifact,
   SpooledArtifact,
   type Tool,
-  utf8Length,
 } from '../../src/common/index.js'
 import { expectDocumentedError, fuzzParams } from './fuzz-config.js'
 

@@ -1,0 +1,37 @@
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const dir = mkdtempSync(join(tmpdir(), 'skillhost-api-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function check(report: string) {
+  return spawnSync(process.execPath, ['scripts/api-report.mjs', '--check', '--report', report], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+}
+
+// The public surface is deliberate: api/report.md lists every exported name
+// of every package entry, and changes only on purpose.
+describe('api/report.md', () => {
+  it('matches what the package entries export', () => {
+    const r = check(join(root, 'api/report.md'))
+    expect(r.stderr).toBe('')
+    expect(r.status).toBe(0)
+  }, 60_000)
+
+  it('fails when the report and the package differ', () => {
+    const copy = join(dir, 'report.md')
+    copyFileSync(join(root, 'api/report.md'), copy)
+    const text = readFileSync(copy, 'utf8')
+    writeFileSync(copy, text.replace(/^- `renderError` .*\n/m, ''))
+    const r = check(copy)
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain('out of date')
+  }, 60_000)
+})
