@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest'
+import { createTurnContext } from '../../src/common/turn-context.js'
+import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import {
   createQuickJsGuest,
+  forgeIsolatedTool,
   type GuestResolver,
   type QuickJsGuestPool,
   runIsolatedTool,
   type SkillIsolationConfig,
 } from '../../src/tiers/isolated/index.js'
+import { memorySource, reportSkill } from '../manager/fixtures.js'
 import { expectCode, tool } from './helpers.js'
 
 /** A host global the test resolves by hand: guests that await it hold their worker. */
@@ -245,6 +249,67 @@ describe('guest pool fairness', () => {
     hold.open()
     expect((await Promise.all(busy)).map((r) => r.json)).toEqual(['1', '2'])
     await normalCallWorks(pool)
+    await pool.dispose()
+  })
+
+  it('makes each manager (one per MCP session in serve) its own pool owner', async () => {
+    const pool = createQuickJsGuest({ poolSize: 1 })
+    const owners: unknown[] = []
+    const resolveGuest: GuestResolver = (options) => {
+      owners.push(options.owner)
+      return pool.resolveGuest(options)
+    }
+    const skill = reportSkill({
+      name: 'calc',
+      tools: [],
+      isolatedTools: [{ name: 'one', description: 'Returns 1.', source: 'async () => 1' }],
+    })
+    const manager = (owner?: unknown) =>
+      createSkillManager({
+        sources: [memorySource([skill])],
+        gate: async () => {},
+        isolation: {
+          resolveGuest,
+          maxTimeoutSeconds: 5,
+          defaultTimeoutSeconds: 2,
+          ...(owner === undefined ? {} : { owner }),
+        },
+      })
+    const callTwice = async (m: Awaited<ReturnType<typeof manager>>) => {
+      for (let turn = 0; turn < 2; turn++) {
+        const ctx = m.createTurnContext()
+        await m.load('calc', ctx)
+        await ctx.tools.get('one')?.execute({}, ctx)
+        await m.unload('calc', ctx)
+      }
+    }
+    await using first = await manager()
+    await using second = await manager()
+    await using shared = await manager('user-1')
+    await callTwice(first)
+    await callTwice(second)
+    await callTwice(shared)
+    expect(owners).toHaveLength(6)
+    // Stable across a manager's turns, distinct between managers, overridable.
+    expect(owners[0]).toBe(owners[1])
+    expect(owners[2]).toBe(owners[3])
+    expect(owners[0]).not.toBe(owners[2])
+    expect(owners.slice(4)).toEqual(['user-1', 'user-1'])
+    await normalCallWorks(pool)
+    await pool.dispose()
+  })
+
+  it('forgeIsolatedTool makes the turn context (an MCP session keeps one) the owner', async () => {
+    const pool = createQuickJsGuest({ poolSize: 1 })
+    const owners: unknown[] = []
+    const resolveGuest: GuestResolver = (options) => {
+      owners.push(options.owner)
+      return pool.resolveGuest(options)
+    }
+    const forged = forgeIsolatedTool({ ...configFor(pool), resolveGuest }, tool('async () => 1'))
+    const ctx = createTurnContext({ id: 'session-1' })
+    expect(await forged.execute({}, ctx)).toBe('1')
+    expect(owners).toEqual(['session-1'])
     await pool.dispose()
   })
 

@@ -1,12 +1,8 @@
 import { availableParallelism } from 'node:os'
 import { SkillHostError } from '../../common/errors.js'
-import {
-  FairQueue,
-  type GuestPoolFairShare,
-  type QueueOverflow,
-  resolveFairShare,
-} from './fair-queue.js'
+import { FairQueue, type GuestPoolFairShare, resolveFairShare } from './fair-queue.js'
 import { resolveIsolationLimits } from './limits.js'
+import { busyError, disposedError, waitAbortedError } from './pool-errors.js'
 import { type PoolWorker, startPoolWorker, workerLostError } from './pool-worker.js'
 import { compileQuickJsWasm, type QuickJsBinary } from './quickjs-module.js'
 import { type GuestLease, type LeasePort, QuickJsPoolGuest } from './quickjs-pool-guest.js'
@@ -48,33 +44,11 @@ export interface QuickJsGuestPoolStats {
 }
 
 interface Waiter {
-  owner: unknown
   lease: GuestLease
   resolve(guest: IsolatedGuest): void
   reject(err: unknown): void
   signal: AbortSignal
   onAbort(): void
-}
-
-function disposedError(): SkillHostError {
-  return new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The guest pool has been disposed.')
-}
-
-function abortedError(): SkillHostError {
-  return new SkillHostError('E_ABORTED', 'The call was aborted while waiting for a guest.')
-}
-
-// Fixed texts: nothing the skill or the host's layout chose reaches the model.
-const BUSY_MESSAGES: Record<QueueOverflow, string> = {
-  pool: 'Every isolated guest is busy and the wait queue is full; nothing ran. Retry later.',
-  owner:
-    'This session already has the most isolated calls waiting that it may; nothing ran. Wait for them to finish.',
-}
-
-function busyError(overflow: QueueOverflow): SkillHostError {
-  return new SkillHostError('E_SKILL_ISOLATED_BUSY', BUSY_MESSAGES[overflow], {
-    data: { queue: overflow },
-  })
 }
 
 /**
@@ -125,18 +99,17 @@ export class QuickJsGuestPool implements AsyncDisposable {
     const limits = resolveIsolationLimits(options.limits, this.limits)
     await this.#loadWasm()
     if (this.#disposed) throw disposedError()
-    if (options.signal.aborted) throw abortedError()
+    if (options.signal.aborted) throw waitAbortedError()
     return new Promise((resolve, reject) => {
       const owner = options.owner
       const waiter: Waiter = {
-        owner,
         lease: { limits, globals: options.globals, modules: options.modules },
         resolve,
         reject,
         signal: options.signal,
         onAbort: () => {
           this.#waiters.remove(owner, waiter)
-          reject(abortedError())
+          reject(waitAbortedError())
         },
       }
       options.signal.addEventListener('abort', waiter.onAbort, { once: true })
