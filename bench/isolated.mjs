@@ -134,8 +134,9 @@ const row = (what, value, target = '') => rows.push({ what, value, target })
   const config = configFor(pool)
   const total = 2000
   let next = 0
-  const worker = async () => {
-    while (next++ < total) await runIsolatedTool(config, tool(SOURCE), ARGS)
+  // One owner per caller: the pool caps what a single owner holds at half its workers.
+  const worker = async (_, owner) => {
+    while (next++ < total) await runIsolatedTool(config, tool(SOURCE), ARGS, { owner })
   }
   const t = performance.now()
   await Promise.all(Array.from({ length: cores * 2 }, worker))

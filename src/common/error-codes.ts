@@ -64,6 +64,10 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'The guest runtime could not be created or crashed.',
   },
+  E_SKILL_ISOLATED_BUSY: {
+    status: 503,
+    summary: "The guest pool's wait queue (or this session's share of it) is full; nothing ran.",
+  },
   // tier 3
   E_SKILL_SCRIPT_DENIED: { status: 403, summary: 'The gate explicitly refused the script.' },
   E_SKILL_SCRIPT_GATE_UNAVAILABLE: {

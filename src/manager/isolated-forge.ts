@@ -33,8 +33,14 @@ function withTimeout(
  * spools the JSON result. Without `resolveGuest`, the unsafe in-process guest
  * (validated at construction) is loaded on first use, so the root entry never
  * pulls QuickJS unless a skill needs it.
+ *
+ * Each manager makes its own forge, so a fresh key here is the manager's
+ * identity as a pool owner: a pool shared by several managers (one per MCP
+ * session in `skillhost serve`) takes turns between them. `config.owner`
+ * overrides it, e.g. to share one quota across a user's sessions.
  */
 export function createIsolatedForge(config: SkillIsolationConfig, gate: ToolGate): TierForge {
+  const owner = config.owner ?? Symbol('skillhost.manager')
   let inProcess: Promise<GuestResolver> | undefined
   const resolveGuest: GuestResolver = async (options) => {
     if (config.resolveGuest) return config.resolveGuest(options)
@@ -43,7 +49,7 @@ export function createIsolatedForge(config: SkillIsolationConfig, gate: ToolGate
     )
     return (await inProcess)(options)
   }
-  const effective: SkillIsolationConfig = { ...config, resolveGuest }
+  const effective: SkillIsolationConfig = { ...config, resolveGuest, owner }
   return {
     names: (d: SkillDescriptor) => (d.isolatedTools ?? []).map((t) => String(t.name)),
     unavailable: () => [],

@@ -18,7 +18,11 @@ let baselineRss = 0
 let pings = 0
 
 beforeAll(async () => {
-  pool = createQuickJsGuest({ poolSize: 2 })
+  // One owner floods this pool on purpose: let it use both workers and queue 100.
+  pool = createQuickJsGuest({
+    poolSize: 2,
+    fairShare: { maxActivePerOwner: 2, maxQueued: 128, maxQueuedPerOwner: 128 },
+  })
   await pool.warm()
   config = {
     resolveGuest: pool.resolveGuest,

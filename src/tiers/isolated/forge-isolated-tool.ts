@@ -42,7 +42,9 @@ function withTimeoutParam(params: JsonSchemaObject | undefined, max: number): Js
  * Wraps an isolated tool as a host `Tool` (always untrusted). The tool's
  * schema is its params plus an optional `timeout_seconds`; the handler runs
  * `runIsolatedTool` with the turn's abort signal and returns the text of
- * `renderIsolatedResult`.
+ * `renderIsolatedResult`. Unless `config.owner` is set, the turn context's id
+ * is the call's pool owner: an MCP session keeps one context, so sessions
+ * take turns on a shared pool.
  */
 export function forgeIsolatedTool(
   config: SkillIsolationConfig,
@@ -60,6 +62,7 @@ export function forgeIsolatedTool(
       const result = await runIsolatedTool(config, tool, rest, {
         signal: ctx.abortSignal,
         timeoutSeconds: timeoutSeconds as number | undefined,
+        owner: config.owner ?? ctx.id,
       })
       return renderIsolatedResult(result)
     },

@@ -1,5 +1,7 @@
 // `skillhost/isolation`: tier 2, JavaScript tools evaluated in QuickJS guests.
 // This entry loads `worker_threads`; the root entry must not import it.
+
+export { type GuestPoolFairShare, resolveFairShare } from './fair-queue.js'
 export {
   type ForgeIsolatedToolOptions,
   forgeIsolatedTool,

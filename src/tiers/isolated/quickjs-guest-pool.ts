@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os'
 import { SkillHostError } from '../../common/errors.js'
+import { FairQueue, type GuestPoolFairShare, resolveFairShare } from './fair-queue.js'
 import { resolveIsolationLimits } from './limits.js'
+import { busyError, disposedError, waitAbortedError } from './pool-errors.js'
 import { type PoolWorker, startPoolWorker, workerLostError } from './pool-worker.js'
 import { compileQuickJsWasm, type QuickJsBinary } from './quickjs-module.js'
 import { type GuestLease, type LeasePort, QuickJsPoolGuest } from './quickjs-pool-guest.js'
@@ -13,6 +15,11 @@ export interface QuickJsGuestPoolOptions {
   poolSize?: number
   /** Ceilings for every guest of this pool; a configuration can only lower them. */
   limits?: Partial<IsolationLimits>
+  /**
+   * How workers are shared between owners (`GuestResolveOptions.owner`, one
+   * per session): queue bounds and a cap on the workers one owner holds.
+   */
+  fairShare?: Partial<GuestPoolFairShare>
 }
 
 /** Counters that let a host (or a test) see that no worker leaks. */
@@ -24,6 +31,10 @@ export interface QuickJsGuestPoolStats {
   idle: number
   /** `resolveGuest` calls waiting for a free worker. */
   waiting: number
+  /** Owners with a call running or waiting. */
+  owners: number
+  /** Calls refused with `E_SKILL_ISOLATED_BUSY` because a queue bound was reached. */
+  refused: number
   /** Workers ever started. */
   spawned: number
   /** Workers started to replace one that was killed or crashed. */
@@ -40,26 +51,28 @@ interface Waiter {
   onAbort(): void
 }
 
-function disposedError(): SkillHostError {
-  return new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The guest pool has been disposed.')
-}
-
-function abortedError(): SkillHostError {
-  return new SkillHostError('E_ABORTED', 'The call was aborted while waiting for a guest.')
-}
-
 /**
  * A pool of `worker_threads`, each evaluating one guest at a time in a fresh
  * QuickJS instance with a capped WebAssembly memory. `kill()` on a running
  * guest terminates its worker (the only way to stop a long builtin) and a
  * replacement is started; nothing else in the pool is affected.
+ *
+ * The pool is shared by sessions, so waiting calls are not served first come
+ * first served: each owner (`GuestResolveOptions.owner`) has its own queue,
+ * a free worker goes to the owner served least recently, one owner holds at
+ * most `maxActivePerOwner` workers, and a call that would overfill the whole
+ * queue or its owner's share fails at once with `E_SKILL_ISOLATED_BUSY`.
  */
 export class QuickJsGuestPool implements AsyncDisposable {
   readonly poolSize: number
   readonly limits: Readonly<IsolationLimits>
+  readonly fairShare: Readonly<GuestPoolFairShare>
   readonly #workers = new Set<PoolWorker>()
-  readonly #waiters: Waiter[] = []
+  readonly #waiters: FairQueue<Waiter>
+  /** The owner of each lease still holding a worker, released exactly once. */
+  readonly #leaseOwners = new Map<QuickJsPoolGuest, unknown>()
   #disposed = false
+  #refused = 0
   #spawned = 0
   #respawns = 0
   #kills = 0
@@ -72,32 +85,43 @@ export class QuickJsGuestPool implements AsyncDisposable {
     }
     this.poolSize = size
     this.limits = Object.freeze(resolveIsolationLimits(options.limits))
+    this.fairShare = Object.freeze(resolveFairShare(size, options.fairShare))
+    this.#waiters = new FairQueue(this.fairShare)
   }
 
   /**
    * A `GuestResolver`: leases a worker for one evaluation, waiting for one to
-   * free up if all are busy. Rejects with `E_ABORTED` if `signal` aborts first.
+   * free up if all are busy (in turn with the other owners). Rejects with
+   * `E_ABORTED` if `signal` aborts first, and with `E_SKILL_ISOLATED_BUSY`
+   * at once when the call would overfill the queue.
    */
   readonly resolveGuest = async (options: GuestResolveOptions): Promise<IsolatedGuest> => {
     const limits = resolveIsolationLimits(options.limits, this.limits)
     await this.#loadWasm()
     if (this.#disposed) throw disposedError()
-    if (options.signal.aborted) throw abortedError()
+    if (options.signal.aborted) throw waitAbortedError()
     return new Promise((resolve, reject) => {
+      const owner = options.owner
       const waiter: Waiter = {
         lease: { limits, globals: options.globals, modules: options.modules },
         resolve,
         reject,
         signal: options.signal,
         onAbort: () => {
-          const at = this.#waiters.indexOf(waiter)
-          if (at >= 0) this.#waiters.splice(at, 1)
-          reject(abortedError())
+          this.#waiters.remove(owner, waiter)
+          reject(waitAbortedError())
         },
       }
       options.signal.addEventListener('abort', waiter.onAbort, { once: true })
-      this.#waiters.push(waiter)
+      this.#waiters.push(owner, waiter)
       this.#dispatch()
+      // Asked after dispatching: a call a free worker took never counts.
+      const overflow = this.#waiters.overflow(owner)
+      if (overflow && this.#waiters.remove(owner, waiter)) {
+        options.signal.removeEventListener('abort', waiter.onAbort)
+        this.#refused++
+        reject(busyError(overflow))
+      }
     })
   }
 
@@ -116,7 +140,9 @@ export class QuickJsGuestPool implements AsyncDisposable {
       alive: workers.length,
       busy: workers.filter((w) => w.lease).length,
       idle: workers.filter((w) => w.ready && !w.lease).length,
-      waiting: this.#waiters.length,
+      waiting: this.#waiters.size,
+      owners: this.#waiters.owners,
+      refused: this.#refused,
       spawned: this.#spawned,
       respawns: this.#respawns,
       kills: this.#kills,
@@ -127,7 +153,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
   async dispose(): Promise<void> {
     if (this.#disposed) return
     this.#disposed = true
-    for (const waiter of this.#waiters.splice(0)) {
+    for (const waiter of this.#waiters.drain()) {
       waiter.signal.removeEventListener('abort', waiter.onAbort)
       waiter.reject(disposedError())
     }
@@ -149,6 +175,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
       release: (guest) => {
         if (w.lease !== guest) return
         w.lease = undefined
+        this.#endLease(guest)
         if (!w.dead) w.worker.unref()
         this.#dispatch()
       },
@@ -160,18 +187,31 @@ export class QuickJsGuestPool implements AsyncDisposable {
     }
   }
 
+  /** A lease stopped holding its worker: its owner may take another. Idempotent. */
+  #endLease(lease: QuickJsPoolGuest): void {
+    if (!this.#leaseOwners.has(lease)) return
+    const owner = this.#leaseOwners.get(lease)
+    this.#leaseOwners.delete(lease)
+    this.#waiters.done(owner)
+  }
+
   #dispatch(): void {
-    while (this.#waiters.length > 0 && !this.#disposed) {
+    while (this.#waiters.size > 0 && !this.#disposed) {
       const w = [...this.#workers].find((candidate) => candidate.ready && !candidate.lease)
       if (!w) break
-      const waiter = this.#waiters.shift() as Waiter
+      const next = this.#waiters.take()
+      if (!next) break
+      const waiter = next.item
       waiter.signal.removeEventListener('abort', waiter.onAbort)
-      w.lease = new QuickJsPoolGuest(this.#portFor(w), waiter.lease)
+      const lease = new QuickJsPoolGuest(this.#portFor(w), waiter.lease)
+      w.lease = lease
+      this.#leaseOwners.set(lease, next.owner)
       w.worker.ref()
-      waiter.resolve(w.lease)
+      waiter.resolve(lease)
     }
+    // Waiters held back by their owner's cap need no new worker.
     const starting = [...this.#workers].filter((w) => !w.ready).length
-    let needed = this.#waiters.length - starting
+    let needed = this.#waiters.runnable() - starting
     while (needed-- > 0 && this.#workers.size < this.poolSize && !this.#disposed) this.#spawn(false)
   }
 
@@ -210,6 +250,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
     this.#workers.delete(w)
     const lease = w.lease
     w.lease = undefined
+    if (lease) this.#endLease(lease)
     lease?.workerLost(workerLostError(err))
     if (wasDead || this.#disposed) return
     if (w.ready) {
@@ -218,7 +259,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
     }
     // Died while booting: respawning would only loop. Fail those waiting;
     // a later call tries again.
-    for (const waiter of this.#waiters.splice(0)) {
+    for (const waiter of this.#waiters.drain()) {
       waiter.signal.removeEventListener('abort', waiter.onAbort)
       waiter.reject(
         new SkillHostError('E_SKILL_ISOLATED_GUEST_FAILED', 'The guest worker failed to start.', {
@@ -237,6 +278,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
     const wasDead = w.dead
     w.dead = true
     this.#workers.delete(w)
+    if (w.lease) this.#endLease(w.lease)
     const done = w.worker.terminate().then(
       () => {},
       () => {},

@@ -21,8 +21,13 @@ export const HARD_KILL_GRACE_MS = 100
 export interface RunIsolatedToolOptions {
   /** The turn's abort signal: aborting kills the guest. */
   signal?: AbortSignal
-  /** The model's `timeout_seconds`, clamped to 1..maxTimeoutSeconds. */
+  /**
+   * The model's `timeout_seconds`, clamped to 1..maxTimeoutSeconds. It
+   * bounds the whole call, time spent waiting for a guest included.
+   */
   timeoutSeconds?: number
+  /** The fair-share key passed to the resolver (default `config.owner`). */
+  owner?: unknown
 }
 
 /** What one isolated call produced. */
@@ -39,6 +44,7 @@ const ISOLATED_CODES = new Set([
   'E_SKILL_ISOLATED_THREW',
   'E_SKILL_ISOLATED_BAD_RESULT',
   'E_SKILL_ISOLATED_GUEST_FAILED',
+  'E_SKILL_ISOLATED_BUSY',
 ])
 
 const schemas = new WeakMap<SkillIsolatedTool, CompiledSchema<unknown>>()
@@ -72,8 +78,10 @@ export function clampTimeoutSeconds(config: SkillIsolationConfig, requested: unk
  * Runs one isolated tool call: validates `args` against `tool.params`,
  * clamps the timeout, obtains a fresh guest (passing the caller's signal),
  * kills it on timeout or abort, and returns the result as capped, valid JSON
- * text. Every failure is a `SkillHostError` with a model-safe message:
- * `E_TOOL_INVALID_ARGS`, `E_ABORTED`, or one of the `E_SKILL_ISOLATED_*` codes.
+ * text. The timeout is one deadline for the whole call: waiting for a guest
+ * uses it up, and the guest gets only what is left. Every failure is a
+ * `SkillHostError` with a model-safe message: `E_TOOL_INVALID_ARGS`,
+ * `E_ABORTED`, or one of the `E_SKILL_ISOLATED_*` codes.
  */
 export async function runIsolatedTool(
   config: SkillIsolationConfig,
@@ -103,11 +111,23 @@ export async function runIsolatedTool(
   const globals: HostGlobals = Object.assign(Object.create(null), config.globals)
   const modules = Object.assign(Object.create(null), config.modules) as Record<string, string>
 
+  const budgetMs = Math.round(timeoutSeconds * 1000)
+  const started = performance.now()
+  const queuedOut = () => queuedTimeoutError(timeoutSeconds, config.maxTimeoutSeconds)
+  const owner = Object.hasOwn(options, 'owner') ? options.owner : config.owner
   const guest = await obtainGuest(
-    resolveGuest({ signal, limits, globals: Object.keys(globals), modules }),
+    (waitSignal) =>
+      resolveGuest({ signal: waitSignal, limits, globals: Object.keys(globals), modules, owner }),
     signal,
+    budgetMs,
+    queuedOut,
   )
-  const timeoutMs = Math.round(timeoutSeconds * 1000)
+  // What the queue left of the budget is all the guest gets.
+  const timeoutMs = Math.round(budgetMs - (performance.now() - started))
+  if (timeoutMs < 1) {
+    guest.kill()
+    throw queuedOut()
+  }
   return await new Promise<IsolatedToolResult>((resolve, reject) => {
     const calls = new AbortController()
     let done = false
@@ -147,20 +167,43 @@ export async function runIsolatedTool(
   })
 }
 
-/** Waits for a guest, but not past an abort; a guest that arrives late is killed. */
-function obtainGuest(pending: Promise<IsolatedGuest>, signal: AbortSignal): Promise<IsolatedGuest> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortedError())
-    signal.addEventListener('abort', onAbort, { once: true })
+/**
+ * Waits for a guest, but not past an abort or the call's deadline; a guest
+ * that arrives late is killed (for a pool lease, that only returns it). The
+ * resolver sees one signal for both, so a pool drops the waiter at once.
+ */
+function obtainGuest(
+  resolve: (waitSignal: AbortSignal) => Promise<IsolatedGuest>,
+  signal: AbortSignal,
+  budgetMs: number,
+  queuedOut: () => SkillHostError,
+): Promise<IsolatedGuest> {
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(), budgetMs)
+  const waitSignal = AbortSignal.any([signal, deadline.signal])
+  return new Promise((settle, reject) => {
+    const fail = () => reject(signal.aborted ? abortedError() : queuedOut())
+    const cleanup = () => {
+      clearTimeout(timer)
+      waitSignal.removeEventListener('abort', fail)
+    }
+    waitSignal.addEventListener('abort', fail, { once: true })
+    let pending: Promise<IsolatedGuest>
+    try {
+      pending = Promise.resolve(resolve(waitSignal))
+    } catch (err) {
+      pending = Promise.reject(err)
+    }
     pending.then(
       (guest) => {
-        signal.removeEventListener('abort', onAbort)
-        if (signal.aborted) guest.kill()
-        else resolve(guest)
+        cleanup()
+        if (waitSignal.aborted) guest.kill()
+        else settle(guest)
       },
       (err) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(asIsolatedError(err, 'The guest runtime could not be created.'))
+        cleanup()
+        if (waitSignal.aborted) fail()
+        else reject(asIsolatedError(err, 'The guest runtime could not be created.'))
       },
     )
   })
@@ -237,6 +280,14 @@ function timeoutError(
     'E_SKILL_ISOLATED_TIMEOUT',
     `Isolated tool '${tool.name}' ran past its ${seconds}s timeout and was killed; do less per call or pass a larger timeout_seconds (max ${max}).`,
     data ? { data } : {},
+  )
+}
+
+function queuedTimeoutError(seconds: number, max: number): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_ISOLATED_TIMEOUT',
+    `The call waited for a free guest past its ${seconds}s timeout; nothing ran. The host is busy: retry later, or pass a larger timeout_seconds (max ${max}).`,
+    { data: { queued: true } },
   )
 }
 

@@ -53,6 +53,12 @@ export interface SkillIsolationConfig {
   limits?: Partial<IsolationLimits>
   /** Where guests come from, e.g. `createQuickJsGuest().resolveGuest`. */
   resolveGuest?: GuestResolver
+  /**
+   * The fair-share key of calls made with this config (see
+   * `GuestResolveOptions.owner`). Default: the manager gives each of its
+   * instances its own; `forgeIsolatedTool` uses the turn context's id.
+   */
+  owner?: unknown
   /** Upper bound of the model-supplied `timeout_seconds`. */
   maxTimeoutSeconds: number
   /** Timeout used when the model supplies none. */
@@ -106,6 +112,13 @@ export interface GuestResolveOptions {
   /** Names of the declared host globals. */
   globals: string[]
   modules: Record<string, string>
+  /**
+   * Who the call is for: one key per session (an MCP session, a manager). A
+   * shared pool takes turns between owners and caps each, so one session
+   * cannot starve the others. Keys compare by identity; calls without one
+   * share a single owner.
+   */
+  owner?: unknown
 }
 
 /** Provides a fresh guest for one evaluation. */
