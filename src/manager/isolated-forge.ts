@@ -2,29 +2,13 @@ import { JsonArtifact } from '../common/artifacts/index.js'
 import { enforceToolGate, type ToolGate } from '../common/gate.js'
 import { Tool } from '../common/tool.js'
 import type { SkillDescriptor, SkillIsolatedToolDeclaration } from '../sources/types.js'
+import { TIMEOUT_ARG, withTimeoutParam } from '../tiers/isolated/forge-isolated-tool.js'
 import { renderIsolatedResult } from '../tiers/isolated/render-isolated-result.js'
 import { runIsolatedTool } from '../tiers/isolated/run-isolated-tool.js'
 import type { GuestResolver, SkillIsolationConfig } from '../tiers/isolated/types.js'
 import { spoolToolResult } from '../tiers/spool-result.js'
 import type { TierForge } from './prepare-skill.js'
 import type { SkillRecord } from './skill-record.js'
-
-const TIMEOUT_ARG = 'timeout_seconds'
-
-function withTimeout(
-  params: Readonly<Record<string, unknown>> | undefined,
-  max: number,
-): Record<string, unknown> {
-  const base = params ?? { type: 'object' }
-  const properties = { ...((base.properties as Record<string, unknown> | undefined) ?? {}) }
-  properties[TIMEOUT_ARG] = {
-    type: 'integer',
-    minimum: 1,
-    maximum: max,
-    description: `Seconds before the call is killed (1 to ${max}).`,
-  }
-  return { ...base, type: 'object', properties }
-}
 
 /**
  * Tier 2 for the manager: each declared isolated tool becomes a host-owned,
@@ -89,7 +73,7 @@ function forgeOne(
   return new Tool<Record<string, unknown>>({
     name,
     description: declared.description,
-    inputSchema: withTimeout(decl.params, config.maxTimeoutSeconds),
+    inputSchema: withTimeoutParam(decl.params, config.maxTimeoutSeconds),
     trusted: false,
     meta: { skill: skill.id, skillVersion: skill.version, tier: 'isolated' },
     handler: async (args, ctx) => {

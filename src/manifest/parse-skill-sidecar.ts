@@ -7,6 +7,7 @@ import type {
 } from '../skill-model/declarations.js'
 import { scriptDeclarationProblems } from '../skill-model/script-declaration.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
+import { TIMEOUT_PARAM } from '../skill-model/timeout-param.js'
 import { checkYamlDepth } from './check-yaml-depth.js'
 import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
 
@@ -155,6 +156,13 @@ function isolated(
     !(isObj(raw.params) && (raw.params.type === undefined || raw.params.type === 'object'))
   ) {
     problems.push(`${at}.params must be a JSON Schema object schema (type: object)`)
+  }
+  if (
+    isObj(raw.params) &&
+    isObj(raw.params.properties) &&
+    Object.hasOwn(raw.params.properties, TIMEOUT_PARAM)
+  ) {
+    problems.push(`${at}.params may not declare '${TIMEOUT_PARAM}'; the host adds it`)
   }
   return {
     name: name(raw, at, problems, seen, 'isolated tool'),

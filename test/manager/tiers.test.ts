@@ -4,6 +4,7 @@ import { renderError, SkillHostError } from '../../src/common/errors.js'
 import { deny, type ToolGate } from '../../src/common/gate.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
+import { timeoutProperty } from '../../src/skill-model/timeout-param.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../../src/tiers/isolated/index.js'
 import { makeRig, onLinux, type Rig } from '../sandbox/helpers.js'
 import { memorySource, reportSkill } from './fixtures.js'
@@ -185,6 +186,37 @@ describe.skipIf(!onLinux)(
       expect((err as Error).message).toMatch(/ruby/)
       expect(manager.loaded()).toEqual([])
       expect(roots()).toEqual([])
+    })
+
+    it('one timeout_seconds contract for every tier; an isolated tool declaring it is refused at load', async () => {
+      await using manager = await createSkillManager(config())
+      const ctx = manager.createTurnContext()
+      await manager.load('toolbox', ctx)
+      const iso = ctx.tools.get('stats')!.inputSchema as { properties: Record<string, unknown> }
+      const run = ctx.tools.get('run_toolbox_greet')!.inputSchema as {
+        properties: Record<string, unknown>
+      }
+      // The same rule, each under its own tier's maximum.
+      expect(iso.properties.timeout_seconds).toEqual(timeoutProperty(5))
+      expect(run.properties.timeout_seconds).toEqual(timeoutProperty(rig.config.maxTimeoutSeconds))
+      expect(iso.properties.timeout_seconds).toMatchObject({ type: 'integer', minimum: 1 })
+      const clash = skill({
+        scripts: [],
+        isolatedTools: [
+          {
+            name: 'stats',
+            description: 'Declares the host-owned argument.',
+            params: { type: 'object', properties: { timeout_seconds: { type: 'string' } } },
+            source: STATS,
+          },
+        ],
+      })
+      await using other = await createSkillManager(
+        config(undefined, { sources: [memorySource([clash])] }),
+      )
+      const err = await other.load('toolbox', other.createTurnContext()).catch((e: unknown) => e)
+      expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
+      expect(other.loaded()).toEqual([])
     })
 
     it('unload while a script runs: the call completes, the workspace is disposed after', async () => {

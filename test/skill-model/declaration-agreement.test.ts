@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
 import { parseSkillSidecar } from '../../src/manifest/parse-skill-sidecar.js'
 import { scriptDeclarationProblems } from '../../src/skill-model/script-declaration.js'
+import { withTimeoutParam } from '../../src/tiers/isolated/forge-isolated-tool.js'
 import { validateSkillScript } from '../../src/tiers/scripts/validate-skill-script.js'
 import { codeOf } from '../helpers/error-code.js'
 
@@ -59,6 +60,19 @@ describe('validate and load agree on every declaration problem', () => {
     expect(validateSkillScript('s', good as never, interpreters).interpreterArgv).toEqual([
       '/usr/bin/python3',
     ])
+  })
+
+  it('refuses an isolated tool declaring timeout_seconds in validate as load does', () => {
+    const tool = {
+      name: 'calc',
+      description: 'Adds.',
+      source: 'calc.js',
+      params: { type: 'object', properties: { timeout_seconds: { type: 'string' } } },
+    }
+    expect(codeOf(() => parseSkillSidecar(stringify({ isolatedTools: [tool] })))).toBe(
+      'E_SKILL_MANIFEST_INVALID',
+    )
+    expect(codeOf(() => withTimeoutParam(tool.params, 10))).toBe('E_SKILL_MANIFEST_INVALID')
   })
 
   for (const [what, decl] of Object.entries(bad)) {

@@ -1,12 +1,13 @@
 import { SkillHostError } from '../../common/errors.js'
 import type { JsonSchemaObject } from '../../common/schema.js'
 import { Tool } from '../../common/tool.js'
+import { TIMEOUT_PARAM, timeoutProperty } from '../../skill-model/timeout-param.js'
 import { renderIsolatedResult } from './render-isolated-result.js'
 import { runIsolatedTool } from './run-isolated-tool.js'
 import type { SkillIsolatedTool, SkillIsolationConfig } from './types.js'
 
-/** The argument every isolated tool accepts besides its own params. */
-export const TIMEOUT_ARG = 'timeout_seconds'
+/** The argument every isolated tool accepts besides its own params (the skill model's `TIMEOUT_PARAM`). */
+export const TIMEOUT_ARG = TIMEOUT_PARAM
 
 /** Options for `forgeIsolatedTool`. */
 export interface ForgeIsolatedToolOptions {
@@ -15,8 +16,17 @@ export interface ForgeIsolatedToolOptions {
   meta?: Readonly<Record<string, unknown>>
 }
 
-function withTimeoutParam(params: JsonSchemaObject | undefined, max: number): JsonSchemaObject {
-  const base: JsonSchemaObject = params ?? { type: 'object' }
+/**
+ * An isolated tool's input schema: its params plus `timeout_seconds`
+ * (`timeoutProperty`). A declaration that names `timeout_seconds` itself is
+ * `E_SKILL_MANIFEST_INVALID`: the host owns that argument. Used by
+ * `forgeIsolatedTool` and the manager's tier-2 forge alike.
+ */
+export function withTimeoutParam(
+  params: Readonly<Record<string, unknown>> | undefined,
+  max: number,
+): JsonSchemaObject {
+  const base: JsonSchemaObject = { type: 'object', ...(params ?? {}) }
   const properties = (base.properties ?? {}) as Record<string, unknown>
   if (Object.hasOwn(properties, TIMEOUT_ARG)) {
     throw new SkillHostError(
@@ -28,12 +38,7 @@ function withTimeoutParam(params: JsonSchemaObject | undefined, max: number): Js
     ...base,
     properties: {
       ...properties,
-      [TIMEOUT_ARG]: {
-        type: 'number',
-        minimum: 1,
-        maximum: max,
-        description: `Seconds before the call is killed (1 to ${max}).`,
-      },
+      [TIMEOUT_ARG]: timeoutProperty(max),
     },
   }
 }

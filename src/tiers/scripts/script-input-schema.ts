@@ -1,5 +1,5 @@
+import { TIMEOUT_PARAM, timeoutProperty } from '../../skill-model/timeout-param.js'
 import type { SkillScriptParam } from './types.js'
-import { TIMEOUT_PARAM } from './validate-skill-script.js'
 
 /** A JSON Schema (draft 2020-12 subset) object, as providers take it. */
 export type JsonSchemaObject = Record<string, unknown>
@@ -38,12 +38,7 @@ export function scriptInputSchema(
 ): JsonSchemaObject {
   const properties: Record<string, JsonSchemaObject> = Object.create(null)
   for (const param of params) properties[param.name] = paramSchema(param)
-  properties[TIMEOUT_PARAM] = {
-    type: 'integer',
-    minimum: 1,
-    maximum: maxTimeoutSeconds,
-    description: `Deadline in seconds (1..${maxTimeoutSeconds}); the script is killed past it.`,
-  }
+  properties[TIMEOUT_PARAM] = timeoutProperty(maxTimeoutSeconds) as JsonSchemaObject
   return {
     type: 'object',
     properties: { ...properties },
