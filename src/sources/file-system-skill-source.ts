@@ -95,7 +95,7 @@ export class FileSystemSkillSource implements SkillSource {
     const walk = walkSkillRoots(this.roots, {
       limits: this.limits,
       strict: this.#strict,
-      fs: this.#syncDiscovery ? syncSkillFs : asyncSkillFs,
+      io: this.#syncDiscovery ? { sync: syncSkillFs } : { async: asyncSkillFs },
       report,
       ...(options.signal && { signal: options.signal }),
     })

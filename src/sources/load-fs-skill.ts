@@ -8,13 +8,13 @@ import {
   type SkillSidecar,
 } from '../manifest/parse-skill-sidecar.js'
 import { type SkillManifest, validateSkillManifest } from '../manifest/validate-skill-manifest.js'
+import { type FsSteps, readCappedStep, runAsync } from './fs-steps.js'
 import {
   type SkillFileEntry,
   type SkillFolderScan,
-  scanSkillFolder,
-  scanSkillFolderSync,
+  scanSkillFolderSteps,
 } from './scan-skill-folder.js'
-import { asyncSkillFs, childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
+import { asyncSkillFs, childPath } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /** A skill folder that passed validation: everything a source caches about it. */
@@ -34,12 +34,10 @@ export type FsSkillOutcome =
 
 type FsSkillFailure = Extract<FsSkillOutcome, { ok: false }>
 
-/** Options for `loadFsSkill`. */
+/** Options for `loadFsSkillSteps`. */
 export interface LoadFsSkillOptions {
   readonly limits: SkillSourceLimits
   readonly strict: boolean
-  /** Filesystem calls to use; async by default. */
-  readonly fs?: SkillFs
 }
 
 /** The entry of `rel` in a scan, when it exists and fits in `max` bytes. */
@@ -55,15 +53,23 @@ function sizedFile(scan: SkillFolderScan, rel: string, max: number): SkillFileEn
   return file
 }
 
-/** Reads a skill file as UTF-8 within `max` bytes. */
-export async function readSkillText(
+/**
+ * Reads a scanned skill file as UTF-8 within `max` bytes, refusing a file
+ * that is no longer the one the scan saw.
+ */
+export function* readSkillTextSteps(
   scan: SkillFolderScan,
   rel: string,
   max: number,
-  fs: SkillFs = asyncSkillFs,
-): Promise<string> {
+): FsSteps<string> {
   const file = sizedFile(scan, rel, max)
-  return decodeSkillText((await fs.readCapped(file.abs, max, rel, file)).bytes, rel)
+  // Decoded at once, so the read may use a reused buffer.
+  return decodeSkillText((yield* readCappedStep(file.abs, max, rel, file, true)).bytes, rel)
+}
+
+/** `readSkillTextSteps` through the thread pool. */
+export function readSkillText(scan: SkillFolderScan, rel: string, max: number): Promise<string> {
+  return runAsync(readSkillTextSteps(scan, rel, max), asyncSkillFs)
 }
 
 /** Validates a `skillhost.yaml`'s text, checking each declared file exists in the skill. */
@@ -146,15 +152,16 @@ function plainSkillMd(entries: readonly Dirent[] | undefined): boolean {
  * (too large, unreadable, bad UTF-8, bad YAML, failed validation, bad sidecar)
  * comes back as `{ ok: false }` with a code and model-safe messages, so a bad
  * skill never becomes a partial catalog entry. The version is the folder's
- * stat hash, prefixed by the manifest's `version` when it has one.
+ * stat hash, prefixed by the manifest's `version` when it has one. `entries`
+ * may pass the folder's listing, already read.
  */
-export async function loadFsSkill(
+export function* loadFsSkillSteps(
   dir: string,
   folderName: string,
   options: LoadFsSkillOptions,
   entries?: readonly Dirent[],
-): Promise<FsSkillOutcome> {
-  const fs = options.fs ?? asyncSkillFs
+): FsSteps<FsSkillOutcome> {
+  const max = options.limits.maxSkillMdBytes
   try {
     // When SKILL.md is a plain file, read it first: the open descriptor's stat
     // serves the folder scan too, saving one filesystem call per skill.
@@ -162,7 +169,7 @@ export async function loadFsSkill(
     let known: Map<string, SkillFileEntry> | undefined
     if (plainSkillMd(entries)) {
       const abs = childPath(dir, 'SKILL.md')
-      const file = await fs.readCapped(abs, options.limits.maxSkillMdBytes, 'SKILL.md')
+      const file = yield* readCappedStep(abs, max, 'SKILL.md', undefined, true)
       text = decodeSkillHead(file.bytes)
       known = new Map<string, SkillFileEntry>().set('SKILL.md', {
         abs,
@@ -171,58 +178,16 @@ export async function loadFsSkill(
         ino: file.ino,
       })
     }
-    const scan = await scanSkillFolder(dir, options.limits, entries, known, fs)
-    text ??= await readSkillText(scan, 'SKILL.md', options.limits.maxSkillMdBytes, fs)
+    const scan = yield* scanSkillFolderSteps(dir, options.limits, entries, known)
+    if (text === undefined) {
+      const file = sizedFile(scan, 'SKILL.md', max)
+      text = decodeSkillHead((yield* readCappedStep(file.abs, max, 'SKILL.md', file, true)).bytes)
+    }
     const valid = validateText(text, folderName, options)
     if (!valid.ok) return valid
     const sidecar = scan.files.has(SKILL_SIDECAR_FILE)
-      ? checkSidecar(
-          scan,
-          await readSkillText(scan, SKILL_SIDECAR_FILE, options.limits.maxSkillMdBytes, fs),
-        )
+      ? checkSidecar(scan, yield* readSkillTextSteps(scan, SKILL_SIDECAR_FILE, max))
       : undefined
-    return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar)
-  } catch (err) {
-    return failed(err)
-  }
-}
-
-/** `loadFsSkill` with direct synchronous calls: the same checks and outcomes. */
-export function loadFsSkillSync(
-  dir: string,
-  folderName: string,
-  options: LoadFsSkillOptions,
-  fs: SyncSkillFs,
-  entries?: readonly Dirent[],
-): FsSkillOutcome {
-  try {
-    const max = options.limits.maxSkillMdBytes
-    let text: string | undefined
-    let known: Map<string, SkillFileEntry> | undefined
-    if (plainSkillMd(entries)) {
-      const abs = childPath(dir, 'SKILL.md')
-      const file = fs.readCapped(abs, max, 'SKILL.md', true)
-      text = decodeSkillHead(file.bytes)
-      known = new Map<string, SkillFileEntry>().set('SKILL.md', {
-        abs,
-        size: file.size,
-        mtimeMs: file.mtimeMs,
-        ino: file.ino,
-      })
-    }
-    const scan = scanSkillFolderSync(dir, options.limits, fs, entries, known)
-    if (text === undefined) {
-      const file = sizedFile(scan, 'SKILL.md', max)
-      text = decodeSkillHead(fs.readCapped(file.abs, max, 'SKILL.md', true).bytes)
-    }
-    const valid = validateText(text, folderName, options)
-    if (!valid.ok) return valid
-    let sidecar: SkillSidecar | undefined
-    if (scan.files.has(SKILL_SIDECAR_FILE)) {
-      const file = sizedFile(scan, SKILL_SIDECAR_FILE, max)
-      const bytes = fs.readCapped(file.abs, max, SKILL_SIDECAR_FILE, true).bytes
-      sidecar = checkSidecar(scan, decodeSkillText(bytes, SKILL_SIDECAR_FILE))
-    }
     return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar)
   } catch (err) {
     return failed(err)

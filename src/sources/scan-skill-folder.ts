@@ -2,7 +2,15 @@ import * as crypto from 'node:crypto'
 import type { Dirent, Stats } from 'node:fs'
 import { sep } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
-import { asyncSkillFs, childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
+import {
+  allSteps,
+  type FsSteps,
+  readdirStep,
+  realpathStep,
+  runAsync,
+  statStep,
+} from './fs-steps.js'
+import { asyncSkillFs, childPath } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /** One regular file of a skill, as seen when the folder was scanned. */
@@ -46,6 +54,41 @@ function insideOf(root: string, target: string): boolean {
   return target === root || target.startsWith(root.endsWith(sep) ? root : root + sep)
 }
 
+/** A directory entry's name order: the same whatever order `readdir` returns. */
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** `entries` in name order; the array itself when already sorted (the common case). */
+export function inNameOrder(entries: readonly Dirent[]): readonly Dirent[] {
+  for (let i = 1; i < entries.length; i++) {
+    if (byName(entries[i - 1]!, entries[i]!) > 0) return [...entries].sort(byName)
+  }
+  return entries
+}
+
+/** What one entry contributes, kept in entry order until its folder's calls are answered. */
+type Slot =
+  | { readonly warning: string }
+  | { readonly rel: string; readonly abs: string; readonly call: number; readonly link: boolean }
+
+type Resolved = { readonly target: string; readonly s: Stats } | { readonly cause: unknown }
+
+function* resolveLink(abs: string): FsSteps<Resolved> {
+  try {
+    const target = yield* realpathStep(abs)
+    return { target, s: yield* statStep(target) }
+  } catch (cause) {
+    // ELOOP (a symlink loop) and dangling links land here.
+    return { cause }
+  }
+}
+
+const entryOf = (abs: string, s: Stats): SkillFileEntry => ({
+  abs,
+  size: s.size,
+  mtimeMs: s.mtimeMs,
+  ino: s.ino,
+})
+
 /**
  * Lists every regular file of the skill folder `dir` with its size, mtime and
  * inode, without following a symlink out of the folder or into a folder, so
@@ -54,91 +97,19 @@ function insideOf(root: string, target: string): boolean {
  * `E_SKILL_SOURCE_FAILED` (loop, FIFO, folder). More than `maxFilesPerSkill`
  * files fails with `E_SKILL_SOURCE_TOO_LARGE`. `top` may pass the folder's
  * already-read entries to save a `readdir`, and `known` stats of regular
- * files the caller already took (from an open descriptor) to save a `stat`.
+ * files the caller already took (from an open descriptor) to save a `stat`;
+ * `known` becomes the scan's `files`. Entries are taken in name order, folders
+ * depth-first after their own files, and the calls of one folder are made
+ * together (concurrently when async), their results kept in entry order: the
+ * warnings come out the same for either driver and any `readdir` order.
  */
-export async function scanSkillFolder(
+export function* scanSkillFolderSteps(
   dir: string,
   limits: SkillSourceLimits,
-  top?: readonly Dirent[],
-  known?: ReadonlyMap<string, SkillFileEntry>,
-  fs: SkillFs = asyncSkillFs,
-): Promise<SkillFolderScan> {
-  const files = new Map<string, SkillFileEntry>()
-  const warnings: string[] = []
-  let realDir: Promise<string> | undefined
-  const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
-    ['', dir, 0, top],
-  ]
-  while (pending.length > 0) {
-    const [rel, abs, depth, given] = pending.pop()!
-    const entries = given ?? (await fs.readdir(abs))
-    const stats: Promise<void>[] = []
-    for (const entry of entries) {
-      const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`
-      const absPath = childPath(abs, entry.name)
-      const isSkillMd = relPath === 'SKILL.md'
-      if (entry.isDirectory()) {
-        if (isSkillMd) throw notRegular()
-        if (SKIPPED_FOLDERS.has(entry.name)) continue
-        if (depth + 1 > limits.maxDepth)
-          warnings.push(`${relPath}/ is nested too deep; not searched`)
-        else pending.push([relPath, absPath, depth + 1])
-      } else if (entry.isFile()) {
-        const seen = known?.get(relPath)
-        if (seen) files.set(relPath, seen)
-        else stats.push(fs.stat(absPath).then((s) => add(relPath, absPath, s)))
-      } else if (entry.isSymbolicLink()) {
-        if (!realDir) {
-          realDir = fs.realpath(dir)
-          // Awaited only when a link resolves; keep an early failure from going unhandled.
-          realDir.catch(() => undefined)
-        }
-        stats.push(followLink(relPath, absPath, isSkillMd))
-      } else if (isSkillMd) throw notRegular()
-      else warnings.push(`${relPath} is not a regular file; ignored`)
-    }
-    await Promise.all(stats)
-    if (files.size > limits.maxFilesPerSkill) throw tooManyFiles(limits)
-  }
-  return { files, hash: hashFiles(files), warnings }
-
-  function add(rel: string, abs: string, s: Stats): void {
-    files.set(rel, { abs, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino })
-  }
-
-  async function followLink(rel: string, abs: string, isSkillMd: boolean): Promise<void> {
-    let target: string
-    let s: Stats
-    try {
-      target = await fs.realpath(abs)
-      s = await fs.stat(target)
-    } catch (cause) {
-      // ELOOP (a symlink loop) and dangling links land here.
-      if (isSkillMd) throw brokenLink(cause)
-      warnings.push(`${rel} is a broken or looping symlink; ignored`)
-      return
-    }
-    if (!insideOf(await realDir!, target)) {
-      if (isSkillMd) throw escapingLink()
-      warnings.push(`${rel} is a symlink that leads outside the skill folder; ignored`)
-    } else if (s.isFile()) add(rel, target, s)
-    else if (isSkillMd) throw notRegular()
-    else warnings.push(`${rel} is a symlink to a folder; not followed`)
-  }
-}
-
-/**
- * `scanSkillFolder` with direct synchronous calls: the same walk, checks,
- * warnings, errors and hash, without a promise per file.
- */
-export function scanSkillFolderSync(
-  dir: string,
-  limits: SkillSourceLimits,
-  fs: SyncSkillFs,
   top?: readonly Dirent[],
   known?: Map<string, SkillFileEntry>,
-): SkillFolderScan {
-  // `known` holds only entries this scan would add itself; it becomes `files`.
+): FsSteps<SkillFolderScan> {
+  // Each path comes up once, so an entry already present came from `known`.
   const files = known ?? new Map<string, SkillFileEntry>()
   const warnings: string[] = []
   let realDir: string | undefined
@@ -147,50 +118,69 @@ export function scanSkillFolderSync(
   ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
-    const entries = given ?? fs.readdir(abs)
+    const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
+    const slots: Slot[] = []
+    const calls: FsSteps<Stats | Resolved>[] = []
+    const subfolders: [rel: string, abs: string, depth: number][] = []
     for (const entry of entries) {
       const name = entry.name
       const relPath = rel === '' ? name : `${rel}/${name}`
       const absPath = childPath(abs, name)
-      const isSkillMd = relPath === 'SKILL.md'
       if (entry.isDirectory()) {
-        if (isSkillMd) throw notRegular()
+        if (relPath === 'SKILL.md') throw notRegular()
         if (SKIPPED_FOLDERS.has(name)) continue
         if (depth + 1 > limits.maxDepth)
-          warnings.push(`${relPath}/ is nested too deep; not searched`)
-        else pending.push([relPath, absPath, depth + 1])
+          slots.push({ warning: `${relPath}/ is nested too deep; not searched` })
+        else subfolders.push([relPath, absPath, depth + 1])
       } else if (entry.isFile()) {
-        // Each path comes up once, so an entry already present came from `known`.
-        if (!known?.has(relPath)) {
-          const s = fs.stat(absPath)
-          files.set(relPath, { abs: absPath, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino })
-        }
+        if (known?.has(relPath)) continue
+        slots.push({ rel: relPath, abs: absPath, call: calls.length, link: false })
+        calls.push(statStep(absPath))
       } else if (entry.isSymbolicLink()) {
-        let target: string
-        let s: Stats
-        try {
-          target = fs.realpath(absPath)
-          s = fs.stat(target)
-        } catch (cause) {
-          // ELOOP (a symlink loop) and dangling links land here.
-          if (isSkillMd) throw brokenLink(cause)
-          else warnings.push(`${relPath} is a broken or looping symlink; ignored`)
-          continue
-        }
-        realDir ??= fs.realpath(dir)
-        if (!insideOf(realDir, target)) {
-          if (isSkillMd) throw escapingLink()
-          else warnings.push(`${relPath} is a symlink that leads outside the skill folder; ignored`)
-        } else if (s.isFile())
-          files.set(relPath, { abs: target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino })
-        else if (isSkillMd) throw notRegular()
-        else warnings.push(`${relPath} is a symlink to a folder; not followed`)
-      } else if (isSkillMd) throw notRegular()
-      else warnings.push(`${relPath} is not a regular file; ignored`)
+        slots.push({ rel: relPath, abs: absPath, call: calls.length, link: true })
+        calls.push(resolveLink(absPath))
+      } else if (relPath === 'SKILL.md') throw notRegular()
+      else slots.push({ warning: `${relPath} is not a regular file; ignored` })
     }
+    // One round of calls per folder (concurrent when async), answered in entry order.
+    const results =
+      calls.length === 0 ? [] : calls.length === 1 ? [yield* calls[0]!] : yield* allSteps(calls)
+    for (const slot of slots) {
+      if ('warning' in slot) {
+        warnings.push(slot.warning)
+        continue
+      }
+      const result = results[slot.call]
+      if (!slot.link) {
+        files.set(slot.rel, entryOf(slot.abs, result as Stats))
+        continue
+      }
+      const isSkillMd = slot.rel === 'SKILL.md'
+      const link = result as Resolved
+      if ('cause' in link) {
+        if (isSkillMd) throw brokenLink(link.cause)
+        warnings.push(`${slot.rel} is a broken or looping symlink; ignored`)
+        continue
+      }
+      // Resolved only once a link resolves: a folder without links costs no call.
+      realDir ??= yield* realpathStep(dir)
+      if (!insideOf(realDir, link.target)) {
+        if (isSkillMd) throw escapingLink()
+        warnings.push(`${slot.rel} is a symlink that leads outside the skill folder; ignored`)
+      } else if (link.s.isFile()) files.set(slot.rel, entryOf(link.target, link.s))
+      else if (isSkillMd) throw notRegular()
+      else warnings.push(`${slot.rel} is a symlink to a folder; not followed`)
+    }
+    // Pushed in reverse so they are searched in name order.
+    for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!)
     if (files.size > limits.maxFilesPerSkill) throw tooManyFiles(limits)
   }
   return { files, hash: hashFiles(files), warnings }
+}
+
+/** `scanSkillFolderSteps` through the thread pool: the rescan that proves a ref current. */
+export function scanSkillFolder(dir: string, limits: SkillSourceLimits): Promise<SkillFolderScan> {
+  return runAsync(scanSkillFolderSteps(dir, limits), asyncSkillFs)
 }
 
 // One-shot hashing (Node >= 20.12) is about 3x cheaper than a Hash object.

@@ -33,45 +33,42 @@ export interface FileIdentity {
   readonly mtimeMs: number
 }
 
+/** `T`, or a promise of it when `Async`. */
+type Io<Async extends boolean, T> = Async extends true ? Promise<T> : T
+
 /**
- * The few filesystem calls sources make. Two implementations: `asyncSkillFs`
- * (libuv thread pool; never blocks the event loop) and `syncSkillFs` (direct
- * syscalls; 3-5x faster for many small files, used in time slices).
+ * The few filesystem calls discovery makes, declared once for both shapes:
+ * `SkillFs` (libuv thread pool; never blocks the event loop) and
+ * `SyncSkillFs` (direct syscalls; 3-5x faster for many small files, used in
+ * time slices). Same arguments, semantics and errors; only the I/O differs.
  */
-export interface SkillFs {
-  readdir(path: string): Promise<Dirent[]>
-  stat(path: string): Promise<Stats>
-  realpath(path: string): Promise<string>
+export interface SkillFsOf<Async extends boolean> {
+  readdir(path: string): Io<Async, Dirent[]>
+  stat(path: string): Io<Async, Stats>
+  realpath(path: string): Io<Async, string>
   /**
    * Reads a regular file of at most `maxBytes`, opened non-blocking so a FIFO
    * cannot hang, checking the open descriptor: `E_SKILL_SOURCE_TOO_LARGE`
-   * when too big, `E_SKILL_SOURCE_FAILED` when not a regular file or
-   * unreadable. `label` is the model-safe name used in messages.
+   * when too big, `E_SKILL_SOURCE_FAILED` when not a regular file, unreadable
+   * or not the file `expected` (a scan's identity). `label` is the model-safe
+   * name used in messages. With `transient`, `bytes` may be a view of a buffer
+   * the next call reuses: for callers that decode the bytes at once, sparing
+   * an allocation per file (only the sync reader uses it).
    */
   readCapped(
     path: string,
     maxBytes: number,
     label: string,
     expected?: FileIdentity,
-  ): Promise<CappedFile>
-  /**
-   * The same calls made directly, when this filesystem is synchronous anyway:
-   * discovery then runs without a promise per call.
-   */
-  readonly sync?: SyncSkillFs
+    transient?: boolean,
+  ): Io<Async, CappedFile>
 }
 
-/** `SkillFs` with direct synchronous calls; same semantics and errors. */
-export interface SyncSkillFs {
-  readdir(path: string): Dirent[]
-  stat(path: string): Stats
-  realpath(path: string): string
-  /**
-   * With `transient`, `bytes` may be a view of a buffer the next call reuses:
-   * for callers that decode the bytes at once, sparing an allocation per file.
-   */
-  readCapped(path: string, maxBytes: number, label: string, transient?: boolean): CappedFile
-}
+/** Filesystem calls through the thread pool. */
+export type SkillFs = SkillFsOf<true>
+
+/** Filesystem calls made directly. */
+export type SyncSkillFs = SkillFsOf<false>
 
 // O_NOFOLLOW: a file swapped for a symlink after the scan is refused, not followed.
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
@@ -184,13 +181,14 @@ function readCappedSync(
   path: string,
   maxBytes: number,
   label: string,
+  expected?: FileIdentity,
   transient = false,
 ): CappedFile {
   let fd: number | undefined
   try {
     fd = openSync(path, FLAGS)
     const s = fstatSync(fd)
-    checkStat(s, maxBytes, label)
+    checkStat(s, maxBytes, label, expected)
     const size = s.size
     let buffer: Uint8Array
     if (transient && size <= SCRATCH_BYTES) {
@@ -215,21 +213,9 @@ function readCappedSync(
 const WITH_TYPES = { withFileTypes: true } as const
 
 /** Direct synchronous syscalls. */
-const directFs: SyncSkillFs = {
+export const syncSkillFs: SyncSkillFs = {
   readdir: (path) => readdirSync(path, WITH_TYPES),
   stat: (path) => statSync(path),
   realpath: (path) => realpathSync(path),
   readCapped: readCappedSync,
-}
-
-/** Direct synchronous syscalls behind the same promise-shaped interface, and as `sync`. */
-export const syncSkillFs: SkillFs = {
-  readdir: async (path) => directFs.readdir(path),
-  stat: async (path) => directFs.stat(path),
-  realpath: async (path) => directFs.realpath(path),
-  readCapped: async (path, maxBytes, label, expected) =>
-    expected
-      ? readCappedAsync(path, maxBytes, label, expected)
-      : directFs.readCapped(path, maxBytes, label),
-  sync: directFs,
 }

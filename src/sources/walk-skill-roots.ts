@@ -1,9 +1,10 @@
 import type { Dirent } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
-import { type FsSkillOutcome, loadFsSkill, loadFsSkillSync } from './load-fs-skill.js'
+import { allSteps, type FsSteps, readdirStep, runAsync, runSync, statStep } from './fs-steps.js'
+import { type FsSkillOutcome, loadFsSkillSteps } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
-import { SKIPPED_FOLDERS } from './scan-skill-folder.js'
+import { inNameOrder, SKIPPED_FOLDERS } from './scan-skill-folder.js'
 import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 import type { SkillProblem } from './types.js'
@@ -17,11 +18,17 @@ export interface SkillFolderResult {
   readonly outcome: FsSkillOutcome
 }
 
+/**
+ * Which driver runs discovery's steps: direct calls in time slices, one
+ * folder at a time, or the thread pool, `limits.concurrency` folders at once.
+ */
+export type DiscoveryIo = { readonly sync: SyncSkillFs } | { readonly async: SkillFs }
+
 /** Options for `walkSkillRoots`. */
 export interface WalkSkillRootsOptions {
   readonly limits: SkillSourceLimits
   readonly strict: boolean
-  readonly fs: SkillFs
+  readonly io: DiscoveryIo
   readonly signal?: AbortSignal
   readonly report: (problem: SkillProblem) => void
 }
@@ -37,8 +44,6 @@ const SLICE_MS = 10
 /** Skill results handed to the consumer at once; bounds the work between slice checks. */
 const MAX_BATCH = 32
 
-const byRel = (a: Folder, b: Folder): number => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)
-
 /** Throws `E_ABORTED` once `signal` is aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) {
@@ -51,7 +56,7 @@ function hasSkillMd(entries: readonly Dirent[]): boolean {
   return false
 }
 
-/** Subfolders to search (sorted) and symlinks that may lead to folders. */
+/** Subfolders to search and symlinks that may lead to folders, in the order of `entries`. */
 function subfolders(
   entries: readonly Dirent[],
   dir: string,
@@ -69,7 +74,6 @@ function subfolders(
         : undefined
     list?.push({ dir: childPath(dir, e.name), rel: rel === '' ? e.name : `${rel}/${e.name}` })
   }
-  children.sort(byRel)
   return { children, symlinks }
 }
 
@@ -80,6 +84,46 @@ const unreadable = (dir: string, rel: string, err: unknown): Visit => ({
   errno: (err as NodeJS.ErrnoException).code ?? 'error',
 })
 
+/** `isDirectory` of what `path` leads to; false when it leads nowhere. */
+function* leadsToFolder(path: string): FsSteps<boolean> {
+  try {
+    return (yield* statStep(path)).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Reads one folder of the walk: a skill (loaded), or the subfolders to search
+ * and the symlinked folders to report, in name order whatever `readdir` returns.
+ */
+function* visitSteps(
+  folder: Folder,
+  depth: number,
+  options: WalkSkillRootsOptions,
+): FsSteps<Visit> {
+  const { dir, rel } = folder
+  throwIfAborted(options.signal)
+  let entries: readonly Dirent[]
+  try {
+    entries = inNameOrder(yield* readdirStep(dir))
+  } catch (err) {
+    return unreadable(dir, rel, err)
+  }
+  if (hasSkillMd(entries)) {
+    const folderName = basename(dir)
+    const outcome = yield* loadFsSkillSteps(dir, folderName, options, entries)
+    return { kind: 'skill', result: { location: rel || folderName, hostPath: dir, outcome } }
+  }
+  if (depth >= options.limits.maxDepth)
+    return { kind: 'folder', children: [], links: [], entries: entries.length }
+  const { children, symlinks } = subfolders(entries, dir, rel)
+  const isFolder =
+    symlinks.length === 0 ? [] : yield* allSteps(symlinks.map((l) => leadsToFolder(l.dir)))
+  const links = symlinks.filter((_, i) => isFolder[i])
+  return { kind: 'folder', children, links, entries: entries.length }
+}
+
 /**
  * Walks each root breadth-first, in root order and then name order, for
  * folders holding a `SKILL.md` (a root may itself be one). A skill folder is
@@ -87,7 +131,9 @@ const unreadable = (dir: string, rel: string, err: unknown): Visit => ({
  * symlinked folders are not followed (so loops cannot occur); the walk stops
  * at `maxDepth` and after `maxEntries` directory entries, reporting why.
  * Folders are read `concurrency` at a time (one at a time, without promises,
- * when `fs` is synchronous). Skills come in batches, in walk order; problems
+ * with `io.sync`); either way every folder's steps are the same and results
+ * are taken in walk order, so both drivers yield the same skills and
+ * problems in the same order. Skills come in batches, in walk order; problems
  * the walk reports are reported after every skill found before them was
  * yielded. Throws `E_ABORTED` once `signal` is aborted.
  */
@@ -95,59 +141,14 @@ export async function* walkSkillRoots(
   roots: readonly string[],
   options: WalkSkillRootsOptions,
 ): AsyncGenerator<readonly SkillFolderResult[]> {
-  const { limits, signal, report } = options
-  const direct = options.fs.sync
+  const { limits, signal, report, io } = options
+  // Direct calls need no promise per folder; the thread pool keeps many folders in flight.
+  const visitNow =
+    'sync' in io
+      ? (f: Folder, depth: number): Visit => runSync(visitSteps(f, depth, options), io.sync)
+      : undefined
   let seen = 0
   let sliceStart = performance.now()
-
-  const visit = async (dir: string, rel: string, depth: number): Promise<Visit> => {
-    throwIfAborted(signal)
-    let entries: Dirent[]
-    try {
-      entries = await options.fs.readdir(dir)
-    } catch (err) {
-      return unreadable(dir, rel, err)
-    }
-    if (hasSkillMd(entries)) {
-      const folderName = basename(dir)
-      const outcome = await loadFsSkill(dir, folderName, options, entries)
-      return { kind: 'skill', result: { location: rel || folderName, hostPath: dir, outcome } }
-    }
-    if (depth >= limits.maxDepth)
-      return { kind: 'folder', children: [], links: [], entries: entries.length }
-    const { children, symlinks } = subfolders(entries, dir, rel)
-    const links: Folder[] = []
-    for (const link of symlinks) {
-      if ((await options.fs.stat(link.dir).catch(() => undefined))?.isDirectory()) links.push(link)
-    }
-    return { kind: 'folder', children, links, entries: entries.length }
-  }
-
-  const visitSync = (dir: string, rel: string, depth: number, fs: SyncSkillFs): Visit => {
-    throwIfAborted(signal)
-    let entries: Dirent[]
-    try {
-      entries = fs.readdir(dir)
-    } catch (err) {
-      return unreadable(dir, rel, err)
-    }
-    if (hasSkillMd(entries)) {
-      const folderName = basename(dir)
-      const outcome = loadFsSkillSync(dir, folderName, options, fs, entries)
-      return { kind: 'skill', result: { location: rel || folderName, hostPath: dir, outcome } }
-    }
-    if (depth >= limits.maxDepth)
-      return { kind: 'folder', children: [], links: [], entries: entries.length }
-    const { children, symlinks } = subfolders(entries, dir, rel)
-    const links = symlinks.filter((link) => {
-      try {
-        return fs.stat(link.dir).isDirectory()
-      } catch {
-        return false
-      }
-    })
-    return { kind: 'folder', children, links, entries: entries.length }
-  }
 
   let batch: SkillFolderResult[] = []
   for (const rawRoot of roots) {
@@ -155,16 +156,19 @@ export async function* walkSkillRoots(
     let level: Folder[] = [{ dir: root, rel: '' }]
     for (let depth = 0; level.length > 0; depth++) {
       const next: Folder[] = []
-      const visits = direct
-        ? undefined
-        : mapOrdered(level, limits.concurrency, (f) => visit(f.dir, f.rel, depth))
+      const visits =
+        'async' in io
+          ? mapOrdered(level, limits.concurrency, (f) =>
+              runAsync(visitSteps(f, depth, options), io.async),
+            )
+          : undefined
       try {
         for (let i = 0; ; i++) {
           let v: Visit
-          if (direct) {
+          if (visitNow) {
             const f = level[i]
             if (f === undefined) break
-            v = visitSync(f.dir, f.rel, depth, direct)
+            v = visitNow(f, depth)
           } else {
             const r = await visits!.next()
             if (r.done) break
@@ -204,7 +208,7 @@ export async function* walkSkillRoots(
                 return
               }
               for (const child of v.children) next.push(child)
-              for (const link of v.links.sort(byRel)) {
+              for (const link of v.links) {
                 report({
                   location: link.rel,
                   hostPath: link.dir,

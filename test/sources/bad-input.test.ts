@@ -270,43 +270,4 @@ describe('bad input never crashes discovery nor yields a partial entry', () => {
     )
     expect(problems.map((p) => p.code)).toContain('E_SKILL_SOURCE_TOO_LARGE')
   })
-
-  it('both discovery modes agree on a tree of bad input', async () => {
-    const root = await makeTree({
-      'good/SKILL.md': skillMd('good', 'Good.', 'metadata:\n  n: 1\n'),
-      'crlf/SKILL.md': skillMd('crlf').replace(/\n/g, '\r\n'),
-      'nofm/SKILL.md': '# no frontmatter\n',
-      'badutf/SKILL.md': new Uint8Array([...new TextEncoder().encode(skillMd('badutf')), 0xff]),
-      'deep/a/b/c/d/e/f/g/SKILL.md': skillMd('g'),
-      'nest/SKILL.md': skillMd('nest'),
-      'nest/sub/x.txt': 'x',
-      'nest/.git/HEAD': 'ref',
-      'nest/node_modules/m/index.js': '',
-      'dup/SKILL.md': skillMd('good'),
-      'side/SKILL.md': skillMd('side'),
-      'side/skillhost.yaml': 'scripts:\n  - name: run\n    path: missing.sh\n',
-      'outside.md': skillMd('esc'),
-      'secret.txt': 's',
-      'esc/.keep': '',
-      'leaky/SKILL.md': skillMd('leaky'),
-      'loop/.keep': '',
-    })
-    roots.push(root)
-    await symlink(join(root, 'outside.md'), join(root, 'esc/SKILL.md'))
-    await symlink(join(root, 'secret.txt'), join(root, 'leaky/leak.txt'))
-    await symlink(join(root, 'leaky'), join(root, 'leaky/self'))
-    await symlink(join(root, 'loop/SKILL.md'), join(root, 'loop/SKILL.md'))
-    await symlink(root, join(root, 'up'))
-    for (const strict of [false, true]) {
-      const viaSync = await discover(
-        new FileSystemSkillSource({ roots: root, strict, discoveryIo: 'sync' }),
-      )
-      const viaAsync = await discover(
-        new FileSystemSkillSource({ roots: root, strict, discoveryIo: 'async' }),
-      )
-      expect(viaSync.skills.length).toBeGreaterThan(2)
-      expect(viaSync.problems.length).toBeGreaterThan(5)
-      expect(viaAsync).toEqual(viaSync)
-    }
-  })
 })
