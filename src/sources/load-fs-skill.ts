@@ -14,7 +14,7 @@ import {
   type SkillFolderScan,
   scanSkillFolderSteps,
 } from './scan-skill-folder.js'
-import { asyncSkillFs, childPath } from './skill-fs.js'
+import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /** A skill folder that passed validation: everything a source caches about it. */
@@ -169,7 +169,14 @@ export function* loadFsSkillSteps(
     let known: Map<string, SkillFileEntry> | undefined
     if (plainSkillMd(entries)) {
       const abs = childPath(dir, 'SKILL.md')
-      const file = yield* readCappedStep(abs, max, 'SKILL.md', undefined, true)
+      // Yielded directly, not through `readCappedStep`: one generator fewer per skill.
+      const file = (yield {
+        op: 'readCapped',
+        path: abs,
+        maxBytes: max,
+        label: 'SKILL.md',
+        transient: true,
+      }) as CappedFile
       text = decodeSkillHead(file.bytes)
       known = new Map<string, SkillFileEntry>().set('SKILL.md', {
         abs,
