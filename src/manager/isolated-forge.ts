@@ -1,12 +1,12 @@
 import { JsonArtifact } from '../common/artifacts/index.js'
-import { enforceToolGate, type ToolGate } from '../common/gate.js'
-import { Tool } from '../common/tool.js'
+import type { ToolGate } from '../common/gate.js'
+import type { Tool } from '../common/tool.js'
 import type { SkillDescriptor, SkillIsolatedToolDeclaration } from '../sources/types.js'
 import { TIMEOUT_ARG, withTimeoutParam } from '../tiers/isolated/forge-isolated-tool.js'
 import { renderIsolatedResult } from '../tiers/isolated/render-isolated-result.js'
 import { runIsolatedTool } from '../tiers/isolated/run-isolated-tool.js'
 import type { GuestResolver, SkillIsolationConfig } from '../tiers/isolated/types.js'
-import { spoolToolResult } from '../tiers/spool-result.js'
+import { forgeSkillTool } from '../tiers/skill-tool-envelope.js'
 import type { TierForge } from './prepare-skill.js'
 import type { SkillRecord } from './skill-record.js'
 
@@ -70,30 +70,22 @@ function forgeOne(
     source: normalizeIsolatedSource(String(decl.source)),
     params: decl.params,
   }
-  return new Tool<Record<string, unknown>>({
+  return forgeSkillTool<Record<string, unknown>>({
     name,
     description: declared.description,
     inputSchema: withTimeoutParam(decl.params, config.maxTimeoutSeconds),
-    trusted: false,
-    meta: { skill: skill.id, skillVersion: skill.version, tier: 'isolated' },
-    handler: async (args, ctx) => {
-      record.enter(name)
-      try {
-        await enforceToolGate(gate, ctx, { tool: name, args, skill, tier: 'isolated' })
-        const { [TIMEOUT_ARG]: timeoutSeconds, ...rest } = args
-        const result = await runIsolatedTool(config, declared as never, rest, {
-          signal: ctx.abortSignal,
-          timeoutSeconds: timeoutSeconds as number | undefined,
-        })
-        const text = renderIsolatedResult(result)
-        return await spoolToolResult(text, {
-          spool: ctx.spool,
-          artifactClass: JsonArtifact,
-          provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
-        })
-      } finally {
-        record.exit()
-      }
+    tier: 'isolated',
+    skill,
+    gate,
+    guard: record,
+    spool: { artifactClass: () => JsonArtifact },
+    run: async (args, ctx) => {
+      const { [TIMEOUT_ARG]: timeoutSeconds, ...rest } = args
+      const result = await runIsolatedTool(config, declared as never, rest, {
+        signal: ctx.abortSignal,
+        timeoutSeconds: timeoutSeconds as number | undefined,
+      })
+      return renderIsolatedResult(result)
     },
   })
 }

@@ -1,7 +1,7 @@
 import { SpooledArtifact } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
-import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../common/gate.js'
-import { Tool } from '../common/tool.js'
+import { SCRIPT_GATE_CODES, type ToolGate } from '../common/gate.js'
+import type { Tool } from '../common/tool.js'
 import { filesFromSource } from '../sandbox/workspace-files.js'
 import type { SkillDescriptor, SkillSource } from '../sources/types.js'
 import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
@@ -13,6 +13,7 @@ import {
   type ValidatedSkillScript,
   validateSkillScript,
 } from '../tiers/scripts/validate-skill-script.js'
+import { forgeSkillTool } from '../tiers/skill-tool-envelope.js'
 import type { TierForge } from './prepare-skill.js'
 import type { SkillRecord } from './skill-record.js'
 
@@ -63,53 +64,48 @@ function forgeOne(
 ): Tool {
   const name = scriptToolName(record.id, script.name)
   const skill = { id: record.id, version: record.version }
-  return new Tool<Record<string, unknown>>({
+  return forgeSkillTool<Record<string, unknown>>({
     name,
     description: script.description,
     inputSchema: scriptInputSchema(script.params, config.maxTimeoutSeconds),
-    trusted: false,
-    meta: { skill: skill.id, skillVersion: skill.version, tier: 'script', script: script.name },
-    handler: async (args, ctx) => {
-      record.enter(name)
-      try {
-        await enforceToolGate(
-          gate,
-          ctx,
-          { tool: name, args, skill, tier: 'script' },
-          SCRIPT_GATE_CODES,
+    tier: 'script',
+    skill,
+    meta: { script: script.name },
+    gate,
+    gateCodes: SCRIPT_GATE_CODES,
+    guard: record,
+    // The output is spooled here and the model gets an acknowledgement naming it.
+    spool: false,
+    run: async (args, ctx) => {
+      const result = await runSkillScript(config, {
+        skill: record.id,
+        root,
+        script,
+        args,
+        signal: ctx.abortSignal,
+        returnTimedOut: true,
+      })
+      const artifact = await SpooledArtifact.spool(ctx.spool, outputText(result), {
+        provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
+        trusted: false,
+        title: `${name} output`,
+      })
+      if (result.timedOut) {
+        // The partial output is spooled like any other, so the model can see
+        // how far the script got before the deadline.
+        throw new SkillHostError(
+          'E_SKILL_SCRIPT_TIMEOUT',
+          `Script tool '${name}' ran past its deadline and was killed; its partial output (${result.bytes} bytes) is in ${artifact.retrievable.id}. Raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.`,
+          { data: { retrievableId: artifact.retrievable.id, bytes: result.bytes } },
         )
-        const result = await runSkillScript(config, {
-          skill: record.id,
-          root,
-          script,
-          args,
-          signal: ctx.abortSignal,
-          returnTimedOut: true,
-        })
-        const artifact = await SpooledArtifact.spool(ctx.spool, outputText(result), {
-          provenance: { skill: skill.id, skillVersion: skill.version, tool: name },
-          trusted: false,
-          title: `${name} output`,
-        })
-        if (result.timedOut) {
-          // The partial output is spooled like any other, so the model can see
-          // how far the script got before the deadline.
-          throw new SkillHostError(
-            'E_SKILL_SCRIPT_TIMEOUT',
-            `Script tool '${name}' ran past its deadline and was killed; its partial output (${result.bytes} bytes) is in ${artifact.retrievable.id}. Raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.`,
-            { data: { retrievableId: artifact.retrievable.id, bytes: result.bytes } },
-          )
-        }
-        return settleScriptResult(result, {
-          retrievableId: artifact.retrievable.id,
-          toolName: name,
-          ...(config.failOnNonzeroExit === undefined
-            ? {}
-            : { failOnNonzeroExit: config.failOnNonzeroExit }),
-        })
-      } finally {
-        record.exit()
       }
+      return settleScriptResult(result, {
+        retrievableId: artifact.retrievable.id,
+        toolName: name,
+        ...(config.failOnNonzeroExit === undefined
+          ? {}
+          : { failOnNonzeroExit: config.failOnNonzeroExit }),
+      })
     },
   })
 }

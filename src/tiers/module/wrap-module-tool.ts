@@ -1,19 +1,16 @@
 import type { SpooledArtifact } from '../../common/artifacts/index.js'
 import { SkillHostError } from '../../common/errors.js'
-import { enforceToolGate, type ToolGate } from '../../common/gate.js'
+import type { ToolGate } from '../../common/gate.js'
 import { RetrievableSet } from '../../common/retrievable.js'
 import type { SpoolStore } from '../../common/spool-store.js'
-import { Tool, type ToolHandler } from '../../common/tool.js'
+import { Tool, type ToolHandler, type ToolResult } from '../../common/tool.js'
 import { ToolRegistry } from '../../common/tool-registry.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import type { SkillRef } from '../../skill-model/declarations.js'
-import { spoolToolResult, toHostToolResult } from '../spool-result.js'
+import { type CallGuard, forgeSkillTool } from '../skill-tool-envelope.js'
+import { toHostToolResult } from '../spool-result.js'
 
-/** Counts calls in and out of a loaded skill, refusing once it is retired. */
-export interface CallGuard {
-  enter(toolName: string): void
-  exit(): void
-}
+export type { CallGuard }
 
 /** What the host decides for a wrapped module tool. */
 export interface ModuleToolBinding {
@@ -82,55 +79,60 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
   const call: (args: unknown, ctx: TurnContext) => unknown = handler
     ? (args, ctx) => handler(args, ctx)
     : (args, ctx) => original.execute(args, ctx)
-  const { skill, gate, guard } = binding
-  const provenance = Object.freeze({ skill: skill.id, skillVersion: skill.version, tool: name })
-  const gateSkill = Object.freeze({ id: skill.id, version: skill.version })
-  return new Tool({
+  const { skill } = binding
+  return forgeSkillTool({
     name,
     description: String(original.description ?? ''),
     inputSchema: original.inputSchema,
-    trusted: false,
-    meta: { skill: skill.id, skillVersion: skill.version, tier: 'module' },
-    handler: async (args, ctx) => {
-      guard.enter(name)
+    tier: 'module',
+    skill,
+    gate: binding.gate,
+    guard: binding.guard,
+    spool: { artifactClass: binding.artifactClass },
+    run: (args, ctx) => {
+      let raw: unknown
+      let thenable: boolean
       try {
-        await enforceToolGate(gate, ctx, { tool: name, args, skill: gateSkill, tier: 'module' })
-        let raw: unknown
-        try {
-          raw = call(args, sealContext(ctx))
-          // Most handlers answer synchronously; only a thenable costs a hop.
-          if (isThenable(raw)) raw = await raw
-        } catch (thrown) {
-          // Whatever was thrown (a forged SkillHostError, a Proxy, an Error
-          // whose name is a secret) the model sees one fixed message.
-          throw new SkillHostError(
-            'E_SKILL_TOOL_FAILED',
-            `Tool '${name}' of skill '${skill.id}' failed; details are kept by the host.`,
-            {
-              data: { skill: skill.id, tool: name, recoverable: isRecoverable(thrown) },
-              cause: thrown,
-            },
-          )
-        }
-        const result = toHostToolResult(raw)
-        if (result === undefined) {
-          throw new SkillHostError(
-            'E_SKILL_TOOL_BAD_RESPONSE',
-            `Tool '${name}' of skill '${skill.id}' returned ${describeResult(raw)}; a skill tool must return a string, bytes, Media or Media[].`,
-            { data: { skill: skill.id, tool: name } },
-          )
-        }
-        const spooled = spoolToolResult(result, {
-          spool: ctx.spool,
-          artifactClass: binding.artifactClass(),
-          provenance,
-        })
-        return isThenable(spooled) ? await spooled : spooled
-      } finally {
-        guard.exit()
+        raw = call(args, sealContext(ctx))
+        // Reading `then` can run skill code (a Proxy trap), so it is inside the guard too.
+        thenable = isThenable(raw)
+      } catch (thrown) {
+        throw failed(name, skill.id, thrown)
       }
+      // Most handlers answer synchronously; only a thenable costs a hop.
+      if (thenable) {
+        return Promise.resolve(raw).then(
+          (settled) => checked(name, skill.id, settled),
+          (thrown: unknown) => {
+            throw failed(name, skill.id, thrown)
+          },
+        )
+      }
+      return checked(name, skill.id, raw)
     },
   })
+}
+
+// Whatever was thrown (a forged SkillHostError, a Proxy, an Error whose name
+// is a secret) the model sees one fixed message; the original stays host-side.
+function failed(name: string, skillId: string, thrown: unknown): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_TOOL_FAILED',
+    `Tool '${name}' of skill '${skillId}' failed; details are kept by the host.`,
+    { data: { skill: skillId, tool: name, recoverable: isRecoverable(thrown) }, cause: thrown },
+  )
+}
+
+function checked(name: string, skillId: string, raw: unknown): ToolResult {
+  const result = toHostToolResult(raw)
+  if (result === undefined) {
+    throw new SkillHostError(
+      'E_SKILL_TOOL_BAD_RESPONSE',
+      `Tool '${name}' of skill '${skillId}' returned ${describeResult(raw)}; a skill tool must return a string, bytes, Media or Media[].`,
+      { data: { skill: skillId, tool: name } },
+    )
+  }
+  return result
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -1,0 +1,90 @@
+import type { SpooledArtifact } from '../common/artifacts/index.js'
+import { enforceToolGate, type GateCodes, TOOL_GATE_CODES, type ToolGate } from '../common/gate.js'
+import type { JsonSchemaObject, ToolInputSchema } from '../common/schema.js'
+import { Tool, type ToolResult } from '../common/tool.js'
+import type { TurnContext } from '../common/turn-context.js'
+import type { SkillRef } from '../skill-model/declarations.js'
+import { spoolToolResult } from './spool-result.js'
+
+/** Counts calls in and out of a loaded skill, refusing once it is retired. */
+export interface CallGuard {
+  enter(toolName: string): void
+  exit(): void
+}
+
+/** One skill tool, as its tier describes it to `forgeSkillTool`. */
+export interface SkillToolSpec<A> {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: ToolInputSchema<A> | JsonSchemaObject
+  readonly tier: 'module' | 'isolated' | 'script'
+  readonly skill: SkillRef
+  /** Extra host-side metadata beside `skill`, `skillVersion` and `tier`. */
+  readonly meta?: Readonly<Record<string, unknown>>
+  readonly gate: ToolGate
+  /** The tier's refusal and unavailable codes; default the tool codes (403 / 503). */
+  readonly gateCodes?: GateCodes
+  /** Counts the call in and out of its skill; absent for a tool outside the manager. */
+  readonly guard?: CallGuard
+  /**
+   * The tier's own work, after the gate allowed the call: returns a checked
+   * result, or throws a tier code. Everything around it is the envelope's.
+   */
+  run(args: A, ctx: TurnContext): ToolResult | Promise<ToolResult>
+  /**
+   * How the result is kept: by default it is spooled (untrusted, with
+   * provenance) as `artifactClass()` or a plain `SpooledArtifact`, and the
+   * model sees the preview and id. `false` when `run` spools on its own
+   * (scripts spool their output and answer with an acknowledgement naming it).
+   */
+  readonly spool?: false | { readonly artifactClass?: () => typeof SpooledArtifact | undefined }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  )
+}
+
+/**
+ * The one tool-call envelope every tier's skill tools go through: a new
+ * host-owned, always `trusted: false` `Tool` whose handler counts the call in
+ * (guard), asks the host gate with the tier's codes, runs the tier, spools the
+ * result with the skill's provenance, and counts the call out whatever
+ * happened. Argument validation is the `Tool`'s own, against `inputSchema`,
+ * before the handler runs.
+ */
+export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
+  const { name, skill, tier, gate, guard } = spec
+  const codes = spec.gateCodes ?? TOOL_GATE_CODES
+  const gateSkill = Object.freeze({ id: skill.id, version: skill.version })
+  const provenance = Object.freeze({ skill: skill.id, skillVersion: skill.version, tool: name })
+  const spooling = spec.spool
+  return new Tool<A>({
+    name,
+    description: spec.description,
+    inputSchema: spec.inputSchema as ToolInputSchema<A>,
+    trusted: false,
+    meta: { ...spec.meta, skill: skill.id, skillVersion: skill.version, tier },
+    handler: async (args, ctx) => {
+      guard?.enter(name)
+      try {
+        await enforceToolGate(gate, ctx, { tool: name, args, skill: gateSkill, tier }, codes)
+        let result = spec.run(args, ctx)
+        // Most tier-1 handlers answer synchronously; only a thenable costs a hop.
+        if (isThenable(result)) result = await result
+        if (spooling === false) return result
+        const spooled = spoolToolResult(result, {
+          spool: ctx.spool,
+          artifactClass: spooling?.artifactClass?.(),
+          provenance,
+        })
+        return isThenable(spooled) ? await spooled : spooled
+      } finally {
+        guard?.exit()
+      }
+    },
+  })
+}
