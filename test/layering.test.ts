@@ -13,6 +13,7 @@ const LAYERS: readonly [string, number][] = [
   ['sandbox/', 4],
   ['tiers/spool-result.ts', 4.4],
   ['tiers/skill-tool-envelope.ts', 4.5],
+  ['tiers/tier-forge.ts', 4.6],
   ['tiers/module/', 5],
   ['tiers/isolated/', 5],
   ['tiers/scripts/', 5],

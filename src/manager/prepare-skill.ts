@@ -10,18 +10,10 @@ import { Tool } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import { wrapModuleTool } from '../tiers/module/wrap-module-tool.js'
+import type { TierForge } from '../tiers/tier-forge.js'
 import { preflightToolNames } from './preflight.js'
 import { SkillRecord } from './skill-record.js'
 import type { SkillChannel } from './types.js'
-
-/** Forges a tier's tools for one record; returns the tools and the names it could not offer. */
-export interface TierForge {
-  /** Tool names the tier will register for `descriptor`, for preflight. Empty when the tier is off. */
-  names(descriptor: SkillDescriptor): string[]
-  /** Declared tools the tier cannot offer on this host, and why. */
-  unavailable(descriptor: SkillDescriptor): { name: string; reason: string }[]
-  forge(record: SkillRecord, source: SkillSource, signal: AbortSignal): Promise<Tool[]>
-}
 
 /** What preparing a skill needs from the manager. */
 export interface PrepareDeps {

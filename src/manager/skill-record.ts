@@ -3,6 +3,7 @@ import { SkillHostError } from '../common/errors.js'
 import type { ProjectedRetrievable } from '../common/retrievable.js'
 import type { Tool } from '../common/tool.js'
 import type { SkillDescriptor } from '../sources/types.js'
+import type { ForgeTarget } from '../tiers/tier-forge.js'
 import type { SkillChannel } from './types.js'
 
 /**
@@ -12,7 +13,7 @@ import type { SkillChannel } from './types.js'
  * every wrapper refuses new calls with `E_SKILL_NOT_LOADED`, and the owned
  * resources are torn down as soon as in-flight calls drain.
  */
-export class SkillRecord {
+export class SkillRecord implements ForgeTarget {
   readonly id: string
   readonly version: string
   readonly descriptor: SkillDescriptor

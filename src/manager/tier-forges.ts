@@ -1,7 +1,7 @@
 import type { SkillDescriptor } from '../sources/types.js'
-import { createIsolatedForge } from './isolated-forge.js'
-import type { TierForge } from './prepare-skill.js'
-import { createScriptForge } from './script-forge.js'
+import { createIsolatedForge } from '../tiers/isolated/isolated-forge.js'
+import { createScriptForge } from '../tiers/scripts/script-forge.js'
+import type { TierForge } from '../tiers/tier-forge.js'
 import type { SkillManagerConfig } from './types.js'
 
 /** A tier this host has not enabled: its tools are reported unavailable, never registered. */

@@ -22,6 +22,22 @@ describe('DisposableStore', () => {
     expect(store.isDisposed).toBe(true)
   })
 
+  it('runs synchronous steps inside the dispose() call, and waits for asynchronous ones in order', async () => {
+    const store = new DisposableStore()
+    const order: string[] = []
+    store.add(() => void order.push('sync-1'))
+    store.add(async () => {
+      await new Promise((r) => setTimeout(r, 5))
+      order.push('async')
+    })
+    store.add(() => void order.push('sync-3'))
+    const done = store.dispose()
+    // sync-3 ran in the call; the async step holds sync-1 until it settles.
+    expect(order).toEqual(['sync-3'])
+    await done
+    expect(order).toEqual(['sync-3', 'async', 'sync-1'])
+  })
+
   it('refuses additions after disposal and disposes the late item', async () => {
     const store = new DisposableStore()
     await store.dispose()

@@ -1,4 +1,5 @@
 import type { Tool as AiTool, PrepareStepFunction, ToolSet } from 'ai'
+import { DisposableStore } from '../../common/disposable.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
@@ -72,28 +73,34 @@ export interface SkillTools extends Disposable {
 export function createSkillTools(options: SkillToolsOptions): SkillTools {
   const { manager, ctx } = options
   const tools: ToolSet = Object.create(null) as ToolSet
-  const mine: Tool[] = []
+  // Everything this call hooks into `ctx` is owned here and torn down in
+  // reverse: the tools it registered, then the subscription.
+  const store = new DisposableStore()
   const register = (tool: Tool): void => {
     if (ctx.tools.get(tool.name) === tool) return
     ctx.tools.register(tool)
-    mine.push(tool)
+    store.add(() => {
+      ctx.tools.unregister(tool)
+    })
   }
   const mirror = (tool: Tool): void => {
     tools[tool.name] = toAiSdkTool(tool, ctx) as AiTool
   }
 
-  const unsubscribe = ctx.tools.onDidChange((change) => {
-    if (change.kind === 'registered') mirror(change.tool)
-  })
+  store.add(
+    ctx.tools.onDidChange((change) => {
+      if (change.kind === 'registered') mirror(change.tool)
+    }),
+  )
   for (const tool of ctx.tools.all()) mirror(tool)
-  let disposed = false
+  // Every step is synchronous, so the store is empty when dispose returns.
+  const dispose = (): void => void store.dispose().catch(() => undefined)
   try {
     for (const tool of options.hostTools ?? []) register(tool)
     const lifecycle = options.lifecycleTools ?? forgeSkillTools(manager)
     if (lifecycle) for (const tool of lifecycle) register(tool)
   } catch (err) {
-    unsubscribe()
-    for (const tool of mine) ctx.tools.unregister(tool)
+    dispose()
     throw err
   }
 
@@ -109,13 +116,6 @@ export function createSkillTools(options: SkillToolsOptions): SkillTools {
     if (projected) parts.push(projected)
     return parts.join('\n\n')
   }
-  const dispose = (): void => {
-    if (disposed) return
-    disposed = true
-    unsubscribe()
-    for (const tool of mine) ctx.tools.unregister(tool)
-  }
-
   return {
     tools,
     prepareStep: () => ({ activeTools: activeTools(), system: system() }),

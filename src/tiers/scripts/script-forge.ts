@@ -1,21 +1,17 @@
-import { SpooledArtifact } from '../common/artifacts/index.js'
-import { SkillHostError } from '../common/errors.js'
-import { SCRIPT_GATE_CODES, type ToolGate } from '../common/gate.js'
-import type { Tool } from '../common/tool.js'
-import { filesFromSource } from '../sandbox/workspace-files.js'
-import type { SkillDescriptor, SkillSource } from '../sources/types.js'
-import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
-import { scriptInputSchema } from '../tiers/scripts/script-input-schema.js'
-import { settleScriptResult } from '../tiers/scripts/script-outcome.js'
-import { scriptToolName } from '../tiers/scripts/script-tool-name.js'
-import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
-import {
-  type ValidatedSkillScript,
-  validateSkillScript,
-} from '../tiers/scripts/validate-skill-script.js'
-import { forgeSkillTool } from '../tiers/skill-tool-envelope.js'
-import type { TierForge } from './prepare-skill.js'
-import type { SkillRecord } from './skill-record.js'
+import { SpooledArtifact } from '../../common/artifacts/index.js'
+import { SkillHostError } from '../../common/errors.js'
+import { SCRIPT_GATE_CODES, type ToolGate } from '../../common/gate.js'
+import type { Tool } from '../../common/tool.js'
+import { filesFromSource } from '../../sandbox/workspace-files.js'
+import type { SkillDescriptor, SkillSource } from '../../sources/types.js'
+import { forgeSkillTool } from '../skill-tool-envelope.js'
+import type { ForgeTarget, TierForge } from '../tier-forge.js'
+import { runSkillScript } from './run-skill-script.js'
+import { scriptInputSchema } from './script-input-schema.js'
+import { settleScriptResult } from './script-outcome.js'
+import { scriptToolName } from './script-tool-name.js'
+import type { ScriptRunResult, SkillScript, SkillScriptConfig } from './types.js'
+import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
 
 function outputText(result: ScriptRunResult): string {
   const ended = result.timedOut ? 'killed at the deadline' : `exit code: ${String(result.exitCode)}`
@@ -26,7 +22,7 @@ function outputText(result: ScriptRunResult): string {
 }
 
 /**
- * Tier 3 for the manager. At load every declared script is validated
+ * Tier 3's forge for the manager. At load every declared script is validated
  * (interpreter allow-list, path rules, parameter rules) before the skill's
  * files are materialized into a fresh workspace root, which the record owns
  * and disposes once in-flight calls drain. Each script becomes
@@ -39,7 +35,7 @@ export function createScriptForge(config: SkillScriptConfig, gate: ToolGate): Ti
     names: (d: SkillDescriptor) =>
       (d.scripts ?? []).map((s) => scriptToolName(d.id, String(s.name))),
     unavailable: () => [],
-    forge: async (record: SkillRecord, source: SkillSource, signal: AbortSignal) => {
+    forge: async (record: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
       const declared = record.descriptor.scripts ?? []
       if (declared.length === 0) return []
       const scripts = declared.map((s) =>
@@ -58,7 +54,7 @@ export function createScriptForge(config: SkillScriptConfig, gate: ToolGate): Ti
 function forgeOne(
   config: SkillScriptConfig,
   gate: ToolGate,
-  record: SkillRecord,
+  record: ForgeTarget,
   script: ValidatedSkillScript,
   root: string,
 ): Tool {

@@ -1,17 +1,16 @@
-import { JsonArtifact } from '../common/artifacts/index.js'
-import type { ToolGate } from '../common/gate.js'
-import type { Tool } from '../common/tool.js'
-import type { SkillDescriptor, SkillIsolatedToolDeclaration } from '../sources/types.js'
-import { TIMEOUT_ARG, withTimeoutParam } from '../tiers/isolated/forge-isolated-tool.js'
-import { renderIsolatedResult } from '../tiers/isolated/render-isolated-result.js'
-import { runIsolatedTool } from '../tiers/isolated/run-isolated-tool.js'
-import type { GuestResolver, SkillIsolationConfig } from '../tiers/isolated/types.js'
-import { forgeSkillTool } from '../tiers/skill-tool-envelope.js'
-import type { TierForge } from './prepare-skill.js'
-import type { SkillRecord } from './skill-record.js'
+import { JsonArtifact } from '../../common/artifacts/index.js'
+import type { ToolGate } from '../../common/gate.js'
+import type { Tool } from '../../common/tool.js'
+import type { SkillDescriptor, SkillIsolatedToolDeclaration } from '../../sources/types.js'
+import { forgeSkillTool } from '../skill-tool-envelope.js'
+import type { ForgeTarget, TierForge } from '../tier-forge.js'
+import { TIMEOUT_ARG, withTimeoutParam } from './forge-isolated-tool.js'
+import { renderIsolatedResult } from './render-isolated-result.js'
+import { runIsolatedTool } from './run-isolated-tool.js'
+import type { GuestResolver, SkillIsolationConfig } from './types.js'
 
 /**
- * Tier 2 for the manager: each declared isolated tool becomes a host-owned,
+ * Tier 2's forge for the manager: each declared isolated tool becomes a host-owned,
  * untrusted `Tool` that counts itself in and out of its record, runs the gate,
  * evaluates the source in a fresh guest (killed on timeout or abort), and
  * spools the JSON result. Without `resolveGuest`, the unsafe in-process guest
@@ -28,7 +27,7 @@ export function createIsolatedForge(config: SkillIsolationConfig, gate: ToolGate
   let inProcess: Promise<GuestResolver> | undefined
   const resolveGuest: GuestResolver = async (options) => {
     if (config.resolveGuest) return config.resolveGuest(options)
-    inProcess ??= import('../tiers/isolated/in-process-guest.js').then((m) =>
+    inProcess ??= import('./in-process-guest.js').then((m) =>
       m.createInProcessGuest(config.limits ? { limits: config.limits } : {}),
     )
     return (await inProcess)(options)
@@ -37,7 +36,7 @@ export function createIsolatedForge(config: SkillIsolationConfig, gate: ToolGate
   return {
     names: (d: SkillDescriptor) => (d.isolatedTools ?? []).map((t) => String(t.name)),
     unavailable: () => [],
-    forge: async (record: SkillRecord) =>
+    forge: async (record: ForgeTarget) =>
       (record.descriptor.isolatedTools ?? []).map((decl) =>
         forgeOne(effective, gate, record, decl),
       ),
@@ -59,7 +58,7 @@ export function normalizeIsolatedSource(source: string): string {
 function forgeOne(
   config: SkillIsolationConfig,
   gate: ToolGate,
-  record: SkillRecord,
+  record: ForgeTarget,
   decl: SkillIsolatedToolDeclaration,
 ): Tool {
   const name = String(decl.name)

@@ -1,0 +1,26 @@
+import type { DisposableStore } from '../common/disposable.js'
+import type { Tool } from '../common/tool.js'
+import type { SkillDescriptor, SkillSource } from '../sources/types.js'
+import type { CallGuard } from './skill-tool-envelope.js'
+
+/**
+ * What a tier forge sees of one loaded skill version: its identity and
+ * descriptor, the store that owns what the forge creates for it (workspaces,
+ * guests), and the guard every forged tool counts its calls through. The
+ * manager's record implements it; a tier never sees the manager itself.
+ */
+export interface ForgeTarget extends CallGuard {
+  readonly id: string
+  readonly version: string
+  readonly descriptor: SkillDescriptor
+  readonly store: DisposableStore
+}
+
+/** Forges one tier's tools for a loaded skill; `names` and `unavailable` feed preflight. */
+export interface TierForge {
+  /** Tool names the tier will register for `descriptor`, for preflight. Empty when the tier is off. */
+  names(descriptor: SkillDescriptor): string[]
+  /** Declared tools the tier cannot offer on this host, and why. */
+  unavailable(descriptor: SkillDescriptor): { name: string; reason: string }[]
+  forge(target: ForgeTarget, source: SkillSource, signal: AbortSignal): Promise<Tool[]>
+}
