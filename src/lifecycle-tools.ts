@@ -4,6 +4,7 @@ import { Tool } from './common/tool.js'
 import type { TurnContext } from './common/turn-context.js'
 import { LIFECYCLE_TOOL } from './manager/lifecycle-tool-names.js'
 import type { SkillManager } from './manager/types.js'
+import { forgeWorkspaceTools } from './tiers/workspace/workspace-tools.js'
 
 /**
  * The default size budget of one `list_skills` page, in characters of the
@@ -75,7 +76,9 @@ function decodeCursor(cursor: string | undefined): number {
  * The five lifecycle tools the model drives: `list_skills`,
  * `list_loaded_skills`, `refresh_skills`, `load_skill`, `unload_skill`. Each
  * is an ordinary `Tool` with JSON results, gated (the manager's gate unless
- * `options.gate` overrides it) before it does anything. Register them with the
+ * `options.gate` overrides it) before it does anything. When the manager runs
+ * scripts, the workspace tools (`workspace_list`, `workspace_read`,
+ * `workspace_write`, tier `workspace`) follow them. Register them with the
  * rest of your host tools.
  */
 export function forgeSkillTools(
@@ -196,5 +199,13 @@ export function forgeSkillTools(
     }),
   })
 
-  return [listSkills, listLoaded, refreshSkills, loadSkill, unloadSkill]
+  const workspace = manager.workspace
+  return [
+    listSkills,
+    listLoaded,
+    refreshSkills,
+    loadSkill,
+    unloadSkill,
+    ...(workspace ? forgeWorkspaceTools(() => workspace.open(), gate) : []),
+  ]
 }

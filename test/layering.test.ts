@@ -17,6 +17,7 @@ const LAYERS: readonly [string, number][] = [
   ['tiers/module/', 5],
   ['tiers/isolated/', 5],
   ['tiers/scripts/', 5],
+  ['tiers/workspace/', 5],
   ['manager/', 6],
   ['lifecycle-tools.ts', 7],
   ['adapters/ai-sdk/', 8],

@@ -91,6 +91,10 @@ export const ERROR_CODES = {
     status: 500,
     summary: 'A skill workspace could not be materialized or disposed.',
   },
+  E_SKILL_WORKSPACE_FULL: {
+    status: 507,
+    summary: 'The session workspace would exceed its size cap.',
+  },
   E_SANDBOX_UNAVAILABLE: {
     status: 503,
     summary: 'The sandbox (bubblewrap) cannot run on this machine.',

@@ -7,7 +7,7 @@ export interface GateRequest {
   readonly args: unknown
   readonly skill?: { readonly id: string; readonly version: string }
   /** The tier the call belongs to, so one gate can apply different rules. */
-  readonly tier?: 'host' | 'lifecycle' | 'module' | 'isolated' | 'script'
+  readonly tier?: 'host' | 'lifecycle' | 'module' | 'isolated' | 'script' | 'workspace'
 }
 
 /**

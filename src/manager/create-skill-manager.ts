@@ -8,7 +8,12 @@ import { SkillHostError } from '../common/errors.js'
 import { MemorySpoolStore } from '../common/spool-store.js'
 import type { Tool } from '../common/tool.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
+import {
+  type ManagerWorkspace,
+  SessionWorkspaceSlot,
+} from '../tiers/scripts/session-workspace-slot.js'
 import type { TierForge } from '../tiers/tier-forge.js'
+import { WORKSPACE_TOOL } from '../tiers/workspace/workspace-tools.js'
 import { resolveArtifactClass } from './artifact-binding.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import { buildCatalog, searchCatalog, summarizeRefresh } from './catalog-view.js'
@@ -62,6 +67,7 @@ class Manager implements SkillManager {
   readonly #readers: readonly Tool[]
   readonly #reserved: ReadonlySet<string>
   readonly #tiers: readonly TierForge[]
+  readonly #workspace: SessionWorkspaceSlot | undefined
   readonly #lifetime = new AbortController()
   readonly #teardowns = new Set<Promise<void>>()
   #snapshot: DiscoverySnapshot = { winners: new Map(), shadowed: [], skipped: [], sourceErrors: [] }
@@ -82,8 +88,11 @@ class Manager implements SkillManager {
       ...RESERVED_READER_NAMES,
       ...this.#readers.map((t) => t.name),
       ...LIFECYCLE_TOOL_NAMES,
+      ...(config.scripts ? Object.values(WORKSPACE_TOOL) : []),
     ])
-    this.#tiers = createTierForges(config)
+    this.#workspace = config.scripts ? new SessionWorkspaceSlot(config.scripts) : undefined
+    const workspace = this.#workspace
+    this.#tiers = createTierForges(config, workspace ? () => workspace.open() : undefined)
     this.middleware = {
       turnInput: async (ctx, next) => {
         this.#projectAll(ctx)
@@ -97,6 +106,10 @@ class Manager implements SkillManager {
         }
       },
     }
+  }
+
+  get workspace(): ManagerWorkspace | undefined {
+    return this.#workspace
   }
 
   catalog(): SkillCatalog {
@@ -236,6 +249,8 @@ class Manager implements SkillManager {
         // Calls that never settle must not keep workspaces and guests alive.
         await Promise.all(records.map((r) => r.forceTeardown(reportTeardownError)))
       }
+      // Last: no script call can still be writing to it.
+      await this.#workspace?.dispose().catch(reportTeardownError)
       this.#listeners.clear()
     })()
     return this.#disposed

@@ -1,3 +1,4 @@
+import type { SessionWorkspace } from '../sandbox/session-workspace.js'
 import type { SkillDescriptor } from '../sources/types.js'
 import { createIsolatedForge } from '../tiers/isolated/isolated-forge.js'
 import { createScriptForge } from '../tiers/scripts/script-forge.js'
@@ -18,7 +19,10 @@ function offTier(
 }
 
 /** The tier-2 and tier-3 forges this configuration enables (or reports as off). */
-export function createTierForges(config: SkillManagerConfig): TierForge[] {
+export function createTierForges(
+  config: SkillManagerConfig,
+  workspace?: () => Promise<SessionWorkspace>,
+): TierForge[] {
   const permissive = config.unsafe?.scriptsPermissivePolicy
   return [
     config.isolation
@@ -34,6 +38,7 @@ export function createTierForges(config: SkillManagerConfig): TierForge[] {
             ? { ...config.scripts, policy: permissive, hostEnvIsolated: true }
             : config.scripts,
           config.gate,
+          workspace ? { workspace } : {},
         )
       : offTier(
           (d) => d.scripts,

@@ -4,6 +4,7 @@ import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
 import type { SandboxPolicy } from '../sandbox/policy.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/types.js'
+import type { ManagerWorkspace } from '../tiers/scripts/session-workspace-slot.js'
 import type { SkillScriptConfig } from '../tiers/scripts/types.js'
 
 /** How a loaded skill's body reaches the model: the text itself, or a handle to read through. */
@@ -163,6 +164,11 @@ export interface SkillManager extends AsyncDisposable {
   readonly unsafe: readonly string[]
   readonly gate: ToolGate
   readonly spool: SpoolStore
+  /**
+   * The conversation's workspace (mounted at `/work` for every script call),
+   * when scripts are enabled: put the user's inputs in, take outputs out.
+   */
+  readonly workspace?: ManagerWorkspace | undefined
   /** A turn context sharing this manager's spool, so handles and results stay readable. */
   createTurnContext(options?: Omit<TurnContextOptions, 'spool'>): TurnContext
   /** Subscribes to lifecycle events; returns the unsubscribe function. */

@@ -97,8 +97,10 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   // The sort is stable, so a deny at the same path stays after its allow.
   mounts.sort((a, b) => depth(a.sandbox) - depth(b.sandbox))
 
-  const writable = fs.allowWrite[0] === undefined ? request.cwd : toSandbox(norm(fs.allowWrite[0]))
-  const env = { ...sandboxBaseEnv(writable), ...request.env }
+  // HOME and TMPDIR are the per-call scratch (a private capped tmpfs), so
+  // caches and dotfiles an interpreter writes never land in the workspace.
+  const home = scratch === undefined ? request.cwd : toSandbox(scratch)
+  const env = { ...sandboxBaseEnv(home), ...request.env }
   const args = [
     '--unshare-all',
     '--unshare-user',

@@ -6,8 +6,10 @@ import type { CallPathTranslator, PathMount, PathTranslator } from './types.js'
 export interface PathTranslatorOptions {
   /** Sandbox path of the skill root; default `/skill`. */
   readonly skillMount?: string
-  /** Sandbox path of the scratch directory; default `/work`. */
+  /** Sandbox path of the per-call scratch (a capped tmpfs, also HOME and TMPDIR); default `/tmp`. */
   readonly scratchMount?: string
+  /** Sandbox path of the session workspace (read-write, the cwd of every call); default `/work`. */
+  readonly workspaceMount?: string
   /**
    * Host paths that must never reach the model, beyond the call's own root and
    * scratch (e.g. the workspace base directory); redacted to `<host>`.
@@ -15,7 +17,7 @@ export interface PathTranslatorOptions {
   readonly hiddenHostPaths?: readonly string[]
 }
 
-const RESERVED = ['/proc', '/dev', '/usr', '/etc', '/bin', '/lib', '/lib64', '/tmp']
+const RESERVED = ['/proc', '/dev', '/usr', '/etc', '/bin', '/lib', '/lib64']
 
 function absolute(path: string, what: string): string {
   const normalized = normalizeAbsolutePath(path)
@@ -33,25 +35,30 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * A translator mapping the skill root to `skillMount` and the scratch
- * directory to `scratchMount`. Mount points must be distinct, not nested and
+ * A translator mapping the skill root to `skillMount`, the per-call scratch
+ * to `scratchMount` and the session workspace (when the call has one) to
+ * `workspaceMount`. The three mount points must be distinct, not nested and
  * not shadow system directories an interpreter needs. Redaction rewrites the
  * longest host path first, whole segments only.
  */
 export function createPathTranslator(options: PathTranslatorOptions = {}): PathTranslator {
   const skillMount = absolute(options.skillMount ?? '/skill', 'skill mount')
-  const scratchMount = absolute(options.scratchMount ?? '/work', 'scratch mount')
-  if (isPathInside(skillMount, scratchMount) || isPathInside(scratchMount, skillMount)) {
-    throw new SkillHostError(
-      'E_INVALID_SKILLS_CONFIG',
-      'The skill and scratch mounts must not contain each other.',
-    )
-  }
-  for (const mount of [skillMount, scratchMount]) {
-    if (RESERVED.some((r) => isPathInside(mount, r) || isPathInside(r, mount))) {
+  const scratchMount = absolute(options.scratchMount ?? '/tmp', 'scratch mount')
+  const workspaceMount = absolute(options.workspaceMount ?? '/work', 'workspace mount')
+  const all = [skillMount, scratchMount, workspaceMount]
+  for (const [i, a] of all.entries()) {
+    for (const b of all.slice(i + 1)) {
+      if (isPathInside(a, b) || isPathInside(b, a)) {
+        throw new SkillHostError(
+          'E_INVALID_SKILLS_CONFIG',
+          'The skill, scratch and workspace mounts must not contain each other.',
+        )
+      }
+    }
+    if (RESERVED.some((r) => isPathInside(a, r) || isPathInside(r, a))) {
       throw new SkillHostError(
         'E_INVALID_SKILLS_CONFIG',
-        `The sandbox mount '${mount}' overlaps a system directory; choose a fresh top-level path such as /skill.`,
+        `The sandbox mount '${a}' overlaps a system directory; choose a fresh top-level path such as /skill.`,
       )
     }
   }
@@ -59,11 +66,18 @@ export function createPathTranslator(options: PathTranslatorOptions = {}): PathT
   return {
     skillMount,
     scratchMount,
-    forCall({ skillRoot, scratchDir }) {
+    workspaceMount,
+    forCall({ skillRoot, scratchDir, workspaceDir }) {
       const mounts: PathMount[] = [
         { host: absolute(skillRoot, 'skill root'), sandbox: skillMount },
         { host: absolute(scratchDir, 'scratch directory'), sandbox: scratchMount },
       ]
+      if (workspaceDir !== undefined) {
+        mounts.push({
+          host: absolute(workspaceDir, 'workspace directory'),
+          sandbox: workspaceMount,
+        })
+      }
       return bindTranslator(mounts, hidden)
     },
   }

@@ -23,8 +23,10 @@ export interface SandboxPolicy {
 export interface DerivePolicyInput {
   /** The materialized skill root (read-only in the sandbox). */
   readonly skillRoot: string
-  /** The fresh per-call scratch directory (the only writable path). */
+  /** The fresh per-call scratch directory (a capped tmpfs in the sandbox). */
   readonly scratchDir: string
+  /** The session workspace, writable and persistent across calls; absent for a call without one. */
+  readonly workspaceDir?: string
   /** Paths the interpreters need to read (e.g. `/usr`), as the deployer listed them. */
   readonly interpreterReadPaths: readonly string[]
   /** The session policy; its deny entries that fall inside the derived allows are carried over. */
@@ -74,7 +76,7 @@ function must(path: string, what: string): string {
 
 /**
  * The per-call policy: read = the skill root + the interpreter read paths,
- * write = the scratch directory, network = none. Session deny entries lying
+ * write = the scratch directory and the session workspace (if any), network = none. Session deny entries lying
  * inside a derived allow are carried over so the derived policy never grants
  * what the session carved out. The result is normalized and deduplicated; it
  * is not yet checked — call `assertPolicySubset`.
@@ -84,7 +86,10 @@ export function derivePolicy(input: DerivePolicyInput): SandboxPolicy {
     must(input.skillRoot, 'skill root'),
     ...input.interpreterReadPaths.map((p) => must(p, 'interpreter read path')),
   ])
-  const allowWrite = [must(input.scratchDir, 'scratch directory')]
+  const allowWrite = [
+    must(input.scratchDir, 'scratch directory'),
+    ...(input.workspaceDir === undefined ? [] : [must(input.workspaceDir, 'session workspace')]),
+  ]
   const carried = (denies: readonly string[], allows: readonly string[]) =>
     unique(
       denies

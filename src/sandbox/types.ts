@@ -134,7 +134,13 @@ export interface CallPathTranslator {
 export interface PathTranslator {
   /** Where the skill root appears inside the sandbox (e.g. `/skill`). */
   readonly skillMount: string
-  /** Where the scratch directory appears inside the sandbox (e.g. `/work`). */
+  /** Where the per-call scratch appears inside the sandbox (e.g. `/tmp`). */
   readonly scratchMount: string
-  forCall(paths: { skillRoot: string; scratchDir: string }): CallPathTranslator
+  /** Where the session workspace appears inside the sandbox (e.g. `/work`). */
+  readonly workspaceMount: string
+  forCall(paths: {
+    skillRoot: string
+    scratchDir: string
+    workspaceDir?: string
+  }): CallPathTranslator
 }

@@ -51,7 +51,11 @@ describe('skillhost demo (built binary, no API key)', () => {
       const steps = stdout.split('── step ').slice(1)
       const scriptStep = steps.find((s) => s.includes('→ run_word_count_count'))
       expect(scriptStep).toContain('gate allow run_word_count_count (script, skill word-count@')
-      expect(scriptStep).toMatch(/← run_word_count_count: Script finished: exit code 0/)
+      // The output is inline (a preview) and kept whole by id.
+      expect(scriptStep).toMatch(
+        /← run_word_count_count: exit code 0; \d+ bytes of output; full output: r_/,
+      )
+      expect(scriptStep).toMatch(/--- stdout --- lines: \d+ words: \d+/)
       expect(stdout).toMatch(/← artifact_cat: .*words: \d+/)
       expect(stdout).toMatch(/assistant: \(1\) 26\.2 mi = 42\.1648 km .*\(3\) \w+, \w+, \w+\./)
     },

@@ -17,6 +17,10 @@ const LIFECYCLE = [
   'load_skill',
   'refresh_skills',
   'unload_skill',
+  // serve runs scripts, so the conversation's workspace tools come with them.
+  'workspace_list',
+  'workspace_read',
+  'workspace_write',
 ]
 const state = mkdtempSync(join(tmpdir(), 'skillhost-serve-test-'))
 afterAll(() => rmSync(state, { recursive: true, force: true }))

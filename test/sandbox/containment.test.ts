@@ -96,7 +96,7 @@ describe.skipIf(!onLinux)(
           'for i in 1 2 3 4 5 6; do head -c 1048576 /dev/zero > "f$i" 2>/dev/null || echo "full at $i"; done',
           'mkdir -p sub && head -c 1048576 /dev/zero > sub/g 2>/dev/null || echo "full again"',
           'du -sk . | cut -f1',
-          'grep " /work " /proc/self/mountinfo',
+          'grep " /tmp " /proc/self/mountinfo',
         ].join('\n'),
         { config: capped },
       )
@@ -254,7 +254,7 @@ describe.skipIf(!onLinux)(
     it('shows no host path of the scratch in the mount view, even encoded; the skill root’s is visible (a stated non-claim)', async () => {
       const r = await run('base64 -w0 /proc/self/mountinfo')
       const view = Buffer.from(r.stdout, 'base64').toString('utf8')
-      expect(view).toContain(' /work ')
+      expect(view).toContain(' /tmp ')
       expect(view).not.toContain(rig.workspace.scratchDir)
       // docs/security.md item 5 and the README say so: the bind source of the
       // skill root appears in mountinfo, and a script can encode it past the

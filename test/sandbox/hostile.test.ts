@@ -80,7 +80,7 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: hostile scripts', () => {
   })
 
   it('cannot read /etc/shadow, /root, the host home or the workspace base', async () => {
-    const targets = ['/etc/shadow', '/etc/passwd', '/root', homedir(), rig.base, '/tmp']
+    const targets = ['/etc/shadow', '/etc/passwd', '/root', homedir(), rig.base]
     const body = targets.map(
       (t) =>
         `if cat '${t}' >/dev/null 2>&1 || ls '${t}' >/dev/null 2>&1; then echo "READ-OK ${t}"; fi`,
@@ -92,10 +92,10 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: hostile scripts', () => {
 
   it('cannot write outside the scratch dir, nor into the skill’s own files', async () => {
     const body = [
-      'for t in /tmp/x /usr/x /x /dev/x /dev/shm/x /skill/x /skill/scripts/main.sh /proc/x; do',
+      'for t in /work/x /usr/x /x /dev/x /dev/shm/x /skill/x /skill/scripts/main.sh /proc/x; do',
       '  if (echo pwned >> "$t") 2>/dev/null; then echo "WRITE-OK $t"; fi',
       'done',
-      'echo ok > /work/inside && echo "SCRATCH-OK"',
+      'echo ok > /tmp/inside && echo "SCRATCH-OK"',
     ].join('\n')
     const r = await run(body)
     expect(r.stdout).toContain('SCRATCH-OK')
@@ -182,7 +182,7 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: hostile scripts', () => {
     const limited = { ...rig.config, limits: { fileSizeBytes: 1024 * 1024 } }
     const root = await rig.workspace.materialize(
       { id: 'fsize', version: '1' },
-      files({ 'big.sh': 'head -c 2000000 /dev/zero > /work/big; echo "rc=$?"; wc -c < /work/big' }),
+      files({ 'big.sh': 'head -c 2000000 /dev/zero > /tmp/big; echo "rc=$?"; wc -c < /tmp/big' }),
     )
     try {
       const r = await runSkillScript(limited, {

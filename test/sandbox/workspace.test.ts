@@ -90,19 +90,22 @@ describe('createDirectoryWorkspace', () => {
 })
 
 describe('createPathTranslator', () => {
-  it('maps root and scratch to fixed sandbox paths and redacts host paths by whole segments', () => {
+  it('maps root, scratch and workspace to fixed sandbox paths and redacts host paths by whole segments', () => {
     const t = createPathTranslator({ hiddenHostPaths: ['/srv/ws'] }).forCall({
       skillRoot: '/srv/ws/skills/pdf-1-abc',
       scratchDir: '/srv/ws/scratch/call-9',
+      workspaceDir: '/home/u/project',
     })
     expect(t.toSandbox('/srv/ws/skills/pdf-1-abc/scripts/a.py')).toBe('/skill/scripts/a.py')
-    expect(t.toSandbox('/srv/ws/scratch/call-9')).toBe('/work')
+    expect(t.toSandbox('/srv/ws/scratch/call-9')).toBe('/tmp')
+    expect(t.toSandbox('/home/u/project/out.pdf')).toBe('/work/out.pdf')
+    expect(t.redact('wrote /home/u/project/out.pdf')).toBe('wrote /work/out.pdf')
     expect(t.toSandbox('/usr/bin/python3')).toBe('/usr/bin/python3')
     expect(
       t.redact(
         'at /srv/ws/skills/pdf-1-abc/x and /srv/ws/scratch/call-9 and /srv/ws/other, /srv/wsx',
       ),
-    ).toBe('at /skill/x and /work and <host>/other, /srv/wsx')
+    ).toBe('at /skill/x and /tmp and <host>/other, /srv/wsx')
   })
 
   it('refuses mounts that overlap each other or system directories', () => {
@@ -110,5 +113,6 @@ describe('createPathTranslator', () => {
     expect(() => createPathTranslator({ skillMount: '/w', scratchMount: '/w/x' })).toThrow(
       /contain each other/,
     )
+    expect(() => createPathTranslator({ workspaceMount: '/skill/w' })).toThrow(/contain each other/)
   })
 })

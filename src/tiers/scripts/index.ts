@@ -31,6 +31,12 @@ export {
   normalizeAbsolutePath,
   type SandboxPolicy,
 } from '../../sandbox/policy.js'
+export {
+  DEFAULT_WORKSPACE_MAX_BYTES,
+  SessionWorkspace,
+  type SessionWorkspaceOptions,
+  type WorkspaceEntry,
+} from '../../sandbox/session-workspace.js'
 export type {
   CallPathTranslator,
   PathMount,
@@ -43,6 +49,7 @@ export type {
   WorkspaceFile,
   WorkspaceRef,
 } from '../../sandbox/types.js'
+export type { TreeChange } from '../../sandbox/walk-tree.js'
 export {
   filesFromDirectory,
   filesFromSource,
@@ -59,14 +66,22 @@ export {
 export { type RunSkillScriptInput, runSkillScript } from './run-skill-script.js'
 export { type JsonSchemaObject, scriptInputSchema } from './script-input-schema.js'
 export { formatScriptAcknowledgement, settleScriptResult } from './script-outcome.js'
+export {
+  type ReportedChange,
+  SCRIPT_PREVIEW_BYTES,
+  WORKSPACE_SPOOL_LIMITS,
+} from './script-report.js'
 export { scriptToolName } from './script-tool-name.js'
+export type { ManagerWorkspace } from './session-workspace-slot.js'
 export type {
   ScriptRunResult,
+  ScriptWorkspaceReport,
   SkillScript,
   SkillScriptConfig,
   SkillScriptParam,
   SkillScriptParamType,
 } from './types.js'
+export { type InterpreterChoice, interpreterFor } from './undeclared-interpreter.js'
 export { validateSkillScriptConfig } from './validate-script-config.js'
 export {
   TIMEOUT_PARAM,

@@ -4,7 +4,9 @@ import { SkillHostError } from '../../common/errors.js'
 import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../../common/gate.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { assertPolicySubset, derivePolicy } from '../../sandbox/policy.js'
+import { SessionWorkspace } from '../../sandbox/session-workspace.js'
 import type { SandboxRunResult } from '../../sandbox/types.js'
+import { diffTrees } from '../../sandbox/walk-tree.js'
 import { buildArgv } from './build-argv.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from './types.js'
 import { TIMEOUT_PARAM, validateSkillScript } from './validate-skill-script.js'
@@ -18,7 +20,19 @@ export interface RunSkillScriptInput {
   readonly script: SkillScript
   /** The tool arguments; a `timeout_seconds` entry is taken as the deadline. */
   readonly args: Readonly<Record<string, unknown>>
+  /**
+   * Literal argv elements after the script path, instead of rendering typed
+   * `args` (an undeclared script); each was checked by `literalArgvProblem`.
+   */
+  readonly argv?: readonly string[]
   readonly signal?: AbortSignal
+  /**
+   * The conversation's workspace: mounted read-write at the translator's
+   * `workspaceMount` (`/work`) and the call's cwd; the files the call
+   * creates, changes or deletes are reported in `changes`. Without it the
+   * cwd is the per-call scratch.
+   */
+  readonly workspace?: SessionWorkspace
   /** Overrides `args.timeout_seconds`; defaults to `defaultTimeoutSeconds`. */
   readonly timeoutSeconds?: number
   /**
@@ -87,12 +101,11 @@ export async function runSkillScript(
   const timeoutSeconds = resolveTimeout(config, input.timeoutSeconds ?? timeoutArg)
   const scriptHostPath = join(input.root, script.path)
   // The translator maps the root to skillMount, so the sandbox path is known before the scratch exists.
-  const argv = buildArgv(
-    script.interpreterArgv,
-    `${config.translator.skillMount}/${script.path}`,
-    script.params,
-    args,
-  )
+  const scriptInSandbox = `${config.translator.skillMount}/${script.path}`
+  const argv =
+    input.argv === undefined
+      ? buildArgv(script.interpreterArgv, scriptInSandbox, script.params, args)
+      : [...script.interpreterArgv, scriptInSandbox, ...input.argv]
   const st = await lstat(scriptHostPath).catch(() => undefined)
   if (!st?.isFile()) {
     throw new SkillHostError(
@@ -114,57 +127,147 @@ export async function runSkillScript(
   }
   if (input.signal?.aborted) throw aborted()
 
-  const scratch = await config.workspace.createScratch()
-  let raw: SandboxRunResult | undefined
-  let failure: unknown
-  const translator = config.translator.forCall({ skillRoot: input.root, scratchDir: scratch })
-  try {
-    const policy = derivePolicy({
+  const workspace = input.workspace
+  const run = async (): Promise<ScriptRunResult> => {
+    const before = workspace === undefined ? undefined : await workspace.snapshot()
+    const scratch = await config.workspace.createScratch()
+    let raw: SandboxRunResult | undefined
+    let failure: unknown
+    let watch: WorkspaceWatch | undefined
+    const translator = config.translator.forCall({
       skillRoot: input.root,
       scratchDir: scratch,
-      interpreterReadPaths: config.interpreterReadPaths,
-      session: config.policy,
+      ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
     })
-    assertPolicySubset(policy, config.policy)
-    raw = await config.handle.run({
-      argv,
-      cwd: translator.toSandbox(scratch),
-      policy,
-      env: {},
-      timeoutMs: timeoutSeconds * 1000,
-      maxOutputBytes: config.maxOutputBytes,
-      ...(input.signal === undefined ? {} : { signal: input.signal }),
-      ...(config.limits === undefined ? {} : { limits: config.limits }),
-      toSandboxPath: (p) => translator.toSandbox(p),
-      scratch,
-    })
-  } catch (err) {
-    failure = err
+    try {
+      const policy = derivePolicy({
+        skillRoot: input.root,
+        scratchDir: scratch,
+        ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
+        interpreterReadPaths: config.interpreterReadPaths,
+        session: config.policy,
+      })
+      assertPolicySubset(policy, config.policy)
+      watch =
+        workspace === undefined || before === undefined
+          ? undefined
+          : new WorkspaceWatch(workspace, SessionWorkspace.usage(before.entries), input.signal)
+      raw = await config.handle.run({
+        argv,
+        cwd: translator.toSandbox(workspace?.path ?? scratch),
+        policy,
+        env: {},
+        timeoutMs: timeoutSeconds * 1000,
+        maxOutputBytes: config.maxOutputBytes,
+        ...((watch?.signal ?? input.signal) === undefined
+          ? {}
+          : { signal: (watch?.signal ?? input.signal) as AbortSignal }),
+        ...(config.limits === undefined ? {} : { limits: config.limits }),
+        toSandboxPath: (p) => translator.toSandbox(p),
+        scratch,
+      })
+    } catch (err) {
+      failure = err
+    } finally {
+      watch?.stop()
+    }
+    try {
+      await config.workspace.disposeScratch(scratch)
+    } catch (err) {
+      failure ??= err
+    }
+    if (input.signal?.aborted || (raw?.aborted && watch?.overCap === undefined)) throw aborted()
+    if (failure !== undefined) throw failure
+    const result = raw as SandboxRunResult
+    if (result.timedOut && input.returnTimedOut !== true) {
+      throw new SkillHostError(
+        'E_SKILL_SCRIPT_TIMEOUT',
+        `Script '${script.name}' of skill '${input.skill}' ran past ${timeoutSeconds}s and was killed; raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.`,
+        { data: { timeoutSeconds, bytes: result.bytes } },
+      )
+    }
+    const decode = (bytes: Uint8Array) => translator.redact(new TextDecoder().decode(bytes))
+    const after = workspace === undefined ? undefined : await workspace.snapshot()
+    return {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      aborted: false,
+      stdout: decode(result.stdout),
+      stderr: decode(result.stderr),
+      truncated: result.truncated,
+      bytes: result.bytes,
+      ...(before === undefined || after === undefined
+        ? {}
+        : {
+            workspace: {
+              changes: diffTrees(before.entries, after.entries),
+              complete: before.complete && after.complete,
+              bytes: SessionWorkspace.usage(after.entries),
+              maxBytes: (workspace as SessionWorkspace).maxBytes,
+              overCap: watch?.overCap !== undefined,
+            },
+          }),
+    }
   }
-  try {
-    await config.workspace.disposeScratch(scratch)
-  } catch (err) {
-    failure ??= err
+  return workspace === undefined ? run() : workspace.whileRunning(run)
+}
+
+/** How often a running call's workspace is measured against its cap, at least. */
+const WATCH_INTERVAL_MS = 250
+
+/**
+ * Measures the workspace while a call runs and aborts the call once it has
+ * grown past the cap (a workspace already over it may still shrink). The
+ * interval stretches with the walk's own cost, so a large workspace is not
+ * walked continuously.
+ */
+class WorkspaceWatch {
+  readonly #controller = new AbortController()
+  readonly #detach: () => void
+  #timer: NodeJS.Timeout | undefined
+  #stopped = false
+  overCap: number | undefined
+
+  constructor(
+    readonly workspace: SessionWorkspace,
+    readonly startBytes: number,
+    outer: AbortSignal | undefined,
+  ) {
+    const forward = () => this.#controller.abort()
+    outer?.addEventListener('abort', forward, { once: true })
+    this.#detach = () => outer?.removeEventListener('abort', forward)
+    this.#schedule(WATCH_INTERVAL_MS)
   }
-  if (input.signal?.aborted || raw?.aborted) throw aborted()
-  if (failure !== undefined) throw failure
-  const result = raw as SandboxRunResult
-  if (result.timedOut && input.returnTimedOut !== true) {
-    throw new SkillHostError(
-      'E_SKILL_SCRIPT_TIMEOUT',
-      `Script '${script.name}' of skill '${input.skill}' ran past ${timeoutSeconds}s and was killed; raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.`,
-      { data: { timeoutSeconds, bytes: result.bytes } },
-    )
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return
+    this.#timer = setTimeout(() => void this.#tick(), ms)
+    this.#timer.unref()
   }
-  const decode = (bytes: Uint8Array) => translator.redact(new TextDecoder().decode(bytes))
-  return {
-    exitCode: result.exitCode,
-    signal: result.signal,
-    timedOut: result.timedOut,
-    aborted: false,
-    stdout: decode(result.stdout),
-    stderr: decode(result.stderr),
-    truncated: result.truncated,
-    bytes: result.bytes,
+
+  async #tick(): Promise<void> {
+    const started = performance.now()
+    try {
+      const bytes = SessionWorkspace.usage((await this.workspace.snapshot()).entries)
+      if (bytes > this.workspace.maxBytes && bytes > this.startBytes) {
+        this.overCap = bytes
+        this.#controller.abort()
+        return
+      }
+    } catch {
+      // A walk racing the script's own deletes: measure again next tick.
+    }
+    this.#schedule(Math.max(WATCH_INTERVAL_MS, 10 * (performance.now() - started)))
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  stop(): void {
+    this.#stopped = true
+    clearTimeout(this.#timer)
+    this.#detach()
   }
 }

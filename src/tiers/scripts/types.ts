@@ -5,6 +5,7 @@ import type {
   SandboxLimits,
   SkillWorkspace,
 } from '../../sandbox/types.js'
+import type { TreeChange } from '../../sandbox/walk-tree.js'
 
 /** The JSON value types a script parameter may take. */
 export type SkillScriptParamType = 'string' | 'number' | 'integer' | 'boolean' | 'enum'
@@ -59,6 +60,20 @@ export interface SkillScriptConfig {
   readonly failOnNonzeroExit?: boolean
   /** Per-call resource limits, overriding the handle's defaults. */
   readonly limits?: SandboxLimits
+  /**
+   * Whether a loaded skill's files without a declaration may run, through one
+   * `run_<skill>_script` tool, when their interpreter (by shebang or
+   * extension) is in `interpreters`. Default `'deny'`.
+   */
+  readonly undeclared?: 'allow' | 'deny'
+  /**
+   * The conversation's workspace, mounted read-write at `/work` and the cwd
+   * of every call: a deployer's directory (`dir`, kept), or by default a fresh
+   * private one per manager, removed on dispose. `maxBytes` caps the regular
+   * files it holds (default 1 GiB). The directory must lie inside
+   * `policy.filesystem.allowWrite`.
+   */
+  readonly sessionWorkspace?: { readonly dir?: string; readonly maxBytes?: number }
 }
 
 /** What one script call produced; output text is decoded and host paths are redacted. */
@@ -73,4 +88,18 @@ export interface ScriptRunResult {
   readonly truncated: boolean
   /** Total bytes the script wrote to stdout and stderr, kept or dropped. */
   readonly bytes: number
+  /** What the call did to the session workspace, when it ran with one. */
+  readonly workspace?: ScriptWorkspaceReport
+}
+
+/** The session workspace after one call: what changed, and how full it is. */
+export interface ScriptWorkspaceReport {
+  /** Files (and symlinks) the call created, modified or deleted, by path. */
+  readonly changes: readonly TreeChange[]
+  /** False when the workspace had more entries than a walk tracks, so changes may be missing. */
+  readonly complete: boolean
+  readonly bytes: number
+  readonly maxBytes: number
+  /** True when the call was killed for growing the workspace past `maxBytes`. */
+  readonly overCap: boolean
 }
