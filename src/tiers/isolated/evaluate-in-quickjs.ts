@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import { type QuickJSContext, type QuickJSHandle, Scope } from 'quickjs-emscripten-core'
 import type { EvaluationFailureCode, EvaluationOutcome, EvaluationRequest } from './evaluation.js'
 import { capMessage } from './evaluation.js'
 import { ConsoleCapture, readBoundedString } from './guest-console.js'
@@ -18,7 +18,8 @@ type Failure = Extract<EvaluationOutcome, { ok: false }>
  * fresh instance inside a fresh, capped WebAssembly memory, and reports how
  * it ended as plain data. It never throws: every failure, including traps
  * inside the WebAssembly engine, maps to a failure code. The instance is
- * dropped afterwards, never reused.
+ * dropped afterwards, never reused; still, every handle the evaluation makes
+ * belongs to a quickjs-emscripten `Scope` and is freed however it ends.
  */
 export async function evaluateInQuickJs(req: EvaluationRequest): Promise<EvaluationOutcome> {
   const capture = new ConsoleCapture(req.limits.maxConsoleEntries, req.limits.maxConsoleBytes)
@@ -47,6 +48,12 @@ export async function evaluateInQuickJs(req: EvaluationRequest): Promise<Evaluat
 }
 
 class Evaluation {
+  // Owns every handle the evaluation creates that lives past one step: the
+  // tool function, its arguments, its promise, what the guest threw or
+  // returned, and each host call's promise (even one the host never
+  // answers). `finish` frees them all, on every path out of `drive`.
+  readonly #scope = new Scope()
+  readonly #own = this.#scope.manage
   #deadline: number
   #interrupted = false
   #stopped = false
@@ -75,6 +82,12 @@ class Evaluation {
   finish(): void {
     this.#finished = true
     this.req.stop?.removeEventListener('abort', this.#onStop)
+    try {
+      this.#scope.dispose()
+    } catch {
+      // Only after the engine itself trapped (out of memory, V8 stack): the
+      // instance is then unusable and is dropped whole, handles and all.
+    }
   }
 
   async drive(): Promise<EvaluationOutcome> {
@@ -101,6 +114,7 @@ class Evaluation {
       names: req.globals,
       limits: req.limits,
       call: req.callGlobal,
+      own: this.#own,
       isFinished: () => this.#finished,
       onSettled: () => this.#wake(),
       onFatal: (err) => {
@@ -115,7 +129,8 @@ class Evaluation {
       .trim()
       .replace(/^;+\s*/, '')
       .replace(/\s*;+$/, '')
-    const fn = ctx.evalCode(`(${expression}\n)`, 'tool.js')
+    const own = this.#own
+    const fn = own(ctx.evalCode(`(${expression}\n)`, 'tool.js'))
     if (fn.error) return this.#guestFailure(fn.error, 'E_SKILL_ISOLATED_THREW')
     if (ctx.typeof(fn.value) !== 'function') {
       return this.fail(
@@ -123,20 +138,22 @@ class Evaluation {
         'The tool source must be one `async (args) => { ... }` expression.',
       )
     }
-    const args = this.#parseJson(req.argsJson)
+    const args = own(this.#parseJson(req.argsJson))
     if (args.error) return this.#guestFailure(args.error, 'E_SKILL_ISOLATED_THREW')
-    const call = ctx.callFunction(fn.value, ctx.undefined, args.value)
+    const call = own(ctx.callFunction(fn.value, ctx.undefined, args.value))
     if (call.error) return this.#guestFailure(call.error, 'E_SKILL_ISOLATED_THREW')
 
     for (;;) {
       const jobs = rt.executePendingJobs()
+      const jobError = jobs.error && own(jobs.error)
       if (this.#fatal !== undefined) throw this.#fatal
-      if (jobs.error) return this.#guestFailure(jobs.error, 'E_SKILL_ISOLATED_THREW')
+      if (jobError) return this.#guestFailure(jobError, 'E_SKILL_ISOLATED_THREW')
       if (this.#stopped) return this.fail('E_ABORTED', 'The evaluation was stopped.')
       const state = ctx.getPromiseState(call.value)
-      if (state.type === 'fulfilled') return this.#serialize(state.value)
+      // A settled state is a new handle (a non-promise result is `call` itself).
+      if (state.type === 'fulfilled') return this.#serialize(own(state.value))
       if (state.type === 'rejected')
-        return this.#guestFailure(state.error, 'E_SKILL_ISOLATED_THREW')
+        return this.#guestFailure(own(state.error), 'E_SKILL_ISOLATED_THREW')
       if (Date.now() > this.#deadline) return this.#timeout()
       // With no host call outstanding the promise can never settle, but the
       // call still ran until its deadline: that is a timeout, not a bad result.
@@ -158,18 +175,18 @@ class Evaluation {
     })
   }
 
+  // The (possibly large) text is freed as soon as it is parsed.
   #parseJson(text: string) {
     const ctx = this.#ctx
-    const handle = ctx.newString(text)
-    const result = ctx.callFunction(this.#prelude.parse, ctx.undefined, handle)
-    handle.dispose()
-    return result
+    return Scope.withScope((scope) =>
+      ctx.callFunction(this.#prelude.parse, ctx.undefined, scope.manage(ctx.newString(text))),
+    )
   }
 
   #serialize(value: QuickJSHandle): EvaluationOutcome {
     const ctx = this.#ctx
     const max = this.req.limits.maxResultBytes
-    const text = ctx.callFunction(this.#prelude.serialize, ctx.undefined, value)
+    const text = this.#own(ctx.callFunction(this.#prelude.serialize, ctx.undefined, value))
     if (text.error) return this.#guestFailure(text.error, 'E_SKILL_ISOLATED_BAD_RESULT')
     let json = 'null'
     if (ctx.typeof(text.value) === 'string') {
@@ -218,38 +235,32 @@ class Evaluation {
     return this.fail('E_SKILL_ISOLATED_RESOURCE_EXHAUSTED', message)
   }
 
-  /** Classifies a value the guest threw, then frees it. */
+  /** Classifies a value the guest threw; the evaluation's scope frees it. */
   #guestFailure(error: QuickJSHandle, code: EvaluationFailureCode): Failure {
-    try {
+    if (this.#interrupted) return this.#timeout()
+    const ctx = this.#ctx
+    this.#deadline = Math.max(this.#deadline, Date.now() + DESCRIBE_GRACE_MS)
+    const described = this.#own(ctx.callFunction(this.#prelude.describe, ctx.undefined, error))
+    if (described.error) {
       if (this.#interrupted) return this.#timeout()
-      const ctx = this.#ctx
-      this.#deadline = Math.max(this.#deadline, Date.now() + DESCRIBE_GRACE_MS)
-      const described = ctx.callFunction(this.#prelude.describe, ctx.undefined, error)
-      if (described.error) {
-        described.error.dispose()
-        if (this.#interrupted) return this.#timeout()
-        if (this.#memoryFull()) return this.#exhausted('memory')
-        return this.fail(code, 'The tool threw a value that cannot be described.')
-      }
-      const text = readBoundedString(ctx, this.#prelude, described.value, 2_000)
-      described.value.dispose()
-      // `<name length>:<name><message>`: guest strings cannot carry a NUL
-      // separator out, because strings are copied as C strings.
-      const colon = text.indexOf(':')
-      const nameLength = Number(text.slice(0, colon))
-      const name = text.slice(colon + 1, colon + 1 + nameLength)
-      const message = text.slice(colon + 1 + nameLength)
-      if (name === 'InternalError' || name === '') {
-        // QuickJS throws `null` when even the out-of-memory error cannot be allocated.
-        if (message === 'out of memory' || this.#memoryFull()) return this.#exhausted('memory')
-        if (message === 'stack overflow') return this.#exhausted('stack')
-        if (message === 'string too long') return this.#exhausted('string')
-      }
-      const prefix = code === 'E_SKILL_ISOLATED_BAD_RESULT' ? 'The result is not JSON: ' : ''
-      return this.fail(code, prefix + (name ? `${name}: ${message}` : message))
-    } finally {
-      if (error.alive) error.dispose()
+      if (this.#memoryFull()) return this.#exhausted('memory')
+      return this.fail(code, 'The tool threw a value that cannot be described.')
     }
+    const text = readBoundedString(ctx, this.#prelude, described.value, 2_000)
+    // `<name length>:<name><message>`: guest strings cannot carry a NUL
+    // separator out, because strings are copied as C strings.
+    const colon = text.indexOf(':')
+    const nameLength = Number(text.slice(0, colon))
+    const name = text.slice(colon + 1, colon + 1 + nameLength)
+    const message = text.slice(colon + 1 + nameLength)
+    if (name === 'InternalError' || name === '') {
+      // QuickJS throws `null` when even the out-of-memory error cannot be allocated.
+      if (message === 'out of memory' || this.#memoryFull()) return this.#exhausted('memory')
+      if (message === 'stack overflow') return this.#exhausted('stack')
+      if (message === 'string too long') return this.#exhausted('string')
+    }
+    const prefix = code === 'E_SKILL_ISOLATED_BAD_RESULT' ? 'The result is not JSON: ' : ''
+    return this.fail(code, prefix + (name ? `${name}: ${message}` : message))
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import { type QuickJSContext, type QuickJSHandle, Scope } from 'quickjs-emscripten-core'
 import type { GuestPrelude } from './guest-prelude.js'
 import type { GuestConsoleEntry } from './types.js'
 
@@ -66,43 +66,48 @@ export function installConsole(
   prelude: GuestPrelude,
   sink: () => ConsoleCapture | undefined,
 ): void {
-  const consoleObject = ctx.newObject()
-  for (const level of LEVELS) {
-    const fn = ctx.newFunction(level, (...args: QuickJSHandle[]) => {
-      const capture = sink()
-      if (!capture) return
-      if (capture.full) {
-        capture.truncated = true
-        return
+  const write = (level: GuestConsoleEntry['level'], args: QuickJSHandle[]) => {
+    const capture = sink()
+    if (!capture) return
+    if (capture.full) {
+      capture.truncated = true
+      return
+    }
+    const parts: string[] = []
+    // Each UTF-16 unit is at least one byte: stop reading arguments once
+    // the line cannot fit, so `console.log(...hugeArray)` copies little.
+    let room = capture.bytesLeft
+    for (const arg of args) {
+      if (room <= 0) break
+      // One scope per argument: each formatted text is freed before the next.
+      const part = Scope.withScope((scope) => {
+        const result = scope.manage(ctx.callFunction(prelude.format, ctx.undefined, arg))
+        if (result.error) return undefined
+        return readBoundedString(ctx, prelude, result.value, Math.min(room, MAX_LINE_UNITS))
+      })
+      if (part === undefined) {
+        parts.push('[unprintable]')
+        continue
       }
-      const parts: string[] = []
-      // Each UTF-16 unit is at least one byte: stop reading arguments once
-      // the line cannot fit, so `console.log(...hugeArray)` copies little.
-      let room = capture.bytesLeft
-      for (const arg of args) {
-        if (room <= 0) break
-        const result = ctx.callFunction(prelude.format, ctx.undefined, arg)
-        if (result.error) {
-          result.error.dispose()
-          parts.push('[unprintable]')
-          continue
-        }
-        const part = readBoundedString(ctx, prelude, result.value, Math.min(room, MAX_LINE_UNITS))
-        result.value.dispose()
-        parts.push(part)
-        room -= part.length + 1
-      }
-      capture.push(level, parts.join(' '))
-    })
-    ctx.setProp(consoleObject, level, fn)
-    fn.dispose()
+      parts.push(part)
+      room -= part.length + 1
+    }
+    capture.push(level, parts.join(' '))
   }
-  ctx.defineProp(ctx.global, 'console', {
-    value: consoleObject,
-    configurable: true,
-    enumerable: false,
+  Scope.withScope((scope) => {
+    const consoleObject = scope.manage(ctx.newObject())
+    for (const level of LEVELS) {
+      const fn = scope.manage(
+        ctx.newFunction(level, (...args: QuickJSHandle[]) => write(level, args)),
+      )
+      ctx.setProp(consoleObject, level, fn)
+    }
+    ctx.defineProp(ctx.global, 'console', {
+      value: consoleObject,
+      configurable: true,
+      enumerable: false,
+    })
   })
-  consoleObject.dispose()
 }
 
 /**
@@ -117,15 +122,11 @@ export function readBoundedString(
 ): string {
   if (ctx.typeof(handle) !== 'string') return ''
   if ((ctx.getLength(handle) ?? 0) <= maxUnits) return ctx.getString(handle)
-  const limit = ctx.newNumber(maxUnits)
-  const cut = ctx.callFunction(prelude.cut, ctx.undefined, handle, limit)
-  limit.dispose()
-  if (cut.error) {
-    cut.error.dispose()
-    return ''
-  }
-  const ok = ctx.typeof(cut.value) === 'string' && (ctx.getLength(cut.value) ?? 0) <= maxUnits
-  const text = ok ? ctx.getString(cut.value) : ''
-  cut.value.dispose()
-  return text
+  return Scope.withScope((scope) => {
+    const limit = scope.manage(ctx.newNumber(maxUnits))
+    const cut = scope.manage(ctx.callFunction(prelude.cut, ctx.undefined, handle, limit))
+    if (cut.error) return ''
+    const ok = ctx.typeof(cut.value) === 'string' && (ctx.getLength(cut.value) ?? 0) <= maxUnits
+    return ok ? ctx.getString(cut.value) : ''
+  })
 }

@@ -1,4 +1,10 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core'
+import {
+  createDisposableArray,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  Scope,
+} from 'quickjs-emscripten-core'
 import type { GuestPrelude } from './guest-prelude.js'
 import type { IsolationLimits } from './types.js'
 
@@ -11,6 +17,8 @@ export interface GlobalsWiring {
   limits: IsolationLimits
   /** Sends JSON text to the host global; resolves with JSON text or `undefined`. */
   call(name: string, argsJson: string | undefined): Promise<string | undefined>
+  /** The evaluation's `Scope.manage`: what outlives one step is freed when the evaluation ends. */
+  own: Scope['manage']
   /** True once the evaluation ended: late replies are dropped, never touch the guest. */
   isFinished(): boolean
   /** A host call settled inside the guest: the evaluation should run its jobs. */
@@ -24,73 +32,88 @@ export interface GlobalsWiring {
  * JSON argument. Arguments leave the guest as JSON text (capped at
  * `maxArgsBytes`); results enter it through the genuine `JSON.parse` (capped
  * at `maxResultBytes`). At most `MAX_CALLS_IN_FLIGHT` calls are pending at once.
+ * Handles made for one step (a guest call, a host reply) live in that step's
+ * `Scope`, freed however the step ends, a guest exception or an engine trap.
  */
 export function installGlobals(
   ctx: QuickJSContext,
   prelude: GuestPrelude,
   wiring: GlobalsWiring,
 ): void {
-  const pending = new Set<QuickJSDeferredPromise>()
+  // Calls waiting on the host. Their promises outlive the guest function
+  // that made them, so the evaluation's scope owns this list and frees what
+  // is left in it (a call the host never answered) when the evaluation ends.
+  const pending = wiring.own(createDisposableArray<QuickJSDeferredPromise>())
   let calls = 0
-  for (const name of wiring.names) {
-    const fn = ctx.newFunction(name, (arg?: QuickJSHandle) => {
-      const deferred = ctx.newPromise()
-      const rejectWith = (message: string) => {
-        const error = ctx.newError({ name: 'TypeError', message })
-        deferred.reject(error)
-        error.dispose()
-        return deferred.handle
-      }
-      // Without these caps a guest could fire thousands of host calls
-      // without awaiting any, each a real side effect in the host.
-      if (pending.size >= MAX_CALLS_IN_FLIGHT) {
-        return rejectWith(
-          `More than ${MAX_CALLS_IN_FLIGHT} host calls are in flight; await some first.`,
-        )
-      }
-      if (++calls > wiring.limits.maxHostCalls) {
-        return rejectWith(`This call may make at most ${wiring.limits.maxHostCalls} host calls.`)
-      }
-      const text = ctx.callFunction(prelude.serialize, ctx.undefined, arg ?? ctx.undefined)
-      if (text.error) {
-        deferred.reject(text.error)
-        text.error.dispose()
-        return deferred.handle
-      }
-      let argsJson: string | undefined
-      if (ctx.typeof(text.value) === 'string') {
-        const units = ctx.getLength(text.value) ?? 0
-        argsJson = units > wiring.limits.maxArgsBytes ? undefined : ctx.getString(text.value)
-        if (argsJson === undefined || Buffer.byteLength(argsJson) > wiring.limits.maxArgsBytes) {
-          text.value.dispose()
-          return rejectWith(
-            `Arguments to '${name}' exceed ${wiring.limits.maxArgsBytes} bytes of JSON.`,
-          )
-        }
-      }
-      text.value.dispose()
-      pending.add(deferred)
-      wiring.call(name, argsJson).then(
-        (resultJson) => settle(deferred, () => resolveWith(deferred, name, resultJson)),
-        (err: unknown) =>
-          settle(deferred, () => {
-            const message = err instanceof Error ? err.message : `Host function '${name}' failed.`
-            const error = ctx.newError(message)
-            deferred.reject(error)
-            error.dispose()
-          }),
+  // A promise that is already rejected. Its step owns it; the guest gets a
+  // new reference, which quickjs-emscripten frees once the guest holds it.
+  const rejected = (step: Scope, error: QuickJSHandle) => {
+    const deferred = step.manage(ctx.newPromise())
+    deferred.reject(error)
+    return deferred.handle.dup()
+  }
+  const rejectWith = (step: Scope, message: string) =>
+    rejected(step, step.manage(ctx.newError({ name: 'TypeError', message })))
+
+  const start = (step: Scope, name: string, arg: QuickJSHandle | undefined) => {
+    // Without these caps a guest could fire thousands of host calls
+    // without awaiting any, each a real side effect in the host.
+    if (pending.length >= MAX_CALLS_IN_FLIGHT) {
+      return rejectWith(
+        step,
+        `More than ${MAX_CALLS_IN_FLIGHT} host calls are in flight; await some first.`,
       )
-      return deferred.handle
-    })
-    ctx.defineProp(ctx.global, name, { value: fn, configurable: true, enumerable: false })
-    fn.dispose()
+    }
+    if (++calls > wiring.limits.maxHostCalls) {
+      return rejectWith(
+        step,
+        `This call may make at most ${wiring.limits.maxHostCalls} host calls.`,
+      )
+    }
+    const text = step.manage(
+      ctx.callFunction(prelude.serialize, ctx.undefined, arg ?? ctx.undefined),
+    )
+    if (text.error) return rejected(step, text.error)
+    let argsJson: string | undefined
+    if (ctx.typeof(text.value) === 'string') {
+      const units = ctx.getLength(text.value) ?? 0
+      argsJson = units > wiring.limits.maxArgsBytes ? undefined : ctx.getString(text.value)
+      if (argsJson === undefined || Buffer.byteLength(argsJson) > wiring.limits.maxArgsBytes) {
+        const max = wiring.limits.maxArgsBytes
+        return rejectWith(step, `Arguments to '${name}' exceed ${max} bytes of JSON.`)
+      }
+    }
+    const deferred = ctx.newPromise()
+    pending.push(deferred)
+    wiring.call(name, argsJson).then(
+      (resultJson) => settle(deferred, (s) => resolveWith(s, deferred, name, resultJson)),
+      (err: unknown) =>
+        settle(deferred, (s) => {
+          const message = err instanceof Error ? err.message : `Host function '${name}' failed.`
+          deferred.reject(s.manage(ctx.newError(message)))
+        }),
+    )
+    // The same reference: quickjs-emscripten frees it once the guest holds its own.
+    return deferred.handle
   }
 
-  function settle(deferred: QuickJSDeferredPromise, apply: () => void): void {
-    pending.delete(deferred)
+  Scope.withScope((scope) => {
+    for (const name of wiring.names) {
+      const fn = scope.manage(
+        ctx.newFunction(name, (arg?: QuickJSHandle) =>
+          Scope.withScope((step) => start(step, name, arg)),
+        ),
+      )
+      ctx.defineProp(ctx.global, name, { value: fn, configurable: true, enumerable: false })
+    }
+  })
+
+  function settle(deferred: QuickJSDeferredPromise, apply: (step: Scope) => void): void {
+    const at = pending.indexOf(deferred)
+    if (at >= 0) pending.splice(at, 1)
     if (wiring.isFinished()) return
     try {
-      apply()
+      Scope.withScope(apply)
       wiring.onSettled()
     } catch (err) {
       wiring.onFatal(err)
@@ -98,6 +121,7 @@ export function installGlobals(
   }
 
   function resolveWith(
+    step: Scope,
     deferred: QuickJSDeferredPromise,
     name: string,
     json: string | undefined,
@@ -107,22 +131,17 @@ export function installGlobals(
       return
     }
     if (Buffer.byteLength(json) > wiring.limits.maxResultBytes) {
-      const error = ctx.newError(
-        `The result of '${name}' exceeds ${wiring.limits.maxResultBytes} bytes of JSON.`,
-      )
-      deferred.reject(error)
-      error.dispose()
+      const message = `The result of '${name}' exceeds ${wiring.limits.maxResultBytes} bytes of JSON.`
+      deferred.reject(step.manage(ctx.newError(message)))
       return
     }
-    const text = ctx.newString(json)
-    const parsed = ctx.callFunction(prelude.parse, ctx.undefined, text)
-    text.dispose()
-    if (parsed.error) {
-      deferred.reject(parsed.error)
-      parsed.error.dispose()
-    } else {
-      deferred.resolve(parsed.value)
-      parsed.value.dispose()
-    }
+    // The text (up to `maxResultBytes`) is freed before the promise settles.
+    const parsed = step.manage(
+      Scope.withScope((inner) =>
+        ctx.callFunction(prelude.parse, ctx.undefined, inner.manage(ctx.newString(json))),
+      ),
+    )
+    if (parsed.error) deferred.reject(parsed.error)
+    else deferred.resolve(parsed.value)
   }
 }

@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import { type QuickJSContext, type QuickJSHandle, Scope } from 'quickjs-emscripten-core'
 
 // Runs inside the guest before any skill code. It captures the genuine
 // JSON functions so a guest that replaces `JSON.stringify` still cannot make
@@ -65,12 +65,15 @@ export interface GuestPrelude {
 
 /**
  * Hardens a fresh context (no `Math.random`, `SharedArrayBuffer`, `Atomics`)
- * and returns the helpers the host uses to move JSON in and out of it.
+ * and returns the helpers the host uses to move JSON in and out of it. The
+ * helpers belong to `owner`, the scope that owns the context.
  */
-export function installPrelude(ctx: QuickJSContext): GuestPrelude {
-  const list = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'prelude.js', { strict: true }))
-  const at = (i: number) => ctx.getProp(list, i)
-  const prelude = { serialize: at(0), parse: at(1), describe: at(2), format: at(3), cut: at(4) }
-  list.dispose()
-  return prelude
+export function installPrelude(ctx: QuickJSContext, owner: Scope): GuestPrelude {
+  return Scope.withScope((scope) => {
+    const list = scope.manage(
+      ctx.unwrapResult(ctx.evalCode(PRELUDE, 'prelude.js', { strict: true })),
+    )
+    const at = (i: number) => owner.manage(ctx.getProp(list, i))
+    return { serialize: at(0), parse: at(1), describe: at(2), format: at(3), cut: at(4) }
+  })
 }

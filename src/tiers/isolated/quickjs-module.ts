@@ -9,6 +9,7 @@ import {
   type QuickJSRuntime,
   type QuickJSSyncVariant,
   type QuickJSWASMModule,
+  Scope,
 } from 'quickjs-emscripten-core'
 import { type ConsoleCapture, installConsole } from './guest-console.js'
 import { type GuestPrelude, installPrelude } from './guest-prelude.js'
@@ -202,6 +203,13 @@ export interface FreshQuickJs {
   prelude: GuestPrelude
   /** Where `console.*` writes; lines are dropped while it is unset. */
   console: { capture: ConsoleCapture | undefined }
+  /**
+   * Owns the runtime, the context and the prelude's helpers. Evaluations
+   * never dispose it: dropping the instance whole is cheaper than freeing
+   * it. Disposing it frees the guest, and QuickJS aborts if any object is
+   * still referenced then, which is how tests prove nothing leaked.
+   */
+  scope: Scope
 }
 
 /**
@@ -214,12 +222,16 @@ export async function prepareFreshQuickJs(
   memoryBytes: number,
 ): Promise<FreshQuickJs> {
   const instance = await instantiateBoundedQuickJs(binary, memoryBytes)
-  const runtime = instance.quickjs.newRuntime()
-  const context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } })
-  const prelude = installPrelude(context)
+  // If preparing throws, the instance is dropped unused: nothing to free.
+  const scope = new Scope()
+  const runtime = scope.manage(instance.quickjs.newRuntime())
+  const context = scope.manage(
+    runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } }),
+  )
+  const prelude = installPrelude(context, scope)
   const sink: FreshQuickJs['console'] = { capture: undefined }
   installConsole(context, prelude, () => sink.capture)
-  return { instance, runtime, context, prelude, console: sink }
+  return { instance, runtime, context, prelude, console: sink, scope }
 }
 
 /**
