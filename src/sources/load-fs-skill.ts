@@ -20,6 +20,7 @@ import {
   OVERLAY_SIDECAR_LABEL,
   type OverlayHit,
   overlaidHash,
+  readOverlayTextSteps,
 } from './skill-overlays.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
@@ -172,14 +173,7 @@ function* sidecarSteps(
   const overlay =
     overlays && overlays.length > 0 ? yield* locateOverlaySteps(overlays, id) : undefined
   if (overlay) {
-    const file = yield* readCappedStep(
-      overlay.path,
-      max,
-      OVERLAY_SIDECAR_LABEL,
-      overlay.identity,
-      true,
-    )
-    const text = decodeSkillText(file.bytes, OVERLAY_SIDECAR_LABEL)
+    const text = yield* readOverlayTextSteps(overlay, max)
     return {
       sidecar: checkSidecar(scan, text, OVERLAY_SIDECAR_LABEL),
       overlay,

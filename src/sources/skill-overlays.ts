@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
+import { decodeSkillText } from '../manifest/decode-skill-text.js'
 import { SKILL_SIDECAR_FILE } from '../manifest/parse-skill-sidecar.js'
-import { type FsSteps, realpathStep, statStep } from './fs-steps.js'
+import { type FsSteps, readCappedStep, realpathStep, statStep } from './fs-steps.js'
 import { shortDigest } from './scan-skill-folder.js'
 import type { FileIdentity } from './skill-fs.js'
 import { childPath } from './skill-fs.js'
@@ -75,6 +76,22 @@ export function* locateOverlaySteps(
     }
   }
   return undefined
+}
+
+/**
+ * An overlay sidecar's text: the file `locateOverlaySteps` found (refused if
+ * it changed since), within `maxBytes` (the cap a skill's own sidecar gets),
+ * decoded as strict UTF-8.
+ */
+export function* readOverlayTextSteps(overlay: OverlayHit, maxBytes: number): FsSteps<string> {
+  const file = yield* readCappedStep(
+    overlay.path,
+    maxBytes,
+    OVERLAY_SIDECAR_LABEL,
+    overlay.identity,
+    true,
+  )
+  return decodeSkillText(file.bytes, OVERLAY_SIDECAR_LABEL)
 }
 
 /** Whether two overlay lookups found the same file in the same state (both none counts). */
