@@ -57,7 +57,7 @@ export function parseArgs(argv: readonly string[], spec: ArgSpec): ParsedArgs {
       const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
       if (value === undefined || (eq === -1 && value.startsWith('--')))
         throw new UsageError(`--${name} needs a value`)
-      if (listNames.has(name)) (lists[name] ??= []).push(value)
+      if (listNames.has(name)) lists[name] = [...(lists[name] ?? []), value]
       else strings[name] = value
     } else throw new UsageError(`unknown option --${name}`)
   }
