@@ -4,8 +4,7 @@ import { decodeSkillText } from '../manifest/decode-skill-text.js'
 import { SKILL_SIDECAR_FILE } from '../manifest/parse-skill-sidecar.js'
 import { type FsSteps, readCappedStep, realpathStep, statStep } from './fs-steps.js'
 import { shortDigest } from './scan-skill-folder.js'
-import type { FileIdentity } from './skill-fs.js'
-import { childPath } from './skill-fs.js'
+import { childPath, type FileIdentity } from './skill-fs.js'
 
 /** How an overlay sidecar is named in messages: model-safe, never a host path. */
 export const OVERLAY_SIDECAR_LABEL = `overlay ${SKILL_SIDECAR_FILE}`

@@ -77,6 +77,17 @@ describe('overlay sidecars', () => {
     expect((await src.descriptor(skills[0]!)).scripts?.map((s) => s.name)).toEqual(['go'])
   })
 
+  it('an empty overlay is valid and switches off what the skill`s own sidecar declares', async () => {
+    const root = await layout({
+      'skills/plain/skillhost.yaml': GO,
+      'overlays/plain/skillhost.yaml': '',
+    })
+    const src = source(root)
+    const [skill] = (await discover(src)).skills
+    expect(skill?.warnings).toEqual([OVERLAY_WINS_WARNING])
+    expect((await src.descriptor(skill!)).scripts).toBeUndefined()
+  })
+
   it('takes the first overlay directory that holds one', async () => {
     const root = await layout({
       'overlays/other/skillhost.yaml': GO,
