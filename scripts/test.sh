@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean clone on a fresh Debian machine.
-# Installs what the suite needs (bubblewrap for the tier-3 sandbox, npm
-# packages), then lints, typechecks, builds and runs every test.
+# Installs what the suite needs (bubblewrap for the tier-3 sandbox,
+# python3-pypdf for the pdf-form fixture, npm packages), then lints,
+# typechecks, builds and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ "$(uname -s)" == "Linux" ]] && ! command -v bwrap >/dev/null 2>&1; then
+# Debian packages the suite needs, each installed only when missing:
+# bubblewrap for the tier-3 sandbox, python3-pypdf for the pdf-form fixture
+# skill's scripts (run by Debian's /usr/bin/python3, inside and outside the sandbox).
+missing=()
+if [[ "$(uname -s)" == "Linux" ]]; then
+  command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+  /usr/bin/python3 -c 'import pypdf' >/dev/null 2>&1 || missing+=(python3-pypdf)
+fi
+if [[ ${#missing[@]} -gt 0 ]]; then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
-    echo "[test] installing bubblewrap (Debian package 'bubblewrap')"
+    echo "[test] installing ${missing[*]} (Debian)"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "[test] bubblewrap is missing: run 'sudo apt-get install bubblewrap' (Debian/Ubuntu)" >&2
+    echo "[test] missing: run 'sudo apt-get install ${missing[*]}' (Debian/Ubuntu)" >&2
     exit 1
   fi
 fi

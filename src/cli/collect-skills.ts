@@ -14,10 +14,12 @@ export interface RootScan {
 /**
  * Discovers each root with its own `FileSystemSkillSource`, so one root's
  * failure is reported against that root while the others still scan.
+ * `overlays` are the deployer's sidecar directories, applied to every root.
  */
 export async function collectSkills(
   roots: readonly string[],
   strict: boolean,
+  overlays: readonly string[] = [],
 ): Promise<RootScan[]> {
   const scans: RootScan[] = []
   for (const raw of roots) {
@@ -25,7 +27,7 @@ export async function collectSkills(
     const skills: DiscoveredSkill[] = []
     const problems: SkillProblem[] = []
     try {
-      const source = new FileSystemSkillSource({ roots: [root], strict, id: root })
+      const source = new FileSystemSkillSource({ roots: [root], strict, id: root, overlays })
       for await (const skill of source.discover({ report: (p) => problems.push(p) }))
         skills.push(skill)
       scans.push({ root, skills, problems })

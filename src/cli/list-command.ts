@@ -2,10 +2,11 @@ import { relative } from 'node:path'
 import { capDescription } from '../manifest/cap-description.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
+import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
 import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
 
-const HELP = `Usage: skillhost list [--strict] [--json] <root...>
+const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] <root...>
 
 List the skills the given roots serve, in catalog order. An earlier root wins
 an id collision; later copies are shown as shadowed. Skills that were skipped
@@ -15,6 +16,7 @@ table with the reason.
 Options:
   --strict   apply the agentskills.io rules strictly
   --json     print { skills, problems, sourceErrors } as JSON
+  ${OVERLAYS_HELP}
   -h, --help show this help
 
 Exit status: 0, or 2 on a usage error. Skipped skills do not change it; use
@@ -71,7 +73,7 @@ export const listCommand: CliCommand = {
   summary: 'list discovered skills, shadowed copies and skipped folders',
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { booleans: ['json', 'strict'] })
+    const args = parseArgs(argv, { booleans: ['json', 'strict'], lists: ['overlays'] })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
@@ -80,7 +82,11 @@ export const listCommand: CliCommand = {
       io.stderr(`skillhost list: give at least one root\n\n${HELP}\n`)
       return 2
     }
-    const catalog = await resolveCatalog(args.positionals, args.booleans.strict === true)
+    const catalog = await resolveCatalog(
+      args.positionals,
+      args.booleans.strict === true,
+      overlayDirs(args.lists.overlays),
+    )
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, ...row }) => row)
       io.stdout(

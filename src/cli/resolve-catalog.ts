@@ -32,12 +32,13 @@ export interface CliCatalog {
 export async function resolveCatalog(
   roots: readonly string[],
   strict = false,
+  overlays: readonly string[] = [],
 ): Promise<CliCatalog> {
   const rows: CatalogRow[] = []
   const problems: (SkillProblem & { root: string })[] = []
   const sourceErrors: { root: string; message: string }[] = []
   const winners = new Map<string, string>()
-  for (const scan of await collectSkills(roots, strict)) {
+  for (const scan of await collectSkills(roots, strict, overlays)) {
     for (const skill of scan.skills) {
       const path = skillFolderOf(skill)
       const winner = winners.get(skill.id)

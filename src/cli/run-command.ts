@@ -8,9 +8,10 @@ import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
 import type { SkillScript } from '../tiers/scripts/types.js'
 import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
+import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { UsageError } from './parse-args.js'
 
-const HELP = `Usage: skillhost run <skill-dir> <script> [--timeout N] [--json] [--<param> value ...] [positional ...]
+const HELP = `Usage: skillhost run <skill-dir> <script> [--timeout N] [--json] [--overlays DIR] [--<param> value ...] [positional ...]
 
 Run one script a skill declares in skillhost.yaml, exactly as a model's call
 would run it: inside the bubblewrap sandbox, with an empty environment, the
@@ -22,11 +23,14 @@ does under the sandbox before a model calls it.
 Options:
   --timeout N   seconds before the script is killed (default 20, max 60)
   --json        print the result as JSON (exit code, output, truncation)
+  ${OVERLAYS_HELP}
   -h, --help    show this help
 
 Exit status: the script's own exit code; 1 when it could not run; 2 on a usage error.`
 
-const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
+const RUN_FLAGS = new Set(['timeout', 'json', 'help', 'overlays'])
+/** Run flags that take a value: it is skipped when splitting script arguments. */
+const RUN_VALUE_FLAGS = new Set(['timeout', 'overlays'])
 
 /** Splits argv into run options and script arguments typed by the script's declared params. */
 function scriptArgs(
@@ -51,7 +55,7 @@ function scriptArgs(
     const eq = arg.indexOf('=')
     const name = arg.slice(2, eq === -1 ? undefined : eq)
     if (RUN_FLAGS.has(name)) {
-      if (name === 'timeout') i += eq === -1 ? 1 : 0
+      if (RUN_VALUE_FLAGS.has(name)) i += eq === -1 ? 1 : 0
       continue
     }
     const param = params.get(name)
@@ -83,12 +87,21 @@ function coerce(type: string, value: string, name: string): unknown {
 }
 
 function option(argv: readonly string[], name: string): string | undefined {
+  return optionValues(argv, name)[0]
+}
+
+/** Every value of a repeatable run flag, in order. */
+function optionValues(argv: readonly string[], name: string): string[] {
+  const values: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (arg === `--${name}`) return argv[i + 1]
-    if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3)
+    if (arg === `--${name}`) {
+      const value = argv[++i]
+      if (value === undefined) throw new UsageError(`--${name} needs a value`)
+      values.push(value)
+    } else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3))
   }
-  return undefined
+  return values
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -100,7 +113,11 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (!skillDir || !scriptName || skillDir.startsWith('--') || scriptName.startsWith('--')) {
     throw new UsageError('give a skill folder and a script name')
   }
-  const source = new FileSystemSkillSource({ roots: [resolve(skillDir)], id: 'cli' })
+  const source = new FileSystemSkillSource({
+    roots: [resolve(skillDir)],
+    id: 'cli',
+    overlays: overlayDirs(optionValues(rest, 'overlays')),
+  })
   const found = []
   for await (const skill of source.discover()) found.push(skill)
   if (found.length !== 1) {

@@ -81,12 +81,14 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   log(
     `gate: ${'policyFile' in options.gate ? options.gate.policyFile : options.gate.mode}; state: ${options.stateDir}`,
   )
+  if (options.overlays.length > 0) log(`overlays: ${options.overlays.join(', ')}`)
   log(`module imports ${options.importModules ? 'ON' : 'off'}; isolated tools on (QuickJS)`)
   log(describeSpool(options))
   if (options.http) describeAuth(options.http, log)
   const signal = onSignal()
   const runtime = await createServeRuntime({
     roots: options.roots,
+    overlays: options.overlays,
     stateDir: options.stateDir,
     importModules: options.importModules,
     scripts: options.scripts,

@@ -4,6 +4,7 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { SpoolRetention } from '../common/prune-spool-directories.js'
 import type { SkillChannel } from '../manager/types.js'
+import { overlayDirs } from './overlay-dirs.js'
 import { parseArgs, UsageError } from './parse-args.js'
 import type { ServeGateMode } from './serve-gate.js'
 
@@ -32,6 +33,8 @@ export interface ServeHttpOptions {
 export interface ServeOptions {
   readonly help: boolean
   readonly roots: readonly string[]
+  /** `--overlays DIR` (repeatable): the deployer's sidecar directories, earlier first. */
+  readonly overlays: readonly string[]
   readonly stateDir: string
   readonly importModules: boolean
   readonly scripts: boolean
@@ -98,12 +101,14 @@ export function parseServeOptions(
       'spool-max-age',
       'spool-max-size',
     ],
+    lists: ['overlays'],
   })
   const s = args.strings
   if (args.booleans.help) {
     return {
       help: true,
       roots: [],
+      overlays: [],
       stateDir: '',
       importModules: false,
       scripts: false,
@@ -145,6 +150,7 @@ export function parseServeOptions(
   return {
     help: false,
     roots,
+    overlays: overlayDirs(args.lists.overlays),
     stateDir: resolve(s['state-dir'] ?? defaultStateDir()),
     importModules: args.booleans['import-modules'] === true,
     scripts: args.booleans['no-scripts'] !== true,

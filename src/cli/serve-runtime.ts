@@ -14,6 +14,8 @@ import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 /** What the embedded server needs to build its managers. */
 export interface ServeRuntimeOptions {
   readonly roots: readonly string[]
+  /** The deployer's overlay sidecar directories (see `FileSystemSkillSource`). */
+  readonly overlays?: readonly string[]
   readonly stateDir: string
   readonly importModules: boolean
   readonly gate: ToolGate
@@ -68,6 +70,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   const source = new FileSystemSkillSource({
     roots: [...options.roots],
     importModules: options.importModules,
+    ...(options.overlays && { overlays: options.overlays }),
   })
   const pool: QuickJsGuestPool = createQuickJsGuest()
   let scripts: ScriptSandbox | undefined

@@ -15,6 +15,9 @@ Options:
   --import-modules     import the module tools skills declare (runs their code
                        in this process; off by default)
   --no-scripts         never run skill scripts (default: on when bubblewrap works)
+  --overlays DIR       deployer sidecars: DIR/<skill-id>/skillhost.yaml declares
+                       a skill's tools in place of its own (repeatable; the
+                       first DIR holding one wins)
   --gate MODE          allow-all (default; every decision logged) or deny-scripts
   --gate-policy FILE   a JSON policy: {"default":"allow","rules":[{"tool":"run_*",
                        "skill":"*","tier":"script","effect":"deny","reason":"…"}]}

@@ -1,7 +1,19 @@
-import { relative, resolve } from 'node:path'
+import { readdir } from 'node:fs/promises'
+import { dirname, relative, resolve } from 'node:path'
+import { SkillHostError } from '../common/errors.js'
+import { parseSkillSidecar } from '../manifest/parse-skill-sidecar.js'
+import { runAsync } from '../sources/fs-steps.js'
+import { asyncSkillFs } from '../sources/skill-fs.js'
+import {
+  locateOverlaySteps,
+  OVERLAY_SIDECAR_LABEL,
+  readOverlayTextSteps,
+} from '../sources/skill-overlays.js'
+import { DEFAULT_SOURCE_LIMITS } from '../sources/source-limits.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { collectSkills, skillFolderOf } from './collect-skills.js'
 import { escapeLine } from './escape-controls.js'
+import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
@@ -13,7 +25,7 @@ export interface ValidateEntry {
   readonly warnings: string[]
 }
 
-const HELP = `Usage: skillhost validate [--strict] [--json] <path...>
+const HELP = `Usage: skillhost validate [--strict] [--json] [--overlays DIR] <path...>
 
 Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md)
 or a folder of skill folders, searched to a bounded depth.
@@ -23,17 +35,27 @@ or differs from its folder, an over-long description and the like are
 warnings; a missing name or description, bad YAML or a bad skillhost.yaml
 make the skill invalid. --strict turns warnings into errors and also rejects
 unknown frontmatter keys, like the reference validator (skills-ref validate).
+With --overlays, a skill's overlay sidecar is validated in place of its own,
+exactly as serve would load it; an overlay for a skill none of the paths
+holds is parsed on its own and reported with a warning.
 
 Options:
   --strict   apply the agentskills.io rules strictly
   --json     print the report as JSON
+  ${OVERLAYS_HELP}
   -h, --help show this help
 
 Exit status: 0 when every skill is valid, 1 when any is invalid or a path
 holds no skill, 2 on a usage error.`
 
-async function validateRoot(rawRoot: string, strict: boolean): Promise<ValidateEntry[]> {
-  const [scan] = await collectSkills([rawRoot], strict)
+async function validateRoot(
+  rawRoot: string,
+  strict: boolean,
+  overlays: readonly string[],
+  ids: Set<string>,
+): Promise<ValidateEntry[]> {
+  const [scan] = await collectSkills([rawRoot], strict, overlays)
+  for (const skill of scan?.skills ?? []) ids.add(skill.id)
   const root = resolve(rawRoot)
   const byPath = new Map<string, ValidateEntry>()
   const entry = (path: string): ValidateEntry => {
@@ -59,6 +81,42 @@ async function validateRoot(rawRoot: string, strict: boolean): Promise<ValidateE
   return [...byPath.values()].map((e) => (e.errors.length > 0 ? { ...e, valid: false } : e))
 }
 
+/**
+ * Overlay sidecars for skills none of the paths holds: each id's winning
+ * overlay (the same lookup serve makes), parsed by the one sidecar parser.
+ * Its declared files cannot be checked without the skill, hence a warning.
+ */
+async function validateOrphanOverlays(
+  overlays: readonly string[],
+  ids: ReadonlySet<string>,
+): Promise<ValidateEntry[]> {
+  const candidates = new Set<string>()
+  for (const dir of overlays) {
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => []))
+      if (!ids.has(e.name)) candidates.add(e.name)
+  }
+  const entries: ValidateEntry[] = []
+  for (const id of [...candidates].sort()) {
+    let path = id
+    try {
+      const hit = await runAsync(locateOverlaySteps(overlays, id), asyncSkillFs)
+      if (!hit) continue
+      path = dirname(hit.path)
+      const max = DEFAULT_SOURCE_LIMITS.maxSkillMdBytes
+      parseSkillSidecar(
+        await runAsync(readOverlayTextSteps(hit, max), asyncSkillFs),
+        OVERLAY_SIDECAR_LABEL,
+      )
+      const warning = `no skill "${id}" among the given paths; the files its ${OVERLAY_SIDECAR_LABEL} names were not checked`
+      entries.push({ path, name: id, valid: true, errors: [], warnings: [warning] })
+    } catch (err) {
+      if (!SkillHostError.isInstance(err)) throw err
+      entries.push({ path, name: id, valid: false, errors: [err.message], warnings: [] })
+    }
+  }
+  return entries
+}
+
 /** The text report: one line per skill and one per problem (skill text is shown escaped). */
 function print(entries: readonly ValidateEntry[], io: CliIo): void {
   for (const e of entries) {
@@ -78,7 +136,7 @@ export const validateCommand: CliCommand = {
   summary: 'check skills against the agentskills.io rules',
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { booleans: ['json', 'strict'] })
+    const args = parseArgs(argv, { booleans: ['json', 'strict'], lists: ['overlays'] })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
@@ -87,9 +145,12 @@ export const validateCommand: CliCommand = {
       io.stderr(`skillhost validate: give at least one path\n\n${HELP}\n`)
       return 2
     }
+    const overlays = overlayDirs(args.lists.overlays)
     const entries: ValidateEntry[] = []
+    const ids = new Set<string>()
     for (const path of args.positionals)
-      entries.push(...(await validateRoot(path, args.booleans.strict === true)))
+      entries.push(...(await validateRoot(path, args.booleans.strict === true, overlays, ids)))
+    entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid)
     if (args.booleans.json) io.stdout(`${JSON.stringify({ ok, skills: entries }, null, 2)}\n`)
     else print(entries, io)

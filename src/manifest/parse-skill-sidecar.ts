@@ -177,19 +177,17 @@ function isolated(
  * and thrown together as one `E_SKILL_MANIFEST_INVALID` whose message names
  * each offending field (e.g. `scripts[0].params[1].type`); `data.problems`
  * lists them. Unknown fields are errors: the sidecar is skillhost's own format.
+ * `label` names the file in messages (a deployer's overlay says so); the
+ * rules are the same wherever the sidecar lives.
  */
-export function parseSkillSidecar(yamlText: string): SkillSidecar {
-  checkYamlDepth(yamlText, SKILL_SIDECAR_FILE)
+export function parseSkillSidecar(yamlText: string, label = SKILL_SIDECAR_FILE): SkillSidecar {
+  checkYamlDepth(yamlText, label)
   const doc = parseDocument(yamlText, { prettyErrors: true })
   const fail = (problems: Problems, cause?: unknown): SkillHostError =>
-    new SkillHostError(
-      'E_SKILL_MANIFEST_INVALID',
-      `${SKILL_SIDECAR_FILE} is invalid: ${problems.join('; ')}`,
-      {
-        data: { problems },
-        ...(cause !== undefined && { cause }),
-      },
-    )
+    new SkillHostError('E_SKILL_MANIFEST_INVALID', `${label} is invalid: ${problems.join('; ')}`, {
+      data: { problems },
+      ...(cause !== undefined && { cause }),
+    })
   if (doc.errors[0])
     throw fail([`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`], doc.errors[0])
   let value: unknown

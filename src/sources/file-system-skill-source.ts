@@ -3,10 +3,17 @@ import type { Tool } from '../common/tool.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { bytesToStream } from './bytes-to-stream.js'
+import { runAsync } from './fs-steps.js'
 import { importModuleTools } from './import-module-tools.js'
 import { type FsSkillEntry, readSkillText } from './load-fs-skill.js'
 import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
 import { asyncSkillFs, syncSkillFs } from './skill-fs.js'
+import {
+  locateOverlaySteps,
+  type OverlayHit,
+  resolveOverlayDirs,
+  sameOverlay,
+} from './skill-overlays.js'
 import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
 import type {
   DiscoveredSkill,
@@ -36,6 +43,14 @@ export interface FileSystemSkillSourceOptions {
   readonly importModules?: boolean | ((skill: DiscoveredSkill) => boolean)
   readonly limits?: Partial<SkillSourceLimits>
   /**
+   * Overlay directories: a deployer's sidecars for skills they did not write.
+   * The sidecar for skill id `x` is `<dir>/x/skillhost.yaml`; the first
+   * directory holding one wins, and it replaces the skill's own sidecar (the
+   * catalog entry warns when it does). Paths in it are relative to the
+   * skill's folder and pass the same parser and checks as a skill's own.
+   */
+  readonly overlays?: string | readonly string[]
+  /**
    * How discovery touches the disk. `sync` (default) makes direct syscalls in
    * slices of about 10 ms, yielding to the event loop between slices: several
    * times faster for many small files. `async` uses the thread pool and never
@@ -58,6 +73,14 @@ function notFound(ref: SkillRef, why: string): SkillHostError {
   )
 }
 
+function unreadable(ref: SkillRef, cause: unknown): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_NOT_FOUND',
+    `Skill "${ref.id}" can no longer be read; list skills again.`,
+    { cause },
+  )
+}
+
 /**
  * Serves agentskills.io folders from disk. `discover` walks the roots (see
  * `walkSkillRoots`), validates each SKILL.md (lenient unless `strict`) and its
@@ -66,11 +89,15 @@ function notFound(ref: SkillRef, why: string): SkillHostError {
  * a hash of every file's path, size, mtime and inode (prefixed by a manifest
  * `version`), so any change makes old refs stale: every other method rescans
  * the folder and fails with `E_SKILL_NOT_FOUND` on a stale ref. Reads never
- * leave the folder and are capped by `limits`.
+ * leave the folder and are capped by `limits`. With `overlays`, a deployer's
+ * sidecar for a skill id replaces the skill's own; it is part of the version,
+ * so changing, adding or removing it makes old refs stale too.
  */
 export class FileSystemSkillSource implements SkillSource {
   readonly id: string
   readonly roots: readonly string[]
+  /** The overlay directories, absolute, earlier first. */
+  readonly overlays: readonly string[]
   readonly limits: SkillSourceLimits
   readonly #strict: boolean
   readonly #importModules: FileSystemSkillSourceOptions['importModules']
@@ -82,6 +109,7 @@ export class FileSystemSkillSource implements SkillSource {
     if (this.roots.length === 0)
       throw new TypeError('FileSystemSkillSource needs at least one root')
     this.id = options.id ?? 'filesystem'
+    this.overlays = resolveOverlayDirs(options.overlays)
     this.limits = resolveSourceLimits(options.limits)
     this.#strict = options.strict === true
     this.#importModules = options.importModules
@@ -95,6 +123,7 @@ export class FileSystemSkillSource implements SkillSource {
     const walk = walkSkillRoots(this.roots, {
       limits: this.limits,
       strict: this.#strict,
+      overlays: this.overlays,
       io: this.#syncDiscovery ? { sync: syncSkillFs } : { async: asyncSkillFs },
       report,
       ...(options.signal && { signal: options.signal }),
@@ -182,13 +211,18 @@ export class FileSystemSkillSource implements SkillSource {
     try {
       scan = await scanSkillFolder(entry.dir, this.limits)
     } catch (cause) {
-      throw new SkillHostError(
-        'E_SKILL_NOT_FOUND',
-        `Skill "${ref.id}" can no longer be read; list skills again.`,
-        { cause },
-      )
+      throw unreadable(ref, cause)
     }
     if (scan.hash !== entry.scan.hash) throw notFound(ref, 'changed on disk')
+    if (this.overlays.length > 0) {
+      let overlay: OverlayHit | undefined
+      try {
+        overlay = await runAsync(locateOverlaySteps(this.overlays, ref.id), asyncSkillFs)
+      } catch (cause) {
+        throw unreadable(ref, cause)
+      }
+      if (!sameOverlay(overlay, entry.overlay)) throw notFound(ref, 'changed on disk')
+    }
     return { entry, scan }
   }
 

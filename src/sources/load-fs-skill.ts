@@ -15,6 +15,13 @@ import {
   scanSkillFolderSteps,
 } from './scan-skill-folder.js'
 import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
+import {
+  locateOverlaySteps,
+  OVERLAY_SIDECAR_LABEL,
+  type OverlayHit,
+  overlaidHash,
+  readOverlayTextSteps,
+} from './skill-overlays.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /** A skill folder that passed validation: everything a source caches about it. */
@@ -23,6 +30,8 @@ export interface FsSkillEntry {
   readonly manifest: SkillManifest
   readonly scan: SkillFolderScan
   readonly sidecar?: SkillSidecar
+  /** The deployer's overlay sidecar, when one applies; `sidecar` then came from it. */
+  readonly overlay?: OverlayHit
   readonly version: string
   readonly warnings: readonly string[]
 }
@@ -38,6 +47,8 @@ type FsSkillFailure = Extract<FsSkillOutcome, { ok: false }>
 export interface LoadFsSkillOptions {
   readonly limits: SkillSourceLimits
   readonly strict: boolean
+  /** Overlay directories (absolute), earlier first; see `locateOverlaySteps`. */
+  readonly overlays?: readonly string[]
 }
 
 /** The entry of `rel` in a scan, when it exists and fits in `max` bytes. */
@@ -72,9 +83,13 @@ export function readSkillText(scan: SkillFolderScan, rel: string, max: number): 
   return runAsync(readSkillTextSteps(scan, rel, max), asyncSkillFs)
 }
 
-/** Validates a `skillhost.yaml`'s text, checking each declared file exists in the skill. */
-function checkSidecar(scan: SkillFolderScan, text: string): SkillSidecar {
-  const sidecar = parseSkillSidecar(text)
+/**
+ * Validates a `skillhost.yaml`'s text, checking each declared file exists in
+ * the skill's scan (so it passed `normalizeSkillPath` and the scan's symlink
+ * rules). `label` names the file: the skill's own or a deployer's overlay.
+ */
+function checkSidecar(scan: SkillFolderScan, text: string, label: string): SkillSidecar {
+  const sidecar = parseSkillSidecar(text, label)
   const missing: string[] = []
   sidecar.scripts.forEach((s, i) => {
     if (!scan.files.has(s.path))
@@ -89,7 +104,7 @@ function checkSidecar(scan: SkillFolderScan, text: string): SkillSidecar {
   if (missing.length > 0) {
     throw new SkillHostError(
       'E_SKILL_MANIFEST_INVALID',
-      `${SKILL_SIDECAR_FILE} is invalid: ${missing.join('; ')}`,
+      `${label} is invalid: ${missing.join('; ')}`,
       {
         data: { problems: missing },
       },
@@ -120,14 +135,54 @@ function toEntry(
   manifestWarnings: readonly string[],
   scan: SkillFolderScan,
   sidecar: SkillSidecar | undefined,
+  overlay: OverlayHit | undefined,
+  overlayWarning: string | undefined,
 ): FsSkillOutcome {
-  const version = manifest.version ? `${manifest.version}+${scan.hash}` : scan.hash
+  const hash = overlaidHash(scan.hash, overlay)
+  const version = manifest.version ? `${manifest.version}+${hash}` : hash
   const warnings =
-    scan.warnings.length === 0 ? manifestWarnings : [...manifestWarnings, ...scan.warnings]
+    scan.warnings.length === 0 && overlayWarning === undefined
+      ? manifestWarnings
+      : [
+          ...manifestWarnings,
+          ...scan.warnings,
+          ...(overlayWarning === undefined ? [] : [overlayWarning]),
+        ]
   const entry: FsSkillEntry = sidecar
-    ? { dir, manifest, scan, sidecar, version, warnings }
+    ? { dir, manifest, scan, sidecar, ...(overlay && { overlay }), version, warnings }
     : { dir, manifest, scan, version, warnings }
   return { ok: true, entry }
+}
+
+/** Shown when a deployer's overlay replaces the sidecar a skill ships. */
+export const OVERLAY_WINS_WARNING = `the skill's own ${SKILL_SIDECAR_FILE} is ignored: the deployer's ${OVERLAY_SIDECAR_LABEL} replaces it`
+
+/**
+ * The sidecar that applies to a validated skill: the deployer's overlay for
+ * `id` when there is one (the skill's own is then not read, and a warning
+ * says so), else the skill's own `skillhost.yaml`. Both go through
+ * `checkSidecar` within the same byte cap.
+ */
+function* sidecarSteps(
+  scan: SkillFolderScan,
+  id: string,
+  options: LoadFsSkillOptions,
+): FsSteps<{ sidecar?: SkillSidecar; overlay?: OverlayHit; warning?: string }> {
+  const max = options.limits.maxSkillMdBytes
+  const overlays = options.overlays
+  const overlay =
+    overlays && overlays.length > 0 ? yield* locateOverlaySteps(overlays, id) : undefined
+  if (overlay) {
+    const text = yield* readOverlayTextSteps(overlay, max)
+    return {
+      sidecar: checkSidecar(scan, text, OVERLAY_SIDECAR_LABEL),
+      overlay,
+      ...(scan.files.has(SKILL_SIDECAR_FILE) && { warning: OVERLAY_WINS_WARNING }),
+    }
+  }
+  if (!scan.files.has(SKILL_SIDECAR_FILE)) return {}
+  const text = yield* readSkillTextSteps(scan, SKILL_SIDECAR_FILE, max)
+  return { sidecar: checkSidecar(scan, text, SKILL_SIDECAR_FILE) }
 }
 
 function failed(err: unknown): FsSkillOutcome {
@@ -151,8 +206,10 @@ function plainSkillMd(entries: readonly Dirent[] | undefined): boolean {
  * Scans, reads and validates one skill folder. Never throws: any failure
  * (too large, unreadable, bad UTF-8, bad YAML, failed validation, bad sidecar)
  * comes back as `{ ok: false }` with a code and model-safe messages, so a bad
- * skill never becomes a partial catalog entry. The version is the folder's
- * stat hash, prefixed by the manifest's `version` when it has one. `entries`
+ * skill never becomes a partial catalog entry. The sidecar is the deployer's
+ * overlay for the skill's id when `options.overlays` holds one, else the
+ * skill's own. The version is the folder's stat hash (with the overlay's, see
+ * `overlaidHash`), prefixed by the manifest's `version` when it has one. `entries`
  * may pass the folder's listing, already read.
  */
 export function* loadFsSkillSteps(
@@ -192,10 +249,8 @@ export function* loadFsSkillSteps(
     }
     const valid = validateText(text, folderName, options)
     if (!valid.ok) return valid
-    const sidecar = scan.files.has(SKILL_SIDECAR_FILE)
-      ? checkSidecar(scan, yield* readSkillTextSteps(scan, SKILL_SIDECAR_FILE, max))
-      : undefined
-    return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar)
+    const { sidecar, overlay, warning } = yield* sidecarSteps(scan, valid.manifest.name, options)
+    return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar, overlay, warning)
   } catch (err) {
     return failed(err)
   }

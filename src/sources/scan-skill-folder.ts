@@ -195,6 +195,11 @@ export function hashFiles(files: ReadonlyMap<string, SkillFileEntry>): string {
     const f = files.get(rel)!
     text += `${rel}\0${f.size}\0${f.mtimeMs}\0${f.ino}\n`
   }
+  return shortDigest(text)
+}
+
+/** The 16-character digest every skill version hash uses. */
+export function shortDigest(text: string): string {
   const digest = oneShotHash
     ? oneShotHash('sha1', text, 'base64url')
     : crypto.createHash('sha1').update(text).digest('base64url')

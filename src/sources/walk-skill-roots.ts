@@ -28,6 +28,8 @@ export type DiscoveryIo = { readonly sync: SyncSkillFs } | { readonly async: Ski
 export interface WalkSkillRootsOptions {
   readonly limits: SkillSourceLimits
   readonly strict: boolean
+  /** Overlay directories for the skills found (see `LoadFsSkillOptions.overlays`). */
+  readonly overlays?: readonly string[]
   readonly io: DiscoveryIo
   readonly signal?: AbortSignal
   readonly report: (problem: SkillProblem) => void

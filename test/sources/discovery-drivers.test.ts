@@ -71,6 +71,8 @@ async function walk(root: string, io: DiscoveryIo, strict: boolean) {
   for await (const batch of walkSkillRoots([root], {
     limits,
     strict,
+    // Overlays live in a folder of the tree without a SKILL.md: the walk passes through it.
+    overlays: [join(root, 'overlays')],
     io,
     report: (p) => problems.push(p),
   })) {
@@ -117,6 +119,10 @@ async function badTree(): Promise<string> {
     'tools/SKILL.md': skillMd('tools'),
     'tools/skillhost.yaml': 'scripts:\n  - name: run\n    path: run.sh\n',
     'tools/run.sh': 'echo hi\n',
+    // Overlays: one replacing a valid sidecar, one fixing a broken one, one broken.
+    'overlays/tools/skillhost.yaml': 'scripts: []\n',
+    'overlays/side/skillhost.yaml': '',
+    'overlays/nest/skillhost.yaml': 'scripts: 3\n',
     'outside.md': skillMd('esc'),
     'secret.txt': 's',
     'esc/.keep': '',
@@ -157,7 +163,14 @@ describe('the sync and async drivers run the same discovery steps', () => {
       if (!strict) {
         // Every kind of scan warning is there to be put in order.
         const seen = JSON.stringify(expected.folders)
-        for (const kind of ['leads outside', 'broken or looping', 'to a folder', 'too deep'])
+        for (const kind of [
+          'leads outside',
+          'broken or looping',
+          'to a folder',
+          'too deep',
+          'overlay skillhost.yaml replaces it',
+          'overlay skillhost.yaml is invalid',
+        ])
           expect(seen).toContain(kind)
       }
       for (const seed of [1, 2, 3, 4, 5, 6]) {
@@ -171,10 +184,20 @@ describe('the sync and async drivers run the same discovery steps', () => {
     const root = await badTree()
     for (const strict of [false, true]) {
       const viaSync = await discover(
-        new FileSystemSkillSource({ roots: root, strict, discoveryIo: 'sync' }),
+        new FileSystemSkillSource({
+          roots: root,
+          strict,
+          overlays: join(root, 'overlays'),
+          discoveryIo: 'sync',
+        }),
       )
       const viaAsync = await discover(
-        new FileSystemSkillSource({ roots: root, strict, discoveryIo: 'async' }),
+        new FileSystemSkillSource({
+          roots: root,
+          strict,
+          overlays: join(root, 'overlays'),
+          discoveryIo: 'async',
+        }),
       )
       expect(viaSync.skills.length).toBeGreaterThan(2)
       expect(viaSync.problems.length).toBeGreaterThan(5)
