@@ -3,7 +3,7 @@ import { deny, type GateRequest, type ToolGate } from '../common/gate.js'
 import { UsageError } from './parse-args.js'
 
 type Tier = NonNullable<GateRequest['tier']>
-const TIERS: readonly Tier[] = ['host', 'lifecycle', 'module', 'isolated', 'script']
+const TIERS: readonly Tier[] = ['host', 'lifecycle', 'module', 'isolated', 'script', 'workspace']
 
 /** One rule of a gate policy file. Every field given must match; the first matching rule decides. */
 export interface GatePolicyRule {

@@ -92,6 +92,8 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     stateDir: options.stateDir,
     importModules: options.importModules,
     scripts: options.scripts,
+    ...(options.undeclaredScripts === false ? { undeclaredScripts: false } : {}),
+    ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
     gate: createPolicyGate(policy, log),
     log,
     durableSpool: options.durableSpool,

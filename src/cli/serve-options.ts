@@ -38,6 +38,10 @@ export interface ServeOptions {
   readonly stateDir: string
   readonly importModules: boolean
   readonly scripts: boolean
+  /** Undeclared scripts of loaded skills may run (off with `--no-undeclared-scripts`). */
+  readonly undeclaredScripts?: boolean
+  /** `--workspace DIR`: the directory every session works in. */
+  readonly workspace?: string
   readonly gate: { readonly mode: ServeGateMode } | { readonly policyFile: string }
   readonly http?: ServeHttpOptions
   readonly channel?: SkillChannel
@@ -89,7 +93,13 @@ export function parseServeOptions(
   env: NodeJS.ProcessEnv = process.env,
 ): ServeOptions {
   const args = parseArgs(argv, {
-    booleans: ['import-modules', 'no-scripts', 'durable-spool', 'insecure-no-auth'],
+    booleans: [
+      'import-modules',
+      'no-scripts',
+      'no-undeclared-scripts',
+      'durable-spool',
+      'insecure-no-auth',
+    ],
     strings: [
       'state-dir',
       'gate',
@@ -100,6 +110,7 @@ export function parseServeOptions(
       'token',
       'spool-max-age',
       'spool-max-size',
+      'workspace',
     ],
     lists: ['overlays'],
   })
@@ -129,6 +140,9 @@ export function parseServeOptions(
   if (s.channel !== undefined && s.channel !== 'inline' && s.channel !== 'handle') {
     throw new UsageError('--channel must be inline or handle')
   }
+  const workspace = s.workspace === undefined ? undefined : resolve(s.workspace)
+  if (workspace !== undefined && !isDirectory(workspace))
+    throw new UsageError(`--workspace ${workspace} is not a directory`)
   let http: ServeOptions['http']
   if (s.http !== undefined) {
     const port = Number(s.http)
@@ -154,6 +168,8 @@ export function parseServeOptions(
     stateDir: resolve(s['state-dir'] ?? defaultStateDir()),
     importModules: args.booleans['import-modules'] === true,
     scripts: args.booleans['no-scripts'] !== true,
+    undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
+    ...(workspace === undefined ? {} : { workspace }),
     gate:
       s['gate-policy'] !== undefined
         ? { policyFile: resolve(s['gate-policy']) }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { McpSessionScope } from '../adapters/mcp/serve-stdio.js'
 import { FileSpoolStore } from '../common/file-spool-store.js'
@@ -8,7 +9,11 @@ import { createSkillManager } from '../manager/create-skill-manager.js'
 import type { SkillChannel, SkillManager } from '../manager/types.js'
 import { FileSystemSkillSource } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
-import { createScriptSandbox, type ScriptSandbox } from '../tiers/scripts/index.js'
+import {
+  createScriptSandbox,
+  type ScriptSandbox,
+  type SkillScriptConfig,
+} from '../tiers/scripts/index.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */
@@ -22,6 +27,13 @@ export interface ServeRuntimeOptions {
   readonly defaultChannel?: SkillChannel
   /** Turn tier 3 off without probing (e.g. for tests or `--no-scripts`). */
   readonly scripts: boolean
+  /** Let a loaded skill's files run without a sidecar (`run_<skill>_script`). Default true. */
+  readonly undeclaredScripts?: boolean
+  /**
+   * A directory every session uses as its workspace (`--workspace`), e.g. the
+   * user's project; default a fresh private one per session.
+   */
+  readonly workspace?: string
   readonly log: (line: string) => void
   /**
    * Keep each session's spool folder after the session closes and after
@@ -53,6 +65,32 @@ export interface ServeRuntime extends AsyncDisposable {
    * releases every spool still open. Idempotent.
    */
   dispose(): Promise<void>
+}
+
+/**
+ * The sandbox's configuration as serve runs it: undeclared scripts allowed
+ * unless turned off, and a deployer's workspace directory added to the
+ * session policy's write set (it must be writable there to be mounted).
+ */
+function scriptConfig(sandbox: ScriptSandbox, options: ServeRuntimeOptions): SkillScriptConfig {
+  const base = sandbox.config
+  const dir = options.workspace
+  return {
+    ...base,
+    undeclared: options.undeclaredScripts === false ? 'deny' : 'allow',
+    ...(dir === undefined
+      ? {}
+      : {
+          sessionWorkspace: { dir },
+          policy: {
+            ...base.policy,
+            filesystem: {
+              ...base.policy.filesystem,
+              allowWrite: [...base.policy.filesystem.allowWrite, realpathSync(dir)],
+            },
+          },
+        }),
+  }
 }
 
 /**
@@ -132,7 +170,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
           maxTimeoutSeconds: 30,
           defaultTimeoutSeconds: 5,
         },
-        ...(scripts ? { scripts: scripts.config } : {}),
+        ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
       })
     } catch (err) {
       await release()

@@ -15,6 +15,13 @@ Options:
   --import-modules     import the module tools skills declare (runs their code
                        in this process; off by default)
   --no-scripts         never run skill scripts (default: on when bubblewrap works)
+  --no-undeclared-scripts
+                       run only scripts a sidecar declares (default: any file of a
+                       loaded skill whose interpreter is allowed, through
+                       run_<skill>_script)
+  --workspace DIR      the folder every session works in, mounted read-write at
+                       /work for scripts (default: a fresh private folder per
+                       session, removed when it closes)
   --overlays DIR       deployer sidecars: DIR/<skill-id>/skillhost.yaml declares
                        a skill's tools in place of its own (repeatable; the
                        first DIR holding one wins)
@@ -22,7 +29,7 @@ Options:
   --gate-policy FILE   a JSON policy: {"default":"allow","rules":[{"tool":"run_*",
                        "skill":"*","tier":"script","effect":"deny","reason":"…"}]}
                        (first matching rule wins; tiers: lifecycle, module,
-                       isolated, script)
+                       isolated, script, workspace)
   --channel MODE       how bodies reach the model: handle (default) or inline
   --http PORT          serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio
   --host HOST          interface for --http (default 127.0.0.1). Beyond loopback

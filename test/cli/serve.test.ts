@@ -166,7 +166,8 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     )
     const workspace = /workspace (\S+)/.exec(s.stderr())?.[1]
     if (workspace) {
-      expect(loaded.toolsAdded).toEqual(['run_word_count_count'])
+      // serve lets the skill's undeclared files run too, through one more tool.
+      expect(loaded.toolsAdded).toEqual(['run_word_count_count', 'run_word_count_script'])
       const ran = await s.client.callTool({
         name: 'run_word_count_count',
         arguments: { file: '/skill/samples/sample.txt' },
