@@ -32,14 +32,14 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
  * workspace files): text when the bytes are valid UTF-8 and hold no NUL,
  * whatever the name says; the media type from the extension, else
  * `text/plain` for text and `application/octet-stream` for anything else.
- * Only the bytes given are examined, so a caller may pass a prefix.
+ * Only the bytes given are examined: pass `complete: false` for a prefix, so
+ * a character cut at its end does not count as invalid.
  */
-export function fileType(path: string, bytes: Uint8Array): FileType {
+export function fileType(path: string, bytes: Uint8Array, complete = true): FileType {
   let text = !bytes.includes(0)
   if (text) {
     try {
-      // `stream` keeps a character cut at the end of a prefix from counting as invalid.
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true })
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete })
     } catch {
       text = false
     }

@@ -1,5 +1,6 @@
 import { isArtifactClass } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
+import { isPathInside, normalizeAbsolutePath } from '../sandbox/policy.js'
 import type { SkillManagerConfig } from './types.js'
 
 function invalid(message: string): SkillHostError {
@@ -8,6 +9,29 @@ function invalid(message: string): SkillHostError {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null
+}
+
+/**
+ * A deployer's session workspace must be a directory the session policy lets
+ * scripts write, named absolutely, with a positive size cap: caught here, at
+ * construction, rather than as a widened policy on the first call.
+ */
+function checkSessionWorkspace(value: unknown, allowWrite: readonly string[]): void {
+  if (value === undefined) return
+  if (!isObject(value)) throw invalid('scripts.sessionWorkspace must be an object.')
+  const { dir, maxBytes } = value as { dir?: unknown; maxBytes?: unknown }
+  if (dir !== undefined) {
+    const path = typeof dir === 'string' ? normalizeAbsolutePath(dir) : undefined
+    if (path === undefined) throw invalid('scripts.sessionWorkspace.dir must be an absolute path.')
+    if (!allowWrite.some((w) => isPathInside(path, w))) {
+      throw invalid(
+        'scripts.sessionWorkspace.dir must lie inside scripts.policy.filesystem.allowWrite (scripts write there).',
+      )
+    }
+  }
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) < 1)) {
+    throw invalid('scripts.sessionWorkspace.maxBytes must be a positive integer.')
+  }
 }
 
 /**
@@ -103,6 +127,10 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
     if (!Number.isInteger(s.maxOutputBytes) || (s.maxOutputBytes as number) < 1) {
       throw invalid('scripts.maxOutputBytes must be a positive integer.')
     }
+    if (s.undeclared !== undefined && s.undeclared !== 'allow' && s.undeclared !== 'deny') {
+      throw invalid("scripts.undeclared must be 'allow' or 'deny'.")
+    }
+    checkSessionWorkspace(s.sessionWorkspace, config.scripts.policy.filesystem.allowWrite)
     const permissive = config.unsafe?.scriptsPermissivePolicy
     if (s.hostEnvIsolated !== true && permissive === undefined) {
       throw invalid('scripts.hostEnvIsolated must be true: scripts run with an empty environment.')

@@ -82,9 +82,9 @@ describe.skipIf(process.platform !== 'linux')('docs/authoring.md: every example 
   it.each(skills)('%s passes skillhost validate', async (skill) => {
     const out: string[] = []
     const code = await main(['validate', join(root, skill)], {
-      stdout: (t) => void out.push(t),
-      stderr: (t) => void out.push(t),
-    } as never)
+      stdout: (t: string) => void out.push(t),
+      stderr: (t: string) => void out.push(t),
+    })
     expect({ code, out: out.join('') }).toMatchObject({ code: 0 })
   })
 

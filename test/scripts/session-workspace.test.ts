@@ -299,7 +299,14 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
     mkdirSync(project, { recursive: true })
     writeFileSync(join(project, 'input.txt'), 'title: x\n')
     {
-      await using m = await manager({ sessionWorkspace: { dir: project } })
+      const fs = sandbox.config.policy.filesystem
+      await using m = await manager({
+        sessionWorkspace: { dir: project },
+        policy: {
+          ...sandbox.config.policy,
+          filesystem: { ...fs, allowWrite: [...fs.allowWrite, project] },
+        },
+      })
       const ctx = m.createTurnContext()
       await m.load('doc-tool', ctx)
       if (process.getuid?.() === 0) {
@@ -326,6 +333,48 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
     expect(await codeOf(SessionWorkspace.create({ dir: project, maxBytes: 0 }))).toBe(
       'E_INVALID_SKILLS_CONFIG',
     )
+  })
+
+  it('workspace_read shows text, describes binary and invalid UTF-8 by size and type; workspace_list pages', async () => {
+    await using m = await manager()
+    const ctx = m.createTurnContext()
+    for (const t of forgeSkillTools(m)) ctx.tools.register(t)
+    await m.workspace!.put('doc.pdf', new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0, 1, 2]))
+    await m.workspace!.put('latin1.txt', new Uint8Array([0x63, 0x61, 0x66, 0xe9]))
+    await m.workspace!.put('notes.md', '# Notes\nline two\n')
+    const pdf = await call(ctx, 'workspace_read', { path: 'doc.pdf' })
+    expect(pdf).toMatch(
+      /^\/work\/doc\.pdf: 8 bytes, application\/pdf; copy: r_[0-9a-f]{16} \(binary, not shown\)$/,
+    )
+    const id = /copy: (r_[0-9a-f]{16})/.exec(pdf)![1]!
+    expect([...(await ctx.spool.get(id))!]).toEqual([0x25, 0x50, 0x44, 0x46, 0x2d, 0, 1, 2])
+    expect(await call(ctx, 'workspace_read', { path: 'latin1.txt' })).toContain('application/octet-stream')
+    expect(await call(ctx, 'workspace_read', { path: 'latin1.txt' })).toContain(
+      '(binary, not shown)',
+    )
+    expect(await call(ctx, 'workspace_read', { path: 'notes.md' })).toContain('# Notes\nline two')
+    for (let i = 0; i < 250; i++) await m.workspace!.put(`many/f${String(i).padStart(3, '0')}`, 'x')
+    const first = JSON.parse(await call(ctx, 'workspace_list', { path: 'many' }))
+    expect(first.files).toHaveLength(200)
+    expect(first.total).toBe(251)
+    const second = JSON.parse(
+      await call(ctx, 'workspace_list', { path: 'many', cursor: first.nextCursor }),
+    )
+    expect(second.files).toHaveLength(51)
+    expect(second.nextCursor).toBeUndefined()
+    expect(await codeOf(exec(ctx, 'workspace_list', { cursor: 'zz' }))).toBe('E_TOOL_INVALID_ARGS')
+  })
+
+  it('refuses a session workspace configuration it could not honour, at construction', async () => {
+    const bad = [
+      { undeclared: 'sometimes' },
+      { sessionWorkspace: { dir: 'relative/dir' } },
+      { sessionWorkspace: { dir: '/srv/elsewhere' } },
+      { sessionWorkspace: { maxBytes: -1 } },
+    ]
+    for (const extra of bad) {
+      expect(await codeOf(manager(extra)), JSON.stringify(extra)).toBe('E_INVALID_SKILLS_CONFIG')
+    }
   })
 
   it('host API: put/get/list/remove follow the same path rules; a planted host symlink is refused', async () => {

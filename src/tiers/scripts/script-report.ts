@@ -72,7 +72,8 @@ export async function spoolWorkspaceChanges(
         provenance,
         trusted: false,
         title: `/work/${c.path}`,
-        mimeType: fileType(c.path, read.bytes.subarray(0, 4096)).mediaType,
+        mimeType: fileType(c.path, read.bytes.subarray(0, 4096), read.bytes.byteLength <= 4096)
+          .mediaType,
       })
       out.push({
         path: c.path,

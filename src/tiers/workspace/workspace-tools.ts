@@ -84,7 +84,7 @@ export function forgeWorkspaceTools(
     },
     handler: gated(WORKSPACE_TOOL.read, async (args, ws, ctx) => {
       const { bytes, size, truncated } = await ws.get(args.path, WORKSPACE_TOOL_MAX_BYTES)
-      const type = fileType(args.path, bytes)
+      const type = fileType(args.path, bytes, !truncated)
       const artifact = await SpooledArtifact.spool(ctx.spool, bytes, {
         trusted: false,
         title: `/work/${args.path}`,
