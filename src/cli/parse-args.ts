@@ -1,7 +1,9 @@
-/** Which flags a command accepts: booleans take no value, strings take one. */
+/** Which flags a command accepts: booleans take no value, strings take one, lists one per use. */
 export interface ArgSpec {
   readonly booleans?: readonly string[]
   readonly strings?: readonly string[]
+  /** Repeatable flags: every `--name value` is kept, in order. */
+  readonly lists?: readonly string[]
 }
 
 /** Parsed command-line arguments. Flag maps are null-prototype objects. */
@@ -9,6 +11,8 @@ export interface ParsedArgs {
   readonly positionals: readonly string[]
   readonly booleans: Readonly<Record<string, boolean>>
   readonly strings: Readonly<Record<string, string>>
+  /** Every value of each repeatable flag given, in order; absent when never given. */
+  readonly lists: Readonly<Record<string, readonly string[]>>
 }
 
 /** A command-line mistake; the CLI prints its message and the usage, and exits 2. */
@@ -17,16 +21,19 @@ export class UsageError extends Error {
 }
 
 /**
- * A small argument parser: `--flag`, `--name value`, `--name=value`, `-h` for
+ * A small argument parser: `--flag`, `--name value`, `--name=value` (kept
+ * once, or every time for a `lists` flag), `-h` for
  * `--help`, and `--` to end flags. Unknown flags, a missing value, or a value
  * given to a boolean are `UsageError`s rather than guesses.
  */
 export function parseArgs(argv: readonly string[], spec: ArgSpec): ParsedArgs {
   const booleanNames = new Set(['help', ...(spec.booleans ?? [])])
   const stringNames = new Set(spec.strings ?? [])
+  const listNames = new Set(spec.lists ?? [])
   const positionals: string[] = []
   const booleans: Record<string, boolean> = Object.create(null)
   const strings: Record<string, string> = Object.create(null)
+  const lists: Record<string, string[]> = Object.create(null)
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === '--') {
@@ -47,12 +54,13 @@ export function parseArgs(argv: readonly string[], spec: ArgSpec): ParsedArgs {
     if (booleanNames.has(name)) {
       if (eq !== -1) throw new UsageError(`--${name} takes no value`)
       booleans[name] = true
-    } else if (stringNames.has(name)) {
+    } else if (stringNames.has(name) || listNames.has(name)) {
       const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
       if (value === undefined || (eq === -1 && value.startsWith('--')))
         throw new UsageError(`--${name} needs a value`)
-      strings[name] = value
+      if (listNames.has(name)) lists[name] = [...(lists[name] ?? []), value]
+      else strings[name] = value
     } else throw new UsageError(`unknown option --${name}`)
   }
-  return { positionals, booleans, strings }
+  return { positionals, booleans, strings, lists }
 }

@@ -9,8 +9,15 @@ import type { SkillScript } from '../tiers/scripts/types.js'
 import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { UsageError } from './parse-args.js'
+import {
+  parseSandboxFlags,
+  SANDBOX_LIST_FLAGS,
+  sandboxFlagsHelp,
+  sandboxOptionsFrom,
+} from './sandbox-flags.js'
 
-const HELP = `Usage: skillhost run <skill-dir> <script> [--timeout N] [--json] [--<param> value ...] [positional ...]
+const HELP = `Usage: skillhost run <skill-dir> <script> [--timeout N] [--json] [--interpreter NAME=PATH ...]
+                    [--read-path DIR ...] [--<param> value ...] [positional ...]
 
 Run one script a skill declares in skillhost.yaml, exactly as a model's call
 would run it: inside the bubblewrap sandbox, with an empty environment, the
@@ -22,11 +29,17 @@ does under the sandbox before a model calls it.
 Options:
   --timeout N   seconds before the script is killed (default 20, max 60)
   --json        print the result as JSON (exit code, output, truncation)
+${sandboxFlagsHelp(16)}
   -h, --help    show this help
+
+The script's interpreter must be one run allows: sh, bash, python, python3
+(the system python3) and node where installed, plus --interpreter names.
 
 Exit status: the script's own exit code; 1 when it could not run; 2 on a usage error.`
 
 const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
+// run's own flags that take a value; never passed to the script.
+const RUN_VALUE_FLAGS = new Set<string>(['timeout', ...SANDBOX_LIST_FLAGS])
 
 /** Splits argv into run options and script arguments typed by the script's declared params. */
 function scriptArgs(
@@ -50,8 +63,8 @@ function scriptArgs(
     }
     const eq = arg.indexOf('=')
     const name = arg.slice(2, eq === -1 ? undefined : eq)
-    if (RUN_FLAGS.has(name)) {
-      if (name === 'timeout') i += eq === -1 ? 1 : 0
+    if (RUN_FLAGS.has(name) || RUN_VALUE_FLAGS.has(name)) {
+      if (RUN_VALUE_FLAGS.has(name)) i += eq === -1 ? 1 : 0
       continue
     }
     const param = params.get(name)
@@ -82,13 +95,18 @@ function coerce(type: string, value: string, name: string): unknown {
   return value
 }
 
-function option(argv: readonly string[], name: string): string | undefined {
+/** Every value of `--name` in argv (`--name value` or `--name=value`), in order. */
+function optionValues(argv: readonly string[], name: string): string[] {
+  const values: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (arg === `--${name}`) return argv[i + 1]
-    if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3)
+    if (arg === `--${name}`) {
+      const value = argv[++i]
+      if (value === undefined) throw new UsageError(`--${name} needs a value`)
+      values.push(value)
+    } else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3))
   }
-  return undefined
+  return values
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -120,10 +138,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return 1
   }
   const args = scriptArgs(declared, rest)
-  const timeout = option(rest, 'timeout')
+  const timeout = optionValues(rest, 'timeout')[0]
+  const lists = Object.fromEntries(SANDBOX_LIST_FLAGS.map((f) => [f, optionValues(rest, f)]))
+  const flags = parseSandboxFlags(lists)
   let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
   try {
-    sandbox = await createScriptSandbox()
+    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import type { McpSessionScope } from '../adapters/mcp/serve-stdio.js'
+import { SkillHostError } from '../common/errors.js'
 import { FileSpoolStore } from '../common/file-spool-store.js'
 import type { ToolGate } from '../common/gate.js'
 import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
@@ -8,7 +9,11 @@ import { createSkillManager } from '../manager/create-skill-manager.js'
 import type { SkillChannel, SkillManager } from '../manager/types.js'
 import { FileSystemSkillSource } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
-import { createScriptSandbox, type ScriptSandbox } from '../tiers/scripts/index.js'
+import {
+  createScriptSandbox,
+  type ScriptSandbox,
+  type ScriptSandboxOptions,
+} from '../tiers/scripts/index.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */
@@ -20,6 +25,12 @@ export interface ServeRuntimeOptions {
   readonly defaultChannel?: SkillChannel
   /** Turn tier 3 off without probing (e.g. for tests or `--no-scripts`). */
   readonly scripts: boolean
+  /**
+   * The deployer's interpreters and read paths (`--interpreter`,
+   * `--read-path`). A setup they make invalid fails the server rather than
+   * turning scripts off.
+   */
+  readonly scriptSandbox?: ScriptSandboxOptions
   readonly log: (line: string) => void
   /**
    * Keep each session's spool folder after the session closes and after
@@ -76,9 +87,15 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     try {
       // Workspaces and scratch live in a fresh temporary base (not the state
       // directory): the sandboxed child runs as another uid and must traverse it.
-      scripts = await createScriptSandbox()
+      scripts = await createScriptSandbox(options.scriptSandbox)
       log(`scripts on: bubblewrap sandbox, workspace ${scripts.baseDir}`)
     } catch (err) {
+      // A deployer's own mistake is theirs to fix, not a reason to serve without scripts.
+      const code = SkillHostError.isInstance(err) ? err.code : undefined
+      if (code === 'E_INVALID_SKILLS_CONFIG' || code === 'E_SKILL_SCRIPT_POLICY_WIDENED') {
+        await pool.dispose()
+        throw err
+      }
       scriptsOff = err instanceof Error ? err.message : String(err)
     }
   }

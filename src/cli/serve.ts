@@ -1,4 +1,5 @@
 import type { CliCommand } from './cli-command.js'
+import { sandboxFlagsHelp } from './sandbox-flags.js'
 
 const HELP = `Usage: skillhost serve [options] [root...]
 
@@ -15,6 +16,7 @@ Options:
   --import-modules     import the module tools skills declare (runs their code
                        in this process; off by default)
   --no-scripts         never run skill scripts (default: on when bubblewrap works)
+${sandboxFlagsHelp(23)}
   --gate MODE          allow-all (default; every decision logged) or deny-scripts
   --gate-policy FILE   a JSON policy: {"default":"allow","rules":[{"tool":"run_*",
                        "skill":"*","tier":"script","effect":"deny","reason":"…"}]}

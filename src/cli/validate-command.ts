@@ -1,8 +1,17 @@
 import { relative, resolve } from 'node:path'
+import { SkillHostError } from '../common/errors.js'
+import type { DiscoveredSkill, SkillSource } from '../sources/types.js'
+import {
+  DEFAULT_INTERPRETER_NAMES,
+  scriptInterpreters,
+} from '../tiers/scripts/script-interpreters.js'
+import type { SkillScript } from '../tiers/scripts/types.js'
+import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { collectSkills, skillFolderOf } from './collect-skills.js'
 import { escapeLine } from './escape-controls.js'
 import { parseArgs } from './parse-args.js'
+import { parseSandboxFlags } from './sandbox-flags.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
 export interface ValidateEntry {
@@ -13,7 +22,7 @@ export interface ValidateEntry {
   readonly warnings: string[]
 }
 
-const HELP = `Usage: skillhost validate [--strict] [--json] <path...>
+const HELP = `Usage: skillhost validate [--strict] [--json] [--interpreter NAME=PATH ...] <path...>
 
 Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md)
 or a folder of skill folders, searched to a bounded depth.
@@ -24,15 +33,63 @@ warnings; a missing name or description, bad YAML or a bad skillhost.yaml
 make the skill invalid. --strict turns warnings into errors and also rejects
 unknown frontmatter keys, like the reference validator (skills-ref validate).
 
+A skillhost.yaml script whose interpreter skillhost run and serve would
+refuse is an error; one they accept but that is not installed here (say,
+node) is a warning. The allowed names are sh, bash, python, python3 and
+node, plus any --interpreter given (as run and serve take it).
+
 Options:
   --strict   apply the agentskills.io rules strictly
   --json     print the report as JSON
+  --interpreter NAME=PATH
+             also allow interpreter NAME (repeatable), as run and serve do
   -h, --help show this help
 
 Exit status: 0 when every skill is valid, 1 when any is invalid or a path
 holds no skill, 2 on a usage error.`
 
-async function validateRoot(rawRoot: string, strict: boolean): Promise<ValidateEntry[]> {
+/**
+ * Each declared script's interpreter, checked by the check `run` makes
+ * (`validateSkillScript` against `scriptInterpreters`): a name run refuses
+ * is an error, a default name missing on this host a warning.
+ */
+async function interpreterProblems(
+  source: SkillSource,
+  skill: DiscoveredSkill,
+  allowed: Readonly<Record<string, readonly string[]>>,
+): Promise<{ errors: string[]; warnings: string[] }> {
+  const errors: string[] = []
+  const warnings: string[] = []
+  let scripts: readonly SkillScript[] = []
+  try {
+    scripts = ((await source.descriptor(skill)).scripts ?? []) as readonly SkillScript[]
+  } catch (err) {
+    errors.push(SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : String(err))
+  }
+  for (const script of scripts) {
+    try {
+      validateSkillScript(skill.id, script, allowed)
+    } catch (err) {
+      if (!SkillHostError.isInstance(err)) throw err
+      if (DEFAULT_INTERPRETER_NAMES.includes(script.interpreter)) {
+        warnings.push(
+          `script '${script.name}' uses interpreter '${script.interpreter}', which is not installed here; skillhost run would refuse it on this host.`,
+        )
+      } else {
+        errors.push(
+          `${err.message} skillhost run and serve refuse it; use an allowed name, or pass --interpreter ${script.interpreter}=PATH to run and serve.`,
+        )
+      }
+    }
+  }
+  return { errors, warnings }
+}
+
+async function validateRoot(
+  rawRoot: string,
+  strict: boolean,
+  allowed: Readonly<Record<string, readonly string[]>>,
+): Promise<ValidateEntry[]> {
   const [scan] = await collectSkills([rawRoot], strict)
   const root = resolve(rawRoot)
   const byPath = new Map<string, ValidateEntry>()
@@ -44,8 +101,16 @@ async function validateRoot(rawRoot: string, strict: boolean): Promise<ValidateE
     }
     return e
   }
-  for (const skill of scan?.skills ?? [])
-    Object.assign(entry(skillFolderOf(skill)), { name: skill.name })
+  for (const skill of scan?.skills ?? []) {
+    const e = entry(skillFolderOf(skill))
+    Object.assign(e, { name: skill.name })
+    if (!scan) continue
+    const found = await interpreterProblems(scan.source, skill, allowed)
+    e.errors.push(...found.errors)
+    // --strict makes every warning an error, as the source does for its own.
+    if (strict) e.errors.push(...found.warnings)
+    else e.warnings.push(...found.warnings)
+  }
   for (const p of scan?.problems ?? []) {
     const e = entry(p.hostPath ?? p.location)
     if (p.severity === 'error') {
@@ -78,7 +143,7 @@ export const validateCommand: CliCommand = {
   summary: 'check skills against the agentskills.io rules',
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { booleans: ['json', 'strict'] })
+    const args = parseArgs(argv, { booleans: ['json', 'strict'], lists: ['interpreter'] })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
@@ -87,9 +152,11 @@ export const validateCommand: CliCommand = {
       io.stderr(`skillhost validate: give at least one path\n\n${HELP}\n`)
       return 2
     }
+    const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
+    const strict = args.booleans.strict === true
     const entries: ValidateEntry[] = []
     for (const path of args.positionals)
-      entries.push(...(await validateRoot(path, args.booleans.strict === true)))
+      entries.push(...(await validateRoot(path, strict, allowed)))
     const ok = entries.every((e) => e.valid)
     if (args.booleans.json) io.stdout(`${JSON.stringify({ ok, skills: entries }, null, 2)}\n`)
     else print(entries, io)
