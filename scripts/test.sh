@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean clone on a fresh Debian machine.
-# Installs what the suite needs (bubblewrap for the tier-3 sandbox, npm
+# Installs what the suite needs (bubblewrap and python3-venv, npm
 # packages), then lints, typechecks, builds and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ "$(uname -s)" == "Linux" ]] && ! command -v bwrap >/dev/null 2>&1; then
+# Debian packages the suite needs: bubblewrap for the tier-3 sandbox, and
+# python3-venv where the system python3 cannot make a venv (the sandbox tests
+# run a real venv interpreter).
+need=()
+if [[ "$(uname -s)" == "Linux" ]] && ! command -v bwrap >/dev/null 2>&1; then need+=(bubblewrap); fi
+venv_probe="$(mktemp -d)"
+if [[ -x /usr/bin/python3 ]] && ! /usr/bin/python3 -m venv --without-pip "$venv_probe/v" >/dev/null 2>&1; then
+  need+=(python3-venv)
+fi
+rm -rf "$venv_probe"
+if [[ ${#need[@]} -gt 0 ]]; then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
-    echo "[test] installing bubblewrap (Debian package 'bubblewrap')"
+    echo "[test] installing ${need[*]} (Debian packages)"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
-    echo "[test] bubblewrap is missing: run 'sudo apt-get install bubblewrap' (Debian/Ubuntu)" >&2
+    echo "[test] missing: run 'sudo apt-get install ${need[*]}' (Debian/Ubuntu)" >&2
     exit 1
   fi
 fi

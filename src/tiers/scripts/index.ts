@@ -70,7 +70,6 @@ export {
 } from './create-script-sandbox.js'
 export { type RunSkillScriptInput, runSkillScript } from './run-skill-script.js'
 export { type JsonSchemaObject, scriptInputSchema } from './script-input-schema.js'
-export { formatScriptAcknowledgement, settleScriptResult } from './script-outcome.js'
 export {
   assertInterpreterProgram,
   assertReadPath,
@@ -79,6 +78,7 @@ export {
   interpreterReadPrefixes,
   scriptInterpreters,
 } from './script-interpreters.js'
+export { formatScriptAcknowledgement, settleScriptResult } from './script-outcome.js'
 export { scriptToolName } from './script-tool-name.js'
 export type {
   ScriptRunResult,
