@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean clone on a fresh Debian machine.
-# Installs what the suite needs (bubblewrap for the tier-3 sandbox,
-# python3-pypdf for the pdf-form fixture, npm packages), then lints,
-# typechecks, builds and runs every test.
+# Installs what the suite needs (bubblewrap, python3-pypdf and python3-venv,
+# npm packages), then lints, typechecks, builds and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the suite needs, each installed only when missing:
 # bubblewrap for the tier-3 sandbox, python3-pypdf for the pdf-form fixture
-# skill's scripts (run by Debian's /usr/bin/python3, inside and outside the sandbox).
+# skill's scripts (run by Debian's /usr/bin/python3, inside and outside the
+# sandbox), and python3-venv where the system python3 cannot make a venv (the
+# sandbox tests run a real venv interpreter).
 missing=()
 if [[ "$(uname -s)" == "Linux" ]]; then
   command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
   /usr/bin/python3 -c 'import pypdf' >/dev/null 2>&1 || missing+=(python3-pypdf)
+  venv_probe="$(mktemp -d)"
+  if [[ -x /usr/bin/python3 ]] && ! /usr/bin/python3 -m venv --without-pip "$venv_probe/v" >/dev/null 2>&1; then
+    missing+=(python3-venv)
+  fi
+  rm -rf "$venv_probe"
 fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then

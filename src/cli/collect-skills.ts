@@ -1,11 +1,13 @@
 import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
-import type { DiscoveredSkill, SkillProblem } from '../sources/types.js'
+import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 
 /** What one root yielded: its skills, the problems reported, and a thrown error if discovery failed. */
 export interface RootScan {
   readonly root: string
+  /** The source that discovered `skills`, for reading their descriptors. */
+  readonly source: SkillSource
   readonly skills: readonly DiscoveredSkill[]
   readonly problems: readonly SkillProblem[]
   readonly error?: string
@@ -26,14 +28,14 @@ export async function collectSkills(
     const root = resolve(raw)
     const skills: DiscoveredSkill[] = []
     const problems: SkillProblem[] = []
+    const source = new FileSystemSkillSource({ roots: [root], strict, id: root, overlays })
     try {
-      const source = new FileSystemSkillSource({ roots: [root], strict, id: root, overlays })
       for await (const skill of source.discover({ report: (p) => problems.push(p) }))
         skills.push(skill)
-      scans.push({ root, skills, problems })
+      scans.push({ root, source, skills, problems })
     } catch (err) {
       const message = SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : String(err)
-      scans.push({ root, skills, problems, error: message })
+      scans.push({ root, source, skills, problems, error: message })
     }
   }
   return scans

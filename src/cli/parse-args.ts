@@ -1,4 +1,4 @@
-/** Which flags a command accepts: booleans take no value, strings take one. */
+/** Which flags a command accepts: booleans take no value, strings take one, lists one per use. */
 export interface ArgSpec {
   readonly booleans?: readonly string[]
   readonly strings?: readonly string[]
@@ -21,7 +21,8 @@ export class UsageError extends Error {
 }
 
 /**
- * A small argument parser: `--flag`, `--name value`, `--name=value`, `-h` for
+ * A small argument parser: `--flag`, `--name value`, `--name=value` (kept
+ * once, or every time for a `lists` flag), `-h` for
  * `--help`, and `--` to end flags. Unknown flags, a missing value, or a value
  * given to a boolean are `UsageError`s rather than guesses.
  */

@@ -1,36 +1,59 @@
-import { resolve } from 'node:path'
+import { realpathSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
+import { type HostIdentity, resolveSandboxHostUser } from '../sandbox/sandbox-host-user.js'
+import { SessionWorkspace } from '../sandbox/session-workspace.js'
 import { filesFromSource } from '../sandbox/workspace-files.js'
+import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { SkillScriptDeclaration } from '../sources/types.js'
 import { createScriptSandbox } from '../tiers/scripts/create-script-sandbox.js'
 import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
-import type { SkillScript } from '../tiers/scripts/types.js'
+import type { SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
+import { interpreterFor, readScriptHead } from '../tiers/scripts/undeclared-interpreter.js'
 import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
+import { escapeLine } from './escape-controls.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { UsageError } from './parse-args.js'
+import {
+  parseSandboxFlags,
+  SANDBOX_LIST_FLAGS,
+  sandboxFlagsHelp,
+  sandboxOptionsFrom,
+} from './sandbox-flags.js'
 
-const HELP = `Usage: skillhost run <skill-dir> <script> [--timeout N] [--json] [--overlays DIR] [--<param> value ...] [positional ...]
+const HELP = `Usage: skillhost run <skill-dir> <script> [options] [--<param> value ...] [positional ...]
+       skillhost run <skill-dir> <file> [options] [-- arg ...]
 
-Run one script a skill declares in skillhost.yaml, exactly as a model's call
-would run it: inside the bubblewrap sandbox, with an empty environment, the
-skill folder read-only at /skill, a fresh writable /work and no network.
-Script parameters are given as --name value (booleans as --name); positional
-parameters in declaration order. For skill authors: see what your script
-does under the sandbox before a model calls it.
+Run one script of a skill exactly as a model's call would run it: inside the
+bubblewrap sandbox, with an empty environment, the skill folder read-only at
+/skill, the workspace read-write at /work (the working directory) and no
+network. A script declared in skillhost.yaml takes its parameters as --name
+value (booleans as --name) and positionals in declaration order. Any other file
+of the skill (scripts/fill.py) runs by its shebang or extension, as
+run_<skill>_script would run it, with the arguments after -- passed literally.
+For skill authors: see what your script does under the sandbox before a model
+calls it.
 
 Options:
   --timeout N   seconds before the script is killed (default 20, max 60)
   --json        print the result as JSON (exit code, output, truncation)
+  --workspace DIR  the folder mounted read-write at /work, the script's working
+                directory: put inputs there and find outputs there (default: a
+                fresh private folder, removed afterwards)
   ${OVERLAYS_HELP}
+${sandboxFlagsHelp(16)}
   -h, --help    show this help
+
+The script's interpreter must be one run allows: sh, bash, python, python3
+(the system python3) and node where installed, plus --interpreter names.
 
 Exit status: the script's own exit code; 1 when it could not run; 2 on a usage error.`
 
-const RUN_FLAGS = new Set(['timeout', 'json', 'help', 'overlays'])
-/** Run flags that take a value: it is skipped when splitting script arguments. */
-const RUN_VALUE_FLAGS = new Set(['timeout', 'overlays'])
+const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
+// run's own flags that take a value; never passed to the script.
+const RUN_VALUE_FLAGS = new Set<string>(['timeout', 'workspace', 'overlays', ...SANDBOX_LIST_FLAGS])
 
 /** Splits argv into run options and script arguments typed by the script's declared params. */
 function scriptArgs(
@@ -54,7 +77,7 @@ function scriptArgs(
     }
     const eq = arg.indexOf('=')
     const name = arg.slice(2, eq === -1 ? undefined : eq)
-    if (RUN_FLAGS.has(name)) {
+    if (RUN_FLAGS.has(name) || RUN_VALUE_FLAGS.has(name)) {
       if (RUN_VALUE_FLAGS.has(name)) i += eq === -1 ? 1 : 0
       continue
     }
@@ -86,11 +109,7 @@ function coerce(type: string, value: string, name: string): unknown {
   return value
 }
 
-function option(argv: readonly string[], name: string): string | undefined {
-  return optionValues(argv, name)[0]
-}
-
-/** Every value of a repeatable run flag, in order. */
+/** Every value of `--name` in argv (`--name value` or `--name=value`), in order. */
 function optionValues(argv: readonly string[], name: string): string[] {
   const values: string[] = []
   for (let i = 0; i < argv.length; i++) {
@@ -129,32 +148,74 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const ref = { id: found[0]!.id, version: found[0]!.version }
   const descriptor = await source.descriptor(ref)
   const declared = (descriptor.scripts ?? []).find((s) => s.name === scriptName)
-  if (!declared) {
+  const dash = rest.indexOf('--')
+  const own = dash === -1 ? rest : rest.slice(0, dash)
+  // A declared script takes typed parameters; any other file of the skill
+  // runs undeclared, with the arguments after `--` passed literally.
+  const undeclared = declared === undefined && /[./]/.test(scriptName)
+  if (!declared && !undeclared) {
     const names = (descriptor.scripts ?? []).map((s) => s.name).join(', ') || 'none'
     io.stderr(
-      `skillhost run: skill '${ref.id}' declares no script '${scriptName}' (scripts: ${names})\n`,
+      `skillhost run: skill '${ref.id}' declares no script '${scriptName}' (scripts: ${names}); give a file path such as scripts/run.py to run it undeclared\n`,
     )
     return 1
   }
-  const args = scriptArgs(declared, rest)
-  const timeout = option(rest, 'timeout')
+  const args = declared ? scriptArgs(declared, rest) : {}
+  const timeout = optionValues(own, 'timeout')[0]
+  const workspaceDir = optionValues(own, 'workspace')[0]
+  const lists = Object.fromEntries(SANDBOX_LIST_FLAGS.map((f) => [f, optionValues(own, f)]))
+  const flags = parseSandboxFlags(lists)
   let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
   try {
-    sandbox = await createScriptSandbox()
+    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
     return 1
   }
+  let workspace: SessionWorkspace | undefined
   try {
-    validateSkillScript(ref.id, declared as SkillScript, sandbox.config.interpreters)
-    const root = await sandbox.config.workspace.materialize(ref, await filesFromSource(source, ref))
+    const config = withWorkspaceDir(sandbox.config, workspaceDir)
+    const root = await config.workspace.materialize(ref, await filesFromSource(source, ref))
     try {
-      const result = await runSkillScript(sandbox.config, {
+      let script: SkillScript
+      let argv: string[] | undefined
+      if (declared) {
+        validateSkillScript(ref.id, declared as SkillScript, config.interpreters)
+        script = declared as SkillScript
+      } else {
+        const path = normalizeSkillPath(scriptName)
+        const choice = await readScriptHead(join(root, path)).then((head) =>
+          interpreterFor(path, head, config.interpreters),
+        )
+        if (choice?.kind !== 'runnable') {
+          io.stderr(
+            choice?.kind === 'denied'
+              ? `skillhost run: ${path} needs the interpreter '${choice.wanted}', which run does not allow; add it with --interpreter ${choice.wanted}=PATH\n`
+              : `skillhost run: ${path} is not a script of skill '${ref.id}' (no shebang, no known extension)\n`,
+          )
+          return 1
+        }
+        script = {
+          name: 'script',
+          path,
+          description: 'an undeclared script of the skill',
+          interpreter: choice.interpreter,
+        }
+        argv = dash === -1 ? [] : rest.slice(dash + 1)
+      }
+      workspace = await SessionWorkspace.create(
+        workspaceDir === undefined
+          ? { privateDir: () => config.workspace.createScratch(), ...sandboxUserOption() }
+          : { dir: workspaceDir, ...sandboxUserOption() },
+      )
+      const result = await runSkillScript(config, {
         skill: ref.id,
         root,
-        script: declared as SkillScript,
+        script,
         args,
+        ...(argv === undefined ? {} : { argv }),
+        workspace,
         ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
       })
       if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
@@ -162,12 +223,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         io.stdout(result.stdout)
         io.stderr(result.stderr)
         if (result.truncated)
-          io.stderr(
-            `\n[skillhost run: output truncated at ${sandbox.config.maxOutputBytes} bytes]\n`,
-          )
+          io.stderr(`\n[skillhost run: output truncated at ${config.maxOutputBytes} bytes]\n`)
+        for (const c of result.workspace?.changes ?? []) {
+          io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
+        }
       }
       return result.exitCode ?? 1
     } finally {
+      await workspace?.dispose()
       await sandbox.config.workspace.dispose(root)
     }
   } catch (err) {
@@ -179,6 +242,24 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } finally {
     await sandbox.dispose()
   }
+}
+
+/** The sandbox config with a deployer's workspace folder added to the session write set. */
+function withWorkspaceDir(config: SkillScriptConfig, dir: string | undefined): SkillScriptConfig {
+  if (dir === undefined) return config
+  const fs = config.policy.filesystem
+  return {
+    ...config,
+    policy: {
+      ...config.policy,
+      filesystem: { ...fs, allowWrite: [...fs.allowWrite, realpathSync(dir)] },
+    },
+  }
+}
+
+function sandboxUserOption(): { sandboxUser?: HostIdentity } {
+  const user = resolveSandboxHostUser(undefined)
+  return user === undefined ? {} : { sandboxUser: user }
 }
 
 /** `skillhost run`: one script of one skill under the same sandbox a model's call gets. */

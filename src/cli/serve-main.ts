@@ -3,6 +3,7 @@ import { serveMcpHttp } from '../adapters/mcp/serve-http.js'
 import { serveMcpStdio } from '../adapters/mcp/serve-stdio.js'
 import type { CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
+import { sandboxOptionsFrom } from './sandbox-flags.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
 import { parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
@@ -94,6 +95,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     scripts: options.scripts,
     ...(options.undeclaredScripts === false ? { undeclaredScripts: false } : {}),
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+    scriptSandbox: sandboxOptionsFrom(options.sandbox),
     gate: createPolicyGate(policy, log),
     log,
     durableSpool: options.durableSpool,

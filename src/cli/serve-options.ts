@@ -6,6 +6,7 @@ import type { SpoolRetention } from '../common/prune-spool-directories.js'
 import type { SkillChannel } from '../manager/types.js'
 import { overlayDirs } from './overlay-dirs.js'
 import { parseArgs, UsageError } from './parse-args.js'
+import { parseSandboxFlags, SANDBOX_LIST_FLAGS, type SandboxFlags } from './sandbox-flags.js'
 import type { ServeGateMode } from './serve-gate.js'
 
 /** The default spool bound of `skillhost serve`: 7 days since a folder's last write, 1 GiB in all. */
@@ -49,6 +50,8 @@ export interface ServeOptions {
   readonly durableSpool: boolean
   /** The bound on the spool folders (`--spool-max-age`, `--spool-max-size`). */
   readonly spoolRetention: SpoolRetention
+  /** `--interpreter NAME=PATH` and `--read-path DIR`, checked. */
+  readonly sandbox: SandboxFlags
 }
 
 /** True for names and addresses that reach only this machine: localhost, 127.0.0.0/8, ::1. */
@@ -112,7 +115,7 @@ export function parseServeOptions(
       'spool-max-size',
       'workspace',
     ],
-    lists: ['overlays'],
+    lists: ['overlays', ...SANDBOX_LIST_FLAGS],
   })
   const s = args.strings
   if (args.booleans.help) {
@@ -126,6 +129,7 @@ export function parseServeOptions(
       gate: { mode: 'allow-all' },
       durableSpool: false,
       spoolRetention: DEFAULT_SPOOL_RETENTION,
+      sandbox: { interpreters: {}, readPaths: [] },
     }
   }
   const roots =
@@ -178,6 +182,7 @@ export function parseServeOptions(
     ...(s.channel ? { channel: s.channel as SkillChannel } : {}),
     durableSpool: args.booleans['durable-spool'] === true,
     spoolRetention,
+    sandbox: parseSandboxFlags(args.lists),
   }
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { McpSessionScope } from '../adapters/mcp/serve-stdio.js'
+import { SkillHostError } from '../common/errors.js'
 import { FileSpoolStore } from '../common/file-spool-store.js'
 import type { ToolGate } from '../common/gate.js'
 import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
@@ -12,6 +13,7 @@ import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/ind
 import {
   createScriptSandbox,
   type ScriptSandbox,
+  type ScriptSandboxOptions,
   type SkillScriptConfig,
 } from '../tiers/scripts/index.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
@@ -34,6 +36,12 @@ export interface ServeRuntimeOptions {
    * user's project; default a fresh private one per session.
    */
   readonly workspace?: string
+  /**
+   * The deployer's interpreters and read paths (`--interpreter`,
+   * `--read-path`). A setup they make invalid fails the server rather than
+   * turning scripts off.
+   */
+  readonly scriptSandbox?: ScriptSandboxOptions
   readonly log: (line: string) => void
   /**
    * Keep each session's spool folder after the session closes and after
@@ -117,9 +125,15 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     try {
       // Workspaces and scratch live in a fresh temporary base (not the state
       // directory): the sandboxed child runs as another uid and must traverse it.
-      scripts = await createScriptSandbox()
+      scripts = await createScriptSandbox(options.scriptSandbox)
       log(`scripts on: bubblewrap sandbox, workspace ${scripts.baseDir}`)
     } catch (err) {
+      // A deployer's own mistake is theirs to fix, not a reason to serve without scripts.
+      const code = SkillHostError.isInstance(err) ? err.code : undefined
+      if (code === 'E_INVALID_SKILLS_CONFIG' || code === 'E_SKILL_SCRIPT_POLICY_WIDENED') {
+        await pool.dispose()
+        throw err
+      }
       scriptsOff = err instanceof Error ? err.message : String(err)
     }
   }

@@ -1,4 +1,5 @@
 import type { CliCommand } from './cli-command.js'
+import { sandboxFlagsHelp } from './sandbox-flags.js'
 
 const HELP = `Usage: skillhost serve [options] [root...]
 
@@ -25,6 +26,7 @@ Options:
   --overlays DIR       deployer sidecars: DIR/<skill-id>/skillhost.yaml declares
                        a skill's tools in place of its own (repeatable; the
                        first DIR holding one wins)
+${sandboxFlagsHelp(23)}
   --gate MODE          allow-all (default; every decision logged) or deny-scripts
   --gate-policy FILE   a JSON policy: {"default":"allow","rules":[{"tool":"run_*",
                        "skill":"*","tier":"script","effect":"deny","reason":"…"}]}

@@ -10,11 +10,19 @@ import {
   readOverlayTextSteps,
 } from '../sources/skill-overlays.js'
 import { DEFAULT_SOURCE_LIMITS } from '../sources/source-limits.js'
+import type { DiscoveredSkill, SkillSource } from '../sources/types.js'
+import {
+  DEFAULT_INTERPRETER_NAMES,
+  scriptInterpreters,
+} from '../tiers/scripts/script-interpreters.js'
+import type { SkillScript } from '../tiers/scripts/types.js'
+import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { collectSkills, skillFolderOf } from './collect-skills.js'
 import { escapeLine } from './escape-controls.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
+import { parseSandboxFlags } from './sandbox-flags.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
 export interface ValidateEntry {
@@ -25,7 +33,7 @@ export interface ValidateEntry {
   readonly warnings: string[]
 }
 
-const HELP = `Usage: skillhost validate [--strict] [--json] [--overlays DIR] <path...>
+const HELP = `Usage: skillhost validate [--strict] [--json] [--overlays DIR] [--interpreter NAME=PATH ...] <path...>
 
 Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md)
 or a folder of skill folders, searched to a bounded depth.
@@ -39,20 +47,65 @@ With --overlays, a skill's overlay sidecar is validated in place of its own,
 exactly as serve would load it; an overlay for a skill none of the paths
 holds is parsed on its own and reported with a warning.
 
+A skillhost.yaml script whose interpreter skillhost run and serve would
+refuse is an error; one they accept but that is not installed here (say,
+node) is a warning. The allowed names are sh, bash, python, python3 and
+node, plus any --interpreter given (as run and serve take it).
+
 Options:
   --strict   apply the agentskills.io rules strictly
   --json     print the report as JSON
   ${OVERLAYS_HELP}
+  --interpreter NAME=PATH
+             also allow interpreter NAME (repeatable), as run and serve do
   -h, --help show this help
 
 Exit status: 0 when every skill is valid, 1 when any is invalid or a path
 holds no skill, 2 on a usage error.`
+
+/**
+ * Each declared script's interpreter, checked by the check `run` makes
+ * (`validateSkillScript` against `scriptInterpreters`): a name run refuses
+ * is an error, a default name missing on this host a warning.
+ */
+async function interpreterProblems(
+  source: SkillSource,
+  skill: DiscoveredSkill,
+  allowed: Readonly<Record<string, readonly string[]>>,
+): Promise<{ errors: string[]; warnings: string[] }> {
+  const errors: string[] = []
+  const warnings: string[] = []
+  let scripts: readonly SkillScript[] = []
+  try {
+    scripts = ((await source.descriptor(skill)).scripts ?? []) as readonly SkillScript[]
+  } catch (err) {
+    errors.push(SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : String(err))
+  }
+  for (const script of scripts) {
+    try {
+      validateSkillScript(skill.id, script, allowed)
+    } catch (err) {
+      if (!SkillHostError.isInstance(err)) throw err
+      if (DEFAULT_INTERPRETER_NAMES.includes(script.interpreter)) {
+        warnings.push(
+          `script '${script.name}' uses interpreter '${script.interpreter}', which is not installed here; skillhost run would refuse it on this host.`,
+        )
+      } else {
+        errors.push(
+          `${err.message} skillhost run and serve refuse it; use an allowed name, or pass --interpreter ${script.interpreter}=PATH to run and serve.`,
+        )
+      }
+    }
+  }
+  return { errors, warnings }
+}
 
 async function validateRoot(
   rawRoot: string,
   strict: boolean,
   overlays: readonly string[],
   ids: Set<string>,
+  allowed: Readonly<Record<string, readonly string[]>>,
 ): Promise<ValidateEntry[]> {
   const [scan] = await collectSkills([rawRoot], strict, overlays)
   for (const skill of scan?.skills ?? []) ids.add(skill.id)
@@ -66,8 +119,16 @@ async function validateRoot(
     }
     return e
   }
-  for (const skill of scan?.skills ?? [])
-    Object.assign(entry(skillFolderOf(skill)), { name: skill.name })
+  for (const skill of scan?.skills ?? []) {
+    const e = entry(skillFolderOf(skill))
+    Object.assign(e, { name: skill.name })
+    if (!scan) continue
+    const found = await interpreterProblems(scan.source, skill, allowed)
+    e.errors.push(...found.errors)
+    // --strict makes every warning an error, as the source does for its own.
+    if (strict) e.errors.push(...found.warnings)
+    else e.warnings.push(...found.warnings)
+  }
   for (const p of scan?.problems ?? []) {
     const e = entry(p.hostPath ?? p.location)
     if (p.severity === 'error') {
@@ -136,7 +197,10 @@ export const validateCommand: CliCommand = {
   summary: 'check skills against the agentskills.io rules',
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { booleans: ['json', 'strict'], lists: ['overlays'] })
+    const args = parseArgs(argv, {
+      booleans: ['json', 'strict'],
+      lists: ['overlays', 'interpreter'],
+    })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
@@ -146,10 +210,12 @@ export const validateCommand: CliCommand = {
       return 2
     }
     const overlays = overlayDirs(args.lists.overlays)
+    const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
+    const strict = args.booleans.strict === true
     const entries: ValidateEntry[] = []
     const ids = new Set<string>()
     for (const path of args.positionals)
-      entries.push(...(await validateRoot(path, args.booleans.strict === true, overlays, ids)))
+      entries.push(...(await validateRoot(path, strict, overlays, ids, allowed)))
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid)
     if (args.booleans.json) io.stdout(`${JSON.stringify({ ok, skills: entries }, null, 2)}\n`)

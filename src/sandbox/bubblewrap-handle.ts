@@ -1,9 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { chown } from 'node:fs/promises'
+import type { Duplex } from 'node:stream'
 import { promisify } from 'node:util'
 import { redactHostPaths, SkillHostError } from '../common/errors.js'
-import { buildBwrapArgs } from './bwrap-args.js'
+import { type BwrapDataFile, buildBwrapCommand } from './bwrap-args.js'
 import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
 import { inspectPolicyPaths } from './inspect-policy-paths.js'
 import { pidsInNamespace, reapNamespace } from './namespace-reaper.js'
@@ -46,6 +47,9 @@ export interface BubblewrapHandleOptions {
   readonly terminationGraceMs?: number
 }
 
+// The first fd after bwrap's status fd (3) and the closer's STARTED_FD.
+const FIRST_DATA_FD = STARTED_FD + 1
+
 /** The default of `BubblewrapHandleOptions.terminationGraceMs`. */
 export const DEFAULT_TERMINATION_GRACE_MS = 1_000
 
@@ -67,7 +71,9 @@ function executable(path: string): boolean {
  * `E_SANDBOX_UNAVAILABLE` naming `apt-get install bubblewrap` when bwrap or
  * prlimit is missing, the platform is not Linux, or user namespaces are
  * unavailable. Each run: fresh namespaces, no network, empty environment plus
- * PATH/HOME/TMPDIR, read-only binds of the read entries, the write entries as
+ * PATH/HOME/TMPDIR/LANG, a minimal generated `/etc` (`minimalEtcFiles`: the
+ * sandbox user, localhost, files-only nsswitch, no resolver) passed to bwrap
+ * on pipes, so nothing lands on disk, read-only binds of the read entries, the write entries as
  * the only writable binds (the request's scratch as a size-capped tmpfs),
  * rlimits via prlimit, SIGTERM then SIGKILL of the whole sandbox on timeout
  * or abort, and `/proc` scanned afterwards so nothing outlives the call. A
@@ -199,7 +205,7 @@ class BubblewrapHandle implements SandboxHandle {
         }
       }
     }
-    const args = buildBwrapArgs({
+    const { args, dataFiles } = buildBwrapCommand({
       request,
       limits,
       prlimitPath: this.#s.prlimitPath,
@@ -209,15 +215,22 @@ class BubblewrapHandle implements SandboxHandle {
       disableUserns: this.#s.disableUserns,
       statusFd: 3,
       facts,
+      firstDataFd: FIRST_DATA_FD,
     })
-    return this.#spawn(args, request, timeoutMs)
+    return this.#spawn(args, dataFiles, request, timeoutMs)
   }
 
-  #spawn(args: string[], request: SandboxRunRequest, timeoutMs: number): Promise<SandboxRunResult> {
+  #spawn(
+    args: string[],
+    dataFiles: readonly BwrapDataFile[],
+    request: SandboxRunRequest,
+    timeoutMs: number,
+  ): Promise<SandboxRunResult> {
     const hostUser = this.#s.hostUser
     const child = spawn(this.#s.bwrapPath, args, {
-      // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte.
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte;
+      // fds from FIRST_DATA_FD: the minimal /etc, which bwrap reads and closes.
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...dataFiles.map(() => 'pipe' as const)],
       env: {},
       cwd: '/',
       // Its own process group, so one kill reaches bwrap and its init.
@@ -225,6 +238,15 @@ class BubblewrapHandle implements SandboxHandle {
       ...(hostUser === undefined ? {} : { uid: hostUser.uid, gid: hostUser.gid }),
     })
     this.#running.add(child)
+    for (const file of dataFiles) {
+      const pipe = child.stdio[file.fd] as Duplex | null | undefined
+      if (!pipe) continue
+      // A bwrap that fails before reading closes its end: EPIPE is its error to report, not ours.
+      pipe.on('error', () => undefined)
+      pipe.end(file.content)
+      // Flowing, so the EOF of bwrap's close is seen and the pipe is released.
+      pipe.resume()
+    }
     const capture = new OutputCapture(request.maxOutputBytes)
     if (child.stdout) capture.attach('stdout', child.stdout)
     if (child.stderr) capture.attach('stderr', child.stderr)

@@ -1,5 +1,6 @@
 import { posix } from 'node:path'
 import { closingInheritedFds } from './close-inherited-fds.js'
+import { minimalEtcFiles, type SyntheticFile, uncoveredFiles } from './minimal-etc.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
 import type { SandboxLimits, SandboxRunRequest } from './types.js'
 
@@ -24,11 +25,34 @@ export interface BwrapArgsInput {
   readonly statusFd: number
   /** Facts about every path in the policy, by normalized host path. */
   readonly facts: ReadonlyMap<string, HostPathFact>
+  /**
+   * When set, the minimal `/etc` (see `minimalEtcFiles`) is mounted
+   * read-only from fds `firstDataFd`, `firstDataFd + 1`, …, which bwrap reads
+   * to EOF during setup; `buildBwrapCommand` says what to write to each.
+   * Absent: no synthetic files, and no fd beyond the status fd is referenced.
+   */
+  readonly firstDataFd?: number
 }
 
-/** The fixed environment of every sandboxed child, before the request's own `env`. */
+/** A synthetic file of the sandbox and the fd bwrap reads its content from. */
+export interface BwrapDataFile extends SyntheticFile {
+  readonly fd: number
+}
+
+/** The bwrap argv and the synthetic files it expects on extra fds. */
+export interface BwrapCommand {
+  readonly args: string[]
+  /** What the spawner must write (then close) on each fd, in fd order. */
+  readonly dataFiles: readonly BwrapDataFile[]
+}
+
+/**
+ * The fixed environment of every sandboxed child, before the request's own
+ * `env`: PATH, HOME and TMPDIR, and `LANG=C.UTF-8` so interpreters decode
+ * and print UTF-8 (the C.UTF-8 locale is built into glibc 2.35+ and Debian's).
+ */
 export function sandboxBaseEnv(home: string): Record<string, string> {
-  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: home }
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8' }
 }
 
 function depth(path: string): number {
@@ -48,6 +72,16 @@ function depth(path: string): number {
  * inherited fd above 2 closed first (`closingInheritedFds`).
  */
 export function buildBwrapArgs(input: BwrapArgsInput): string[] {
+  return buildBwrapCommand(input).args
+}
+
+/**
+ * `buildBwrapArgs` plus the minimal `/etc` when `input.firstDataFd` is set:
+ * each synthetic file the policy does not already cover from the host
+ * (`uncoveredFiles`) becomes `--perms 0444 --ro-bind-data FD PATH`, mounted
+ * after every policy mount, and is listed in `dataFiles` with its fd.
+ */
+export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   const { request, limits, facts } = input
   const fs = request.policy.filesystem
   const toSandbox = request.toSandboxPath ?? ((p: string) => p)
@@ -101,6 +135,7 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   // caches and dotfiles an interpreter writes never land in the workspace.
   const home = scratch === undefined ? request.cwd : toSandbox(scratch)
   const env = { ...sandboxBaseEnv(home), ...request.env }
+  const dataFiles = etcDataFiles(input, env.HOME ?? home)
   const args = [
     '--unshare-all',
     '--unshare-user',
@@ -121,6 +156,7 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
     '--dev',
     '/dev',
     ...mounts.flatMap((m) => m.args),
+    ...dataFiles.flatMap((f) => ['--perms', '0444', '--ro-bind-data', String(f.fd), f.path]),
     // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
     // outside the policy. Freeze both once every mount point exists.
     '--remount-ro',
@@ -144,5 +180,20 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
       ...request.argv,
     ]),
   ]
-  return args
+  return { args, dataFiles }
+}
+
+/** The synthetic `/etc` files of one call, numbered from `firstDataFd`; none when it is unset. */
+function etcDataFiles(input: BwrapArgsInput, home: string): BwrapDataFile[] {
+  const first = input.firstDataFd
+  if (first === undefined) return []
+  const fs = input.request.policy.filesystem
+  const toSandbox = input.request.toSandboxPath ?? ((p: string) => p)
+  const shown: string[] = []
+  for (const entry of [...fs.allowRead, ...fs.allowWrite]) {
+    const host = normalizeAbsolutePath(entry) ?? entry
+    if ((input.facts.get(host)?.kind ?? 'missing') !== 'missing') shown.push(toSandbox(host))
+  }
+  const files = minimalEtcFiles({ uid: input.sandboxUid, gid: input.sandboxGid, home })
+  return uncoveredFiles(files, shown).map((f, i) => ({ ...f, fd: first + i }))
 }

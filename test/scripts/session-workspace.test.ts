@@ -348,7 +348,9 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
     )
     const id = /copy: (r_[0-9a-f]{16})/.exec(pdf)![1]!
     expect([...(await ctx.spool.get(id))!]).toEqual([0x25, 0x50, 0x44, 0x46, 0x2d, 0, 1, 2])
-    expect(await call(ctx, 'workspace_read', { path: 'latin1.txt' })).toContain('application/octet-stream')
+    expect(await call(ctx, 'workspace_read', { path: 'latin1.txt' })).toContain(
+      'application/octet-stream',
+    )
     expect(await call(ctx, 'workspace_read', { path: 'latin1.txt' })).toContain(
       '(binary, not shown)',
     )

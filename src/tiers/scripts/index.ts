@@ -11,7 +11,10 @@ export {
 } from '../../sandbox/bubblewrap-handle.js'
 export {
   type BwrapArgsInput,
+  type BwrapCommand,
+  type BwrapDataFile,
   buildBwrapArgs,
+  buildBwrapCommand,
   type HostPathFact,
   sandboxBaseEnv,
 } from '../../sandbox/bwrap-args.js'
@@ -20,6 +23,14 @@ export {
   type DirectoryWorkspace,
   type DirectoryWorkspaceOptions,
 } from '../../sandbox/directory-workspace.js'
+export {
+  CERTIFICATE_PATHS,
+  hostCertificatePaths,
+  minimalEtcFiles,
+  SANDBOX_USER_NAME,
+  type SandboxIdentity,
+  type SyntheticFile,
+} from '../../sandbox/minimal-etc.js'
 export { pidsInNamespace } from '../../sandbox/namespace-reaper.js'
 export { createPathTranslator, type PathTranslatorOptions } from '../../sandbox/path-translator.js'
 export {
@@ -59,12 +70,21 @@ export {
 export { assertSafeArgValue, buildArgv } from './build-argv.js'
 export {
   createScriptSandbox,
+  credentialDenyPaths,
   type ScriptSandbox,
   type ScriptSandboxOptions,
   SYSTEM_READ_PATHS,
 } from './create-script-sandbox.js'
 export { type RunSkillScriptInput, runSkillScript } from './run-skill-script.js'
 export { type JsonSchemaObject, scriptInputSchema } from './script-input-schema.js'
+export {
+  assertInterpreterProgram,
+  assertReadPath,
+  DEFAULT_INTERPRETER_NAMES,
+  INTERPRETER_NAME,
+  interpreterReadPrefixes,
+  scriptInterpreters,
+} from './script-interpreters.js'
 export { formatScriptAcknowledgement, settleScriptResult } from './script-outcome.js'
 export {
   type ReportedChange,

@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SpooledArtifact } from '../../common/artifacts/index.js'
 import { SkillHostError } from '../../common/errors.js'
@@ -22,7 +21,7 @@ import {
 } from './script-report.js'
 import { scriptToolName } from './script-tool-name.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from './types.js'
-import { interpreterFor } from './undeclared-interpreter.js'
+import { interpreterFor, readScriptHead } from './undeclared-interpreter.js'
 import { undeclaredInputSchema, undeclaredScriptCall } from './undeclared-script-tool.js'
 import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
 
@@ -42,20 +41,6 @@ function outputText(result: ScriptRunResult): string {
 /** What the forge needs besides the tier config: the conversation's workspace, made on first use. */
 export interface ScriptForgeOptions {
   readonly workspace?: () => Promise<SessionWorkspace>
-}
-
-/** Bytes of a file's start read to find its shebang. */
-const HEAD_BYTES = 256
-
-async function headOf(path: string): Promise<string> {
-  const handle = await open(path, 'r')
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES)
-    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0)
-    return buf.subarray(0, bytesRead).toString('utf8')
-  } finally {
-    await handle.close()
-  }
 }
 
 /**
@@ -99,7 +84,11 @@ export function createScriptForge(
         const runnable = new Map<string, ValidatedSkillScript>()
         const denied = new Map<string, string>()
         for (const { path } of files) {
-          const choice = interpreterFor(path, await headOf(join(root, path)), config.interpreters)
+          const choice = interpreterFor(
+            path,
+            await readScriptHead(join(root, path)),
+            config.interpreters,
+          )
           if (choice?.kind === 'runnable') {
             runnable.set(path, {
               // A declaration name, for messages; the path is what runs.

@@ -1,3 +1,5 @@
+import { open } from 'node:fs/promises'
+
 /** Interpreter names to try, in order, for a file extension. */
 const BY_EXTENSION: Readonly<Record<string, readonly string[]>> = {
   py: ['python3', 'python'],
@@ -54,4 +56,20 @@ export function interpreterFor(
     if (argv !== undefined) return { kind: 'runnable', interpreter: name, argv }
   }
   return { kind: 'denied', wanted: candidates[0] as string }
+}
+
+/** Bytes of a file's start read to find its shebang. */
+const HEAD_BYTES = 256
+
+/** The first bytes of a script, as text, for `interpreterFor`; empty when it cannot be read. */
+export async function readScriptHead(path: string): Promise<string> {
+  const handle = await open(path, 'r').catch(() => undefined)
+  if (handle === undefined) return ''
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES)
+    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0)
+    return buf.subarray(0, bytesRead).toString('utf8')
+  } finally {
+    await handle.close()
+  }
 }
