@@ -13,11 +13,11 @@ export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
   // Long paths end the page early, so a skill cannot flood the result with names.
   let chars = 0
   let n = 0
-  while (
-    n < page.length &&
-    (n === 0 || chars + (page[n]?.path.length ?? 0) <= LOAD_RESULT_FILES_CHARS)
-  )
-    chars += page[n++]?.path.length ?? 0
+  for (const file of page) {
+    if (n > 0 && chars + file.path.length > LOAD_RESULT_FILES_CHARS) break
+    chars += file.path.length
+    n += 1
+  }
   const files = page.slice(0, n)
   return {
     id: record.id,

@@ -275,6 +275,19 @@ describe('a loaded skill’s files', () => {
     expect(other.tools.get('read_skill_file')).toBe(host)
   })
 
+  it('ends the load result’s page early when paths are long', async () => {
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 300; i++) files[`${String(i).padStart(3, '0')}-${'p'.repeat(496)}.md`] = 'x'
+    const source = new InMemorySkillSource({
+      skills: [{ name: 'long', description: 'Long paths.', body: '# Long', files }],
+    })
+    const { call } = await setup(source)
+    const loaded = JSON.parse(await call('load_skill', { skill: 'long' }))
+    expect(loaded.files).toHaveLength(31) // 31 paths of 503 characters fit in 16,000
+    expect(loaded.filesTotal).toBe(300)
+    expect(loaded.moreFiles).toContain('"range":{"startLine":32}')
+  })
+
   it('pages a listing of 10,000 files', async () => {
     const files: Record<string, string> = {}
     for (let i = 0; i < 10_000; i++) files[`data/f${String(i).padStart(5, '0')}.txt`] = `${i}\n`
