@@ -2,7 +2,12 @@ import { SkillHostError } from './common/errors.js'
 import { enforceToolGate, type ToolGate } from './common/gate.js'
 import { Tool } from './common/tool.js'
 import type { TurnContext } from './common/turn-context.js'
-import { LIFECYCLE_TOOL } from './manager/lifecycle-tool-names.js'
+import {
+  LIFECYCLE_TOOL,
+  READ_SKILL_FILE_TOOL,
+  SKILL_ID_PROPERTY,
+} from './manager/lifecycle-tool-names.js'
+import { SKILL_ROOT_PATH } from './manager/skill-files.js'
 import type { SkillManager } from './manager/types.js'
 import { forgeWorkspaceTools } from './tiers/workspace/workspace-tools.js'
 
@@ -29,12 +34,7 @@ export interface ForgeSkillToolsOptions {
   readonly maxListChars?: number
 }
 
-const SKILL_ID = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 200,
-  description: 'The skill id, as list_skills shows it.',
-}
+const SKILL_ID = SKILL_ID_PROPERTY
 const json = (value: unknown): string => JSON.stringify(value, null, 2)
 
 /**
@@ -162,7 +162,7 @@ export function forgeSkillTools(
   const loadSkill = new Tool<{ skill: string }>({
     name: LIFECYCLE_TOOL.load,
     description:
-      "Load a skill: its instructions enter your context and its tools become callable from your next step. Unload it when you're done.",
+      "Load a skill: its instructions enter your context and its tools become callable from your next step; the result lists the files it ships, which read_skill_file reads while it is loaded. Unload it when you're done.",
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -179,6 +179,13 @@ export function forgeSkillTools(
         ...(result.unavailableTools.length ? { toolsUnavailable: result.unavailableTools } : {}),
         ...(result.body === undefined ? {} : { body: result.body }),
         ...(result.handle === undefined ? {} : { handle: result.handle }),
+        files: result.files,
+        filesTotal: result.filesTotal,
+        ...(result.files.length < result.filesTotal
+          ? {
+              moreFiles: `${READ_SKILL_FILE_TOOL} ${JSON.stringify({ skill: result.id, path: SKILL_ROOT_PATH, range: { startLine: result.files.length + 1 } })} lists the rest (path<TAB>size per line)`,
+            }
+          : {}),
       }
     }),
   })

@@ -13,6 +13,7 @@ import type { CliIo } from './cli-command.js'
 import { pickDemoModel } from './demo-model.js'
 import { parseArgs } from './parse-args.js'
 import { createPolicyGate, gatePolicyFor } from './serve-gate.js'
+import { SERVE_DEFAULT_CHANNEL } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
 
 const PROMPT =
@@ -59,7 +60,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     scripts: args.booleans['no-scripts'] !== true,
     gate: createPolicyGate(gatePolicyFor('allow-all'), (line) => out(`    ${line}`)),
     log: (line) => out(`(${line})`),
-    defaultChannel: 'inline',
+    defaultChannel: SERVE_DEFAULT_CHANNEL,
   })
   const manager = await runtime.createManager()
   try {

@@ -100,7 +100,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     log,
     durableSpool: options.durableSpool,
     spoolRetention: options.spoolRetention,
-    ...(options.channel ? { defaultChannel: options.channel } : {}),
+    defaultChannel: options.channel,
   })
   const common = {
     createManager: runtime.createManager,

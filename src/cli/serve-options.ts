@@ -15,6 +15,15 @@ export const DEFAULT_SPOOL_RETENTION: Required<SpoolRetention> = Object.freeze({
   maxTotalBytes: 1024 * 1024 * 1024,
 })
 
+/**
+ * How `serve` (and `demo`) send bodies unless `--channel` says otherwise:
+ * `auto`, inline up to `AUTO_INLINE_MAX_CHARS`, a handle past it. The library
+ * default stays `handle`.
+ */
+export const SERVE_DEFAULT_CHANNEL: SkillChannel = 'auto'
+
+const CHANNELS: readonly string[] = ['auto', 'inline', 'handle']
+
 /** The environment variable `serve --http` reads its bearer token from. */
 export const TOKEN_ENV = 'SKILLHOST_TOKEN'
 
@@ -45,7 +54,8 @@ export interface ServeOptions {
   readonly workspace?: string
   readonly gate: { readonly mode: ServeGateMode } | { readonly policyFile: string }
   readonly http?: ServeHttpOptions
-  readonly channel?: SkillChannel
+  /** `--channel`; `SERVE_DEFAULT_CHANNEL` when not given. */
+  readonly channel: SkillChannel
   /** `--durable-spool`: keep a session's spool after it closes. */
   readonly durableSpool: boolean
   /** The bound on the spool folders (`--spool-max-age`, `--spool-max-size`). */
@@ -127,6 +137,7 @@ export function parseServeOptions(
       importModules: false,
       scripts: false,
       gate: { mode: 'allow-all' },
+      channel: SERVE_DEFAULT_CHANNEL,
       durableSpool: false,
       spoolRetention: DEFAULT_SPOOL_RETENTION,
       sandbox: { interpreters: {}, readPaths: [] },
@@ -141,8 +152,8 @@ export function parseServeOptions(
   if (s.gate !== undefined && s.gate !== 'allow-all' && s.gate !== 'deny-scripts') {
     throw new UsageError(`--gate must be allow-all or deny-scripts, not "${s.gate}"`)
   }
-  if (s.channel !== undefined && s.channel !== 'inline' && s.channel !== 'handle') {
-    throw new UsageError('--channel must be inline or handle')
+  if (s.channel !== undefined && !CHANNELS.includes(s.channel)) {
+    throw new UsageError('--channel must be auto, inline or handle')
   }
   const workspace = s.workspace === undefined ? undefined : resolve(s.workspace)
   if (workspace !== undefined && !isDirectory(workspace))
@@ -179,7 +190,7 @@ export function parseServeOptions(
         ? { policyFile: resolve(s['gate-policy']) }
         : { mode: (s.gate ?? 'allow-all') as ServeGateMode },
     ...(http ? { http } : {}),
-    ...(s.channel ? { channel: s.channel as SkillChannel } : {}),
+    channel: (s.channel ?? SERVE_DEFAULT_CHANNEL) as SkillChannel,
     durableSpool: args.booleans['durable-spool'] === true,
     spoolRetention,
     sandbox: parseSandboxFlags(args.lists),

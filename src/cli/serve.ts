@@ -1,10 +1,12 @@
+import { AUTO_INLINE_MAX_CHARS } from '../manager/body-channel.js'
 import type { CliCommand } from './cli-command.js'
 import { sandboxFlagsHelp } from './sandbox-flags.js'
 
 const HELP = `Usage: skillhost serve [options] [root...]
 
 Serve skills over MCP: the five lifecycle tools (list_skills, load_skill, …)
-plus the tools of every loaded skill, with tools/list_changed on each change.
+plus the tools of every loaded skill, with tools/list_changed on each change;
+a loaded skill's files are read_skill_file's and resources (skill://ID/PATH).
 Over stdio by default (stdout is the protocol channel; logs go to stderr), or
 Streamable HTTP with --http. Each MCP session has its own skill manager.
 
@@ -32,7 +34,8 @@ ${sandboxFlagsHelp(23)}
                        "skill":"*","tier":"script","effect":"deny","reason":"…"}]}
                        (first matching rule wins; tiers: lifecycle, module,
                        isolated, script, workspace)
-  --channel MODE       how bodies reach the model: handle (default) or inline
+  --channel MODE       how bodies reach the model: auto (default: inline up to
+                       ${AUTO_INLINE_MAX_CHARS.toLocaleString('en-US')} characters, a handle past that), inline or handle
   --http PORT          serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio
   --host HOST          interface for --http (default 127.0.0.1). Beyond loopback
                        a bearer token is required, or --insecure-no-auth

@@ -17,10 +17,11 @@ import { WORKSPACE_TOOL } from '../tiers/workspace/workspace-tools.js'
 import { resolveArtifactClass } from './artifact-binding.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import { buildCatalog, searchCatalog, summarizeRefresh } from './catalog-view.js'
-import { LIFECYCLE_TOOL_NAMES } from './lifecycle-tool-names.js'
+import { LIFECYCLE_TOOL_NAMES, READ_SKILL_FILE_TOOL } from './lifecycle-tool-names.js'
 import { toLoadResult } from './load-result.js'
 import { type PrepareDeps, prepareSkill } from './prepare-skill.js'
 import { ProjectionTable } from './projection.js'
+import { forgeReadSkillFileTool } from './read-skill-file-tool.js'
 import { SerialQueue } from './serial-queue.js'
 import { settleWithin } from './settle-within.js'
 import type { SkillRecord } from './skill-record.js'
@@ -31,6 +32,9 @@ import type {
   LoadResult,
   RefreshResult,
   SkillCatalog,
+  SkillFileContent,
+  SkillFilePage,
+  SkillFilesQuery,
   SkillManager,
   SkillManagerConfig,
   SkillManagerEvent,
@@ -39,6 +43,8 @@ import type {
 import { validateManagerConfig } from './validate-config.js'
 
 const DEFAULT_AUTO_REFRESH_MS = 30_000
+/** The most files one `skillFiles` page holds. */
+const MAX_FILES_PAGE = 1_000
 
 /**
  * Creates the plugin lifecycle manager for one conversation. The config is
@@ -62,7 +68,7 @@ class Manager implements SkillManager {
   readonly #queue = new SerialQueue()
   readonly #records = new Map<string, SkillRecord>()
   readonly #claims = new Map<string, string>()
-  readonly #projections = new ProjectionTable()
+  readonly #projections: ProjectionTable
   readonly #listeners = new Set<(event: SkillManagerEvent) => void>()
   readonly #readers: readonly Tool[]
   readonly #reserved: ReadonlySet<string>
@@ -93,6 +99,9 @@ class Manager implements SkillManager {
     this.#workspace = config.scripts ? new SessionWorkspaceSlot(config.scripts) : undefined
     const workspace = this.#workspace
     this.#tiers = createTierForges(config, workspace ? () => workspace.open() : undefined)
+    this.#projections = new ProjectionTable([
+      forgeReadSkillFileTool((id) => this.#loadedRecord(id), config.gate),
+    ])
     this.middleware = {
       turnInput: async (ctx, next) => {
         this.#projectAll(ctx)
@@ -163,6 +172,32 @@ class Manager implements SkillManager {
       this.#emit({ kind: 'loaded', id, ctx })
       return toLoadResult(record, tools)
     })
+  }
+
+  skillFiles(id: string, query: SkillFilesQuery = {}): SkillFilePage {
+    const { files } = this.#loadedRecord(id)
+    const under = query.under ?? '.'
+    const folder = files.folder(under)
+    if (folder === undefined) throw files.notFound(under)
+    const offset = query.offset ?? 0
+    const limit = Math.min(query.limit ?? MAX_FILES_PAGE, MAX_FILES_PAGE)
+    if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1) {
+      throw new SkillHostError(
+        'E_TOOL_INVALID_ARGS',
+        'offset must be an integer of at least 0 and limit one of at least 1.',
+      )
+    }
+    return files.page(folder, offset, limit)
+  }
+
+  async readSkillFile(id: string, path: string): Promise<SkillFileContent> {
+    const record = this.#loadedRecord(id)
+    record.enter(READ_SKILL_FILE_TOOL)
+    try {
+      return await record.files.read(path)
+    } finally {
+      record.exit()
+    }
   }
 
   unload(id: string, ctx: TurnContext): Promise<UnloadResult> {
@@ -283,6 +318,20 @@ class Manager implements SkillManager {
       )
     }
     return this.#queue.run(task)
+  }
+
+  /** The record of a loaded skill; `E_SKILL_NOT_LOADED`, saying to load it again, otherwise. */
+  #loadedRecord(id: string): SkillRecord {
+    const record = typeof id === 'string' ? this.#records.get(id) : undefined
+    if (!record) {
+      const shown = typeof id === 'string' ? id.slice(0, 80) : `(${typeof id})`
+      throw new SkillHostError(
+        'E_SKILL_NOT_LOADED',
+        `Skill '${shown}' is not loaded, so its files cannot be read. Load it (again) with load_skill.`,
+        { data: { skill: shown } },
+      )
+    }
+    return record
   }
 
   #row(id: string): CatalogSkill {

@@ -1,5 +1,11 @@
+export { AUTO_INLINE_MAX_CHARS } from './body-channel.js'
 export { createSkillManager } from './create-skill-manager.js'
-export { LIFECYCLE_TOOL, LIFECYCLE_TOOL_NAMES } from './lifecycle-tool-names.js'
+export {
+  LIFECYCLE_TOOL,
+  LIFECYCLE_TOOL_NAMES,
+  READ_SKILL_FILE_TOOL,
+} from './lifecycle-tool-names.js'
+export { LOAD_RESULT_FILES, LOAD_RESULT_FILES_CHARS, SKILL_ROOT_PATH } from './skill-files.js'
 export type {
   ArtifactKindFactory,
   CatalogEntry,
@@ -7,8 +13,13 @@ export type {
   CatalogSearch,
   LoadResult,
   RefreshResult,
+  ResolvedSkillChannel,
   SkillCatalog,
   SkillChannel,
+  SkillFileContent,
+  SkillFileInfo,
+  SkillFilePage,
+  SkillFilesQuery,
   SkillManager,
   SkillManagerConfig,
   SkillManagerEvent,

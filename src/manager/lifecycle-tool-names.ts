@@ -11,5 +11,26 @@ export const LIFECYCLE_TOOL = Object.freeze({
   unload: 'unload_skill',
 } as const)
 
-/** Names no skill tool may take: the lifecycle tools. Reader names are added by the manager. */
-export const LIFECYCLE_TOOL_NAMES: readonly string[] = Object.freeze(Object.values(LIFECYCLE_TOOL))
+/**
+ * The lifecycle-style tool the manager registers in a turn context while a
+ * skill is projected there, and takes out when none is: it reads the files
+ * loaded skills ship.
+ */
+export const READ_SKILL_FILE_TOOL = 'read_skill_file'
+
+/**
+ * Names no skill tool may take: the five lifecycle tools and
+ * `read_skill_file`. Reader names are added by the manager.
+ */
+export const LIFECYCLE_TOOL_NAMES: readonly string[] = Object.freeze([
+  ...Object.values(LIFECYCLE_TOOL),
+  READ_SKILL_FILE_TOOL,
+])
+
+/** The `skill` argument of every tool that names a skill. */
+export const SKILL_ID_PROPERTY = Object.freeze({
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  description: 'The skill id, as list_skills shows it.',
+})

@@ -11,7 +11,9 @@ import type { ToolRegistry } from '../common/tool-registry.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import { wrapModuleTool } from '../tiers/module/wrap-module-tool.js'
 import type { TierForge } from '../tiers/tier-forge.js'
+import { resolveBodyChannel } from './body-channel.js'
 import { preflightToolNames } from './preflight.js'
+import { indexSkillFiles } from './skill-files.js'
 import { SkillRecord } from './skill-record.js'
 import type { SkillChannel } from './types.js'
 
@@ -86,8 +88,9 @@ async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> 
 /**
  * Prepares one skill version completely without touching any turn: resolves
  * and checks the descriptor, preflights every tool name, rebuilds module
- * tools, forges tier-2/3 tools (materializing the workspace), reads and spools
- * the body. On any failure everything created so far is disposed and the
+ * tools, forges tier-2/3 tools (materializing the workspace), indexes the
+ * skill's files, and spools the body (reading it first: `auto` picks the
+ * channel by its size). On any failure everything created so far is disposed and the
  * error rethrown, so a failed prepare leaves nothing behind.
  */
 export async function prepareSkill(
@@ -106,7 +109,10 @@ export async function prepareSkill(
     claimed: deps.claimed,
     ...(deps.replacing ? { replacing: deps.replacing } : {}),
   })
-  const channel = descriptor.channel ?? deps.defaultChannel
+  const body = await callSource(ref.id, async () =>
+    readText(await source.read(ref, undefined, { signal: deps.signal })),
+  )
+  const channel = resolveBodyChannel(descriptor.channel ?? deps.defaultChannel, body)
   const record = new SkillRecord(descriptor, channel)
   try {
     const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
@@ -122,9 +128,7 @@ export async function prepareSkill(
     record.unavailableTools = Object.freeze(
       deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
     )
-    const body = await callSource(ref.id, async () =>
-      readText(await source.read(ref, undefined, { signal: deps.signal })),
-    )
+    record.files = await callSource(ref.id, () => indexSkillFiles(source, ref, deps.signal))
     const meta = {
       title: `${descriptor.name} (SKILL.md)`,
       provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },

@@ -4,7 +4,8 @@ import type { ProjectedRetrievable } from '../common/retrievable.js'
 import type { Tool } from '../common/tool.js'
 import type { SkillDescriptor } from '../sources/types.js'
 import type { ForgeTarget } from '../tiers/tier-forge.js'
-import type { SkillChannel } from './types.js'
+import { SkillFiles } from './skill-files.js'
+import type { ResolvedSkillChannel } from './types.js'
 
 /**
  * One initialized version of one skill: its descriptor, its body projection,
@@ -17,22 +18,25 @@ export class SkillRecord implements ForgeTarget {
   readonly id: string
   readonly version: string
   readonly descriptor: SkillDescriptor
-  readonly channel: SkillChannel
+  readonly channel: ResolvedSkillChannel
   readonly store = new DisposableStore()
   tools: readonly Tool[] = []
   unavailableTools: readonly { name: string; reason: string }[] = []
   body: ProjectedRetrievable | undefined
+  /** The files the skill ships besides SKILL.md; readable only while the record is not retired. */
+  files: SkillFiles
   #inFlight = 0
   #retired = false
   #drained: Promise<void> | undefined
   #resolveDrained: (() => void) | undefined
   #teardown: Promise<void> | undefined
 
-  constructor(descriptor: SkillDescriptor, channel: SkillChannel) {
+  constructor(descriptor: SkillDescriptor, channel: ResolvedSkillChannel) {
     this.id = descriptor.id
     this.version = descriptor.version
     this.descriptor = descriptor
     this.channel = channel
+    this.files = SkillFiles.empty(descriptor.id)
   }
 
   /** True once unloaded, swapped out or disposed. */

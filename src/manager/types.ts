@@ -7,8 +7,44 @@ import type { SkillIsolationConfig } from '../tiers/isolated/types.js'
 import type { ManagerWorkspace } from '../tiers/scripts/session-workspace-slot.js'
 import type { SkillScriptConfig } from '../tiers/scripts/types.js'
 
-/** How a loaded skill's body reaches the model: the text itself, or a handle to read through. */
-export type SkillChannel = 'inline' | 'handle'
+/**
+ * How a loaded skill's body reaches the model: the text itself (`inline`), a
+ * handle to read through (`handle`), or `auto`: inline when the body is at
+ * most `AUTO_INLINE_MAX_CHARS` characters, a handle otherwise.
+ */
+export type SkillChannel = 'inline' | 'handle' | 'auto'
+
+/** The channel a body actually took: `auto` resolves to one of these at load. */
+export type ResolvedSkillChannel = Exclude<SkillChannel, 'auto'>
+
+/** One file a loaded skill ships: its path relative to the skill folder and its size in bytes. */
+export interface SkillFileInfo {
+  readonly path: string
+  readonly size: number
+}
+
+/** One page of a loaded skill's files, in path order, and how many there are in all. */
+export interface SkillFilePage {
+  readonly files: readonly SkillFileInfo[]
+  readonly total: number
+}
+
+/** One file of a loaded skill, read from its source. `mimeType` is by extension, else by content. */
+export interface SkillFileContent {
+  readonly path: string
+  readonly size: number
+  readonly mimeType: string
+  readonly bytes: Uint8Array
+}
+
+/** Which of a loaded skill's files `SkillManager.skillFiles` lists. */
+export interface SkillFilesQuery {
+  /** A folder of the skill (`reference`, `scripts/`), or `.` (the default) for every file. */
+  readonly under?: string
+  readonly offset?: number
+  /** Most files returned. Default and cap: 1,000. */
+  readonly limit?: number
+}
 
 /** A factory returning an artifact class (a `SpooledArtifact` subclass). */
 export type ArtifactKindFactory = () => unknown
@@ -96,12 +132,21 @@ export interface SkillCatalog {
 export interface LoadResult {
   readonly id: string
   readonly version: string
-  readonly channel: SkillChannel
+  /** The channel the body took (`auto` has been resolved). */
+  readonly channel: ResolvedSkillChannel
   readonly tools: readonly string[]
   /** Tools declared but not offered here, and why (e.g. scripts disabled on this host). */
   readonly unavailableTools: readonly { readonly name: string; readonly reason: string }[]
   readonly body?: string
   readonly handle?: { readonly id: string; readonly size: number; readonly text: string }
+  /**
+   * The first `LOAD_RESULT_FILES` (200) files the skill ships besides
+   * SKILL.md, in path order. `skillFiles` (and the model's `read_skill_file`
+   * with path `.`) pages through the rest.
+   */
+  readonly files: readonly SkillFileInfo[]
+  /** How many files the skill ships besides SKILL.md. */
+  readonly filesTotal: number
 }
 
 /** The result of an unload: what was taken away. */
@@ -154,6 +199,21 @@ export interface SkillManager extends AsyncDisposable {
   /** Ids projected into `ctx`: what is callable there. */
   projected(ctx: TurnContext): readonly string[]
   load(id: string, ctx: TurnContext): Promise<LoadResult>
+  /**
+   * A page of the files a loaded skill ships (SKILL.md aside), in path order.
+   * `E_SKILL_NOT_LOADED` unless `id` is loaded; `E_SKILL_NOT_FOUND` for an
+   * `under` that names no folder of the skill; `E_SKILL_SOURCE_PATH_REJECTED`
+   * for one that could leave it.
+   */
+  skillFiles(id: string, query?: SkillFilesQuery): SkillFilePage
+  /**
+   * One file of a loaded skill, read from its source (checked against the
+   * source's look at the skill when it was loaded). `E_SKILL_NOT_LOADED` once
+   * the skill is unloaded; `E_SKILL_SOURCE_PATH_REJECTED` for `..`, absolute
+   * and other escaping paths; `E_SKILL_NOT_FOUND` for a file it does not ship
+   * (a symlink leading out of the skill is never shipped).
+   */
+  readSkillFile(id: string, path: string): Promise<SkillFileContent>
   unload(id: string, ctx: TurnContext): Promise<UnloadResult>
   /** Rediscovers; catalog only, never swaps. */
   refresh(id?: string): Promise<RefreshResult>

@@ -70,9 +70,10 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
   if (
     config.defaultChannel !== undefined &&
     config.defaultChannel !== 'inline' &&
-    config.defaultChannel !== 'handle'
+    config.defaultChannel !== 'handle' &&
+    config.defaultChannel !== 'auto'
   ) {
-    throw invalid("`defaultChannel` must be 'inline' or 'handle'.")
+    throw invalid("`defaultChannel` must be 'inline', 'handle' or 'auto'.")
   }
   const kinds = config.artifactKinds ?? {}
   if (!isObject(kinds)) throw invalid('`artifactKinds` must map kind names to factories.')

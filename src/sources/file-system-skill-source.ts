@@ -327,6 +327,7 @@ export class FileSystemSkillSource implements SkillSource {
           })
         return (await asyncSkillFs.readCapped(file.abs, max, rel, file)).bytes
       },
+      size: (path) => (path === 'SKILL.md' ? undefined : scan.files.get(path)?.size),
     }
   }
 }

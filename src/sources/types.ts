@@ -114,4 +114,9 @@ export interface SkillSnapshot {
   readonly paths: readonly string[]
   /** The bytes of one of `paths`, checked against the snapshot. */
   read(path: string): Promise<Uint8Array>
+  /**
+   * The size in bytes the snapshot saw for one of `paths` (undefined for any
+   * other path). Optional: without it, callers that list sizes ask `stat`.
+   */
+  size?(path: string): number | undefined
 }

@@ -83,7 +83,12 @@ describe('serve gate policies', () => {
 describe('serve options', () => {
   it('defaults: allow-all gate, stdio, scripts on, module imports off', () => {
     const o = parseServeOptions(['examples/skills'])
-    expect(o).toMatchObject({ importModules: false, scripts: true, gate: { mode: 'allow-all' } })
+    expect(o).toMatchObject({
+      importModules: false,
+      scripts: true,
+      gate: { mode: 'allow-all' },
+      channel: 'auto',
+    })
     expect(o.http).toBeUndefined()
     expect(o.stateDir).toMatch(/skillhost$/)
   })

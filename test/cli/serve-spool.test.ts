@@ -131,6 +131,9 @@ describe('skillhost serve --http spool (built binary, real MCP client)', () => {
         '--http',
         '0',
         '--no-scripts',
+        // serve's default channel (auto) would inline this small body; a handle spools it.
+        '--channel',
+        'handle',
         '--state-dir',
         state,
         ...(durable ? ['--durable-spool'] : []),

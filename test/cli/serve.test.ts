@@ -70,7 +70,7 @@ const names = async (client: Client): Promise<string[]> =>
 
 describe('skillhost serve over stdio (built binary, real MCP client)', () => {
   it('serves examples/skills: list, load, tools/list_changed, call, unload, clean exit on stdin close', async () => {
-    const s = await serve(['examples/skills'])
+    const s = await serve(['--channel', 'handle', 'examples/skills'])
     expect((await names(s.client)).sort()).toEqual(LIFECYCLE)
     const listed = JSON.parse(text(await s.client.callTool({ name: 'list_skills', arguments: {} })))
     expect(listed.skills.map((k: { id: string }) => k.id).sort()).toEqual([
@@ -123,6 +123,9 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
       text(await off.client.callTool({ name: 'load_skill', arguments: { skill: 'unit-convert' } })),
     )
     expect(without.toolsAdded).not.toContain('convert_units')
+    // serve's default channel is auto: a small body comes inline.
+    expect(without.channel).toBe('inline')
+    expect(without.body).toContain('# Unit convert')
     await off.client.close()
 
     const on = await serve(['--import-modules', '--channel', 'inline', 'examples/skills'])

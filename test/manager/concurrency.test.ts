@@ -90,6 +90,14 @@ describe('concurrent lifecycle mutations', () => {
       for (const ctx of contexts) {
         for (const tool of ctx.tools.all()) {
           if (tool.name.startsWith('artifact_')) continue
+          if (tool.name === 'read_skill_file') {
+            // Not a skill's tool: it stays while the context holds a projection, and reads loaded skills only.
+            for (const id of names.filter((n) => !loaded.has(n))) {
+              const err = await tool.execute({ skill: id, path: '.' }, ctx).catch((e: unknown) => e)
+              expect(SkillHostError.is(err, 'E_SKILL_NOT_LOADED'), `seed ${seed}: ${id}`).toBe(true)
+            }
+            continue
+          }
           // Every skill tool still registered belongs to a loaded skill, or is a retired wrapper that refuses.
           const owner = String(tool.meta.skill)
           if (!loaded.has(owner) || !manager.projected(ctx).includes(owner)) {

@@ -10,6 +10,7 @@ import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
 import type { SkillManager } from '../../manager/types.js'
+import { serveSkillResources } from './skill-resources.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 
 /** One finished tool call, for host-side logging (never sent to the client). */
@@ -77,7 +78,10 @@ function withRequestSignal(ctx: TurnContext, signal: AbortSignal): TurnContext {
  * unload, refresh, swap). Failures are `isError: true` results carrying
  * `renderError`'s `CODE: message` text; never a host path or stack.
  * Skill bodies travel in `load_skill`'s result (inline), or as a handle read
- * through the artifact reader tools.
+ * through the artifact reader tools. A loaded skill's files are resources
+ * `skill://<id>/<path>` (see `serveSkillResources`), and
+ * `notifications/resources/list_changed` is sent (coalesced) when a skill is
+ * loaded, unloaded or swapped.
  */
 export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSession {
   const { manager } = options
@@ -88,7 +92,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   if (lifecycle) for (const tool of lifecycle) ctx.tools.register(tool)
 
   const server = new Server(options.serverInfo ?? { name: 'skillhost', version: '0.0.0' }, {
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
   })
 
@@ -101,6 +105,8 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
       }),
     ),
   }))
+
+  serveSkillResources(server, manager)
 
   const lifecycleSet = new Set<Tool>(lifecycle || [])
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -135,18 +141,27 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     }
   })
 
-  let pending = false
-  const announce = (): void => {
-    if (pending || lifetime.signal.aborted) return
-    pending = true
-    queueMicrotask(() => {
-      pending = false
-      // Before `initialized` or after close there is no one to tell; that is fine.
-      server.sendToolListChanged().catch(() => undefined)
-    })
+  /** Sends `notify` once per microtask however often it is asked, and never after close. */
+  const coalesced = (notify: () => Promise<void>): (() => void) => {
+    let pending = false
+    return () => {
+      if (pending || lifetime.signal.aborted) return
+      pending = true
+      queueMicrotask(() => {
+        pending = false
+        // Before `initialized` or after close there is no one to tell; that is fine.
+        notify().catch(() => undefined)
+      })
+    }
   }
+  const announce = coalesced(() => server.sendToolListChanged())
+  const announceResources = coalesced(() => server.sendResourceListChanged())
   const unsubscribeTools = ctx.tools.onDidChange(announce)
-  const unsubscribeManager = manager.onDidChange(announce)
+  const unsubscribeManager = manager.onDidChange((event) => {
+    announce()
+    // The loaded skills, hence their files, change on these; a refresh alone changes neither.
+    if (event.kind !== 'refreshed') announceResources()
+  })
 
   let closed: Promise<void> | undefined
   const close = (): Promise<void> => {

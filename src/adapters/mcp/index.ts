@@ -12,4 +12,10 @@ export {
   type ServeMcpStdioOptions,
   serveMcpStdio,
 } from './serve-stdio.js'
+export {
+  parseSkillResourceUri,
+  SKILL_RESOURCES_PAGE,
+  serveSkillResources,
+  skillResourceUri,
+} from './skill-resources.js'
 export { toCallToolError, toCallToolResult } from './to-call-tool-result.js'

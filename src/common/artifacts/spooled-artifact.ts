@@ -2,7 +2,7 @@ import { SkillHostError } from '../errors.js'
 import type { Retrievable } from '../retrievable.js'
 import type { SpoolStore } from '../spool-store.js'
 import type { Tool } from '../tool.js'
-import { type GrepOptions, type GrepResult, grepLines } from './artifact-grep.js'
+import type { GrepOptions, GrepResult } from './artifact-grep.js'
 import { type ArtifactText, decodeArtifactText } from './artifact-text.js'
 import type {
   ArtifactClass,
@@ -11,11 +11,11 @@ import type {
   BinaryContent,
   CatRange,
 } from './artifact-types.js'
+import { byteCap, catContent, grepContent } from './read-content.js'
 import { ARTIFACT_READ_LIMITS } from './read-limits.js'
 import {
   type ByteWindow,
   type LineWindow,
-  readByteRange,
   readLinesBackward,
   readLinesForward,
 } from './text-window.js'
@@ -158,7 +158,7 @@ export class SpooledArtifact {
   }
 
   /**
-   * A line range or a byte range, within the caps. Throws
+   * A line range or a byte range, within the caps (see `catContent`). Throws
    * `E_ARTIFACT_READ_INVALID` for a range that mixes lines and bytes, is
    * reversed, or starts past the end.
    */
@@ -166,57 +166,13 @@ export class SpooledArtifact {
     range: CatRange = {},
     maxBytes?: number,
   ): Promise<LineWindow | ByteWindow | BinaryContent> {
-    const byLines = range.startLine !== undefined || range.endLine !== undefined
-    const byBytes = range.startByte !== undefined || range.endByte !== undefined
-    if (byLines && byBytes)
-      throw invalid(
-        'Give a line range (startLine/endLine) or a byte range (startByte/endByte), not both.',
-      )
-    const cap = byteCap(maxBytes)
-    if (byBytes) return this.#catBytes(range, cap)
-    const start = range.startLine ?? 1
-    if (!Number.isInteger(start) || start < 1)
-      throw invalid('startLine must be an integer of at least 1.')
-    const end = range.endLine
-    if (end !== undefined && (!Number.isInteger(end) || end < start)) {
-      throw invalid('endLine must be an integer no smaller than startLine.')
-    }
-    const content = await this.content()
-    if (content.binary) return content
-    const total = content.lines.length
-    if (start > Math.max(total, 1))
-      throw invalid(`startLine ${start} is past the end: the artifact has ${total} lines.`)
-    const last = Math.min(end ?? start + ARTIFACT_READ_LIMITS.defaultLines - 1, total)
-    const wanted = Math.max(0, last - start + 1)
-    const count = Math.min(wanted, ARTIFACT_READ_LIMITS.maxLines)
-    const window = readLinesForward(content.lines, start - 1, count, cap)
-    return count < wanted ? { ...window, truncated: true } : window
-  }
-
-  async #catBytes(range: CatRange, cap: number): Promise<ByteWindow | BinaryContent> {
-    const start = range.startByte ?? 0
-    if (!Number.isInteger(start) || start < 0)
-      throw invalid('startByte must be an integer of at least 0.')
-    const end = range.endByte ?? start + cap
-    if (!Number.isInteger(end) || end <= start)
-      throw invalid('endByte must be an integer greater than startByte.')
-    const bytes = await this.bytes()
-    const content = decodeArtifactText(bytes, this.retrievable)
-    if (content.binary) return content
-    if (start > bytes.byteLength || (start === bytes.byteLength && start > 0)) {
-      throw invalid(
-        `startByte ${start} is past the end: the artifact has ${bytes.byteLength} bytes.`,
-      )
-    }
-    return readByteRange(bytes, start, end, cap)
+    return catContent(await this.bytes(), this.retrievable, range, maxBytes)
   }
 
   /** Lines matching `options.pattern` (literal unless `regex: true`) with context, within the caps. */
   async grep(options: GrepOptions, maxBytes?: number): Promise<GrepResult | BinaryContent> {
-    if (typeof options.pattern !== 'string') throw invalid('pattern must be a string.')
-    const content = await this.content()
-    if (content.binary) return content
-    return grepLines(content.lines, options, byteCap(maxBytes))
+    if (typeof options?.pattern !== 'string') throw invalid('pattern must be a string.')
+    return grepContent(await this.bytes(), this.retrievable, options, maxBytes)
   }
 
   /** The record plus whether the content is binary and, for text, its line count. */
@@ -239,13 +195,6 @@ export class SpooledArtifact {
 }
 Object.defineProperty(SpooledArtifact.prototype, ARTIFACT_BRAND, { value: true })
 Object.defineProperty(SpooledArtifact, ARTIFACT_CLASS_BRAND, { value: true })
-
-function byteCap(maxBytes: number | undefined): number {
-  if (maxBytes === undefined) return ARTIFACT_READ_LIMITS.maxBytes
-  if (!Number.isInteger(maxBytes) || maxBytes < 1)
-    throw invalid('maxBytes must be a positive integer.')
-  return Math.min(maxBytes, ARTIFACT_READ_LIMITS.maxBytes)
-}
 
 /** The error for an id no store holds. The id is echoed only when it looks like one. */
 export function notFound(id: string): SkillHostError {

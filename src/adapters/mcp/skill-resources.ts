@@ -1,0 +1,141 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js'
+import { decodeArtifactText } from '../../common/artifacts/artifact-text.js'
+import { renderError, SkillHostError } from '../../common/errors.js'
+import { skillFileMimeTypeByName } from '../../manager/skill-file-type.js'
+import type { SkillManager } from '../../manager/types.js'
+
+/** Resources one `resources/list` page holds; `nextCursor` pages on. */
+export const SKILL_RESOURCES_PAGE = 500
+
+// MCP's code for a resource that does not exist (the spec's "Resource not found").
+const RESOURCE_NOT_FOUND = -32002
+
+const encodePath = (path: string): string => path.split('/').map(encodeURIComponent).join('/')
+
+/** The resource URI of file `path` of skill `id`; each path segment is percent-encoded. */
+export function skillResourceUri(id: string, path: string): string {
+  return `skill://${encodeURIComponent(id)}/${encodePath(path)}`
+}
+
+/**
+ * The skill id and path a `skill://<id>/<path>` URI names; `McpError`
+ * (invalid params) for anything else. The path is then checked by the
+ * manager like any model-supplied path.
+ */
+export function parseSkillResourceUri(uri: string): { id: string; path: string } {
+  const bad = () =>
+    new McpError(
+      ErrorCode.InvalidParams,
+      'Not a skill resource URI: use a skill://<id>/<path> URI from resources/list.',
+    )
+  if (!uri.startsWith('skill://')) throw bad()
+  const rest = uri.slice('skill://'.length)
+  const slash = rest.indexOf('/')
+  if (slash <= 0 || slash === rest.length - 1) throw bad()
+  try {
+    return {
+      id: decodeURIComponent(rest.slice(0, slash)),
+      path: rest
+        .slice(slash + 1)
+        .split('/')
+        .map(decodeURIComponent)
+        .join('/'),
+    }
+  } catch {
+    throw bad()
+  }
+}
+
+function toMcpError(err: unknown): McpError {
+  const code = SkillHostError.isInstance(err)
+    ? err.code === 'E_SKILL_NOT_LOADED' || err.code === 'E_SKILL_NOT_FOUND'
+      ? RESOURCE_NOT_FOUND
+      : err.code === 'E_SKILL_SOURCE_PATH_REJECTED'
+        ? ErrorCode.InvalidParams
+        : ErrorCode.InternalError
+    : ErrorCode.InternalError
+  // renderError: `CODE: message`, host paths redacted, never a stack.
+  return new McpError(code, renderError(err))
+}
+
+function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  const match = /^o:(\d{1,9})$/.exec(cursor)
+  if (!match)
+    throw new McpError(ErrorCode.InvalidParams, 'cursor is not one resources/list returned.')
+  return Number(match[1])
+}
+
+/**
+ * Serves the files of the skills loaded in `manager` as MCP resources:
+ * `resources/list` pages (`SKILL_RESOURCES_PAGE` per page) over every loaded
+ * skill's files in load order, then path order; `resources/read` returns a
+ * text file as `text` and anything else (a binary type, invalid UTF-8, NUL)
+ * as a base64 `blob`, with its MIME type. Reads go through
+ * `manager.readSkillFile`, so they come from the skill's source, refuse
+ * escaping paths, and fail with "resource not found" (-32002, text
+ * `E_SKILL_NOT_LOADED: …`) once the skill is unloaded.
+ */
+export function serveSkillResources(server: Server, manager: SkillManager): void {
+  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+    const offset = decodeCursor(request.params?.cursor)
+    const resources: Resource[] = []
+    let skip = offset
+    let seen = 0
+    for (const id of manager.loaded()) {
+      const { total } = manager.skillFiles(id, { limit: 1 })
+      seen += total
+      if (skip >= total) {
+        skip -= total
+        continue
+      }
+      while (resources.length < SKILL_RESOURCES_PAGE && skip < total) {
+        const want = SKILL_RESOURCES_PAGE - resources.length
+        const { files } = manager.skillFiles(id, { offset: skip, limit: want })
+        if (files.length === 0) break
+        for (const file of files) {
+          const mimeType = skillFileMimeTypeByName(file.path)
+          resources.push({
+            uri: skillResourceUri(id, file.path),
+            name: file.path,
+            title: `${id}: ${file.path}`,
+            size: file.size,
+            ...(mimeType ? { mimeType } : {}),
+          })
+        }
+        skip += files.length
+      }
+      skip = 0
+    }
+    const next = offset + resources.length
+    return { resources, ...(next < seen ? { nextCursor: `o:${next}` } : {}) }
+  })
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params
+    const { id, path } = parseSkillResourceUri(uri)
+    try {
+      const file = await manager.readSkillFile(id, path)
+      const text = decodeArtifactText(file.bytes, file)
+      const contents = text.binary
+        ? {
+            uri,
+            mimeType: file.mimeType,
+            blob: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.size).toString(
+              'base64',
+            ),
+          }
+        : { uri, mimeType: file.mimeType, text: text.text }
+      return { contents: [contents] }
+    } catch (err) {
+      throw toMcpError(err)
+    }
+  })
+}
