@@ -43,6 +43,10 @@ skill('doc-tool', {
     'import json, sys\nfrom common import fields\nsrc, out = sys.argv[1], sys.argv[2]\nwith open(src) as f:\n    names = fields(f.read())\nwith open(out, "w") as f:\n    json.dump(names, f)\nprint("extracted", len(names), "fields to", out)\n',
   'scripts/fill.py':
     'import json, sys\nvalues = json.load(open(sys.argv[1]))\nopen(sys.argv[2], "w").write("\\n".join(f"{k}: {v}" for k, v in values.items()))\nprint("filled", sys.argv[2])\n',
+  // Real skills also import their own package from the skill root (`from scripts.x import`).
+  'scripts/__init__.py': '',
+  'scripts/pkg_import.py':
+    'from scripts.common import fields\nprint("package import:", fields("a: 1"))\n',
   'scripts/echo_args.sh': '#!/bin/sh\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\n',
   'scripts/fail.py':
     'import sys\nprint("partial out")\nsys.stderr.write("line 1\\nTraceback: boom at the end\\n")\nsys.exit(2)\n',
@@ -162,6 +166,13 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
       args: ['a b', '$(id)', '*', '--flag', "it's"],
     })
     expect(out).toContain("[a b]\n[$(id)]\n[*]\n[--flag]\n[it's]")
+    expect(await call(ctx, 'run_doc_tool_script', { script: 'scripts/pkg_import.py' })).toContain(
+      "package import: ['a']",
+    )
+    // Instructions often drop the extension: the one runnable file it names is meant.
+    expect(
+      await call(ctx, 'run_doc_tool_script', { script: 'scripts/echo_args', args: ['x'] }),
+    ).toContain('[x]')
     const bad = [
       [{ script: 'scripts/echo_args.sh', args: ['a\0b'] }, 'E_SKILL_SCRIPT_INVALID_ARGS'],
       [{ script: 'scripts/echo_args.sh', args: Array(257).fill('x') }, 'E_TOOL_INVALID_ARGS'],

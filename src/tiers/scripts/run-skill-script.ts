@@ -80,7 +80,8 @@ function resolveTimeout(config: SkillScriptConfig, value: unknown): number {
  * Runs one script under the sandbox: validates the declaration and arguments,
  * derives the per-call policy (read: root + interpreterReadPaths; write: a
  * fresh scratch directory; no network), checks it is within the session
- * policy, builds argv without a shell, runs it with `env: {}` and removes the
+ * policy, builds argv without a shell, runs it with no host environment (the
+ * fixed base, plus `PYTHONPATH` for python: see `interpreterEnv`) and removes the
  * scratch directory. Returns the result of any completed run, whatever its
  * exit code (see `settleScriptResult`); output text has host paths redacted.
  * Throws `E_SKILL_SOURCE_PATH_REJECTED`, `E_SKILL_MANIFEST_INVALID`,
@@ -156,7 +157,11 @@ export async function runSkillScript(
         argv,
         cwd: translator.toSandbox(workspace?.path ?? scratch),
         policy,
-        env: {},
+        env: interpreterEnv(
+          script.interpreter,
+          script.interpreterArgv,
+          config.translator.skillMount,
+        ),
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: config.maxOutputBytes,
         ...((watch?.signal ?? input.signal) === undefined
@@ -211,6 +216,23 @@ export async function runSkillScript(
     }
   }
   return workspace === undefined ? run() : workspace.whileRunning(run)
+}
+
+/**
+ * The one variable a script's environment gains beyond the fixed base: for
+ * python, `PYTHONPATH` is the skill root, so a script imports its skill's
+ * packages (`from scripts.utils import …`) as it does when run from the
+ * skill's folder (`python -m scripts.x`), while its cwd is the workspace.
+ * Nothing comes from the host's environment.
+ */
+function interpreterEnv(
+  name: string,
+  argv: readonly string[],
+  skillMount: string,
+): Record<string, string> {
+  const program = argv[0] ?? ''
+  const python = /^python[0-9.]*$/.test(name) || /python[0-9.]*$/.test(program)
+  return python ? { PYTHONPATH: skillMount } : {}
 }
 
 /** How often a running call's workspace is measured against its cap, at least. */

@@ -42,10 +42,26 @@ function invalid(message: string, data: Record<string, unknown> = {}): never {
 }
 
 /**
+ * Instructions often name a script without its extension
+ * (`python scripts/check_fields <file>`): such a path means the one runnable
+ * file it names with an extension added, when exactly one exists.
+ */
+function withExtension(path: string, runnable: ReadonlyMap<string, unknown>): string {
+  if (runnable.has(path)) return path
+  const base = path.slice(path.lastIndexOf('/') + 1)
+  if (base.includes('.')) return path
+  const matches = [...runnable.keys()].filter(
+    (p) => p.startsWith(`${path}.`) && !p.slice(path.length + 1).includes('/'),
+  )
+  return matches.length === 1 ? (matches[0] as string) : path
+}
+
+/**
  * Checks one call of `run_<skill>_script` and returns the script to run and
  * its literal argv. The path goes through the skill model's path rule
  * (`E_SKILL_SOURCE_PATH_REJECTED` for absolute, `..` and the like) and must
- * name a runnable file of the loaded skill; every arg must pass
+ * name a runnable file of the loaded skill (or, without an extension, the one
+ * runnable file it names with one); every arg must pass
  * `literalArgProblem`, within `MAX_LITERAL_ARGS` and `MAX_LITERAL_ARGS_TOTAL`
  * (`E_SKILL_SCRIPT_INVALID_ARGS`). A file whose interpreter the deployer does
  * not allow is refused with the same code, naming the interpreter it wants.
@@ -56,7 +72,8 @@ export function undeclaredScriptCall(
   runnable: ReadonlyMap<string, ValidatedSkillScript>,
   denied: ReadonlyMap<string, string>,
 ): { script: ValidatedSkillScript; args: Record<string, unknown>; argv: string[] } {
-  const path = normalizeSkillPath(input.script)
+  const asked = normalizeSkillPath(input.script)
+  const path = withExtension(asked, runnable)
   const script = runnable.get(path)
   if (script === undefined) {
     const wanted = denied.get(path)
