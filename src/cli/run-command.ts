@@ -1,16 +1,15 @@
 import { realpathSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { type HostIdentity, resolveSandboxHostUser } from '../sandbox/sandbox-host-user.js'
 import { SessionWorkspace } from '../sandbox/session-workspace.js'
 import { filesFromSource } from '../sandbox/workspace-files.js'
-import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { SkillScriptDeclaration } from '../sources/types.js'
 import { createScriptSandbox } from '../tiers/scripts/create-script-sandbox.js'
 import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
 import type { SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
-import { interpreterFor, readScriptHead } from '../tiers/scripts/undeclared-interpreter.js'
+import { undeclaredScriptCall, undeclaredScripts } from '../tiers/scripts/undeclared-script-tool.js'
 import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
@@ -176,7 +175,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let workspace: SessionWorkspace | undefined
   try {
     const config = withWorkspaceDir(sandbox.config, workspaceDir)
-    const root = await config.workspace.materialize(ref, await filesFromSource(source, ref))
+    const files = await filesFromSource(source, ref)
+    const root = await config.workspace.materialize(ref, files)
     try {
       let script: SkillScript
       let argv: string[] | undefined
@@ -184,25 +184,16 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         validateSkillScript(ref.id, declared as SkillScript, config.interpreters)
         script = declared as SkillScript
       } else {
-        const path = normalizeSkillPath(scriptName)
-        const choice = await readScriptHead(join(root, path)).then((head) =>
-          interpreterFor(path, head, config.interpreters),
+        const paths = files.map((f) => f.path)
+        const found = await undeclaredScripts(root, paths, config.interpreters)
+        const call = undeclaredScriptCall(
+          ref.id,
+          { script: scriptName, args: dash === -1 ? [] : rest.slice(dash + 1) },
+          found.runnable,
+          found.denied,
         )
-        if (choice?.kind !== 'runnable') {
-          io.stderr(
-            choice?.kind === 'denied'
-              ? `skillhost run: ${path} needs the interpreter '${choice.wanted}', which run does not allow; add it with --interpreter ${choice.wanted}=PATH\n`
-              : `skillhost run: ${path} is not a script of skill '${ref.id}' (no shebang, no known extension)\n`,
-          )
-          return 1
-        }
-        script = {
-          name: 'script',
-          path,
-          description: 'an undeclared script of the skill',
-          interpreter: choice.interpreter,
-        }
-        argv = dash === -1 ? [] : rest.slice(dash + 1)
+        script = call.script
+        argv = call.argv
       }
       workspace = await SessionWorkspace.create(
         workspaceDir === undefined

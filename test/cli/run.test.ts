@@ -140,4 +140,47 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
       await rm(own, { recursive: true, force: true })
     }
   })
+
+  it('runs an undeclared file of a skill with literal args after --, in a workspace folder you give', async () => {
+    const skill = join(tmp, 'undeclared')
+    await mkdir(join(skill, 'scripts'), { recursive: true })
+    await writeFile(
+      join(skill, 'SKILL.md'),
+      '---\nname: undeclared\ndescription: No sidecar.\n---\n# U\n',
+    )
+    await writeFile(
+      join(skill, 'scripts/upper.py'),
+      'import sys\ntext = open(sys.argv[1]).read()\nopen(sys.argv[2], "w").write(text.upper())\nprint("args:", sys.argv[1:])\n',
+    )
+    const ws = await mkdtemp(join(tmpdir(), 'skillhost-run-ws-'))
+    // As root the sandbox runs as nobody, who must be able to write the folder.
+    await chmod(ws, 0o777)
+    try {
+      await writeFile(join(ws, 'in.txt'), 'hello')
+      const out = await run([
+        skill,
+        'scripts/upper.py',
+        '--workspace',
+        ws,
+        '--',
+        'in.txt',
+        'out.txt',
+      ])
+      expect(out).toMatchObject({ code: 0 })
+      expect(out.stdout).toContain("args: ['in.txt', 'out.txt']")
+      expect(out.stderr).toContain('[skillhost run: created /work/out.txt]')
+      expect(await readFile(join(ws, 'out.txt'), 'utf8')).toBe('HELLO')
+      // Without the extension, as instructions often write it; and a file that is no script.
+      expect(
+        (await run([skill, 'scripts/upper', '--workspace', ws, '--', 'in.txt', 'o2.txt'])).code,
+      ).toBe(0)
+      const notScript = await run([skill, 'SKILL.md'])
+      expect(notScript.code).toBe(1)
+      expect(notScript.stderr).toContain(
+        "E_SKILL_SCRIPT_INVALID_ARGS: Skill 'undeclared' has no runnable script 'SKILL.md'",
+      )
+    } finally {
+      await rm(ws, { recursive: true, force: true })
+    }
+  })
 })

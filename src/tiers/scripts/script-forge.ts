@@ -1,4 +1,3 @@
-import { join } from 'node:path'
 import { SpooledArtifact } from '../../common/artifacts/index.js'
 import { SkillHostError } from '../../common/errors.js'
 import { SCRIPT_GATE_CODES, type ToolGate } from '../../common/gate.js'
@@ -21,8 +20,11 @@ import {
 } from './script-report.js'
 import { scriptToolName } from './script-tool-name.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from './types.js'
-import { interpreterFor, readScriptHead } from './undeclared-interpreter.js'
-import { undeclaredInputSchema, undeclaredScriptCall } from './undeclared-script-tool.js'
+import {
+  undeclaredInputSchema,
+  undeclaredScriptCall,
+  undeclaredScripts,
+} from './undeclared-script-tool.js'
 import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
 
 /** The tool that runs a loaded skill's undeclared scripts: `run_<skill>_script`. */
@@ -81,26 +83,11 @@ export function createScriptForge(
         forgeDeclared(config, gate, target, script, root, options),
       )
       if (undeclared) {
-        const runnable = new Map<string, ValidatedSkillScript>()
-        const denied = new Map<string, string>()
-        for (const { path } of files) {
-          const choice = interpreterFor(
-            path,
-            await readScriptHead(join(root, path)),
-            config.interpreters,
-          )
-          if (choice?.kind === 'runnable') {
-            runnable.set(path, {
-              // A declaration name, for messages; the path is what runs.
-              name: 'script',
-              path,
-              description: 'an undeclared script of the skill',
-              interpreter: choice.interpreter,
-              interpreterArgv: choice.argv,
-              params: [],
-            })
-          } else if (choice?.kind === 'denied') denied.set(path, choice.wanted)
-        }
+        const { runnable, denied } = await undeclaredScripts(
+          root,
+          files.map((f) => f.path),
+          config.interpreters,
+        )
         if (runnable.size > 0 || denied.size > 0) {
           tools.push(forgeUndeclared(config, gate, target, root, runnable, denied, options))
         }

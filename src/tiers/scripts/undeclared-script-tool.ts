@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
 import {
   literalArgProblem,
@@ -7,7 +8,44 @@ import {
 import { MAX_SKILL_PATH_LENGTH, normalizeSkillPath } from '../../skill-model/skill-path.js'
 import { TIMEOUT_PARAM, timeoutProperty } from '../../skill-model/timeout-param.js'
 import type { JsonSchemaObject } from './script-input-schema.js'
+import { interpreterFor, readScriptHead } from './undeclared-interpreter.js'
 import type { ValidatedSkillScript } from './validate-skill-script.js'
+
+/** A loaded skill's files that may run undeclared, and those whose interpreter is not allowed. */
+export interface UndeclaredScripts {
+  readonly runnable: ReadonlyMap<string, ValidatedSkillScript>
+  /** Path → the interpreter it wants. */
+  readonly denied: ReadonlyMap<string, string>
+}
+
+/**
+ * Which of a materialized skill's files run undeclared, by shebang or
+ * extension (`interpreterFor`) against the deployer's `interpreters`. The one
+ * scan behind `run_<skill>_script` and `skillhost run <skill> <file>`.
+ */
+export async function undeclaredScripts(
+  root: string,
+  paths: readonly string[],
+  interpreters: Readonly<Record<string, readonly string[]>>,
+): Promise<UndeclaredScripts> {
+  const runnable = new Map<string, ValidatedSkillScript>()
+  const denied = new Map<string, string>()
+  for (const path of paths) {
+    const choice = interpreterFor(path, await readScriptHead(join(root, path)), interpreters)
+    if (choice?.kind === 'runnable') {
+      runnable.set(path, {
+        // A declaration name, for messages; the path is what runs.
+        name: 'script',
+        path,
+        description: 'an undeclared script of the skill',
+        interpreter: choice.interpreter,
+        interpreterArgv: choice.argv,
+        params: [],
+      })
+    } else if (choice?.kind === 'denied') denied.set(path, choice.wanted)
+  }
+  return { runnable, denied }
+}
 
 /** Most bytes all literal args of one call may carry together. */
 export const MAX_LITERAL_ARGS_TOTAL = 256 * 1024
