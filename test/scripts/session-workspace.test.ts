@@ -50,6 +50,7 @@ skill('doc-tool', {
   'scripts/echo_args.sh': '#!/bin/sh\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\n',
   'scripts/fail.py':
     'import sys\nprint("partial out")\nsys.stderr.write("line 1\\nTraceback: boom at the end\\n")\nsys.exit(2)\n',
+  'scripts/fail_quietly.py': 'import sys\nprint("Invalid: no SKILL.md here")\nsys.exit(1)\n',
   'scripts/plant.sh':
     '#!/bin/sh\nln -s /etc/hostname link.txt\nmkdir -p d && ln -s / d/up\necho planted\n',
   'scripts/grow.sh':
@@ -191,6 +192,12 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
         JSON.stringify(args).slice(0, 80),
       ).toBe(code)
     }
+    // A script that reports its error on stdout: the failure shows that instead.
+    const quiet = await fail(ctx, 'run_doc_tool_script', { script: 'scripts/fail_quietly.py' })
+    expect(quiet.code).toBe('E_SKILL_SCRIPT_FAILED')
+    expect(quiet.message).toContain(
+      '--- end of stdout (script output) ---\nInvalid: no SKILL.md here',
+    )
     const ruby = await fail(ctx, 'run_doc_tool_script', { script: 'scripts/tool.rb' })
     expect(ruby.code).toBe('E_SKILL_SCRIPT_INVALID_ARGS')
     expect(ruby.message).toContain("needs the interpreter 'ruby', which this host does not allow")

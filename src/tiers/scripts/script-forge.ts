@@ -154,12 +154,18 @@ async function runAndReport(
       { data: { retrievableId: id, bytes: result.bytes, changes } },
     )
   }
-  const tail = result.stderr ? tailOf(result.stderr, SCRIPT_ERROR_TAIL_BYTES) : ''
+  // A failure shows the end of stderr, or of stdout when a script reports its
+  // errors there (many do): the model sees why without another call.
+  const stream = result.stderr ? 'stderr' : 'stdout'
+  const tail = tailOf(result.stderr || result.stdout, SCRIPT_ERROR_TAIL_BYTES)
   return settleScriptResult(result, {
     retrievableId: id,
     toolName: call.name,
     rendered: renderScriptResult(result, id, changes),
-    failureDetail: [...(tail ? ['--- end of stderr (script output) ---', tail] : []), ...changed],
+    failureDetail: [
+      ...(tail ? [`--- end of ${stream} (script output) ---`, tail] : []),
+      ...changed,
+    ],
     data: { changes },
     ...(config.failOnNonzeroExit === undefined
       ? {}
