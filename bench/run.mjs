@@ -7,7 +7,15 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const ALL = ['discovery', 'list-skills', 'module-tool', 'managers', 'isolated', 'scripts']
+const ALL = [
+  'discovery',
+  'list-skills',
+  'module-tool',
+  'managers',
+  'isolated',
+  'scripts',
+  'workspace',
+]
 const picked = process.argv.slice(2)
 const names = picked.length > 0 ? picked : ALL
 for (const name of names) {
