@@ -109,6 +109,8 @@ export class SessionWorkspace {
   readonly #owned: boolean
   readonly #share: HostIdentity | undefined
   readonly #lock = new TurnLock()
+  /** Total bytes as last measured and kept up to date by our own writes; undefined once unknown. */
+  #usage: number | undefined
   #disposed = false
 
   private constructor(path: string, owned: boolean, options: SessionWorkspaceOptions) {
@@ -172,7 +174,9 @@ export class SessionWorkspace {
   /** Every entry below the workspace (symlinks not followed; `.git` and `node_modules` not entered). */
   async snapshot(): Promise<{ entries: Map<string, TreeEntry>; complete: boolean }> {
     this.#alive()
-    return walkTree(this.path, this.maxEntries)
+    const walked = await walkTree(this.path, this.maxEntries)
+    this.#usage = walked.complete ? SessionWorkspace.usage(walked.entries) : undefined
+    return walked
   }
 
   /** Total bytes of the regular files a snapshot saw. */
@@ -243,12 +247,19 @@ export class SessionWorkspace {
     const rel = this.#rel(path)
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
     return this.#lock.run(true, async () => {
-      const { entries } = await this.snapshot()
-      const before = entries.get(rel)
-      if (before !== undefined && before.kind !== 'file') {
-        throw rejected(path, before.kind === 'symlink' ? 'it is a symlink' : 'it is not a file')
+      await this.#checkParents(rel, false)
+      const before = await lstat(join(this.path, rel)).catch(() => undefined)
+      if (before !== undefined && !before.isFile()) {
+        throw rejected(path, before.isSymbolicLink() ? 'it is a symlink' : 'it is not a file')
       }
-      const after = SessionWorkspace.usage(entries) - (before?.size ?? 0) + bytes.byteLength
+      const delta = bytes.byteLength - (before?.size ?? 0)
+      // The running total makes a put O(1); only a write that would cross the
+      // cap (or an unknown total) pays for a walk, which confirms the figure.
+      let after = this.#usage === undefined ? undefined : this.#usage + delta
+      if (after === undefined || after > this.maxBytes) {
+        await this.snapshot()
+        after = (this.#usage ?? 0) + delta
+      }
       if (after > this.maxBytes) throw full(after, this.maxBytes)
       await this.#checkParents(rel, true)
       const flags =
@@ -267,6 +278,7 @@ export class SessionWorkspace {
       } finally {
         await handle.close()
       }
+      if (this.#usage !== undefined) this.#usage += delta
       return { path: rel, kind: 'file', size: bytes.byteLength }
     })
   }
@@ -278,6 +290,7 @@ export class SessionWorkspace {
     await this.#lock.run(true, async () => {
       await this.#checkParents(rel, false)
       await rm(join(this.path, rel), { recursive: true, force: true })
+      this.#usage = undefined
     })
   }
 
