@@ -110,8 +110,9 @@ describe.skipIf(!linux)(
         const stat = await call(ctx, 'artifact_stat', { id: outId })
         expect(stat).toContain(outId!)
         const bytes = await ctx.spool.get(outId!)
-        expectFilledPdf(python, bytes)
-        expect(Buffer.from(bytes).equals(Buffer.from(await workspace.get('out.pdf')))).toBe(true)
+        expect(bytes, 'the copy is still in the spool').toBeDefined()
+        expectFilledPdf(python, bytes!)
+        expect(Buffer.from(bytes!).equals(Buffer.from(await workspace.get('out.pdf')))).toBe(true)
 
         // Every file stayed inside the workspace: the sandbox's base holds the
         // workspace and nothing else once the skill is gone, and the skill's
