@@ -33,10 +33,11 @@ describe.skipIf(process.platform !== 'linux')('examples/skills through the manag
     await sandbox.dispose()
   })
 
-  it('discovers all four examples without problems', () => {
+  it('discovers all five examples without problems', () => {
     const catalog = manager.catalog()
     expect(catalog.entries.map((e) => e.id).sort()).toEqual([
       'commit-messages',
+      'form-fill',
       'json-tools',
       'unit-convert',
       'word-count',
@@ -91,5 +92,45 @@ describe.skipIf(process.platform !== 'linux')('examples/skills through the manag
     const id = /output: (r_[0-9a-f]{16})/.exec(ack)![1]!
     expect(new TextDecoder().decode(await ctx.spool.get(id))).toMatch(/words: \d+/)
     await manager.unload('word-count', ctx)
+  })
+
+  it('form-fill: no sidecar, so no tools by default; with undeclared scripts its three steps chain in the workspace', async () => {
+    const ctx = manager.createTurnContext()
+    expect((await manager.load('form-fill', ctx)).tools).toEqual([])
+    await manager.unload('form-fill', ctx)
+
+    await using allowing = await createSkillManager({
+      sources: [new FileSystemSkillSource({ roots: [examples] })],
+      gate: async () => {},
+      scripts: { ...sandbox.config, undeclared: 'allow' },
+    })
+    const c = allowing.createTurnContext()
+    expect((await allowing.load('form-fill', c)).tools).toEqual(['run_form_fill_script'])
+    await allowing.workspace!.put('form.txt', 'Name: [[name]]\nCity: [[city]]\n')
+    const run = async (script: string, ...args: string[]) =>
+      String(await c.tools.get('run_form_fill_script')!.execute({ script, args }, c))
+    expect(await run('scripts/extract_fields.py', 'form.txt', 'fields.json')).toContain(
+      '2 fields written to fields.json',
+    )
+    await allowing.workspace!.put('values.json', '{"name": "Ada"}')
+    expect(await run('scripts/fill_fields.py', 'form.txt', 'values.json', 'filled.txt')).toMatch(
+      /created filled\.txt \(\d+ bytes\), copy: r_/,
+    )
+    expect(await run('scripts/verify_fields.py', 'form.txt', 'filled.txt')).toContain(
+      'name: Ada\ncity: (empty)\n1 of 2 fields filled',
+    )
+    expect(new TextDecoder().decode(await allowing.workspace!.get('filled.txt'))).toBe(
+      'Name: Ada\nCity: [[city]]\n',
+    )
+    // A value that is not one line of text is refused, naming the field.
+    await allowing.workspace!.put('values.json', '{"name": "Ada\\nCity: Paris"}')
+    const refused = await c.tools
+      .get('run_form_fill_script')!
+      .execute({ script: 'scripts/fill_fields.py', args: ['form.txt', 'values.json', 'x.txt'] }, c)
+      .then(
+        () => '',
+        (e: Error) => e.message,
+      )
+    expect(refused).toContain('values must be one line of text without [[ or ]]; not so for: name')
   })
 })

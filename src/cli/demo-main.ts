@@ -10,18 +10,34 @@ import {
   renderProjectedSkills,
 } from '../adapters/ai-sdk/render-skill-context.js'
 import type { CliIo } from './cli-command.js'
-import { pickDemoModel } from './demo-model.js'
+import { DEMO_FORM, pickDemoModel } from './demo-model.js'
 import { parseArgs } from './parse-args.js'
 import { createPolicyGate, gatePolicyFor } from './serve-gate.js'
 import { SERVE_DEFAULT_CHANNEL } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
 
 const PROMPT =
-  'Three questions. (1) How many kilometres is a marathon (26.2 miles)? (2) What changed between the config ' +
+  'Four questions. (1) How many kilometres is a marathon (26.2 miles)? (2) What changed between the config ' +
   '{"name":"api","replicas":2,"ports":[80],"tls":false} and {"name":"api","replicas":3,"ports":[80,443],"tls":true}? ' +
-  "(3) What are the three most frequent words in the word-count skill's samples/sample.txt? Use the skills " +
-  'available: list them, load each one only while you need it and unload it as soon as you are done, then ' +
-  're-read your conversion result by its id with artifact_cat, and answer briefly.'
+  "(3) What are the three most frequent words in the word-count skill's samples/sample.txt? " +
+  `(4) Please fill in the library card application I sent you (${DEMO_FORM}, in your workspace) for me: ` +
+  'Ada Lovelace, born 1815-12-10, ada@example.org; sign it with my name and date it 2024-05-01. Use the ' +
+  'skills available: list them, load each one only while you need it and unload it as soon as you are ' +
+  'done, then re-read your conversion result and the filled form by their ids with artifact_cat, and ' +
+  'answer briefly.'
+
+/** The user's file, as the host received it with the message: a text form with [[field]] blanks. */
+const APPLICATION = [
+  'LIBRARY CARD APPLICATION',
+  '',
+  'Full name: [[full_name]]',
+  'Date of birth (YYYY-MM-DD): [[birth_date]]',
+  'Email: [[email]]',
+  'Preferred branch: [[branch]]',
+  '',
+  'Signed: [[signature]]   Date: [[signed_on]]',
+  '',
+].join('\n')
 
 const SYSTEM = 'You are a careful assistant. Prefer skills and tools over guessing.'
 
@@ -64,6 +80,14 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
   })
   const manager = await runtime.createManager()
   try {
+    // The host puts the user's file into the conversation's workspace (/work), where scripts run.
+    const workspace = manager.workspace
+    if (workspace) {
+      await workspace.put(DEMO_FORM, APPLICATION)
+      out(
+        `workspace: ${DEMO_FORM} put in by the host (${APPLICATION.length} bytes), at /work for scripts`,
+      )
+    }
     const ctx = manager.createTurnContext()
     const skills = createSkillTools({ manager, ctx, system: SYSTEM, catalog: true })
     const catalogTokens = estimateTokens(renderAvailableSkills(manager.search().entries))
@@ -76,7 +100,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     const result = await generateText({
       model: picked.model,
       tools: skills.tools,
-      stopWhen: stepCountIs(16),
+      stopWhen: stepCountIs(24),
       prompt: PROMPT,
       prepareStep: async (options) => {
         const step = await skills.prepareStep(options)
@@ -123,6 +147,10 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     out(
       `after the run: loaded ${JSON.stringify(manager.loaded())}, projected ${JSON.stringify(manager.projected(ctx))}`,
     )
+    if (workspace) {
+      const files = (await workspace.list()).filter((e) => e.kind === 'file')
+      out(`workspace after the run: ${files.map((f) => `${f.path} (${f.size} bytes)`).join(', ')}`)
+    }
     out(
       `system prompt now carries ≈${estimateTokens(renderProjectedSkills(ctx.retrievables.all()))} tokens of skill bodies`,
     )

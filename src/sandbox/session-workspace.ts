@@ -31,8 +31,9 @@ export interface SessionWorkspaceOptions {
   readonly maxBytes?: number
   /**
    * The sandbox's host identity when it differs from this process (root runs
-   * scripts as `nobody`): a private workspace is group-shared with it, and an
-   * existing directory must be writable by it.
+   * scripts as `nobody`): a private workspace is group-shared with it, an
+   * existing directory must be writable by it, and in both what the host or
+   * the model writes is group-shared with it, so the next script can read it.
    */
   readonly sandboxUser?: HostIdentity
   /** Most entries a walk tracks; past it, changes are not reported. Default 50,000. */
@@ -116,7 +117,8 @@ export class SessionWorkspace {
   private constructor(path: string, owned: boolean, options: SessionWorkspaceOptions) {
     this.path = path
     this.#owned = owned
-    this.#share = owned ? options.sandboxUser : undefined
+    // Shared in a deployer's directory too: a root-owned 0600 file is unreadable to the sandbox.
+    this.#share = options.sandboxUser
     this.maxBytes = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
     this.maxEntries = options.maxEntries ?? 50_000
   }

@@ -35,8 +35,12 @@ describe('skillhost demo (built binary, no API key)', () => {
     const diffStep = steps.find((s) => s.includes('→ json_diff'))
     expect(diffStep).toContain('gate allow json_diff (isolated, skill json-tools@')
     expect(diffStep).toMatch(/← json_diff: .*replicas: 2 -> 3/)
-    // Scripts are off: the script tool is reported unavailable, never offered.
+    // Scripts are off: the script tools are reported unavailable, never offered, and the
+    // document step says so instead of making up an answer.
     expect(stdout).not.toMatch(/offered .*run_word_count_count/)
+    expect(stdout).not.toMatch(/offered .*run_form_fill_script/)
+    expect(stdout).not.toContain('workspace:')
+    expect(stdout).toContain('(4) unknown: the form was not filled (scripts are off on this host)')
     const reread = steps.find((s) => /← artifact_cat: .*26\.2 mi = 42\.1648 km/.test(s))
     expect(reread).toContain('loaded skill bodies ≈0 tok (none loaded)')
     expect(reread).not.toMatch(/offered .*(convert_units|json_diff)/)
@@ -57,7 +61,53 @@ describe('skillhost demo (built binary, no API key)', () => {
       )
       expect(scriptStep).toMatch(/--- stdout --- lines: \d+ words: \d+/)
       expect(stdout).toMatch(/← artifact_cat: .*words: \d+/)
-      expect(stdout).toMatch(/assistant: \(1\) 26\.2 mi = 42\.1648 km .*\(3\) \w+, \w+, \w+\./)
+      expect(stdout).toMatch(/assistant: \(1\) 26\.2 mi = 42\.1648 km .*\(3\) \w+, \w+, \w+ \(4\)/)
+    },
+  )
+
+  it.skipIf(process.platform !== 'linux')(
+    'runs a document step: the host puts the user’s form in the workspace, the model extracts, writes values, fills and verifies it',
+    async () => {
+      const { code, stdout, stderr } = await demo([])
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+      expect(stdout).toMatch(/^workspace: application\.txt put in by the host \(\d+ bytes\)/m)
+      const steps = stdout.split('── step ').slice(1)
+      const step = (call: string) => {
+        const found = steps.find((s) => s.includes(`→ ${call}`))
+        expect(found, `a step calls ${call}`).toBeDefined()
+        return found as string
+      }
+      // form-fill ships no sidecar: its scripts run through run_form_fill_script once it is loaded.
+      expect(step('load_skill {"skill":"form-fill"}')).toMatch(
+        /"toolsAdded": \[ "run_form_fill_script" \]/,
+      )
+      const extract = step('run_form_fill_script {"script":"scripts/extract_fields.py"')
+      expect(extract).toMatch(/loaded skill bodies ≈[1-9]\d* tok \(form-fill\)/)
+      expect(extract).toContain('gate allow run_form_fill_script (script, skill form-fill@')
+      expect(extract).toContain('--- stdout --- 6 fields written to fields.json')
+      expect(step('workspace_read {"path":"fields.json"}')).toContain(
+        'gate allow workspace_read (workspace)',
+      )
+      const write = step('workspace_write {"path":"values.json"')
+      expect(write).toMatch(/← workspace_write: wrote \/work\/values\.json \(\d+ bytes\)/)
+      expect(step('run_form_fill_script {"script":"scripts/fill_fields.py"')).toContain(
+        'filled 5 fields into application-filled.txt',
+      )
+      expect(step('run_form_fill_script {"script":"scripts/verify_fields.py"')).toContain(
+        '--- stdout --- full_name: Ada Lovelace birth_date: 1815-12-10',
+      )
+      // After unload, the filled form is re-read by the copy id its fill call named.
+      const reread = steps.find((s) => /← artifact_cat: .*LIBRARY CARD APPLICATION/.test(s))
+      expect(reread).toContain('loaded skill bodies ≈0 tok (none loaded)')
+      expect(reread).toContain('Full name: Ada Lovelace')
+      expect(reread).not.toMatch(/offered .*run_form_fill_script/)
+      expect(stdout).toMatch(
+        /assistant: .*\(4\) application-filled\.txt: 5 of 6 fields filled; still empty: Preferred branch/,
+      )
+      // Every file the step made is in the workspace: the form, its fields, the values, the filled form.
+      expect(stdout).toMatch(
+        /^workspace after the run: application-filled\.txt \(\d+ bytes\), application\.txt \(\d+ bytes\), fields\.json \(\d+ bytes\), values\.json \(\d+ bytes\)$/m,
+      )
     },
   )
 })

@@ -116,7 +116,7 @@ describe('skillhost CLI', () => {
   it('validates the example skills', async () => {
     const r = await run(['validate', examples])
     expect(r.code, r.stdout + r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/4 checked: 4 valid, 0 invalid/)
+    expect(r.stdout).toMatch(/5 checked: 5 valid, 0 invalid/)
   })
 
   it('exits 1 on an invalid skill and reports it as JSON', async () => {
@@ -173,14 +173,14 @@ describe('skillhost CLI', () => {
       '<description>A &lt;b&gt;&quot;bold&quot;&lt;/b&gt; &amp; odd skill.</description>',
     )
     expect(r.stdout).toContain(`<location>${join(examples, 'word-count', 'SKILL.md')}</location>`)
-    expect(r.stdout.match(/<skill>/g)).toHaveLength(5)
+    expect(r.stdout.match(/<skill>/g)).toHaveLength(6)
   })
 
   it('fits --max-tokens and says what it cut', async () => {
     const r = await run(['prompt', '--max-tokens', '150', examples])
     expect(r.code).toBe(0)
     expect(Math.ceil(r.stdout.trimEnd().length / 4)).toBeLessThanOrEqual(150)
-    expect(r.stderr).toMatch(/shortened \d+ descriptions and dropped \d+ of 4 skills/)
+    expect(r.stderr).toMatch(/shortened \d+ descriptions and dropped \d+ of 5 skills/)
     expect((await run(['prompt', '--max-tokens', 'lots', examples])).code).toBe(2)
   })
 })

@@ -75,6 +75,7 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     const listed = JSON.parse(text(await s.client.callTool({ name: 'list_skills', arguments: {} })))
     expect(listed.skills.map((k: { id: string }) => k.id).sort()).toEqual([
       'commit-messages',
+      'form-fill',
       'json-tools',
       'unit-convert',
       'word-count',
