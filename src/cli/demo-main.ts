@@ -54,7 +54,10 @@ const show = (value: unknown): string => (typeof value === 'string' ? value : JS
  * skills cost, every gate decision, tool call and (truncated) result.
  */
 export async function runDemo(argv: readonly string[], io: CliIo, help: string): Promise<number> {
-  const args = parseArgs(argv, { strings: ['root', 'model'], booleans: ['no-scripts'] })
+  const args = parseArgs(argv, {
+    strings: ['root', 'model'],
+    booleans: ['no-scripts', 'no-undeclared-scripts'],
+  })
   if (args.booleans.help) {
     io.stdout(`${help}\n`)
     return 0
@@ -74,6 +77,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     stateDir,
     importModules: true,
     scripts: args.booleans['no-scripts'] !== true,
+    undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
     gate: createPolicyGate(gatePolicyFor('allow-all'), (line) => out(`    ${line}`)),
     log: (line) => out(`(${line})`),
     defaultChannel: SERVE_DEFAULT_CHANNEL,

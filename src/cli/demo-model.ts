@@ -149,7 +149,7 @@ function formAnswer(results: Results): string {
   const verified = lastResult(results, FORM_RUN, 'fields filled')
   const counted = verified && /(\d+) of (\d+) fields filled/.exec(verified)
   if (!verified || !counted)
-    return 'unknown: the form was not filled (scripts are off on this host)'
+    return 'unknown: the form was not filled (its scripts cannot run on this host)'
   const empty = [...verified.matchAll(/^(\w+): \(empty\)$/gm)].map((m) => m[1])
   const labels = formFields(results) ?? []
   const open = empty.map((name) => labels.find((f) => f.name === name)?.label ?? name)

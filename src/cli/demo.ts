@@ -1,6 +1,6 @@
 import type { CliCommand } from './cli-command.js'
 
-const HELP = `Usage: skillhost demo [--root DIR] [--model ID] [--no-scripts]
+const HELP = `Usage: skillhost demo [--root DIR] [--model ID] [--no-scripts] [--no-undeclared-scripts]
 
 Run one agent conversation through the Vercel AI SDK against the bundled
 example skills, printing every step: the tools the model is offered, the
@@ -16,6 +16,9 @@ Options:
   --root DIR    skills to use instead of the bundled examples/skills
   --model ID    provider model id (default gpt-4.1-mini / claude-haiku-4-5)
   --no-scripts  do not probe the bubblewrap sandbox
+  --no-undeclared-scripts
+                run only scripts a sidecar declares (the form-fill step then
+                has nothing to run)
   -h, --help    show this help
 
 Needs the optional packages ai (and @ai-sdk/openai or @ai-sdk/anthropic for a

@@ -40,12 +40,25 @@ describe('skillhost demo (built binary, no API key)', () => {
     expect(stdout).not.toMatch(/offered .*run_word_count_count/)
     expect(stdout).not.toMatch(/offered .*run_form_fill_script/)
     expect(stdout).not.toContain('workspace:')
-    expect(stdout).toContain('(4) unknown: the form was not filled (scripts are off on this host)')
+    expect(stdout).toContain(
+      '(4) unknown: the form was not filled (its scripts cannot run on this host)',
+    )
     const reread = steps.find((s) => /← artifact_cat: .*26\.2 mi = 42\.1648 km/.test(s))
     expect(reread).toContain('loaded skill bodies ≈0 tok (none loaded)')
     expect(reread).not.toMatch(/offered .*(convert_units|json_diff)/)
     expect(stdout).toContain('after the run: loaded [], projected []')
   })
+
+  it.skipIf(process.platform !== 'linux')(
+    '--no-undeclared-scripts keeps declared script tools and drops run_<skill>_script',
+    async () => {
+      const { code, stdout, stderr } = await demo(['--no-undeclared-scripts'])
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+      expect(stdout).toMatch(/offered .*run_word_count_count/)
+      expect(stdout).not.toMatch(/offered .*run_form_fill_script/)
+      expect(stdout).toContain('(4) unknown: the form was not filled')
+    },
+  )
 
   it.skipIf(process.platform !== 'linux')(
     'runs the script tier in the sandbox and re-reads its output by id',
