@@ -185,7 +185,7 @@ describe('buildBwrapCommand: the minimal /etc', () => {
     expect(cmd.args.slice(i - 4, i + 1)).toEqual([
       '--perms',
       '0444',
-      '--ro-bind-data',
+      '--file',
       '7',
       '/etc/passwd',
     ])
@@ -202,14 +202,14 @@ describe('buildBwrapCommand: the minimal /etc', () => {
         firstDataFd: 5,
       })
       expect(cmd.dataFiles).toEqual([])
-      expect(cmd.args).not.toContain('--ro-bind-data')
+      expect(cmd.args).not.toContain('--file')
     }
   })
 
   it('references no extra fd without firstDataFd', () => {
     const cmd = buildBwrapCommand({ ...base, request: request([]), facts: new Map() })
     expect(cmd.dataFiles).toEqual([])
-    expect(cmd.args).not.toContain('--ro-bind-data')
+    expect(cmd.args).not.toContain('--file')
   })
 })
 

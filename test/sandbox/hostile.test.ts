@@ -92,7 +92,7 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: hostile scripts', () => {
 
   it('cannot write outside the scratch dir, nor into the skill’s own files', async () => {
     const body = [
-      'for t in /work/x /usr/x /x /dev/x /dev/shm/x /skill/x /skill/scripts/main.sh /proc/x; do',
+      'for t in /work/x /usr/x /x /etc/passwd /etc/x /dev/x /dev/shm/x /skill/x /skill/scripts/main.sh /proc/x; do',
       '  if (echo pwned >> "$t") 2>/dev/null; then echo "WRITE-OK $t"; fi',
       'done',
       'echo ok > /tmp/inside && echo "SCRATCH-OK"',
