@@ -13,9 +13,13 @@ t() {
 }
 t 'plain /bin/true' /bin/true
 t 'bwrap /bin/true' bwrap "${base[@]}" /bin/true
-t 'bwrap + 4 --ro-bind-data /etc files' bwrap "${base[@]}" \
+t 'bwrap + 4 --ro-bind-data /etc files (before)' bwrap "${base[@]}" \
   --perms 0444 --ro-bind-data 5 /etc/passwd --perms 0444 --ro-bind-data 6 /etc/group \
   --perms 0444 --ro-bind-data 7 /etc/hosts --perms 0444 --ro-bind-data 8 /etc/nsswitch.conf \
+  /bin/true 5<<<a 6<<<b 7<<<c 8<<<d
+t 'bwrap + 4 --file /etc files (what runs)' bwrap "${base[@]}" \
+  --perms 0444 --file 5 /etc/passwd --perms 0444 --file 6 /etc/group \
+  --perms 0444 --file 7 /etc/hosts --perms 0444 --file 8 /etc/nsswitch.conf --remount-ro / \
   /bin/true 5<<<a 6<<<b 7<<<c 8<<<d
 t 'bwrap + bash + env (fd closer)' bwrap "${base[@]}" /usr/bin/bash -c 'exec /usr/bin/env -u SHLVL "$@"' x /bin/true
 t 'bwrap + bash + env + prlimit' bwrap "${base[@]}" /usr/bin/bash -c 'exec /usr/bin/env -u SHLVL "$@"' x \
