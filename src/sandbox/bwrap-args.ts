@@ -81,8 +81,8 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
  * (`uncoveredFiles`) becomes `--perms 0444 --file FD PATH`, written after
  * every policy mount into bwrap's own root tmpfs, which `--remount-ro /` then
  * freezes, and is listed in `dataFiles` with its fd. A file in the root
- * costs no mount of its own (`--ro-bind-data` took about 1 ms more per call
- * for the four: bench/overhead-breakdown.sh).
+ * needs no mount of its own; in time the two ways measure within noise of
+ * each other (bench/overhead-breakdown.sh).
  */
 export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   const { request, limits, facts } = input
