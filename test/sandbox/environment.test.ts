@@ -182,13 +182,7 @@ describe('buildBwrapCommand: the minimal /etc', () => {
     ])
     expect(cmd.dataFiles[0]?.content).toMatch(/^sandbox:x:1234:4321:/)
     const i = cmd.args.indexOf('/etc/passwd')
-    expect(cmd.args.slice(i - 4, i + 1)).toEqual([
-      '--perms',
-      '0444',
-      '--file',
-      '7',
-      '/etc/passwd',
-    ])
+    expect(cmd.args.slice(i - 4, i + 1)).toEqual(['--perms', '0444', '--file', '7', '/etc/passwd'])
     expect(cmd.args).toContain('LANG')
     expect(cmd.args).not.toContain('/etc/resolv.conf')
   })
