@@ -84,6 +84,7 @@ export {
   LIFECYCLE_TOOL_NAMES,
   LOAD_RESULT_FILES,
   LOAD_RESULT_FILES_CHARS,
+  type LoadedSkillInfo,
   type LoadResult,
   READ_SKILL_FILE_TOOL,
   type RefreshResult,
@@ -151,4 +152,7 @@ export {
   type SkillSourceLimits,
   type SourceReadOptions,
   streamToBytes,
+  UNAVAILABLE_TOOL_ENABLE,
+  type UnavailableTool,
+  type UnavailableToolReason,
 } from './sources/index.js'

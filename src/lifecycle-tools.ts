@@ -9,6 +9,7 @@ import {
 } from './manager/lifecycle-tool-names.js'
 import { SKILL_ROOT_PATH } from './manager/skill-files.js'
 import type { SkillManager } from './manager/types.js'
+import { modelSafeUnavailable } from './skill-model/unavailable-tool.js'
 import { forgeWorkspaceTools } from './tiers/workspace/workspace-tools.js'
 
 /**
@@ -141,12 +142,20 @@ export function forgeSkillTools(
   const listLoaded = new Tool<Record<string, never>>({
     name: LIFECYCLE_TOOL.listLoaded,
     description:
-      'List the skills projected into this turn, and the skills initialized in this session.',
+      'List the skills projected into this turn, the skills initialized in this session, and the tools they declare that this host does not offer (with why and what would enable them).',
     inputSchema: { type: 'object', additionalProperties: false, properties: {} },
-    handler: gated(LIFECYCLE_TOOL.listLoaded, async (_args, ctx) => ({
-      projected: manager.projected(ctx),
-      initialized: manager.loaded(),
-    })),
+    handler: gated(LIFECYCLE_TOOL.listLoaded, async (_args, ctx) => {
+      const toolsUnavailable = manager
+        .loadedSkills()
+        .flatMap((s) =>
+          s.unavailableTools.map((t) => ({ skill: s.id, ...modelSafeUnavailable(t) })),
+        )
+      return {
+        projected: manager.projected(ctx),
+        initialized: manager.loaded(),
+        ...(toolsUnavailable.length ? { toolsUnavailable } : {}),
+      }
+    }),
   })
 
   const refreshSkills = new Tool<{ skill?: string }>({
@@ -176,7 +185,9 @@ export function forgeSkillTools(
         version: result.version,
         channel: result.channel,
         toolsAdded: result.tools,
-        ...(result.unavailableTools.length ? { toolsUnavailable: result.unavailableTools } : {}),
+        ...(result.unavailableTools.length
+          ? { toolsUnavailable: result.unavailableTools.map(modelSafeUnavailable) }
+          : {}),
         ...(result.body === undefined ? {} : { body: result.body }),
         ...(result.handle === undefined ? {} : { handle: result.handle }),
         files: result.files,

@@ -1,22 +1,34 @@
 import { relative } from 'node:path'
 import { capDescription } from '../manifest/cap-description.js'
+import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
+import { scriptInterpreters } from '../tiers/scripts/script-interpreters.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
+import { listUnavailableTools } from './list-unavailable.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
 import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
+import { parseSandboxFlags } from './sandbox-flags.js'
 
-const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] <root...>
+const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] [--import-modules]
+                     [--no-scripts] [--interpreter NAME=PATH ...] <root...>
 
 List the skills the given roots serve, in catalog order. An earlier root wins
 an id collision; later copies are shown as shadowed. Skills that were skipped
 (invalid, unreadable, too large) and roots that failed are listed after the
-table with the reason.
+table with the reason. Tools a skill declares that skillhost serve with the
+same flags would not offer are listed too, under the name they would have
+had, with the reason and what would enable them (nothing is imported or run).
 
 Options:
   --strict   apply the agentskills.io rules strictly
-  --json     print { skills, problems, sourceErrors } as JSON
+  --json     print { skills, problems, sourceErrors } as JSON; each skill
+             carries unavailableTools: [{ name, reason, enable, detail? }]
   ${OVERLAYS_HELP}
+  --import-modules  answer for serve --import-modules (module tools offered)
+  --no-scripts      answer for serve --no-scripts (every script unavailable)
+  --interpreter NAME=PATH
+             an interpreter serve would allow besides the defaults (repeatable)
   -h, --help show this help
 
 Exit status: 0, or 2 on a usage error. Skipped skills do not change it; use
@@ -37,7 +49,11 @@ function table(rows: readonly string[][]): string {
     .join('\n')
 }
 
-function print(catalog: CliCatalog, io: CliIo): void {
+function print(
+  catalog: CliCatalog,
+  unavailable: readonly (readonly UnavailableTool[])[],
+  io: CliIo,
+): void {
   const rows = catalog.rows.map((r) => [
     escapeLine(r.id),
     r.status === 'active'
@@ -53,9 +69,15 @@ function print(catalog: CliCatalog, io: CliIo): void {
   if (rows.length > 0) io.stdout(`${table([['ID', 'STATUS', 'PATH', 'DESCRIPTION'], ...rows])}\n`)
   const active = catalog.rows.filter((r) => r.status === 'active').length
   io.stdout(`${active} skills, ${catalog.rows.length - active} shadowed\n`)
-  for (const r of catalog.rows) {
+  catalog.rows.forEach((r, i) => {
     for (const w of r.warnings) io.stdout(`warning ${escapeLine(r.id)}: ${escapeLine(w)}\n`)
-  }
+    for (const t of unavailable[i] ?? []) {
+      const why = t.detail === undefined ? '' : ` (${escapeLine(t.detail)})`
+      io.stdout(
+        `unavailable ${escapeLine(r.id)}: ${escapeLine(t.name)}: ${t.reason}${why}; ${t.enable}\n`,
+      )
+    }
+  })
   const skipped = catalog.problems.filter((p) => p.severity === 'error')
   if (skipped.length > 0) io.stdout(`\nSkipped (${skipped.length}):\n`)
   for (const p of skipped)
@@ -73,7 +95,10 @@ export const listCommand: CliCommand = {
   summary: 'list discovered skills, shadowed copies and skipped folders',
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { booleans: ['json', 'strict'], lists: ['overlays'] })
+    const args = parseArgs(argv, {
+      booleans: ['json', 'strict', 'import-modules', 'no-scripts'],
+      lists: ['overlays', 'interpreter'],
+    })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
@@ -87,12 +112,23 @@ export const listCommand: CliCommand = {
       args.booleans.strict === true,
       overlayDirs(args.lists.overlays),
     )
+    const shape = {
+      importModules: args.booleans['import-modules'] === true,
+      scripts: args.booleans['no-scripts'] !== true,
+      interpreters: scriptInterpreters(parseSandboxFlags(args.lists).interpreters),
+    }
+    const unavailable = await Promise.all(
+      catalog.rows.map((row) => listUnavailableTools(row, shape)),
+    )
     if (args.booleans.json) {
-      const skills = catalog.rows.map(({ skill: _skill, ...row }) => row)
+      const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => ({
+        ...row,
+        ...(row.status === 'active' ? { unavailableTools: unavailable[i] ?? [] } : {}),
+      }))
       io.stdout(
         `${JSON.stringify({ skills, problems: catalog.problems, sourceErrors: catalog.sourceErrors }, null, 2)}\n`,
       )
-    } else print(catalog, io)
+    } else print(catalog, unavailable, io)
     return 0
   },
 }

@@ -1,4 +1,4 @@
-import type { DiscoveredSkill, SkillProblem } from '../sources/types.js'
+import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import { collectSkills, skillFolderOf } from './collect-skills.js'
 
 /** A skill as the CLI shows it: which root served it and whether an earlier one wins. */
@@ -15,6 +15,8 @@ export interface CatalogRow {
   readonly shadowedBy?: string
   readonly warnings: readonly string[]
   readonly skill?: DiscoveredSkill
+  /** The source that served `skill`, for reading its descriptor. */
+  readonly source?: SkillSource
 }
 
 /** The CLI's view of several roots: every skill row, every problem, every failed root. */
@@ -55,6 +57,7 @@ export async function resolveCatalog(
         ...(winner !== undefined && { shadowedBy: winner }),
         warnings: skill.warnings ?? [],
         skill,
+        source: scan.source,
       })
     }
     for (const p of scan.problems) {

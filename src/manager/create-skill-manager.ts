@@ -29,6 +29,7 @@ import { createTierForges } from './tier-forges.js'
 import type {
   CatalogPage,
   CatalogSearch,
+  LoadedSkillInfo,
   LoadResult,
   RefreshResult,
   SkillCatalog,
@@ -131,6 +132,15 @@ class Manager implements SkillManager {
 
   loaded(): readonly string[] {
     return [...this.#records.keys()]
+  }
+
+  loadedSkills(): readonly LoadedSkillInfo[] {
+    return [...this.#records.values()].map((r) => ({
+      id: r.id,
+      version: r.version,
+      tools: r.tools.map((t) => t.name),
+      unavailableTools: r.unavailableTools,
+    }))
   }
 
   projected(ctx: TurnContext): readonly string[] {

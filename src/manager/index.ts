@@ -11,6 +11,7 @@ export type {
   CatalogEntry,
   CatalogPage,
   CatalogSearch,
+  LoadedSkillInfo,
   LoadResult,
   RefreshResult,
   ResolvedSkillChannel,

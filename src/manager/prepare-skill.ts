@@ -8,6 +8,7 @@ import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import { Tool } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
+import { normalizeUnavailableTools } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import { wrapModuleTool } from '../tiers/module/wrap-module-tool.js'
 import type { TierForge } from '../tiers/tier-forge.js'
@@ -125,9 +126,10 @@ export async function prepareSkill(
     )
     for (const tier of deps.tiers) tools.push(...(await tier.forge(record, source, deps.signal)))
     record.tools = Object.freeze(tools)
-    record.unavailableTools = Object.freeze(
-      deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
-    )
+    record.unavailableTools = Object.freeze([
+      ...normalizeUnavailableTools(descriptor.unavailableTools),
+      ...deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
+    ])
     record.files = await callSource(ref.id, () => indexSkillFiles(source, ref, deps.signal))
     const meta = {
       title: `${descriptor.name} (SKILL.md)`,

@@ -2,6 +2,7 @@ import { DisposableStore } from '../common/disposable.js'
 import { SkillHostError } from '../common/errors.js'
 import type { ProjectedRetrievable } from '../common/retrievable.js'
 import type { Tool } from '../common/tool.js'
+import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../sources/types.js'
 import type { ForgeTarget } from '../tiers/tier-forge.js'
 import { SkillFiles } from './skill-files.js'
@@ -21,7 +22,8 @@ export class SkillRecord implements ForgeTarget {
   readonly channel: ResolvedSkillChannel
   readonly store = new DisposableStore()
   tools: readonly Tool[] = []
-  unavailableTools: readonly { name: string; reason: string }[] = []
+  /** Declared tools this host does not offer, under their would-be names, and why. */
+  unavailableTools: readonly UnavailableTool[] = []
   body: ProjectedRetrievable | undefined
   /** The files the skill ships besides SKILL.md; readable only while the record is not retired. */
   files: SkillFiles

@@ -1,21 +1,15 @@
 import type { SessionWorkspace } from '../sandbox/session-workspace.js'
+import { type UnavailableTool, unavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../sources/types.js'
 import { createIsolatedForge } from '../tiers/isolated/isolated-forge.js'
+import { scriptsOffTools } from '../tiers/scripts/script-availability.js'
 import { createScriptForge } from '../tiers/scripts/script-forge.js'
 import type { TierForge } from '../tiers/tier-forge.js'
 import type { SkillManagerConfig } from './types.js'
 
 /** A tier this host has not enabled: its tools are reported unavailable, never registered. */
-function offTier(
-  pick: (d: SkillDescriptor) => readonly { name: string }[] | undefined,
-  toolName: (d: SkillDescriptor, name: string) => string,
-  reason: string,
-): TierForge {
-  return {
-    names: () => [],
-    unavailable: (d) => (pick(d) ?? []).map((t) => ({ name: toolName(d, String(t.name)), reason })),
-    forge: async () => [],
-  }
+function offTier(unavailable: (d: SkillDescriptor) => UnavailableTool[]): TierForge {
+  return { names: () => [], unavailable, forge: async () => [] }
 }
 
 /** The tier-2 and tier-3 forges this configuration enables (or reports as off). */
@@ -27,10 +21,8 @@ export function createTierForges(
   return [
     config.isolation
       ? createIsolatedForge(config.isolation, config.gate)
-      : offTier(
-          (d) => d.isolatedTools,
-          (_d, n) => n,
-          'isolated tools are not enabled on this host',
+      : offTier((d) =>
+          (d.isolatedTools ?? []).map((t) => unavailableTool(String(t.name), 'isolation-off')),
         ),
     config.scripts
       ? createScriptForge(
@@ -40,10 +32,6 @@ export function createTierForges(
           config.gate,
           workspace ? { workspace } : {},
         )
-      : offTier(
-          (d) => d.scripts,
-          (d, n) => `run_${d.id}_${n}`,
-          'scripts are not enabled on this host',
-        ),
+      : offTier(scriptsOffTools),
   ]
 }

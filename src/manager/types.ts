@@ -2,6 +2,7 @@ import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
 import type { SandboxPolicy } from '../sandbox/policy.js'
+import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/types.js'
 import type { ManagerWorkspace } from '../tiers/scripts/session-workspace-slot.js'
@@ -135,8 +136,12 @@ export interface LoadResult {
   /** The channel the body took (`auto` has been resolved). */
   readonly channel: ResolvedSkillChannel
   readonly tools: readonly string[]
-  /** Tools declared but not offered here, and why (e.g. scripts disabled on this host). */
-  readonly unavailableTools: readonly { readonly name: string; readonly reason: string }[]
+  /**
+   * Tools the skill declares but this host does not offer, each under the
+   * name it would have had, with the reason and what would enable it
+   * (`detail` is host-side only).
+   */
+  readonly unavailableTools: readonly UnavailableTool[]
   readonly body?: string
   readonly handle?: { readonly id: string; readonly size: number; readonly text: string }
   /**
@@ -147,6 +152,14 @@ export interface LoadResult {
   readonly files: readonly SkillFileInfo[]
   /** How many files the skill ships besides SKILL.md. */
   readonly filesTotal: number
+}
+
+/** One skill initialized in a manager: its version, its tools, and the declared tools it lacks. */
+export interface LoadedSkillInfo {
+  readonly id: string
+  readonly version: string
+  readonly tools: readonly string[]
+  readonly unavailableTools: readonly UnavailableTool[]
 }
 
 /** The result of an unload: what was taken away. */
@@ -196,6 +209,8 @@ export interface SkillManager extends AsyncDisposable {
   search(options?: CatalogSearch): CatalogPage
   /** Ids initialized at manager level, in load order. */
   loaded(): readonly string[]
+  /** The skills `loaded()` names, each with its tools and the declared tools this host does not offer. */
+  loadedSkills(): readonly LoadedSkillInfo[]
   /** Ids projected into `ctx`: what is callable there. */
   projected(ctx: TurnContext): readonly string[]
   load(id: string, ctx: TurnContext): Promise<LoadResult>

@@ -2,6 +2,7 @@ import { SkillHostError } from '../common/errors.js'
 import type { Tool } from '../common/tool.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
+import { unavailableTool } from '../skill-model/unavailable-tool.js'
 import { bytesToStream } from './bytes-to-stream.js'
 import { runAsync } from './fs-steps.js'
 import { importModuleTools } from './import-module-tools.js'
@@ -249,13 +250,19 @@ export class FileSystemSkillSource implements SkillSource {
     }
     let tools: Tool[] | undefined
     const discovered = this.#toDiscovered(ref.id, entry, entry.dir)
-    if (sidecar?.module && this.#mayImport(discovered)) {
+    const imported = sidecar?.module !== undefined && this.#mayImport(discovered)
+    if (sidecar?.module && imported) {
       tools = await importModuleTools(
         scan.files.get(sidecar.module)!.abs,
         entry.version,
         sidecar.module,
       )
     }
+    // The module's tool names are known only once imported: it is named by its path.
+    const unavailableTools =
+      sidecar?.module && !imported
+        ? [unavailableTool(`module:${sidecar.module}`, 'module-imports-off')]
+        : []
     options.signal?.throwIfAborted()
     return {
       id: ref.id,
@@ -269,6 +276,7 @@ export class FileSystemSkillSource implements SkillSource {
       ...(tools && { tools }),
       ...(isolatedTools.length > 0 && { isolatedTools }),
       ...(sidecar && sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
+      ...(unavailableTools.length > 0 && { unavailableTools }),
     }
   }
 

@@ -1,3 +1,4 @@
+export { UNAVAILABLE_TOOL_ENABLE } from '../skill-model/unavailable-tool.js'
 export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export { defineSkill, type SkillDefinition } from './define-skill.js'
 export {
@@ -19,4 +20,6 @@ export type {
   SkillSnapshot,
   SkillSource,
   SourceReadOptions,
+  UnavailableTool,
+  UnavailableToolReason,
 } from './types.js'

@@ -4,6 +4,7 @@ import type {
   SkillRef,
   SkillScriptDeclaration,
 } from '../skill-model/declarations.js'
+import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 
 export type {
   SkillIsolatedToolDeclaration,
@@ -11,6 +12,10 @@ export type {
   SkillScriptDeclaration,
   SkillScriptParamDeclaration,
 } from '../skill-model/declarations.js'
+export type {
+  UnavailableTool,
+  UnavailableToolReason,
+} from '../skill-model/unavailable-tool.js'
 
 /**
  * Routing metadata only: what a catalog shows before anything is loaded. A
@@ -65,6 +70,12 @@ export interface SkillDescriptor extends SkillRef {
   readonly compatibility?: string
   readonly metadata?: Readonly<Record<string, string>>
   readonly allowedTools?: string
+  /**
+   * Tools the skill declares that the source itself will not serve, and why
+   * (a `FileSystemSkillSource` without `importModules` names the module it
+   * did not import). The manager adds them to the load result.
+   */
+  readonly unavailableTools?: readonly UnavailableTool[]
 }
 
 /** Size and version of a skill's body or one of its files. */

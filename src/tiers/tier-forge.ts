@@ -1,5 +1,6 @@
 import type { DisposableStore } from '../common/disposable.js'
 import type { Tool } from '../common/tool.js'
+import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillSource } from '../sources/types.js'
 import type { CallGuard } from './skill-tool-envelope.js'
 
@@ -20,7 +21,7 @@ export interface ForgeTarget extends CallGuard {
 export interface TierForge {
   /** Tool names the tier will register for `descriptor`, for preflight. Empty when the tier is off. */
   names(descriptor: SkillDescriptor): string[]
-  /** Declared tools the tier cannot offer on this host, and why. */
-  unavailable(descriptor: SkillDescriptor): { name: string; reason: string }[]
+  /** Declared tools the tier cannot offer on this host, under their would-be names, and why. */
+  unavailable(descriptor: SkillDescriptor): UnavailableTool[]
   forge(target: ForgeTarget, source: SkillSource, signal: AbortSignal): Promise<Tool[]>
 }

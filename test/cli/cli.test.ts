@@ -165,6 +165,39 @@ describe('skillhost CLI', () => {
     ])
   })
 
+  it('lists the tools serve would not offer, under their tool names, with the reason and the fix', async () => {
+    const dir = join(tmp, 'unavailable/gem-tool')
+    await mkdir(join(dir, 'scripts'), { recursive: true })
+    await writeFile(join(dir, 'SKILL.md'), '---\nname: gem-tool\ndescription: Ruby.\n---\n# G\n')
+    await writeFile(join(dir, 'scripts/run.rb'), 'puts 1\n')
+    await writeFile(
+      join(dir, 'skillhost.yaml'),
+      'scripts:\n  - name: run-it\n    path: scripts/run.rb\n    description: Runs.\n    interpreter: ruby\n',
+    )
+    type Row = { id: string; unavailableTools?: { name: string; reason: string; enable: string }[] }
+    const list = async (...flags: string[]) =>
+      (
+        JSON.parse(
+          (await run(['list', '--json', ...flags, examples, join(tmp, 'unavailable')])).stdout,
+        ) as { skills: Row[] }
+      ).skills
+    const by = (rows: Row[], id: string) =>
+      rows.find((r) => r.id === id)!.unavailableTools!.map((t) => [t.name, t.reason])
+    const plain = await list()
+    expect(by(plain, 'unit-convert')).toEqual([['module:tools.mjs', 'module-imports-off']])
+    expect(by(plain, 'gem-tool')).toEqual([['run_gem_tool_run_it', 'interpreter-not-allowed']])
+    const noScripts = await list('--no-scripts', '--import-modules')
+    expect(by(noScripts, 'word-count')).toEqual([['run_word_count_count', 'scripts-off']])
+    expect(by(noScripts, 'unit-convert')).toEqual([])
+    const text = await run(['list', examples, join(tmp, 'unavailable')])
+    expect(text.stdout).toMatch(
+      /unavailable gem-tool: run_gem_tool_run_it: interpreter-not-allowed \(.*'ruby'.*\); .*--interpreter NAME=PATH/,
+    )
+    expect(text.stdout).toMatch(
+      /unavailable unit-convert: module:tools\.mjs: module-imports-off; .*--import-modules/,
+    )
+  })
+
   it('prints an escaped <available_skills> block', async () => {
     const r = await run(['prompt', join(tmp, 'warn'), examples])
     expect(r.code).toBe(0)

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderError, SkillHostError } from '../../src/common/errors.js'
 import { deny, type ToolGate } from '../../src/common/gate.js'
+import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
 import { timeoutProperty } from '../../src/skill-model/timeout-param.js'
@@ -171,21 +172,42 @@ describe.skipIf(!onLinux)(
       }
     })
 
-    it('an interpreter absent from the allow-list is rejected at load, leaving no workspace', async () => {
-      const ruby = skill({
+    it('a script with an interpreter off the allow-list, or an invalid declaration, is reported unavailable; the rest load', async () => {
+      const mixed = skill({
         scripts: [
+          { name: 'ok', path: 'scripts/greet.sh', description: 'ok', interpreter: 'sh' },
           { name: 'r', path: 'scripts/greet.sh', description: 'ruby', interpreter: 'ruby' },
+          {
+            name: 'bad-one',
+            path: 'scripts/greet.sh',
+            description: 'optional positional',
+            interpreter: 'sh',
+            params: [{ name: 'file', type: 'string', positional: true }],
+          },
         ],
       })
       await using manager = await createSkillManager(
-        config(undefined, { sources: [memorySource([ruby])] }),
+        config(undefined, { sources: [memorySource([mixed])] }),
       )
       const ctx = manager.createTurnContext()
-      const err = await manager.load('toolbox', ctx).catch((e: unknown) => e)
-      expect(SkillHostError.is(err, 'E_SKILL_MANIFEST_INVALID')).toBe(true)
-      expect((err as Error).message).toMatch(/ruby/)
-      expect(manager.loaded()).toEqual([])
-      expect(roots()).toEqual([])
+      const loaded = await manager.load('toolbox', ctx)
+      expect(loaded.tools).toEqual(['stats', 'run_toolbox_ok'])
+      expect(ctx.tools.has('run_toolbox_r')).toBe(false)
+      expect(loaded.unavailableTools.map((t) => [t.name, t.reason])).toEqual([
+        ['run_toolbox_r', 'interpreter-not-allowed'],
+        ['run_toolbox_bad_one', 'declaration-invalid'],
+      ])
+      const [ruby, bad] = loaded.unavailableTools
+      expect(ruby!.enable).toContain('--interpreter NAME=PATH')
+      expect(ruby!.detail).toContain("declares interpreter 'ruby'")
+      expect(bad!.detail).toMatch(/positional parameter must be required/)
+      // The model sees the reason and the host's enable text, never the declaration's words.
+      await manager.unload('toolbox', ctx)
+      for (const t of forgeSkillTools(manager)) ctx.tools.register(t)
+      const text = String(await ctx.tools.get('load_skill')!.execute({ skill: 'toolbox' }, ctx))
+      expect(JSON.parse(text).toolsUnavailable).toHaveLength(2)
+      expect(text).not.toContain('ruby')
+      expect(text).not.toContain('positional parameter')
     })
 
     it('one timeout_seconds contract for every tier; an isolated tool declaring it is refused at load', async () => {
@@ -258,6 +280,9 @@ describe.skipIf(!onLinux)(
         'run_toolbox_slow',
         'run_toolbox_hang',
       ])
+      expect(new Set(loaded.unavailableTools.map((t) => t.reason))).toEqual(
+        new Set(['isolation-off', 'scripts-off']),
+      )
     })
 
     it('randomized load/unload/refresh interleavings leave no orphan workspace', async () => {

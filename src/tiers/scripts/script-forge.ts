@@ -9,6 +9,7 @@ import type { SkillDescriptor, SkillSource } from '../../sources/types.js'
 import { forgeSkillTool } from '../skill-tool-envelope.js'
 import type { ForgeTarget, TierForge } from '../tier-forge.js'
 import { runSkillScript } from './run-skill-script.js'
+import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
 import { settleScriptResult } from './script-outcome.js'
 import {
@@ -19,13 +20,13 @@ import {
   tailOf,
 } from './script-report.js'
 import { scriptToolName } from './script-tool-name.js'
-import type { ScriptRunResult, SkillScript, SkillScriptConfig } from './types.js'
+import type { ScriptRunResult, SkillScriptConfig } from './types.js'
 import {
   undeclaredInputSchema,
   undeclaredScriptCall,
   undeclaredScripts,
 } from './undeclared-script-tool.js'
-import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
+import type { ValidatedSkillScript } from './validate-skill-script.js'
 
 /** The tool that runs a loaded skill's undeclared scripts: `run_<skill>_script`. */
 export function undeclaredToolName(skill: string): string {
@@ -47,7 +48,9 @@ export interface ScriptForgeOptions {
 
 /**
  * Tier 3's forge for the manager. At load every declared script is validated
- * (interpreter allow-list, path rules, parameter rules) before the skill's
+ * (interpreter allow-list, path rules, parameter rules); one that fails is
+ * not offered but reported by `unavailable` (`partitionScripts`), and the
+ * rest load. Then the skill's
  * files are materialized into a fresh workspace root, which the target owns
  * and disposes once in-flight calls drain. Each declared script becomes
  * `run_<skill>_<script>`; with `undeclared: 'allow'`, every file whose
@@ -65,16 +68,13 @@ export function createScriptForge(
   const undeclared = config.undeclared === 'allow'
   return {
     names: (d: SkillDescriptor) => [
-      ...(d.scripts ?? []).map((s) => scriptToolName(d.id, String(s.name))),
+      ...partitionScripts(d, config.interpreters).valid.map((s) => scriptToolName(d.id, s.name)),
       ...(undeclared ? [undeclaredToolName(d.id)] : []),
     ],
-    unavailable: () => [],
+    unavailable: (d: SkillDescriptor) => partitionScripts(d, config.interpreters).unavailable,
     forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
-      const declared = target.descriptor.scripts ?? []
-      if (declared.length === 0 && !undeclared) return []
-      const scripts = declared.map((s) =>
-        validateSkillScript(target.id, s as SkillScript, config.interpreters),
-      )
+      const scripts = partitionScripts(target.descriptor, config.interpreters).valid
+      if (scripts.length === 0 && !undeclared) return []
       const ref = { id: target.id, version: target.version }
       const files = await filesFromSource(source, ref)
       const root = await config.workspace.materialize(ref, files, { signal })

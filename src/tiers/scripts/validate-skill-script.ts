@@ -29,8 +29,9 @@ export interface ValidatedSkillScript extends SkillScript {
  * `E_SKILL_SOURCE_PATH_REJECTED` for an unsafe path and
  * `E_SKILL_MANIFEST_INVALID` for an interpreter absent from the allow-list, a
  * bad or duplicate parameter, an optional or boolean positional parameter, or
- * an enum value that would inject an option. Returns the declaration with its
- * path normalized and its interpreter prefix resolved.
+ * an enum value that would inject an option. Only the allow-list refusal
+ * carries `data.allowed` (how `partitionScripts` tells it apart). Returns the
+ * declaration with its path normalized and its interpreter prefix resolved.
  */
 export function validateSkillScript(
   skill: string,
