@@ -76,6 +76,7 @@ export {
 export {
   type ArtifactKindFactory,
   AUTO_INLINE_MAX_CHARS,
+  type CatalogCounts,
   type CatalogEntry,
   type CatalogPage,
   type CatalogSearch,

@@ -106,7 +106,7 @@ export function forgeSkillTools(
   }>({
     name: LIFECYCLE_TOOL.list,
     description:
-      'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor (a page holds up to limit entries, fewer when they are long).',
+      'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor (a page holds up to limit entries, fewer when they are long). skipped, withWarnings and shadowed count skills not served, served with warnings, and copies hidden by a skill of the same id.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -121,7 +121,7 @@ export function forgeSkillTools(
       if (args.refresh) await manager.refresh()
       const offset = decodeCursor(args.cursor)
       const limit = args.limit ?? maxLimit
-      const { entries, total, skipped, sourceErrors } = manager.search({
+      const { entries, total, counts, sourceErrors } = manager.search({
         ...(args.query ? { query: args.query } : {}),
         offset,
         limit,
@@ -132,7 +132,9 @@ export function forgeSkillTools(
         total,
         ...(offset + n < total ? { nextCursor: `o:${offset + n}` } : {}),
         ...(sourceErrors.length ? { sourceErrors } : {}),
-        ...(skipped.length ? { skipped: skipped.length } : {}),
+        ...(counts.skipped ? { skipped: counts.skipped } : {}),
+        ...(counts.withWarnings ? { withWarnings: counts.withWarnings } : {}),
+        ...(counts.shadowed ? { shadowed: counts.shadowed } : {}),
         unsafe: manager.unsafe,
       })
       return fitByChars(skills, maxChars, (n) => json(page(n)))

@@ -1,5 +1,36 @@
 import { type CatalogSkill, catalogEntry, type DiscoverySnapshot } from './catalog.js'
-import type { CatalogEntry, CatalogPage, CatalogSearch, SkillCatalog } from './types.js'
+import type {
+  CatalogCounts,
+  CatalogEntry,
+  CatalogPage,
+  CatalogSearch,
+  SkillCatalog,
+} from './types.js'
+
+const counted = new WeakMap<DiscoverySnapshot, CatalogCounts>()
+
+/**
+ * The catalog's three counters, each counting one thing: skills skipped
+ * (error problems: not served), served skills carrying warnings, and
+ * shadowed copies (a later source's rows and a source's own shadowed
+ * folders). Computed once per snapshot.
+ */
+export function catalogCounts(snapshot: DiscoverySnapshot): CatalogCounts {
+  let counts = counted.get(snapshot)
+  if (counts) return counts
+  let skipped = 0
+  let shadowed = snapshot.shadowed.length
+  for (const p of snapshot.skipped) {
+    if (p.severity === 'error') skipped += 1
+    else if (p.code === 'E_SKILL_SHADOWED') shadowed += 1
+  }
+  let withWarnings = 0
+  for (const row of snapshot.winners.values()) if (row.skill.warnings?.length) withWarnings += 1
+  for (const row of snapshot.shadowed) if (row.skill.warnings?.length) withWarnings += 1
+  counts = Object.freeze({ skipped, withWarnings, shadowed })
+  counted.set(snapshot, counts)
+  return counts
+}
 
 /** The version a loaded record holds for `id`, or undefined when it is not loaded. */
 export type LoadedVersionOf = (id: string) => string | undefined
@@ -41,7 +72,13 @@ export function searchCatalog(
   }
   for (const row of snapshot.winners.values()) consider(row)
   for (const row of snapshot.shadowed) consider(row, row.shadowedBy)
-  return { entries: page, total, skipped: snapshot.skipped, sourceErrors: snapshot.sourceErrors }
+  return {
+    entries: page,
+    total,
+    skipped: snapshot.skipped,
+    counts: catalogCounts(snapshot),
+    sourceErrors: snapshot.sourceErrors,
+  }
 }
 
 /** Which ids a refresh covered, and which loaded records now lag the catalog. */

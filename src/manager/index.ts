@@ -8,6 +8,7 @@ export {
 export { LOAD_RESULT_FILES, LOAD_RESULT_FILES_CHARS, SKILL_ROOT_PATH } from './skill-files.js'
 export type {
   ArtifactKindFactory,
+  CatalogCounts,
   CatalogEntry,
   CatalogPage,
   CatalogSearch,

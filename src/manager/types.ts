@@ -107,11 +107,23 @@ export interface CatalogSearch {
   readonly limit?: number
 }
 
+/** The catalog's counters; each counts one thing, over the whole catalog. */
+export interface CatalogCounts {
+  /** Skills a source could not serve (problems of severity `error`). Warnings never count here. */
+  readonly skipped: number
+  /** Served skills (winners and shadowed rows) whose validation raised warnings. */
+  readonly withWarnings: number
+  /** Shadowed copies: rows of a later source with a taken id, and a source's own later folders of a taken id. */
+  readonly shadowed: number
+}
+
 /** One page of a catalog search, with the catalog's health alongside. */
 export interface CatalogPage {
   readonly entries: readonly CatalogEntry[]
   readonly total: number
+  /** Every problem discovery reported, errors and warnings; `counts` says how many of what. */
   readonly skipped: SkillCatalog['skipped']
+  readonly counts: CatalogCounts
   readonly sourceErrors: readonly SourceError[]
 }
 
