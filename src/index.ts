@@ -88,6 +88,7 @@ export {
   type LoadedSkillInfo,
   type LoadResult,
   READ_SKILL_FILE_TOOL,
+  type RefreshOutcome,
   type RefreshResult,
   type ResolvedSkillChannel,
   SKILL_ROOT_PATH,

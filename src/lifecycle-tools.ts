@@ -163,7 +163,7 @@ export function forgeSkillTools(
   const refreshSkills = new Tool<{ skill?: string }>({
     name: LIFECYCLE_TOOL.refresh,
     description:
-      'Rediscover skills and replace loaded ones that changed with their new version (all, or only `skill`). A failed update keeps the old version.',
+      'Rediscover skills and replace loaded ones that changed with their new version (all, or only `skill`). outcomes says, per loaded skill: updated, unchanged, kept (the new version failed; the old one stays, with the reason) or removed (gone from the catalog, still loaded until unloaded).',
     inputSchema: { type: 'object', additionalProperties: false, properties: { skill: SKILL_ID } },
     handler: gated(LIFECYCLE_TOOL.refresh, (args, ctx) =>
       manager.refreshAndProject(ctx, args.skill),

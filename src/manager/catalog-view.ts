@@ -4,6 +4,7 @@ import type {
   CatalogEntry,
   CatalogPage,
   CatalogSearch,
+  RefreshOutcome,
   SkillCatalog,
 } from './types.js'
 
@@ -96,4 +97,80 @@ export function summarizeRefresh(
     if (row && row.skill.version !== r.version) updatesAvailable.push(r.id)
   }
   return { refreshed, updatesAvailable }
+}
+
+/** Why a loaded skill's new version was not taken: what a failed prepare threw. */
+export interface RefreshFailure {
+  readonly code: string
+  readonly message: string
+}
+
+/**
+ * The discovery problem that kept `id`'s new version out of `after`: one
+ * naming the id, or one reported for the folder the loaded version came from.
+ */
+function skippedProblem(
+  before: DiscoverySnapshot,
+  after: DiscoverySnapshot,
+  id: string,
+): { code: string } | undefined {
+  const location = before.winners.get(id)?.skill.location
+  return after.skipped.find(
+    (p) =>
+      p.severity === 'error' &&
+      (p.id === id ||
+        (location !== undefined &&
+          p.hostPath !== undefined &&
+          location === `${p.hostPath}/SKILL.md`)),
+  )
+}
+
+/**
+ * One outcome per loaded record (`records`, as they were before any swap),
+ * comparing the catalog `after` the refresh with the one `before` it. The
+ * message of a skill skipped at discovery is the host's own sentence around
+ * the problem's code, never the validator's text, which may quote the skill.
+ */
+export function refreshOutcomes(
+  before: DiscoverySnapshot,
+  after: DiscoverySnapshot,
+  records: readonly { readonly id: string; readonly version: string }[],
+  id: string | undefined,
+  swapped: ReadonlyMap<string, string>,
+  failed: ReadonlyMap<string, RefreshFailure>,
+): RefreshOutcome[] {
+  const out: RefreshOutcome[] = []
+  for (const r of records) {
+    if (id !== undefined && r.id !== id) continue
+    const to = swapped.get(r.id)
+    const failure = failed.get(r.id)
+    const row = after.winners.get(r.id)
+    if (to !== undefined) out.push({ id: r.id, outcome: 'updated', from: r.version, to })
+    else if (failure !== undefined)
+      out.push({ id: r.id, outcome: 'kept', version: r.version, ...failure })
+    else if (row?.skill.version === r.version)
+      out.push({ id: r.id, outcome: 'unchanged', version: r.version })
+    else if (row !== undefined)
+      out.push({
+        id: r.id,
+        outcome: 'update-available',
+        version: r.version,
+        available: row.skill.version,
+      })
+    else {
+      const problem = skippedProblem(before, after, r.id)
+      out.push(
+        problem === undefined
+          ? { id: r.id, outcome: 'removed', version: r.version }
+          : {
+              id: r.id,
+              outcome: 'kept',
+              version: r.version,
+              code: problem.code,
+              message: `Its new version on disk is invalid (${problem.code}), so the loaded version stays until it is unloaded; skillhost validate shows why.`,
+            },
+      )
+    }
+  }
+  return out
 }

@@ -4,7 +4,7 @@ import {
   RESERVED_READER_NAMES,
   type SpooledArtifact,
 } from '../common/artifacts/index.js'
-import { SkillHostError } from '../common/errors.js'
+import { renderError, SkillHostError } from '../common/errors.js'
 import { MemorySpoolStore } from '../common/spool-store.js'
 import type { Tool } from '../common/tool.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
@@ -16,7 +16,13 @@ import type { TierForge } from '../tiers/tier-forge.js'
 import { WORKSPACE_TOOL } from '../tiers/workspace/workspace-tools.js'
 import { resolveArtifactClass } from './artifact-binding.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
-import { buildCatalog, searchCatalog, summarizeRefresh } from './catalog-view.js'
+import {
+  buildCatalog,
+  type RefreshFailure,
+  refreshOutcomes,
+  searchCatalog,
+  summarizeRefresh,
+} from './catalog-view.js'
 import { LIFECYCLE_TOOL_NAMES, READ_SKILL_FILE_TOOL } from './lifecycle-tool-names.js'
 import { toLoadResult } from './load-result.js'
 import { type PrepareDeps, prepareSkill } from './prepare-skill.js'
@@ -227,15 +233,20 @@ class Manager implements SkillManager {
 
   refresh(id?: string): Promise<RefreshResult> {
     return this.#mutate(async () => {
+      const before = this.#snapshot
+      const records = this.#loadedVersions()
       await this.rediscover()
       this.#emit({ kind: 'refreshed', ...(id === undefined ? {} : { id }) })
-      return { ...this.#refreshSummary(id), swapped: [], failed: [] }
+      const outcomes = refreshOutcomes(before, this.#snapshot, records, id, new Map(), new Map())
+      return { ...this.#refreshSummary(id), swapped: [], failed: [], outcomes }
     })
   }
 
   refreshAndProject(ctx: TurnContext, id?: string): Promise<RefreshResult> {
     return this.#mutate(async () => {
       this.#pruneRetired(ctx)
+      const before = this.#snapshot
+      const records = this.#loadedVersions()
       await this.rediscover()
       const summary = this.#refreshSummary(id)
       const swapped: { id: string; from: string; to: string }[] = []
@@ -261,19 +272,35 @@ class Manager implements SkillManager {
           swapped.push({ id: skillId, from: old.version, to: record.version })
           this.#emit({ kind: 'swapped', id: skillId, ctx })
         } catch (err) {
-          const e = SkillHostError.isInstance(err) ? err : undefined
-          failed.push({
-            id: skillId,
-            code: e?.code ?? 'E_INTERNAL',
-            message: e?.message ?? 'prepare failed',
-          })
+          // renderError: the model-facing text, host paths redacted, `CODE: message`.
+          const text = renderError(err)
+          const colon = text.indexOf(':')
+          failed.push({ id: skillId, code: text.slice(0, colon), message: text.slice(colon + 2) })
         }
       }
+      const failures = new Map<string, RefreshFailure>(
+        failed.map((f) => [
+          f.id,
+          {
+            code: f.code,
+            message: `Its new version failed to load (${f.code}: ${f.message}), so the loaded version stays.`,
+          },
+        ]),
+      )
+      const outcomes = refreshOutcomes(
+        before,
+        this.#snapshot,
+        records,
+        id,
+        new Map(swapped.map((w) => [w.id, w.to])),
+        failures,
+      )
       return {
         ...summary,
         updatesAvailable: summary.updatesAvailable.filter((s) => !swapped.some((w) => w.id === s)),
         swapped,
         failed,
+        outcomes,
       }
     })
   }
@@ -437,7 +464,12 @@ class Manager implements SkillManager {
     void teardown.finally(() => this.#teardowns.delete(teardown))
   }
 
-  #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed'> {
+  /** The loaded records' ids and versions, captured before a refresh swaps any. */
+  #loadedVersions(): { id: string; version: string }[] {
+    return [...this.#records.values()].map((r) => ({ id: r.id, version: r.version }))
+  }
+
+  #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed' | 'outcomes'> {
     return summarizeRefresh(this.#snapshot, this.#records.values(), id)
   }
 

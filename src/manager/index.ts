@@ -14,6 +14,7 @@ export type {
   CatalogSearch,
   LoadedSkillInfo,
   LoadResult,
+  RefreshOutcome,
   RefreshResult,
   ResolvedSkillChannel,
   SkillCatalog,

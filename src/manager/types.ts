@@ -180,6 +180,35 @@ export interface UnloadResult {
   readonly toolsRemoved: readonly string[]
 }
 
+/**
+ * What a refresh did to one loaded skill (`version` is the version still loaded):
+ * - `updated`: the new version was prepared and swapped in (`from` → `to`);
+ * - `unchanged`: the catalog holds the loaded version;
+ * - `update-available`: a newer version is in the catalog, not swapped in
+ *   (`refresh`, which never swaps; `refreshAndProject` swaps or says `kept`);
+ * - `kept`: the new version failed (discovery skipped it, or it failed to
+ *   load), so the loaded version stays; `code` and `message` say why (model-safe);
+ * - `removed`: the skill left the catalog (its folder or source entry is
+ *   gone) but stays loaded until unloaded.
+ */
+export type RefreshOutcome =
+  | { readonly id: string; readonly outcome: 'updated'; readonly from: string; readonly to: string }
+  | { readonly id: string; readonly outcome: 'unchanged'; readonly version: string }
+  | {
+      readonly id: string
+      readonly outcome: 'update-available'
+      readonly version: string
+      readonly available: string
+    }
+  | {
+      readonly id: string
+      readonly outcome: 'kept'
+      readonly version: string
+      readonly code: string
+      readonly message: string
+    }
+  | { readonly id: string; readonly outcome: 'removed'; readonly version: string }
+
 /** The result of a refresh. `swapped` and `failed` are only filled by `refreshAndProject`. */
 export interface RefreshResult {
   readonly refreshed: readonly string[]
@@ -190,6 +219,8 @@ export interface RefreshResult {
     readonly code: string
     readonly message: string
   }[]
+  /** One outcome per loaded skill the refresh covered (all, or only the `id` asked for), in load order. */
+  readonly outcomes: readonly RefreshOutcome[]
 }
 
 /** Something changed that a client's tool list or catalog view depends on. */
