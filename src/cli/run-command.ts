@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs'
+import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { type HostIdentity, resolveSandboxHostUser } from '../sandbox/sandbox-host-user.js'
@@ -8,7 +9,7 @@ import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { SkillScriptDeclaration } from '../sources/types.js'
 import { createScriptSandbox } from '../tiers/scripts/create-script-sandbox.js'
 import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
-import type { SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
+import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
 import { undeclaredScriptCall, undeclaredScripts } from '../tiers/scripts/undeclared-script-tool.js'
 import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
@@ -48,7 +49,48 @@ ${sandboxFlagsHelp(16)}
 The script's interpreter must be one run allows: sh, bash, python, python3
 (the system python3) and node where installed, plus --interpreter names.
 
-Exit status: the script's own exit code; 1 when it could not run; 2 on a usage error.`
+Exit status: the script's own exit status when it ran to its end (0 is
+success; --json has it as exitCode). skillhost run's own conditions use codes
+from sysexits.h and coreutils timeout, so a script's usual small codes (1, 2,
+3, ...) never read as one of them:
+  64   usage error: a bad option or parameter, no such script, not a skill folder
+  69   the sandbox could not run the script (bubblewrap missing or broken, an
+       interpreter not allowed, a policy refused)
+  70   an internal error of skillhost
+  124  the script ran past --timeout and was killed (its output so far is shown)
+  128+N  the script was killed by signal N
+A script that itself exits 64, 69, 70 or 124 is told apart by --json
+(exitCode, timedOut) and by a last stderr line "[skillhost run: the script
+itself exited N]".`
+
+/**
+ * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_UNAVAILABLE` and
+ * `EX_SOFTWARE` from sysexits.h; 124 as coreutils `timeout`). Every other
+ * status is the script's own.
+ */
+export const RUN_EXIT = Object.freeze({
+  usage: 64,
+  unavailable: 69,
+  internal: 70,
+  timeout: 124,
+})
+
+// A script's own status that reads like one of run's: stderr says whose it is.
+const OWN_STATUSES: ReadonlySet<number> = new Set(Object.values(RUN_EXIT))
+
+/** Codes that mean the call's arguments are wrong: a usage error, not a sandbox failure. */
+const ARGUMENT_CODES: ReadonlySet<string> = new Set([
+  'E_SKILL_SCRIPT_INVALID_ARGS',
+  'E_TOOL_INVALID_ARGS',
+])
+
+/** The status of a run that ended: its own code, 124 at the deadline, 128+N for signal N. */
+function endedStatus(result: ScriptRunResult): number {
+  if (result.timedOut) return RUN_EXIT.timeout
+  if (result.exitCode !== null) return result.exitCode
+  const signal = result.signal === null ? undefined : constants.signals[result.signal]
+  return signal === undefined ? RUN_EXIT.unavailable : 128 + signal
+}
 
 const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
 // run's own flags that take a value; never passed to the script.
@@ -142,7 +184,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr(
       `skillhost run: ${skillDir} must be one skill folder holding SKILL.md (found ${found.length} skills)\n`,
     )
-    return 1
+    return RUN_EXIT.usage
   }
   const ref = { id: found[0]!.id, version: found[0]!.version }
   const descriptor = await source.descriptor(ref)
@@ -157,7 +199,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr(
       `skillhost run: skill '${ref.id}' declares no script '${scriptName}' (scripts: ${names}); give a file path such as scripts/run.py to run it undeclared\n`,
     )
-    return 1
+    return RUN_EXIT.usage
   }
   const args = declared ? scriptArgs(declared, rest) : {}
   const timeout = optionValues(own, 'timeout')[0]
@@ -170,7 +212,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
-    return 1
+    return RUN_EXIT.unavailable
   }
   let workspace: SessionWorkspace | undefined
   try {
@@ -207,6 +249,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         args,
         ...(argv === undefined ? {} : { argv }),
         workspace,
+        returnTimedOut: true,
         ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
       })
       if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
@@ -219,7 +262,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
           io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
         }
       }
-      return result.exitCode ?? 1
+      const status = endedStatus(result)
+      if (result.timedOut)
+        io.stderr(`[skillhost run: killed at the deadline; exit status ${status}]\n`)
+      else if (result.exitCode !== null && OWN_STATUSES.has(status))
+        io.stderr(`[skillhost run: the script itself exited ${status}]\n`)
+      return status
     } finally {
       await workspace?.dispose()
       await sandbox.config.workspace.dispose(root)
@@ -227,11 +275,25 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } catch (err) {
     if (SkillHostError.isInstance(err)) {
       io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
-      return 1
+      return ARGUMENT_CODES.has(err.code) ? RUN_EXIT.usage : RUN_EXIT.unavailable
     }
     throw err
   } finally {
     await sandbox.dispose()
+  }
+}
+
+/** `run` with its own statuses: a usage error is 64 and an unexpected failure 70, never 2 or 1. */
+async function runWithStatus(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    return await run(argv, io)
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`skillhost run: ${err.message}\n\n${HELP}\n`)
+      return RUN_EXIT.usage
+    }
+    io.stderr(`skillhost run: ${err instanceof Error ? err.message : String(err)}\n`)
+    return RUN_EXIT.internal
   }
 }
 
@@ -258,5 +320,5 @@ export const runCommand: CliCommand = {
   name: 'run',
   summary: 'run one script of a skill under the sandbox',
   help: HELP,
-  run,
+  run: runWithStatus,
 }

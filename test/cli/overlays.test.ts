@@ -131,7 +131,7 @@ describe('--overlays on the CLI', () => {
     async () => {
       expect(pypdfPython(), 'install python3-pypdf (scripts/test.sh does)').toBe('/usr/bin/python3')
       const none = await call(runCommand, [PDF_FORM_SKILL, 'verify_fields', 'out.pdf'])
-      expect(none.code).toBe(1)
+      expect(none.code).toBe(64)
       expect(none.stderr).toMatch(/declares no script 'verify_fields' \(scripts: none\)/)
 
       // The sandbox's working directory is fresh: the script gets as far as

@@ -28,8 +28,11 @@ beforeAll(async () => {
   )
   await writeFile(
     join(dir, 'skillhost.yaml'),
-    'scripts:\n  - name: fds\n    path: scripts/fds.sh\n    description: Lists its fds and uses fd 200.\n    interpreter: bash\n  - name: env\n    path: scripts/env.sh\n    description: Prints its environment.\n    interpreter: sh\n  - name: exit\n    path: scripts/exit.sh\n    description: Exits 7.\n    interpreter: sh\n',
+    'scripts:\n  - name: fds\n    path: scripts/fds.sh\n    description: Lists its fds and uses fd 200.\n    interpreter: bash\n  - name: env\n    path: scripts/env.sh\n    description: Prints its environment.\n    interpreter: sh\n  - name: exit\n    path: scripts/exit.sh\n    description: Exits 7.\n    interpreter: sh\n  - name: two\n    path: scripts/two.sh\n    description: Exits 2, like a usage error of its own.\n    interpreter: sh\n  - name: sixty-four\n    path: scripts/64.sh\n    description: Exits 64.\n    interpreter: sh\n  - name: hang\n    path: scripts/hang.sh\n    description: Never ends.\n    interpreter: sh\n',
   )
+  await writeFile(join(dir, 'scripts/64.sh'), 'exit 64\n')
+  await writeFile(join(dir, 'scripts/two.sh'), 'echo usage: two >&2; exit 2\n')
+  await writeFile(join(dir, 'scripts/hang.sh'), 'echo started; sleep 30; echo never\n')
   await writeFile(join(dir, 'scripts/env.sh'), 'env; id -u; cat /etc/shadow 2>&1 || true\n')
   await writeFile(join(dir, 'scripts/exit.sh'), 'echo bye; exit 7\n')
   await writeFile(
@@ -104,15 +107,54 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     expect(out.stdout).toBe('bye\n')
   })
 
+  it("passes a script's exit 2 through, distinct from a usage error (64)", async () => {
+    const own = await run([join(tmp, 'probe'), 'two'])
+    expect(own.code).toBe(2)
+    expect(own.stderr).toContain('usage: two')
+    expect(own.stderr).toBe('usage: two\n')
+    const usage = await run([join(tmp, 'probe'), 'two', '--bogus'])
+    expect(usage.code).toBe(64)
+    expect(usage.stderr).toContain('has no parameter --bogus')
+    expect((await run([join(tmp, 'probe')])).code).toBe(64)
+    // A script's own 64 passes through too, and stderr says it was the script's.
+    const own64 = await run([join(tmp, 'probe'), 'sixty-four'])
+    expect(own64.code).toBe(64)
+    expect(own64.stderr).toBe('[skillhost run: the script itself exited 64]\n')
+    const json = await run([join(tmp, 'probe'), 'two', '--json'])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, timedOut: false })
+  })
+
+  it('exits 124 when the script runs past --timeout, showing the output so far', async () => {
+    const out = await run([join(tmp, 'probe'), 'hang', '--timeout', '1'])
+    expect(out.code).toBe(124)
+    expect(out.stdout).toBe('started\n')
+    expect(out.stderr).toContain('killed at the deadline')
+    const json = await run([join(tmp, 'probe'), 'hang', '--timeout', '1', '--json'])
+    expect(json.code).toBe(124)
+    expect(JSON.parse(json.stdout)).toMatchObject({ timedOut: true, stdout: 'started\n' })
+  })
+
+  it('documents every status in its help', async () => {
+    const help = await run(['--help'])
+    expect(help.code).toBe(0)
+    for (const line of [
+      /^ {2}64 +usage error/m,
+      /^ {2}69 +the sandbox could not run/m,
+      /^ {2}124 +the script ran past/m,
+    ])
+      expect(help.stdout).toMatch(line)
+  })
+
   it('refuses unknown scripts and parameters, and option-injection values', async () => {
     const missing = await run([wordCount, 'nope'])
-    expect(missing.code).toBe(1)
+    expect(missing.code).toBe(64)
     expect(missing.stderr).toContain("declares no script 'nope' (scripts: count)")
     const unknown = await run([wordCount, 'count', 'x', '--bogus', '1'])
-    expect(unknown.code).toBe(2)
+    expect(unknown.code).toBe(64)
     expect(unknown.stderr).toContain('--file, --top, --lowercase')
     const injected = await run([wordCount, 'count', 'samples/sample.txt', '--top', '-1'])
-    expect(injected.code).toBe(1)
+    expect(injected.code).toBe(64)
     expect(injected.stderr).toMatch(/E_SKILL_SCRIPT_INVALID_ARGS|E_TOOL_INVALID_ARGS/)
   })
 
@@ -120,7 +162,8 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     const own = await mkdtemp(join(tmpdir(), 'skillhost-run-private-'))
     try {
       const out = await run([join(tmp, 'probe'), 'exit'], { ...process.env, TMPDIR: own })
-      expect(out.code).toBe(1)
+      // 69 (EX_UNAVAILABLE): the sandbox could not run it, which no script's own code says.
+      expect(out.code).toBe(69)
       expect(out.stderr).toMatch(/E_SANDBOX_UNAVAILABLE: .*cannot traverse .*TMPDIR=\/tmp/)
       expect(await readdir(own)).toEqual([])
     } finally {
@@ -175,7 +218,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
         (await run([skill, 'scripts/upper', '--workspace', ws, '--', 'in.txt', 'o2.txt'])).code,
       ).toBe(0)
       const notScript = await run([skill, 'SKILL.md'])
-      expect(notScript.code).toBe(1)
+      expect(notScript.code).toBe(64)
       expect(notScript.stderr).toContain(
         "E_SKILL_SCRIPT_INVALID_ARGS: Skill 'undeclared' has no runnable script 'SKILL.md'",
       )

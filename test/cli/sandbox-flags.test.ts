@@ -116,7 +116,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run and serve with sand
   it.skipIf(!hasPython)('runs a venv interpreter given by --interpreter', async () => {
     const dir = join(tmp, 'skills', 'interp')
     const without = await cli(['run', dir, 'venv'])
-    expect(without.code).toBe(1)
+    expect(without.code).toBe(69)
     expect(without.stderr).toContain("interpreter 'venvpy'")
     const out = await cli([
       'run',
@@ -139,7 +139,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run and serve with sand
     expect(without.code).not.toBe(0)
   })
 
-  it('exits 2 on a bad --interpreter or --read-path, naming the flag', async () => {
+  it('exits 64 (usage) on a bad --interpreter or --read-path, naming the flag', async () => {
     const dir = join(tmp, 'skills', 'interp')
     for (const args of [
       ['--interpreter', 'venvpy=venv/bin/python'],
@@ -148,7 +148,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run and serve with sand
       ['--read-path', '/'],
     ]) {
       const out = await cli(['run', dir, 'read', ...args])
-      expect(out.code, args.join(' ')).toBe(2)
+      expect(out.code, args.join(' ')).toBe(64)
       expect(out.stderr).toContain(`skillhost run: ${args[0]}:`)
     }
   })
@@ -160,7 +160,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run and serve with sand
       ['run', join(tmp, 'skills', 'interp'), 'read', '--read-path', join(home, '.ssh', 'keys')],
       { ...process.env, HOME: home },
     )
-    expect(out.code).toBe(1)
+    expect(out.code).toBe(69)
     expect(out.stderr).toContain('E_SKILL_SCRIPT_POLICY_WIDENED')
     expect(out.stdout).toBe('')
   })
