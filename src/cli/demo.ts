@@ -1,4 +1,5 @@
 import type { CliCommand } from './cli-command.js'
+import { missingOptionalPackage, missingPackageMessage } from './optional-package.js'
 
 const HELP = `Usage: skillhost demo [--root DIR] [--model ID] [--no-scripts] [--no-undeclared-scripts]
 
@@ -22,15 +23,33 @@ Options:
   -h, --help    show this help
 
 Needs the optional packages ai (and @ai-sdk/openai or @ai-sdk/anthropic for a
-real model).`
+real model); without them demo says which to install.
+
+Exit status: 0; 1 when a needed package is missing or the run fails; 2 on a
+usage error.`
 
 /**
  * `skillhost demo`: a narrated agent run through the AI SDK adapter. The
- * implementation (and the AI SDK) loads only when the command runs.
+ * implementation (and the AI SDK) loads only when the command runs, so
+ * `--help` works without it, and a missing optional package is named with
+ * the command that installs it instead of Node's resolution error.
  */
 export const demoCommand: CliCommand = {
   name: 'demo',
   summary: 'run a narrated agent conversation through the AI SDK adapter',
   help: HELP,
-  run: async (argv, io) => (await import('./demo-main.js')).runDemo(argv, io, HELP),
+  run: async (argv, io) => {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      io.stdout(`${HELP}\n`)
+      return 0
+    }
+    try {
+      return await (await import('./demo-main.js')).runDemo(argv, io, HELP)
+    } catch (err) {
+      const pkg = missingOptionalPackage(err)
+      if (pkg === undefined) throw err
+      io.stderr(`${missingPackageMessage('demo', pkg)}\n`)
+      return 1
+    }
+  },
 }
