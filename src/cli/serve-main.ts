@@ -5,7 +5,7 @@ import type { CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
 import { sandboxOptionsFrom } from './sandbox-flags.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
-import { parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
+import { noRootsMessage, parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
 
 function version(): string {
@@ -71,6 +71,10 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     io.stderr(`${help}\n`)
     return 0
   }
+  if (options.roots.length === 0) {
+    io.stderr(`skillhost serve: ${noRootsMessage()}\n`)
+    return 2
+  }
   // One log line per event: a tool name or an error text that carries a line
   // break or a terminal control is shown escaped, never as a line of its own.
   const log = (line: string): void => io.stderr(`skillhost serve: ${escapeLine(line)}\n`)
@@ -78,7 +82,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     'policyFile' in options.gate
       ? await readGatePolicy(options.gate.policyFile)
       : gatePolicyFor(options.gate.mode)
-  log(`roots: ${options.roots.length > 0 ? options.roots.join(', ') : '(none found; pass a root)'}`)
+  log(`roots: ${options.roots.join(', ')}`)
   log(
     `gate: ${'policyFile' in options.gate ? options.gate.policyFile : options.gate.mode}; state: ${options.stateDir}`,
   )

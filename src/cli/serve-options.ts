@@ -87,9 +87,23 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
     : join(homedir(), '.local', 'state', 'skillhost')
 }
 
-/** The default roots: `./skills` and `~/.agents/skills`, those that exist. */
+/** Where `serve` looks for skills when given no root: `./skills`, then `~/.agents/skills`. */
+export function defaultRootCandidates(cwd: string = process.cwd()): string[] {
+  return [resolve(cwd, 'skills'), join(homedir(), '.agents', 'skills')]
+}
+
+/** The default roots: the `defaultRootCandidates` that exist. */
 export function defaultRoots(cwd: string = process.cwd()): string[] {
-  return [resolve(cwd, 'skills'), join(homedir(), '.agents', 'skills')].filter((p) => existsSync(p))
+  return defaultRootCandidates(cwd).filter((p) => existsSync(p))
+}
+
+/**
+ * The one message for a `serve` that found no root: the places it looked and
+ * how to add one.
+ */
+export function noRootsMessage(cwd: string = process.cwd()): string {
+  const [project, user] = defaultRootCandidates(cwd)
+  return `no skill roots: none given, and neither default exists (looked for ./skills at ${project} and ~/.agents/skills at ${user}). Pass a root (skillhost serve DIR), or put skill folders in one of those places.`
 }
 
 function isDirectory(path: string): boolean {

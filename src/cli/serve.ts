@@ -10,7 +10,8 @@ a loaded skill's files are read_skill_file's and resources (skill://ID/PATH).
 Over stdio by default (stdout is the protocol channel; logs go to stderr), or
 Streamable HTTP with --http. Each MCP session has its own skill manager.
 
-Roots default to ./skills and ~/.agents/skills, those that exist.
+Roots default to ./skills and ~/.agents/skills, those that exist; when
+neither does and no root is given, serve says where it looked and exits 2.
 
 Options:
   --state-dir DIR      where results are spooled (default $XDG_STATE_HOME/skillhost
