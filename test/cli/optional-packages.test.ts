@@ -58,4 +58,15 @@ describe('optional packages: commands say which to install', () => {
     expect(out.stderr).toContain("needs the optional package '@ai-sdk/openai'")
     expect(out.stderr).toContain('npm install @ai-sdk/openai')
   })
+
+  it('the MCP SDK, a dependency, is loaded only by skillhost/mcp: the root entry works without it', async () => {
+    const load = (entry: string) =>
+      `import(${JSON.stringify(entry)}).then(() => console.log('ok'), (e) => console.log(e.code))`
+    const hidden = '@modelcontextprotocol/sdk'
+    expect((await node(['-e', load('skillhost')], hidden)).stdout).toBe('ok\n')
+    expect((await node(['-e', load('skillhost/mcp')], hidden)).stdout).toBe(
+      'ERR_MODULE_NOT_FOUND\n',
+    )
+    expect((await node(['-e', load('skillhost/mcp')], '')).stdout).toBe('ok\n')
+  })
 })
