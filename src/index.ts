@@ -131,8 +131,10 @@ export {
 export {
   bytesToStream,
   DEFAULT_SOURCE_LIMITS,
+  type DefaultSkillRootsOptions,
   type DiscoveredSkill,
   type DiscoverOptions,
+  defaultSkillRoots,
   defineSkill,
   FileSystemSkillSource,
   type FileSystemSkillSourceOptions,

@@ -1,4 +1,5 @@
 export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
+export { type DefaultSkillRootsOptions, defaultSkillRoots } from './default-skill-roots.js'
 export { defineSkill, type SkillDefinition } from './define-skill.js'
 export {
   FileSystemSkillSource,
