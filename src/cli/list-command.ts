@@ -1,26 +1,39 @@
 import { relative } from 'node:path'
 import { capDescription } from '../manifest/cap-description.js'
 import type { CliCommand, CliIo } from './cli-command.js'
+import {
+  cliRoots,
+  DEFAULT_ROOTS_HELP,
+  ROOT_FLAGS,
+  requireRoots,
+  rootFlagsHelp,
+} from './cli-roots.js'
 import { escapeLine } from './escape-controls.js'
+import { isNotSearched, notSearchedLines } from './not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
 import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
 
-const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] <root...>
+const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] [--root DIR] [root...]
 
-List the skills the given roots serve, in catalog order. An earlier root wins
-an id collision; later copies are shown as shadowed. Skills that were skipped
-(invalid, unreadable, too large) and roots that failed are listed after the
-table with the reason.
+List the skills the roots serve, in catalog order. An earlier root wins an
+id collision; later copies are shown as shadowed. Skills that were skipped
+(invalid, unreadable, too large), folders not searched (below the depth, or
+inside another skill) and roots that failed are listed after the table.
+Symlinked skill folders are followed to their target.
+
+${DEFAULT_ROOTS_HELP}
 
 Options:
   --strict   apply the agentskills.io rules strictly
-  --json     print { skills, problems, sourceErrors } as JSON
+  --json     print { roots, skills, problems, sourceErrors } as JSON
   ${OVERLAYS_HELP}
+${rootFlagsHelp(11)}
   -h, --help show this help
 
-Exit status: 0, or 2 on a usage error. Skipped skills do not change it; use
-skillhost validate to gate on validity.`
+Exit status: 0; 1 when a root given does not exist or there is no root at
+all; 2 on a usage error. Skipped skills do not change it; use skillhost
+validate to gate on validity.`
 
 /** A host path for display, relative to the working directory, on one line. */
 const shown = (path: string): string => escapeLine(relative(process.cwd(), path) || '.')
@@ -60,9 +73,11 @@ function print(catalog: CliCatalog, io: CliIo): void {
   if (skipped.length > 0) io.stdout(`\nSkipped (${skipped.length}):\n`)
   for (const p of skipped)
     io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${escapeLine(p.message)}\n`)
-  for (const p of catalog.problems.filter((x) => x.severity === 'warning' && x.id === undefined)) {
+  const warnings = catalog.problems.filter((x) => x.severity === 'warning' && x.id === undefined)
+  for (const p of warnings.filter((x) => !isNotSearched(x))) {
     io.stdout(`warning ${shown(p.hostPath ?? p.location)}: ${escapeLine(p.message)}\n`)
   }
+  for (const line of notSearchedLines(warnings, shown)) io.stdout(`${line}\n`)
   for (const e of catalog.sourceErrors)
     io.stdout(`source error ${shown(e.root)}: ${escapeLine(e.message)}\n`)
 }
@@ -73,26 +88,32 @@ export const listCommand: CliCommand = {
   summary: 'list discovered skills, shadowed copies and skipped folders',
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { booleans: ['json', 'strict'], lists: ['overlays'] })
+    const args = parseArgs(argv, {
+      booleans: ['json', 'strict', ...ROOT_FLAGS.booleans],
+      strings: ROOT_FLAGS.strings,
+      lists: ['overlays', ...ROOT_FLAGS.lists],
+    })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
     }
-    if (args.positionals.length === 0) {
-      io.stderr(`skillhost list: give at least one root\n\n${HELP}\n`)
-      return 2
-    }
-    const catalog = await resolveCatalog(
-      args.positionals,
-      args.booleans.strict === true,
-      overlayDirs(args.lists.overlays),
-    )
+    const found = cliRoots(args)
+    requireRoots(found)
+    const catalog = await resolveCatalog(found.roots, {
+      strict: args.booleans.strict === true,
+      overlays: overlayDirs(args.lists.overlays),
+      ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+    })
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, ...row }) => row)
+      const { problems, sourceErrors } = catalog
       io.stdout(
-        `${JSON.stringify({ skills, problems: catalog.problems, sourceErrors: catalog.sourceErrors }, null, 2)}\n`,
+        `${JSON.stringify({ roots: found.roots, skills, problems, sourceErrors }, null, 2)}\n`,
       )
-    } else print(catalog, io)
+    } else {
+      if (found.defaults.length > 0) io.stdout(`roots: ${found.roots.map(shown).join(', ')}\n`)
+      print(catalog, io)
+    }
     return 0
   },
 }

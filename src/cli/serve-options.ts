@@ -1,9 +1,10 @@
-import { existsSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { isIPv4 } from 'node:net'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { SpoolRetention } from '../common/prune-spool-directories.js'
 import type { SkillChannel } from '../manager/types.js'
+import { cliRoots, ROOT_FLAGS } from './cli-roots.js'
 import { overlayDirs } from './overlay-dirs.js'
 import { parseArgs, UsageError } from './parse-args.js'
 import { parseSandboxFlags, SANDBOX_LIST_FLAGS, type SandboxFlags } from './sandbox-flags.js'
@@ -42,7 +43,10 @@ export interface ServeHttpOptions {
 /** `skillhost serve`'s settings after parsing and defaulting. */
 export interface ServeOptions {
   readonly help: boolean
+  /** Roots given, then the default roots (see `cliRoots`), absolute. */
   readonly roots: readonly string[]
+  /** `--max-depth N`: folder levels searched below each root. */
+  readonly maxDepth?: number
   /** `--overlays DIR` (repeatable): the deployer's sidecar directories, earlier first. */
   readonly overlays: readonly string[]
   readonly stateDir: string
@@ -87,11 +91,6 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
     : join(homedir(), '.local', 'state', 'skillhost')
 }
 
-/** The default roots: `./skills` and `~/.agents/skills`, those that exist. */
-export function defaultRoots(cwd: string = process.cwd()): string[] {
-  return [resolve(cwd, 'skills'), join(homedir(), '.agents', 'skills')].filter((p) => existsSync(p))
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory()
@@ -112,6 +111,7 @@ export function parseServeOptions(
       'no-undeclared-scripts',
       'durable-spool',
       'insecure-no-auth',
+      ...ROOT_FLAGS.booleans,
     ],
     strings: [
       'state-dir',
@@ -124,8 +124,9 @@ export function parseServeOptions(
       'spool-max-age',
       'spool-max-size',
       'workspace',
+      ...ROOT_FLAGS.strings,
     ],
-    lists: ['overlays', ...SANDBOX_LIST_FLAGS],
+    lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
   })
   const s = args.strings
   if (args.booleans.help) {
@@ -143,8 +144,7 @@ export function parseServeOptions(
       sandbox: { interpreters: {}, readPaths: [] },
     }
   }
-  const roots =
-    args.positionals.length > 0 ? args.positionals.map((p) => resolve(p)) : defaultRoots()
+  const { roots, maxDepth } = cliRoots(args)
   for (const root of roots)
     if (!isDirectory(root)) throw new UsageError(`skill root ${root} is not a directory`)
   if (s.gate !== undefined && s['gate-policy'] !== undefined)
@@ -179,6 +179,7 @@ export function parseServeOptions(
   return {
     help: false,
     roots,
+    ...(maxDepth !== undefined && { maxDepth }),
     overlays: overlayDirs(args.lists.overlays),
     stateDir: resolve(s['state-dir'] ?? defaultStateDir()),
     importModules: args.booleans['import-modules'] === true,

@@ -120,7 +120,7 @@ export function* scanSkillFolderSteps(
   // Each path comes up once, so an entry already present came from `known`.
   const files = known ?? new Map<string, SkillFileEntry>()
   const warnings: string[] = []
-  let nested: string[] | undefined
+  const nested: string[] = []
   let realDir: string | undefined
   const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
     ['', dir, 0, top],
@@ -142,7 +142,7 @@ export function* scanSkillFolderSteps(
           slots.push({ warning: `${relPath}/ is nested too deep; not searched` })
         else subfolders.push([relPath, absPath, depth + 1])
       } else if (entry.isFile()) {
-        if (name === 'SKILL.md' && rel !== '') (nested ??= []).push(rel)
+        if (name === 'SKILL.md' && rel !== '') nested.push(rel)
         if (known?.has(relPath)) continue
         slots.push({ rel: relPath, abs: absPath, call: calls.length, link: false })
         calls.push(statStep(absPath))
@@ -179,7 +179,7 @@ export function* scanSkillFolderSteps(
         warnings.push(`${slot.rel} is a symlink that leads outside the skill folder; ignored`)
       } else if (link.s.isFile()) {
         files.set(slot.rel, entryOf(link.target, link.s))
-        if (slot.rel.endsWith('/SKILL.md')) (nested ??= []).push(slot.rel.slice(0, -9))
+        if (slot.rel.endsWith('/SKILL.md')) nested.push(slot.rel.slice(0, -9))
       } else if (isSkillMd) throw notRegular()
       else warnings.push(`${slot.rel} is a symlink to a folder; not followed`)
     }
@@ -187,7 +187,7 @@ export function* scanSkillFolderSteps(
     for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!)
     if (files.size > limits.maxFilesPerSkill) throw tooManyFiles(limits)
   }
-  return { files, hash: hashFiles(files), warnings, nested: nested ?? NONE }
+  return { files, hash: hashFiles(files), warnings, nested: nested.length > 0 ? nested : NONE }
 }
 
 /** `scanSkillFolderSteps` through the thread pool: the rescan that proves a ref current. */
