@@ -10,14 +10,15 @@ export const ROOT_FLAGS = {
   lists: ['root'],
 } as const
 
-/** Help lines for `ROOT_FLAGS`, aligned at `width` columns. */
+/** Help lines for `ROOT_FLAGS`, descriptions starting at column `width` (a flag too long for it gets a line of its own). */
 export function rootFlagsHelp(width: number): string {
-  const pad = (flag: string) => `  ${flag.padEnd(width - 2)} `
-  const more = ' '.repeat(width + 1)
+  const more = ' '.repeat(width)
+  const line = (flag: string, text: string): string =>
+    flag.length + 3 <= width ? `  ${flag.padEnd(width - 3)} ${text}` : `  ${flag}\n${more}${text}`
   return [
-    `${pad('--root DIR')}also search DIR, before the default roots (repeatable)`,
-    `${pad('--no-default-roots')}search only the roots given`,
-    `${pad('--max-depth N')}search N folder levels below each root (default 6);`,
+    line('--root DIR', 'also search DIR, before the default roots (repeatable)'),
+    line('--no-default-roots', 'search only the roots given'),
+    line('--max-depth N', 'search N folder levels below each root (default 6);'),
     `${more}folders below are reported, never skipped silently`,
   ].join('\n')
 }

@@ -28,7 +28,7 @@ Options:
   --strict   apply the agentskills.io rules strictly
   --json     print { roots, skills, problems, sourceErrors } as JSON
   ${OVERLAYS_HELP}
-${rootFlagsHelp(11)}
+${rootFlagsHelp(13)}
   -h, --help show this help
 
 Exit status: 0; 1 when a root given does not exist or there is no root at

@@ -25,7 +25,7 @@ Options:
                   divided by ${CHARS_PER_TOKEN}: long descriptions are shortened first, then
                   skills are dropped from the end; what was cut is said on stderr
   --strict        apply the agentskills.io rules strictly
-${rootFlagsHelp(16)}
+${rootFlagsHelp(18)}
   -h, --help      show this help
 
 Exit status: 0; 1 when a root given does not exist or there is no root at

@@ -70,7 +70,7 @@ Options:
   ${OVERLAYS_HELP}
   --interpreter NAME=PATH
              also allow interpreter NAME (repeatable), as run and serve do
-${rootFlagsHelp(11)}
+${rootFlagsHelp(13)}
   -h, --help show this help
 
 Exit status: 0 when every skill is valid, 1 when any is invalid or a path
