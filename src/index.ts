@@ -134,8 +134,10 @@ export {
 export {
   bytesToStream,
   DEFAULT_SOURCE_LIMITS,
+  type DefaultSkillRootsOptions,
   type DiscoveredSkill,
   type DiscoverOptions,
+  defaultSkillRoots,
   defineSkill,
   FileSystemSkillSource,
   type FileSystemSkillSourceOptions,

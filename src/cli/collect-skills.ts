@@ -13,22 +13,37 @@ export interface RootScan {
   readonly error?: string
 }
 
+/** How the CLI scans its roots. */
+export interface CollectOptions {
+  /** Apply the agentskills.io rules strictly. */
+  readonly strict?: boolean
+  /** The deployer's sidecar directories, applied to every root. */
+  readonly overlays?: readonly string[]
+  /** `--max-depth`: folder levels searched below each root. */
+  readonly maxDepth?: number
+}
+
 /**
  * Discovers each root with its own `FileSystemSkillSource`, so one root's
  * failure is reported against that root while the others still scan.
- * `overlays` are the deployer's sidecar directories, applied to every root.
  */
 export async function collectSkills(
   roots: readonly string[],
-  strict: boolean,
-  overlays: readonly string[] = [],
+  options: CollectOptions = {},
 ): Promise<RootScan[]> {
+  const { strict = false, overlays = [], maxDepth } = options
   const scans: RootScan[] = []
   for (const raw of roots) {
     const root = resolve(raw)
     const skills: DiscoveredSkill[] = []
     const problems: SkillProblem[] = []
-    const source = new FileSystemSkillSource({ roots: [root], strict, id: root, overlays })
+    const source = new FileSystemSkillSource({
+      roots: [root],
+      strict,
+      id: root,
+      overlays,
+      ...(maxDepth !== undefined && { limits: { maxDepth } }),
+    })
     try {
       for await (const skill of source.discover({ report: (p) => problems.push(p) }))
         skills.push(skill)

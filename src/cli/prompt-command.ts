@@ -1,20 +1,35 @@
 import type { CliCommand } from './cli-command.js'
+import {
+  cliRoots,
+  DEFAULT_ROOTS_HELP,
+  ROOT_FLAGS,
+  requireRoots,
+  rootFlagsHelp,
+} from './cli-roots.js'
+import { escapeLine } from './escape-controls.js'
+import { notSearchedLines } from './not-searched.js'
 import { parseArgs, UsageError } from './parse-args.js'
 import { CHARS_PER_TOKEN, renderAvailableSkills } from './render-available-skills.js'
 import { resolveCatalog } from './resolve-catalog.js'
 
-const HELP = `Usage: skillhost prompt [--max-tokens N] [--strict] <root...>
+const HELP = `Usage: skillhost prompt [--max-tokens N] [--strict] [--root DIR] [root...]
 
 Print the <available_skills> block for a system prompt: one <skill> with
 <name>, <description> and <location> (the SKILL.md path) per active skill, in
 catalog order, HTML-escaped. Shadowed and invalid skills are left out.
+
+${DEFAULT_ROOTS_HELP}
 
 Options:
   --max-tokens N  fit the block into about N tokens, estimated as characters
                   divided by ${CHARS_PER_TOKEN}: long descriptions are shortened first, then
                   skills are dropped from the end; what was cut is said on stderr
   --strict        apply the agentskills.io rules strictly
-  -h, --help      show this help`
+${rootFlagsHelp(18)}
+  -h, --help      show this help
+
+Exit status: 0; 1 when a root given does not exist or there is no root at
+all; 2 on a usage error.`
 
 /** `skillhost prompt`: the `<available_skills>` block for the given roots. */
 export const promptCommand: CliCommand = {
@@ -22,18 +37,26 @@ export const promptCommand: CliCommand = {
   summary: 'print the <available_skills> block for a system prompt',
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { booleans: ['strict'], strings: ['max-tokens'] })
+    const args = parseArgs(argv, {
+      booleans: ['strict', ...ROOT_FLAGS.booleans],
+      strings: ['max-tokens', ...ROOT_FLAGS.strings],
+      lists: ROOT_FLAGS.lists,
+    })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
     }
-    if (args.positionals.length === 0) throw new UsageError('give at least one root')
+    const found = cliRoots(args)
     const rawMax = args.strings['max-tokens']
     const maxTokens = rawMax === undefined ? undefined : Number(rawMax)
     if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
       throw new UsageError('--max-tokens must be a positive whole number')
     }
-    const catalog = await resolveCatalog(args.positionals, args.booleans.strict === true)
+    requireRoots(found)
+    const catalog = await resolveCatalog(found.roots, {
+      strict: args.booleans.strict === true,
+      ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+    })
     const entries = catalog.rows
       .filter((r) => r.status === 'active')
       .map((r) => ({ name: r.name, description: r.description, location: r.location }))
@@ -49,6 +72,8 @@ export const promptCommand: CliCommand = {
       io.stderr(
         `skillhost prompt: ${skipped} skill folders were skipped; run skillhost list for reasons\n`,
       )
+    for (const line of notSearchedLines(catalog.problems, escapeLine))
+      io.stderr(`skillhost prompt: ${line}\n`)
     for (const e of catalog.sourceErrors)
       io.stderr(`skillhost prompt: source error ${e.root}: ${e.message}\n`)
     return 0

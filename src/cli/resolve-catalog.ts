@@ -1,5 +1,5 @@
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
-import { collectSkills, skillFolderOf } from './collect-skills.js'
+import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
 
 /** A skill as the CLI shows it: which root served it and whether an earlier one wins. */
 export interface CatalogRow {
@@ -33,14 +33,13 @@ export interface CliCatalog {
  */
 export async function resolveCatalog(
   roots: readonly string[],
-  strict = false,
-  overlays: readonly string[] = [],
+  options: CollectOptions = {},
 ): Promise<CliCatalog> {
   const rows: CatalogRow[] = []
   const problems: (SkillProblem & { root: string })[] = []
   const sourceErrors: { root: string; message: string }[] = []
   const winners = new Map<string, string>()
-  for (const scan of await collectSkills(roots, strict, overlays)) {
+  for (const scan of await collectSkills(roots, options)) {
     for (const skill of scan.skills) {
       const path = skillFolderOf(skill)
       const winner = winners.get(skill.id)

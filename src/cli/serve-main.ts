@@ -93,6 +93,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   const signal = onSignal()
   const runtime = await createServeRuntime({
     roots: options.roots,
+    ...(options.maxDepth !== undefined && { maxDepth: options.maxDepth }),
     overlays: options.overlays,
     stateDir: options.stateDir,
     importModules: options.importModules,

@@ -1,9 +1,11 @@
-import { existsSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { isIPv4 } from 'node:net'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { SpoolRetention } from '../common/prune-spool-directories.js'
 import type { SkillChannel } from '../manager/types.js'
+import { defaultSkillRootCandidates } from '../sources/default-skill-roots.js'
+import { cliRoots, ROOT_FLAGS } from './cli-roots.js'
 import { overlayDirs } from './overlay-dirs.js'
 import { parseArgs, UsageError } from './parse-args.js'
 import { parseSandboxFlags, SANDBOX_LIST_FLAGS, type SandboxFlags } from './sandbox-flags.js'
@@ -42,7 +44,10 @@ export interface ServeHttpOptions {
 /** `skillhost serve`'s settings after parsing and defaulting. */
 export interface ServeOptions {
   readonly help: boolean
+  /** Roots given, then the default roots (see `cliRoots`), absolute. */
   readonly roots: readonly string[]
+  /** `--max-depth N`: folder levels searched below each root. */
+  readonly maxDepth?: number
   /** `--overlays DIR` (repeatable): the deployer's sidecar directories, earlier first. */
   readonly overlays: readonly string[]
   readonly stateDir: string
@@ -87,23 +92,13 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
     : join(homedir(), '.local', 'state', 'skillhost')
 }
 
-/** Where `serve` looks for skills when given no root: `./skills`, then `~/.agents/skills`. */
-export function defaultRootCandidates(cwd: string = process.cwd()): string[] {
-  return [resolve(cwd, 'skills'), join(homedir(), '.agents', 'skills')]
-}
-
-/** The default roots: the `defaultRootCandidates` that exist. */
-export function defaultRoots(cwd: string = process.cwd()): string[] {
-  return defaultRootCandidates(cwd).filter((p) => existsSync(p))
-}
-
 /**
- * The one message for a `serve` that found no root: the places it looked and
- * how to add one.
+ * The one message for a `serve` that found no root: every place it looked
+ * (the conventional folders, then `./skills`) and how to add one.
  */
 export function noRootsMessage(cwd: string = process.cwd()): string {
-  const [project, user] = defaultRootCandidates(cwd)
-  return `no skill roots: none given, and neither default exists (looked for ./skills at ${project} and ~/.agents/skills at ${user}). Pass a root (skillhost serve DIR), or put skill folders in one of those places.`
+  const places = [...defaultSkillRootCandidates({ cwd }), resolve(cwd, 'skills')]
+  return `no skill roots: none given, and none of the default folders exists (looked in ${places.join(', ')}). Pass a root (skillhost serve DIR, or --root DIR), or put skill folders in one of those places.`
 }
 
 function isDirectory(path: string): boolean {
@@ -126,6 +121,7 @@ export function parseServeOptions(
       'no-undeclared-scripts',
       'durable-spool',
       'insecure-no-auth',
+      ...ROOT_FLAGS.booleans,
     ],
     strings: [
       'state-dir',
@@ -138,8 +134,9 @@ export function parseServeOptions(
       'spool-max-age',
       'spool-max-size',
       'workspace',
+      ...ROOT_FLAGS.strings,
     ],
-    lists: ['overlays', ...SANDBOX_LIST_FLAGS],
+    lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
   })
   const s = args.strings
   if (args.booleans.help) {
@@ -157,8 +154,7 @@ export function parseServeOptions(
       sandbox: { interpreters: {}, readPaths: [] },
     }
   }
-  const roots =
-    args.positionals.length > 0 ? args.positionals.map((p) => resolve(p)) : defaultRoots()
+  const { roots, maxDepth } = cliRoots(args)
   for (const root of roots)
     if (!isDirectory(root)) throw new UsageError(`skill root ${root} is not a directory`)
   if (s.gate !== undefined && s['gate-policy'] !== undefined)
@@ -193,6 +189,7 @@ export function parseServeOptions(
   return {
     help: false,
     roots,
+    ...(maxDepth !== undefined && { maxDepth }),
     overlays: overlayDirs(args.lists.overlays),
     stateDir: resolve(s['state-dir'] ?? defaultStateDir()),
     importModules: args.booleans['import-modules'] === true,

@@ -21,6 +21,8 @@ import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 /** What the embedded server needs to build its managers. */
 export interface ServeRuntimeOptions {
   readonly roots: readonly string[]
+  /** Folder levels searched below each root (`limits.maxDepth`); the source's default when absent. */
+  readonly maxDepth?: number
   /** The deployer's overlay sidecar directories (see `FileSystemSkillSource`). */
   readonly overlays?: readonly string[]
   readonly stateDir: string
@@ -117,6 +119,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     roots: [...options.roots],
     importModules: options.importModules,
     ...(options.overlays && { overlays: options.overlays }),
+    ...(options.maxDepth !== undefined && { limits: { maxDepth: options.maxDepth } }),
   })
   const pool: QuickJsGuestPool = createQuickJsGuest()
   let scripts: ScriptSandbox | undefined

@@ -1,5 +1,6 @@
 import { AUTO_INLINE_MAX_CHARS } from '../manager/body-channel.js'
 import type { CliCommand } from './cli-command.js'
+import { DEFAULT_ROOTS_HELP, rootFlagsHelp } from './cli-roots.js'
 import { sandboxFlagsHelp } from './sandbox-flags.js'
 
 const HELP = `Usage: skillhost serve [options] [root...]
@@ -10,8 +11,9 @@ a loaded skill's files are read_skill_file's and resources (skill://ID/PATH).
 Over stdio by default (stdout is the protocol channel; logs go to stderr), or
 Streamable HTTP with --http. Each MCP session has its own skill manager.
 
-Roots default to ./skills and ~/.agents/skills, those that exist; when
-neither does and no root is given, serve says where it looked and exits 2.
+${DEFAULT_ROOTS_HELP}
+Symlinked skill folders are followed to their target.
+When none exists and no root is given, serve says where it looked and exits 2.
 
 Options:
   --state-dir DIR      where results are spooled (default $XDG_STATE_HOME/skillhost
@@ -29,6 +31,7 @@ Options:
   --overlays DIR       deployer sidecars: DIR/<skill-id>/skillhost.yaml declares
                        a skill's tools in place of its own (repeatable; the
                        first DIR holding one wins)
+${rootFlagsHelp(23)}
 ${sandboxFlagsHelp(23)}
   --gate MODE          allow-all (default; every decision logged) or deny-scripts
   --gate-policy FILE   a JSON policy: {"default":"allow","rules":[{"tool":"run_*",

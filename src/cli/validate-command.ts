@@ -10,7 +10,7 @@ import {
   readOverlayTextSteps,
 } from '../sources/skill-overlays.js'
 import { DEFAULT_SOURCE_LIMITS } from '../sources/source-limits.js'
-import type { DiscoveredSkill, SkillSource } from '../sources/types.js'
+import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
   scriptInterpreters,
@@ -18,8 +18,16 @@ import {
 import type { SkillScript } from '../tiers/scripts/types.js'
 import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
-import { collectSkills, skillFolderOf } from './collect-skills.js'
+import {
+  cliRoots,
+  DEFAULT_ROOTS_HELP,
+  ROOT_FLAGS,
+  requireRoots,
+  rootFlagsHelp,
+} from './cli-roots.js'
+import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
 import { escapeLine } from './escape-controls.js'
+import { isNotSearched, notSearchedLines } from './not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
 import { parseSandboxFlags } from './sandbox-flags.js'
@@ -33,10 +41,14 @@ export interface ValidateEntry {
   readonly warnings: string[]
 }
 
-const HELP = `Usage: skillhost validate [--strict] [--json] [--overlays DIR] [--interpreter NAME=PATH ...] <path...>
+const HELP = `Usage: skillhost validate [--strict] [--json] [--overlays DIR] [--interpreter NAME=PATH ...] [--root DIR] [path...]
 
-Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md)
-or a folder of skill folders, searched to a bounded depth.
+Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md),
+a SKILL.md file, or a folder of skill folders, searched to a bounded depth;
+folders below it and skills nested in another skill's folder are reported.
+Symlinked skill folders are followed to their target.
+
+${DEFAULT_ROOTS_HELP}
 
 By default the lenient client rules apply: a name that breaks the naming rule
 or differs from its folder, an over-long description and the like are
@@ -58,6 +70,7 @@ Options:
   ${OVERLAYS_HELP}
   --interpreter NAME=PATH
              also allow interpreter NAME (repeatable), as run and serve do
+${rootFlagsHelp(13)}
   -h, --help show this help
 
 Exit status: 0 when every skill is valid, 1 when any is invalid or a path
@@ -102,12 +115,13 @@ async function interpreterProblems(
 
 async function validateRoot(
   rawRoot: string,
-  strict: boolean,
-  overlays: readonly string[],
+  options: CollectOptions,
   ids: Set<string>,
   allowed: Readonly<Record<string, readonly string[]>>,
+  notSearched: SkillProblem[],
 ): Promise<ValidateEntry[]> {
-  const [scan] = await collectSkills([rawRoot], strict, overlays)
+  const strict = options.strict === true
+  const [scan] = await collectSkills([rawRoot], options)
   for (const skill of scan?.skills ?? []) ids.add(skill.id)
   const root = resolve(rawRoot)
   const byPath = new Map<string, ValidateEntry>()
@@ -130,6 +144,11 @@ async function validateRoot(
     else e.warnings.push(...found.warnings)
   }
   for (const p of scan?.problems ?? []) {
+    // Reported once for every path, as a count and the first few (see `notSearchedLines`).
+    if (isNotSearched(p)) {
+      notSearched.push(p)
+      continue
+    }
     const e = entry(p.hostPath ?? p.location)
     if (p.severity === 'error') {
       e.errors.push(p.message)
@@ -179,14 +198,21 @@ async function validateOrphanOverlays(
 }
 
 /** The text report: one line per skill and one per problem (skill text is shown escaped). */
-function print(entries: readonly ValidateEntry[], io: CliIo): void {
+const shown = (path: string): string => escapeLine(relative(process.cwd(), path) || '.')
+
+function print(
+  entries: readonly ValidateEntry[],
+  notSearched: readonly SkillProblem[],
+  io: CliIo,
+): void {
   for (const e of entries) {
-    const shown = escapeLine(relative(process.cwd(), e.path) || '.')
+    const path = shown(e.path)
     const mark = !e.valid ? 'invalid' : e.warnings.length > 0 ? 'ok (warnings)' : 'ok'
-    io.stdout(`${mark.padEnd(13)} ${escapeLine(e.name ?? '-')}  ${shown}\n`)
+    io.stdout(`${mark.padEnd(13)} ${escapeLine(e.name ?? '-')}  ${path}\n`)
     for (const m of e.errors) io.stdout(`    error: ${escapeLine(m)}\n`)
     for (const m of e.warnings) io.stdout(`    warning: ${escapeLine(m)}\n`)
   }
+  for (const line of notSearchedLines(notSearched, shown)) io.stdout(`${line}\n`)
   const invalid = entries.filter((e) => !e.valid).length
   io.stdout(`${entries.length} checked: ${entries.length - invalid} valid, ${invalid} invalid\n`)
 }
@@ -198,28 +224,34 @@ export const validateCommand: CliCommand = {
   help: HELP,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      booleans: ['json', 'strict'],
-      lists: ['overlays', 'interpreter'],
+      booleans: ['json', 'strict', ...ROOT_FLAGS.booleans],
+      strings: ROOT_FLAGS.strings,
+      lists: ['overlays', 'interpreter', ...ROOT_FLAGS.lists],
     })
     if (args.booleans.help) {
       io.stdout(`${HELP}\n`)
       return 0
     }
-    if (args.positionals.length === 0) {
-      io.stderr(`skillhost validate: give at least one path\n\n${HELP}\n`)
-      return 2
-    }
+    const found = cliRoots(args)
+    // A path given that is missing is reported as invalid below, with the others checked.
+    if (found.roots.length === 0) requireRoots(found)
     const overlays = overlayDirs(args.lists.overlays)
     const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
-    const strict = args.booleans.strict === true
+    const options: CollectOptions = {
+      strict: args.booleans.strict === true,
+      overlays,
+      ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+    }
     const entries: ValidateEntry[] = []
+    const notSearched: SkillProblem[] = []
     const ids = new Set<string>()
-    for (const path of args.positionals)
-      entries.push(...(await validateRoot(path, strict, overlays, ids, allowed)))
+    for (const path of found.roots)
+      entries.push(...(await validateRoot(path, options, ids, allowed, notSearched)))
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid)
-    if (args.booleans.json) io.stdout(`${JSON.stringify({ ok, skills: entries }, null, 2)}\n`)
-    else print(entries, io)
+    if (args.booleans.json)
+      io.stdout(`${JSON.stringify({ ok, skills: entries, notSearched }, null, 2)}\n`)
+    else print(entries, notSearched, io)
     return ok ? 0 : 1
   },
 }

@@ -26,7 +26,8 @@ import type {
   SkillSource,
   SourceReadOptions,
 } from './types.js'
-import { throwIfAborted, walkSkillRoots } from './walk-skill-roots.js'
+import { throwIfAborted } from './visit-folder.js'
+import { walkSkillRoots } from './walk-skill-roots.js'
 
 /** Options for `FileSystemSkillSource`. */
 export interface FileSystemSkillSourceOptions {

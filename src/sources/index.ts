@@ -1,5 +1,6 @@
 export { UNAVAILABLE_TOOL_ENABLE } from '../skill-model/unavailable-tool.js'
 export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
+export { type DefaultSkillRootsOptions, defaultSkillRoots } from './default-skill-roots.js'
 export { defineSkill, type SkillDefinition } from './define-skill.js'
 export {
   FileSystemSkillSource,

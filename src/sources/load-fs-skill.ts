@@ -39,7 +39,13 @@ export interface FsSkillEntry {
 /** The outcome for one folder: an entry, or the errors that kept it out. */
 export type FsSkillOutcome =
   | { readonly ok: true; readonly entry: FsSkillEntry }
-  | { readonly ok: false; readonly code: string; readonly errors: readonly string[] }
+  | {
+      readonly ok: false
+      readonly code: string
+      readonly errors: readonly string[]
+      /** Skills nested inside the folder (see `SkillFolderScan.nested`), when it was scanned. */
+      readonly nested?: readonly string[]
+    }
 
 type FsSkillFailure = Extract<FsSkillOutcome, { ok: false }>
 
@@ -185,7 +191,7 @@ function* sidecarSteps(
   return { sidecar: checkSidecar(scan, text, SKILL_SIDECAR_FILE) }
 }
 
-function failed(err: unknown): FsSkillOutcome {
+function failed(err: unknown): FsSkillFailure {
   if (SkillHostError.isInstance(err)) return { ok: false, code: err.code, errors: [err.message] }
   const errno = (err as NodeJS.ErrnoException).code ?? 'unknown error'
   return {
@@ -193,6 +199,11 @@ function failed(err: unknown): FsSkillOutcome {
     code: 'E_SKILL_SOURCE_FAILED',
     errors: [`the skill folder could not be read (${errno})`],
   }
+}
+
+/** A failure that still names the skills nested in a folder it scanned. */
+function withNested(failure: FsSkillFailure, scan: SkillFolderScan | undefined): FsSkillFailure {
+  return scan && scan.nested.length > 0 ? { ...failure, nested: scan.nested } : failure
 }
 
 /** `SKILL.md` among a folder's entries, when it is a plain file. */
@@ -219,6 +230,7 @@ export function* loadFsSkillSteps(
   entries?: readonly Dirent[],
 ): FsSteps<FsSkillOutcome> {
   const max = options.limits.maxSkillMdBytes
+  let scan: SkillFolderScan | undefined
   try {
     // When SKILL.md is a plain file, read it first: the open descriptor's stat
     // serves the folder scan too, saving one filesystem call per skill.
@@ -242,16 +254,16 @@ export function* loadFsSkillSteps(
         ino: file.ino,
       })
     }
-    const scan = yield* scanSkillFolderSteps(dir, options.limits, entries, known)
+    scan = yield* scanSkillFolderSteps(dir, options.limits, entries, known)
     if (text === undefined) {
       const file = sizedFile(scan, 'SKILL.md', max)
       text = decodeSkillHead((yield* readCappedStep(file.abs, max, 'SKILL.md', file, true)).bytes)
     }
     const valid = validateText(text, folderName, options)
-    if (!valid.ok) return valid
+    if (!valid.ok) return withNested(valid, scan)
     const { sidecar, overlay, warning } = yield* sidecarSteps(scan, valid.manifest.name, options)
     return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar, overlay, warning)
   } catch (err) {
-    return failed(err)
+    return withNested(failed(err), scan)
   }
 }

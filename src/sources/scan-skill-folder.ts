@@ -28,7 +28,14 @@ export interface SkillFolderScan {
   readonly hash: string
   /** Entries left out (symlinks leaving the folder, FIFOs, symlinked folders), model-safe. */
   readonly warnings: readonly string[]
+  /**
+   * Subfolders (relative paths, in scan order) holding a `SKILL.md` of their
+   * own: skills nested inside this one, which discovery does not serve.
+   */
+  readonly nested: readonly string[]
 }
+
+const NONE: readonly string[] = Object.freeze([])
 
 /** Folders never searched: they hold tooling state, not skill content. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules'])
@@ -50,7 +57,8 @@ function tooManyFiles(limits: SkillSourceLimits): SkillHostError {
   )
 }
 
-function insideOf(root: string, target: string): boolean {
+/** True when `target` is `root` or lies below it (both canonical paths). */
+export function isInside(root: string, target: string): boolean {
   return target === root || target.startsWith(root.endsWith(sep) ? root : root + sep)
 }
 
@@ -112,6 +120,7 @@ export function* scanSkillFolderSteps(
   // Each path comes up once, so an entry already present came from `known`.
   const files = known ?? new Map<string, SkillFileEntry>()
   const warnings: string[] = []
+  const nested: string[] = []
   let realDir: string | undefined
   const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
     ['', dir, 0, top],
@@ -133,6 +142,7 @@ export function* scanSkillFolderSteps(
           slots.push({ warning: `${relPath}/ is nested too deep; not searched` })
         else subfolders.push([relPath, absPath, depth + 1])
       } else if (entry.isFile()) {
+        if (name === 'SKILL.md' && rel !== '') nested.push(rel)
         if (known?.has(relPath)) continue
         slots.push({ rel: relPath, abs: absPath, call: calls.length, link: false })
         calls.push(statStep(absPath))
@@ -164,18 +174,20 @@ export function* scanSkillFolderSteps(
       }
       // Resolved only once a link resolves: a folder without links costs no call.
       realDir ??= yield* realpathStep(dir)
-      if (!insideOf(realDir, link.target)) {
+      if (!isInside(realDir, link.target)) {
         if (isSkillMd) throw escapingLink()
         warnings.push(`${slot.rel} is a symlink that leads outside the skill folder; ignored`)
-      } else if (link.s.isFile()) files.set(slot.rel, entryOf(link.target, link.s))
-      else if (isSkillMd) throw notRegular()
+      } else if (link.s.isFile()) {
+        files.set(slot.rel, entryOf(link.target, link.s))
+        if (slot.rel.endsWith('/SKILL.md')) nested.push(slot.rel.slice(0, -9))
+      } else if (isSkillMd) throw notRegular()
       else warnings.push(`${slot.rel} is a symlink to a folder; not followed`)
     }
     // Pushed in reverse so they are searched in name order.
     for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!)
     if (files.size > limits.maxFilesPerSkill) throw tooManyFiles(limits)
   }
-  return { files, hash: hashFiles(files), warnings }
+  return { files, hash: hashFiles(files), warnings, nested: nested.length > 0 ? nested : NONE }
 }
 
 /** `scanSkillFolderSteps` through the thread pool: the rescan that proves a ref current. */

@@ -1,6 +1,10 @@
 /** Bounds a `FileSystemSkillSource` keeps while walking and reading. */
 export interface SkillSourceLimits {
-  /** Deepest folder level searched below a root for `SKILL.md` (the root is level 0). Default 6. */
+  /**
+   * Deepest folder level searched below a root for `SKILL.md` (the root is
+   * level 0). Default 6. Each folder left out below it is reported
+   * (`E_SKILL_NOT_SEARCHED`), never skipped silently.
+   */
   readonly maxDepth: number
   /** Directory entries examined per discovery across all roots before the walk stops. Default 500,000. */
   readonly maxEntries: number

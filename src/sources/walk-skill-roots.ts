@@ -1,13 +1,12 @@
-import type { Dirent } from 'node:fs'
 import { basename, resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { allSteps, type FsSteps, runAsync, runSync, statStep } from './fs-steps.js'
-import { type FsSkillOutcome, loadFsSkillSteps } from './load-fs-skill.js'
+import { FolderLinks } from './folder-links.js'
+import { runAsync, runSync } from './fs-steps.js'
+import type { FsSkillOutcome } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
-import { inNameOrder, SKIPPED_FOLDERS } from './scan-skill-folder.js'
 import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 import type { SkillProblem } from './types.js'
+import { type Folder, throwIfAborted, type Visit, visitSteps } from './visit-folder.js'
 
 /** One skill folder found under a root, with the verdict on it. */
 export interface SkillFolderResult {
@@ -35,105 +34,86 @@ export interface WalkSkillRootsOptions {
   readonly report: (problem: SkillProblem) => void
 }
 
-type Folder = { dir: string; rel: string }
-
-type Visit =
-  | { kind: 'skill'; result: SkillFolderResult }
-  | { kind: 'folder'; children: Folder[]; links: Folder[]; entries: number }
-  | { kind: 'unreadable'; rel: string; dir: string; errno: string }
-
 const SLICE_MS = 10
 /** Skill results handed to the consumer at once; bounds the work between slice checks. */
 const MAX_BATCH = 32
 
-/** Throws `E_ABORTED` once `signal` is aborted. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) {
-    throw new SkillHostError('E_ABORTED', 'Skill discovery was aborted.', { cause: signal.reason })
-  }
-}
+/** The code of a folder the walk did not search: below `maxDepth`, or inside a skill. */
+export const NOT_SEARCHED = 'E_SKILL_NOT_SEARCHED'
 
-function hasSkillMd(entries: readonly Dirent[]): boolean {
-  for (const e of entries) if (e.name === 'SKILL.md') return true
-  return false
-}
-
-/** Subfolders to search and symlinks that may lead to folders, in the order of `entries`. */
-function subfolders(
-  entries: readonly Dirent[],
-  dir: string,
-  rel: string,
-): { children: Folder[]; symlinks: Folder[] } {
-  const children: Folder[] = []
-  const symlinks: Folder[] = []
-  for (const e of entries) {
-    const list = e.isDirectory()
-      ? SKIPPED_FOLDERS.has(e.name)
-        ? undefined
-        : children
-      : e.isSymbolicLink()
-        ? symlinks
-        : undefined
-    list?.push({ dir: childPath(dir, e.name), rel: rel === '' ? e.name : `${rel}/${e.name}` })
-  }
-  return { children, symlinks }
-}
-
-const unreadable = (dir: string, rel: string, err: unknown): Visit => ({
-  kind: 'unreadable',
-  rel,
-  dir,
-  errno: (err as NodeJS.ErrnoException).code ?? 'error',
+const notSearched = (location: string, hostPath: string, message: string): SkillProblem => ({
+  location,
+  hostPath,
+  code: NOT_SEARCHED,
+  message,
+  severity: 'warning',
 })
 
-/** `isDirectory` of what `path` leads to; false when it leads nowhere. */
-function* leadsToFolder(path: string): FsSteps<boolean> {
-  try {
-    return (yield* statStep(path)).isDirectory()
-  } catch {
-    return false
-  }
-}
-
 /**
- * Reads one folder of the walk: a skill (loaded), or the subfolders to search
- * and the symlinked folders to report, in name order whatever `readdir` returns.
+ * What one visit hands on besides a skill: the folders to search next (in
+ * name order) and the problems to report — skills nested in a skill folder,
+ * folders at the depth limit, symlinks leading nowhere, symlinked folders
+ * not followed. Links are judged here, in walk order, by `links`.
  */
-function* visitSteps(
-  folder: Folder,
-  depth: number,
-  options: WalkSkillRootsOptions,
-): FsSteps<Visit> {
-  const { dir, rel } = folder
-  throwIfAborted(options.signal)
-  let entries: readonly Dirent[]
-  try {
-    // Yielded directly, not through `readdirStep`: one generator fewer per folder.
-    entries = inNameOrder((yield { op: 'readdir', path: dir }) as Dirent[])
-  } catch (err) {
-    return unreadable(dir, rel, err)
+function settle(
+  v: Visit,
+  links: FolderLinks,
+  maxDepth: number,
+  next: Folder[],
+  problems: SkillProblem[],
+): void {
+  if (v.kind === 'unreadable') return
+  if (v.kind === 'skill') {
+    const nested = v.outcome.ok ? v.outcome.entry.scan.nested : (v.outcome.nested ?? [])
+    const location = v.rel || v.name
+    for (const n of nested) {
+      const message = `The folder holds a SKILL.md inside the skill folder ${location}; a skill inside another skill is not served. Move it out, or give it as a root of its own.`
+      problems.push(notSearched(`${location}/${n}`, childPath(v.dir, n), message))
+    }
+    return
   }
-  if (hasSkillMd(entries)) {
-    // Below the root, the last segment of `rel` is the entry's name: no path parsing per skill.
-    const folderName = rel === '' ? basename(dir) : rel.slice(rel.lastIndexOf('/') + 1)
-    const outcome = yield* loadFsSkillSteps(dir, folderName, options, entries)
-    return { kind: 'skill', result: { location: rel || folderName, hostPath: dir, outcome } }
+  for (const item of v.items) {
+    const folder = 'link' in item ? item.link : item
+    if (v.atDepthLimit) {
+      const message = `The folder is below the search depth (limits.maxDepth ${maxDepth}); not searched. Raise the depth to search it (skillhost: --max-depth).`
+      problems.push(notSearched(folder.rel, folder.dir, message))
+    } else if (!('link' in item)) next.push(item)
+    else {
+      const why = links.judge(folder.rel, item.target, v.real ?? folder.dir)
+      if (why === undefined)
+        next.push({ dir: item.target, rel: folder.rel, name: basename(item.target) })
+      else
+        problems.push({
+          location: folder.rel,
+          hostPath: folder.dir,
+          code: 'E_SKILL_SOURCE_PATH_REJECTED',
+          message: why,
+          severity: 'warning',
+        })
+    }
   }
-  if (depth >= options.limits.maxDepth)
-    return { kind: 'folder', children: [], links: [], entries: entries.length }
-  const { children, symlinks } = subfolders(entries, dir, rel)
-  const isFolder =
-    symlinks.length === 0 ? [] : yield* allSteps(symlinks.map((l) => leadsToFolder(l.dir)))
-  const links = symlinks.filter((_, i) => isFolder[i])
-  return { kind: 'folder', children, links, entries: entries.length }
+  for (const { link, errno } of v.broken) {
+    problems.push({
+      location: link.rel,
+      hostPath: link.dir,
+      code: 'E_SKILL_SOURCE_FAILED',
+      message: `The symlink leads nowhere (${errno}); ignored.`,
+      severity: 'warning',
+    })
+  }
 }
 
 /**
  * Walks each root breadth-first, in root order and then name order, for
  * folders holding a `SKILL.md` (a root may itself be one). A skill folder is
- * not searched for further skills. `.git` and `node_modules` are skipped;
- * symlinked folders are not followed (so loops cannot occur); the walk stops
- * at `maxDepth` and after `maxEntries` directory entries, reporting why.
+ * not searched for further skills; a `SKILL.md` nested in one is reported
+ * (`E_SKILL_NOT_SEARCHED`). `.git` and `node_modules` are skipped. A
+ * symlinked folder is followed to its canonical target, which is then the
+ * folder (a skill there is named as its target is), unless `FolderLinks`
+ * refuses it: a loop, a target inside the root, a target already followed
+ * (each reported). Folders at `maxDepth` are not searched further; each
+ * subfolder left out is reported (`E_SKILL_NOT_SEARCHED`). The walk stops
+ * after `maxEntries` directory entries, reporting why.
  * Folders are read `concurrency` at a time (one at a time, without promises,
  * with `io.sync`); either way every folder's steps are the same and results
  * are taken in walk order, so both drivers yield the same skills and
@@ -155,8 +135,10 @@ export async function* walkSkillRoots(
   let sliceStart = performance.now()
 
   let batch: SkillFolderResult[] = []
+  const problems: SkillProblem[] = []
   for (const rawRoot of roots) {
     const root = resolve(rawRoot)
+    let links = new FolderLinks(root)
     let level: Folder[] = [{ dir: root, rel: '' }]
     for (let depth = 0; level.length > 0; depth++) {
       const next: Folder[] = []
@@ -179,50 +161,44 @@ export async function* walkSkillRoots(
             v = r.value
           }
           throwIfAborted(signal)
-          if (v.kind === 'skill') batch.push(v.result)
-          else {
-            const reports =
-              v.kind === 'unreadable' || v.links.length > 0 || seen + v.entries > limits.maxEntries
-            // Keep reports in walk order: skills found earlier go out first.
-            if (reports && batch.length > 0) {
+          if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)
+          if (v.kind === 'skill') {
+            batch.push({ location: v.rel || v.name, hostPath: v.dir, outcome: v.outcome })
+          } else if (v.kind === 'unreadable') {
+            problems.push({
+              location: v.rel || basename(root),
+              hostPath: v.dir,
+              code: 'E_SKILL_SOURCE_FAILED',
+              message:
+                v.rel === ''
+                  ? `The root could not be read (${v.errno}).`
+                  : `The folder could not be read (${v.errno}).`,
+              severity: 'error',
+            })
+          } else {
+            seen += v.entries
+            if (seen > limits.maxEntries) {
+              if (batch.length > 0) yield batch
+              batch = []
+              report({
+                location: basename(root),
+                hostPath: root,
+                code: 'E_SKILL_SOURCE_TOO_LARGE',
+                message: `The walk stopped after ${limits.maxEntries} directory entries; raise limits.maxEntries or narrow the roots.`,
+                severity: 'error',
+              })
+              return
+            }
+          }
+          settle(v, links, limits.maxDepth, next, problems)
+          // Keep reports in walk order: skills found earlier go out first.
+          if (problems.length > 0) {
+            if (batch.length > 0) {
               yield batch
               batch = []
             }
-            if (v.kind === 'unreadable') {
-              report({
-                location: v.rel || basename(root),
-                hostPath: v.dir,
-                code: 'E_SKILL_SOURCE_FAILED',
-                message:
-                  v.rel === ''
-                    ? `The root could not be read (${v.errno}).`
-                    : `The folder could not be read (${v.errno}).`,
-                severity: 'error',
-              })
-            } else {
-              seen += v.entries
-              if (seen > limits.maxEntries) {
-                report({
-                  location: basename(root),
-                  hostPath: root,
-                  code: 'E_SKILL_SOURCE_TOO_LARGE',
-                  message: `The walk stopped after ${limits.maxEntries} directory entries; raise limits.maxEntries or narrow the roots.`,
-                  severity: 'error',
-                })
-                return
-              }
-              for (const child of v.children) next.push(child)
-              for (const link of v.links) {
-                report({
-                  location: link.rel,
-                  hostPath: link.dir,
-                  code: 'E_SKILL_SOURCE_PATH_REJECTED',
-                  message:
-                    'The folder is a symlink; symlinked folders are not followed. List its target as a root instead.',
-                  severity: 'warning',
-                })
-              }
-            }
+            for (const p of problems) report(p)
+            problems.length = 0
           }
           // Synchronous filesystem calls never yield to the event loop on their
           // own; give timers and I/O a turn about every 10 ms.

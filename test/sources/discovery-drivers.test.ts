@@ -111,6 +111,7 @@ async function badTree(): Promise<string> {
     'mid/b/SKILL.md': skillMd('mid-b'),
     'nest/SKILL.md': skillMd('nest'),
     'nest/sub/x.txt': 'x',
+    'nest/inner/SKILL.md': skillMd('inner'),
     'nest/.git/HEAD': 'ref',
     'nest/node_modules/m/index.js': '',
     'dup/SKILL.md': skillMd('good'),
@@ -145,6 +146,20 @@ async function badTree(): Promise<string> {
   await symlink(root, join(root, 'up'))
   await symlink(join(root, 'mid'), join(root, 'mid-link'))
   await symlink(join(root, 'nest'), join(root, 'mid/c'))
+  // Symlinked folders out of the root: a skill, a collection (twice), one leading nowhere.
+  const outside = await makeTree({
+    'ext/SKILL.md': skillMd('ext'),
+    'ext/e.txt': 'e',
+    'coll/x/SKILL.md': skillMd('x'),
+    'coll/y/z/SKILL.md': skillMd('z'),
+  })
+  roots.push(outside)
+  await symlink(join(outside, 'ext'), join(root, 'ext-link'))
+  await symlink(join(outside, 'coll'), join(root, 'coll-link'))
+  await symlink(join(outside, 'coll'), join(root, 'coll-again'))
+  await symlink(join(outside, 'coll/y'), join(root, 'mid/y-link'))
+  await symlink(root, join(outside, 'coll/y/back'))
+  await symlink(join(root, 'nowhere'), join(root, 'dangling'))
   try {
     execFileSync('mkfifo', [join(root, 'leaky/pipe')])
   } catch {
@@ -160,6 +175,19 @@ describe('the sync and async drivers run the same discovery steps', () => {
       const expected = await walk(root, { sync: syncSkillFs }, strict)
       expect(expected.folders.length).toBeGreaterThan(10)
       expect(expected.problems.length).toBeGreaterThanOrEqual(3)
+      // Followed links, loops, repeats, nesting and the depth cut are all there.
+      const ids = JSON.stringify(expected.folders)
+      for (const id of ['"id":"ext"', '"id":"x"', '"id":"z"']) expect(ids).toContain(id)
+      const said = expected.problems.map((p) => `${p.code} ${p.message}`).join('\n')
+      for (const kind of [
+        'E_SKILL_NOT_SEARCHED The folder holds a SKILL.md inside the skill folder nest',
+        'E_SKILL_NOT_SEARCHED The folder is below the search depth',
+        'a loop',
+        'already searched',
+        'inside this root',
+        'leads nowhere',
+      ])
+        expect(said).toContain(kind)
       if (!strict) {
         // Every kind of scan warning is there to be put in order.
         const seen = JSON.stringify(expected.folders)

@@ -187,13 +187,103 @@ describe('FileSystemSkillSource', () => {
     expect(problems).toMatchObject([{ code: 'E_SKILL_SOURCE_FAILED', severity: 'error' }])
   })
 
-  it('reports a symlinked folder instead of following it', async () => {
-    const root = await tree({ 'real/a/SKILL.md': skillMd('a'), 'root/.keep': '' })
-    await symlink(join(root, 'real/a'), join(root, 'root/a'))
-    const { skills, problems } = await discover(
-      new FileSystemSkillSource({ roots: join(root, 'root') }),
+  it('follows a symlinked skill folder to its target, whose name the skill must match; links inside still stay in', async () => {
+    const root = await tree({
+      'real-skill/SKILL.md': skillMd('real-skill'),
+      'real-skill/ref.md': 'ref',
+      'secret.txt': 's',
+      'root/.keep': '',
+    })
+    await symlink('../real-skill', join(root, 'root/linked'))
+    await symlink(join(root, 'secret.txt'), join(root, 'real-skill/leak.txt'))
+    const source = new FileSystemSkillSource({ roots: join(root, 'root') })
+    const { skills, problems } = await discover(source)
+    expect(skills.map((s) => [s.id, s.location, s.warnings])).toEqual([
+      [
+        'real-skill',
+        join(root, 'real-skill/SKILL.md'),
+        ['leak.txt is a symlink that leads outside the skill folder; ignored'],
+      ],
+    ])
+    expect(problems.map((p) => [p.location, p.code])).toEqual([
+      ['linked', 'E_SKILL_MANIFEST_INVALID'],
+    ])
+    expect(await source.list(skills[0]!)).toEqual(['ref.md'])
+    await rejectsWith(source.read(skills[0]!, 'leak.txt'), 'E_SKILL_NOT_FOUND')
+  })
+
+  it('follows each symlinked collection once, and reports loops and repeats instead of following them', async () => {
+    const root = await tree({
+      'coll/one/SKILL.md': skillMd('one'),
+      'coll/sub/two/SKILL.md': skillMd('two'),
+      'root/own/SKILL.md': skillMd('own'),
+    })
+    const r = join(root, 'root')
+    await symlink(join(root, 'coll'), join(r, 'a-coll'))
+    await symlink(join(root, 'coll/sub'), join(r, 'b-sub')) // inside a target already followed
+    await symlink(join(root, 'coll'), join(r, 'c-again')) // the same target again
+    await symlink(r, join(r, 'd-up')) // a loop to the root
+    await symlink(join(r, 'own'), join(r, 'e-own')) // inside the root: searched there
+    await symlink(join(root, 'coll'), join(root, 'coll/sub/loop')) // a loop inside the target
+    await symlink(join(root, 'gone'), join(r, 'f-dangling'))
+    const { skills, problems } = await discover(new FileSystemSkillSource({ roots: r }))
+    expect(skills.map((s) => [s.id, s.location])).toEqual([
+      ['own', join(r, 'own/SKILL.md')],
+      ['one', join(root, 'coll/one/SKILL.md')],
+      ['two', join(root, 'coll/sub/two/SKILL.md')],
+    ])
+    expect(problems.map((p) => [p.location, p.code, p.message])).toEqual([
+      [
+        'b-sub',
+        'E_SKILL_SOURCE_PATH_REJECTED',
+        'The folder is a symlink into a-coll, which is already searched; not followed.',
+      ],
+      [
+        'c-again',
+        'E_SKILL_SOURCE_PATH_REJECTED',
+        'The folder is a symlink into a-coll, which is already searched; not followed.',
+      ],
+      [
+        'd-up',
+        'E_SKILL_SOURCE_PATH_REJECTED',
+        'The folder is a symlink to a folder that holds it (a loop); not followed.',
+      ],
+      [
+        'e-own',
+        'E_SKILL_SOURCE_PATH_REJECTED',
+        'The folder is a symlink to a folder inside this root, which is searched there; not followed.',
+      ],
+      ['f-dangling', 'E_SKILL_SOURCE_FAILED', 'The symlink leads nowhere (ENOENT); ignored.'],
+      [
+        'a-coll/sub/loop',
+        'E_SKILL_SOURCE_PATH_REJECTED',
+        'The folder is a symlink to a folder that holds it (a loop); not followed.',
+      ],
+    ])
+  })
+
+  it('reports every folder below the depth limit and every SKILL.md nested in a skill (E_SKILL_NOT_SEARCHED)', async () => {
+    const root = await tree({
+      '1/2/3/4/5/6/7/deep/SKILL.md': skillMd('deep'),
+      '1/2/3/4/5/6/other/.keep': '',
+      'top/SKILL.md': skillMd('top'),
+      'top/inner/SKILL.md': skillMd('inner'),
+      'top/a/b/SKILL.md': skillMd('b'),
+    })
+    const shallow = await discover(new FileSystemSkillSource({ roots: root }))
+    expect(shallow.skills.map((s) => s.id)).toEqual(['top'])
+    expect(shallow.problems.map((p) => [p.location, p.hostPath, p.code, p.severity])).toEqual([
+      ['top/a/b', join(root, 'top/a/b'), 'E_SKILL_NOT_SEARCHED', 'warning'],
+      ['top/inner', join(root, 'top/inner'), 'E_SKILL_NOT_SEARCHED', 'warning'],
+      ['1/2/3/4/5/6/7', join(root, '1/2/3/4/5/6/7'), 'E_SKILL_NOT_SEARCHED', 'warning'],
+      ['1/2/3/4/5/6/other', join(root, '1/2/3/4/5/6/other'), 'E_SKILL_NOT_SEARCHED', 'warning'],
+    ])
+    expect(shallow.problems[2]?.message).toContain('limits.maxDepth 6')
+    expect(shallow.problems[0]?.message).toContain('inside the skill folder top')
+    const deep = await discover(
+      new FileSystemSkillSource({ roots: root, limits: { maxDepth: 10 } }),
     )
-    expect(skills).toEqual([])
-    expect(problems).toMatchObject([{ location: 'a', severity: 'warning' }])
+    expect(deep.skills.map((s) => s.id)).toEqual(['top', 'deep'])
+    expect(deep.problems.map((p) => p.location)).toEqual(['top/a/b', 'top/inner'])
   })
 })
