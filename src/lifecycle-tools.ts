@@ -74,13 +74,32 @@ function decodeCursor(cursor: string | undefined): number {
 }
 
 /**
+ * Claude Code's `disable-model-invocation` semantics: the model cannot load
+ * such a skill on its own (it is not in its catalog either); the host can,
+ * with `manager.load`, e.g. when the user asks for it by name.
+ */
+function refuseHostOnly(manager: SkillManager, id: string): void {
+  if (typeof id !== 'string') return
+  const hit = manager
+    .search({ query: id })
+    .entries.find((e) => e.id === id && e.shadowedBy === undefined)
+  if (hit?.disableModelInvocation !== true) return
+  throw new SkillHostError(
+    'E_SKILL_NOT_FOUND',
+    `No skill '${id.slice(0, 80)}' is offered to you; call list_skills to see what you can load.`,
+    { data: { skill: id.slice(0, 80) } },
+  )
+}
+
+/**
  * The five lifecycle tools the model drives: `list_skills`,
  * `list_loaded_skills`, `refresh_skills`, `load_skill`, `unload_skill`. Each
  * is an ordinary `Tool` with JSON results, gated (the manager's gate unless
  * `options.gate` overrides it) before it does anything. When the manager runs
  * scripts, the workspace tools (`workspace_list`, `workspace_read`,
  * `workspace_write`, tier `workspace`) follow them. Register them with the
- * rest of your host tools.
+ * rest of your host tools. A skill marked `disableModelInvocation` is not in
+ * `list_skills`, and `load_skill` refuses it with `E_SKILL_NOT_FOUND`.
  */
 export function forgeSkillTools(
   manager: SkillManager,
@@ -125,6 +144,7 @@ export function forgeSkillTools(
         ...(args.query ? { query: args.query } : {}),
         offset,
         limit,
+        forModel: true,
       })
       const skills = entries.map(({ location: _hostOnly, warnings: _w, ...entry }) => entry)
       const page = (n: number) => ({
@@ -181,6 +201,7 @@ export function forgeSkillTools(
       properties: { skill: SKILL_ID },
     },
     handler: gated(LIFECYCLE_TOOL.load, async (args, ctx) => {
+      refuseHostOnly(manager, args.skill)
       const result = await manager.load(args.skill, ctx)
       return {
         id: result.id,

@@ -16,14 +16,19 @@ const HELP = `Usage: skillhost prompt [--max-tokens N] [--strict] [--root DIR] [
 
 Print the <available_skills> block for a system prompt: one <skill> with
 <name>, <description> and <location> (the SKILL.md path) per active skill, in
-catalog order, HTML-escaped. Shadowed and invalid skills are left out.
+catalog order, HTML-escaped. Shadowed and invalid skills are left out, and so
+are skills with disable-model-invocation: true (the host loads them itself).
 
 ${DEFAULT_ROOTS_HELP}
 
 Options:
   --max-tokens N  fit the block into about N tokens, estimated as characters
-                  divided by ${CHARS_PER_TOKEN}: long descriptions are shortened first, then
-                  skills are dropped from the end; what was cut is said on stderr
+                  divided by ${CHARS_PER_TOKEN}: nothing is cut when all fits; else only
+                  the longest descriptions are shortened, to the largest length
+                  that fits (at least 160 characters); only then are skills
+                  dropped from the end, and the block ends in a <more_skills>
+                  note saying how many are not shown and that list_skills with
+                  a query finds them; what was cut is also said on stderr
   --strict        apply the agentskills.io rules strictly
 ${rootFlagsHelp(18)}
   -h, --help      show this help
@@ -58,13 +63,14 @@ export const promptCommand: CliCommand = {
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
     })
     const entries = catalog.rows
-      .filter((r) => r.status === 'active')
+      // disable-model-invocation: the block is the model's catalog, so host-only skills stay out.
+      .filter((r) => r.status === 'active' && r.skill?.disableModelInvocation !== true)
       .map((r) => ({ name: r.name, description: r.description, location: r.location }))
     const out = renderAvailableSkills(entries, maxTokens)
     io.stdout(`${out.text}\n`)
     if (out.shortened > 0 || out.dropped > 0) {
       io.stderr(
-        `skillhost prompt: to fit ${maxTokens} tokens (estimated as characters/${CHARS_PER_TOKEN}), shortened ${out.shortened} descriptions and dropped ${out.dropped} of ${entries.length} skills; the block is about ${out.estimatedTokens} tokens\n`,
+        `skillhost prompt: to fit ${maxTokens} tokens (estimated as characters/${CHARS_PER_TOKEN}), shortened ${out.shortened} descriptions and dropped ${out.dropped} of ${entries.length} skills; the block is about ${out.estimatedTokens} tokens${out.dropped > 0 ? '; skillhost list shows them all' : ''}\n`,
       )
     }
     const skipped = catalog.problems.filter((p) => p.severity === 'error').length

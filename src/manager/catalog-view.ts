@@ -63,7 +63,9 @@ export function searchCatalog(
   const limit = Math.max(0, Math.floor(options.limit ?? Number.POSITIVE_INFINITY))
   const page: CatalogEntry[] = []
   let total = 0
+  const forModel = options.forModel === true
   const consider = (row: CatalogSkill, shadowedBy?: string): void => {
+    if (forModel && row.skill.disableModelInvocation === true) return
     if (needle && !row.haystack.includes(needle)) return
     if (total >= offset && page.length < limit) {
       const loaded = shadowedBy ? undefined : loadedVersionOf(row.skill.id)
@@ -72,7 +74,7 @@ export function searchCatalog(
     total += 1
   }
   for (const row of snapshot.winners.values()) consider(row)
-  for (const row of snapshot.shadowed) consider(row, row.shadowedBy)
+  if (!forModel) for (const row of snapshot.shadowed) consider(row, row.shadowedBy)
   return {
     entries: page,
     total,

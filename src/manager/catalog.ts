@@ -108,6 +108,7 @@ export function catalogEntry(
     ...(skill.metadata === undefined ? {} : { metadata: skill.metadata }),
     ...(skill.warnings?.length ? { warnings: skill.warnings } : {}),
     ...(skill.location === undefined ? {} : { location: skill.location }),
+    ...(skill.disableModelInvocation === true ? { disableModelInvocation: true as const } : {}),
   }
   return entry
 }

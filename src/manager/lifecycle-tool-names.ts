@@ -27,6 +27,15 @@ export const LIFECYCLE_TOOL_NAMES: readonly string[] = Object.freeze([
   READ_SKILL_FILE_TOOL,
 ])
 
+/**
+ * The sentence every cut `<available_skills>` block ends with: how many skills
+ * it leaves out and how the model finds them, so no catalog is cut silently.
+ */
+export function moreSkillsNote(hidden: number): string {
+  const what = hidden === 1 ? '1 more skill is' : `${hidden} more skills are`
+  return `<more_skills count="${hidden}">${what} not listed here; call ${LIFECYCLE_TOOL.list} with a query (words from what you need) to find them.</more_skills>`
+}
+
 /** The `skill` argument of every tool that names a skill. */
 export const SKILL_ID_PROPERTY = Object.freeze({
   type: 'string',

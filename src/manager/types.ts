@@ -98,6 +98,8 @@ export interface CatalogEntry {
   readonly warnings?: readonly string[]
   /** Host-side only (e.g. the SKILL.md path); never in model-facing output. */
   readonly location?: string
+  /** The skill is for the host to load only: model-facing catalogs (`forModel`) leave it out. */
+  readonly disableModelInvocation?: true
 }
 
 /** A catalog query: substring match over id, name and description, paged by offset. */
@@ -105,6 +107,13 @@ export interface CatalogSearch {
   readonly query?: string
   readonly offset?: number
   readonly limit?: number
+  /**
+   * The model's view: only skills the model can load, i.e. winners not marked
+   * `disableModelInvocation` (shadowed copies, which no id reaches, are left
+   * out too; `counts.shadowed` still counts them). Applies to the page and to
+   * `total`. Default false: the host sees every row.
+   */
+  readonly forModel?: boolean
 }
 
 /** The catalog's counters; each counts one thing, over the whole catalog. */

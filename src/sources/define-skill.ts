@@ -17,6 +17,8 @@ export interface SkillDefinition {
   readonly compatibility?: string
   readonly metadata?: Readonly<Record<string, string>>
   readonly allowedTools?: string
+  /** Keep the skill out of the model's catalog; only the host loads it (see `DiscoveredSkill.disableModelInvocation`). */
+  readonly disableModelInvocation?: boolean
   readonly channel?: 'inline' | 'handle'
   readonly tools?: readonly Tool[]
   readonly isolatedTools?: readonly SkillIsolatedToolDeclaration[]

@@ -135,6 +135,7 @@ export class InMemorySkillSource implements SkillSource {
         ...(d.compatibility !== undefined && { compatibility: d.compatibility }),
         ...(d.metadata !== undefined && { metadata: d.metadata }),
         ...(d.allowedTools !== undefined && { allowedTools: d.allowedTools }),
+        ...(d.disableModelInvocation === true && { disableModelInvocation: true as const }),
         location: `memory:${this.id}/${id}`,
       }
     }

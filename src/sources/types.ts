@@ -33,6 +33,12 @@ export interface DiscoveredSkill extends SkillRef {
   /** Where the skill lives, for host-side display (e.g. the SKILL.md path). Never shown to a model by the manager. */
   readonly location?: string
   readonly warnings?: readonly string[]
+  /**
+   * `disable-model-invocation: true` in the frontmatter (Claude Code's key):
+   * the skill is kept out of every model-facing catalog and the model's
+   * `load_skill` refuses it, while the host can still `manager.load` it.
+   */
+  readonly disableModelInvocation?: true
 }
 
 /** A skill a source saw but could not serve, and why. */

@@ -7,6 +7,9 @@ import type { SkillManager } from '../../manager/types.js'
 import { renderAvailableSkills, renderProjectedSkills } from './render-skill-context.js'
 import { toAiSdkTool } from './to-ai-sdk-tool.js'
 
+/** Skills the `catalog: true` block lists before it points to `list_skills`. */
+const DEFAULT_CATALOG_LIMIT = 100
+
 /** Options for `createSkillTools`. */
 export interface SkillToolsOptions {
   readonly manager: SkillManager
@@ -21,7 +24,13 @@ export interface SkillToolsOptions {
   readonly lifecycleTools?: readonly Tool[] | false
   /** Your base system prompt; `system()` appends the skill context to it. */
   readonly system?: string
-  /** Add an `<available_skills>` block (routing metadata) to `system()`. Default false. */
+  /**
+   * Add an `<available_skills>` block (routing metadata) to `system()`: the
+   * first `limit` skills the model may load (default 100; skills marked
+   * `disableModelInvocation` are left out), and, when that is not all of
+   * them, a `<more_skills>` note with how many are not shown and that
+   * `list_skills` with a query finds them. Default false.
+   */
   readonly catalog?: boolean | { readonly limit: number }
 }
 
@@ -109,8 +118,9 @@ export function createSkillTools(options: SkillToolsOptions): SkillTools {
     const parts: string[] = []
     if (options.system) parts.push(options.system)
     if (options.catalog) {
-      const limit = options.catalog === true ? 100 : options.catalog.limit
-      parts.push(renderAvailableSkills(manager.search({ limit }).entries))
+      const limit = options.catalog === true ? DEFAULT_CATALOG_LIMIT : options.catalog.limit
+      const page = manager.search({ limit, forModel: true })
+      parts.push(renderAvailableSkills(page.entries, page.total))
     }
     const projected = renderProjectedSkills(ctx.retrievables.all())
     if (projected) parts.push(projected)
