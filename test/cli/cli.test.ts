@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -177,7 +177,9 @@ describe('skillhost CLI', () => {
     expect((await run(['validate', '--lenient', '--strict', join(tmp, 'warn')])).code).toBe(2)
     const help = await run(['validate', '--help'])
     expect(help.stdout).toMatch(/--lenient/)
-    expect(help.stdout).toMatch(/--strict +the default verdict; accepted for compatibility \(no-op\)/)
+    expect(help.stdout).toMatch(
+      /--strict +the default verdict; accepted for compatibility \(no-op\)/,
+    )
   })
 
   it('fails a name that differs from its folder and an over-long description by default', async () => {
@@ -196,9 +198,26 @@ describe('skillhost CLI', () => {
     )
     const lenient = await run(['validate', '--lenient', '--json', join(tmp, 'spec')])
     expect(lenient.code).toBe(0)
-    const report = JSON.parse(lenient.stdout) as { skills: { valid: boolean; warnings: string[] }[] }
+    const report = JSON.parse(lenient.stdout) as {
+      skills: { valid: boolean; warnings: string[] }[]
+    }
     expect(report.skills.map((s) => s.valid)).toEqual([true, true])
     expect(report.skills.flatMap((s) => s.warnings)).toHaveLength(2)
+  })
+
+  it('documents where it differs from skills-ref, citing the spec, linked from README and help', async () => {
+    const doc = await readFile(join(repo, 'docs/validate.md'), 'utf8')
+    for (const topic of [
+      /strictyaml/,
+      /YAML 1\.2/,
+      /`---` inside a value/,
+      /byte-order mark/,
+      /symlink/,
+    ])
+      expect(doc).toMatch(topic)
+    expect(doc).toContain('https://agentskills.io/specification')
+    expect(await readFile(join(repo, 'README.md'), 'utf8')).toContain('(docs/validate.md)')
+    expect((await run(['validate', '--help'])).stdout).toContain('docs/validate.md')
   })
 
   it('loads a skill whose opening fence has a trailing space, in both modes (issue 12 item 6)', async () => {

@@ -32,7 +32,10 @@ describe('parseSkillMd', () => {
 
   it('still wants the opening fence to be a whole line', () => {
     for (const text of ['--- x\nname: a\n---\n', '---name: a\n---\n', '----\nname: a\n---\n']) {
-      expect(codeOf(() => parseSkillMd(text)), text).toBe('E_SKILL_MANIFEST_INVALID')
+      expect(
+        codeOf(() => parseSkillMd(text)),
+        text,
+      ).toBe('E_SKILL_MANIFEST_INVALID')
     }
     expect(() => parseSkillMd('---  ')).toThrow(/not closed/)
     expect(() => parseSkillMd('--- x\nname: a\n---\n')).toThrow(/no YAML frontmatter/)
