@@ -29,7 +29,7 @@ import { type CollectOptions, collectSkills, skillFolderOf } from './collect-ski
 import { escapeLine } from './escape-controls.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
-import { parseArgs } from './parse-args.js'
+import { parseArgs, UsageError } from './parse-args.js'
 import { parseSandboxFlags } from './sandbox-flags.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
@@ -41,7 +41,7 @@ export interface ValidateEntry {
   readonly warnings: string[]
 }
 
-const HELP = `Usage: skillhost validate [--strict] [--json] [--overlays DIR] [--interpreter NAME=PATH ...] [--root DIR] [path...]
+const HELP = `Usage: skillhost validate [--lenient] [--json] [--overlays DIR] [--interpreter NAME=PATH ...] [--root DIR] [path...]
 
 Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md),
 a SKILL.md file, or a folder of skill folders, searched to a bounded depth;
@@ -50,22 +50,28 @@ Symlinked skill folders are followed to their target.
 
 ${DEFAULT_ROOTS_HELP}
 
-By default the lenient client rules apply: a name that breaks the naming rule
-or differs from its folder, an over-long description and the like are
-warnings; a missing name or description, bad YAML or a bad skillhost.yaml
-make the skill invalid. --strict turns warnings into errors and also rejects
-unknown frontmatter keys, like the reference validator (skills-ref validate).
+By default the verdict is the agentskills.io specification's, as the
+reference validator (skills-ref validate) gives it: a name that breaks the
+naming rule or differs from its folder, an over-long description or
+compatibility, unknown frontmatter keys, a missing name or description, bad
+YAML or a bad skillhost.yaml make the skill invalid. --lenient shows what a
+lenient host (skillhost list and serve by default) would load: the spec's
+softer rules become warnings and unknown keys are kept. Where skillhost and
+skills-ref still differ, docs/validate.md says why.
 With --overlays, a skill's overlay sidecar is validated in place of its own,
 exactly as serve would load it; an overlay for a skill none of the paths
 holds is parsed on its own and reported with a warning.
 
 A skillhost.yaml script whose interpreter skillhost run and serve would
 refuse is an error; one they accept but that is not installed here (say,
-node) is a warning. The allowed names are sh, bash, python, python3 and
-node, plus any --interpreter given (as run and serve take it).
+node) is a warning, in either mode: it depends on the host, not the skill.
+The allowed names are sh, bash, python, python3 and node, plus any
+--interpreter given (as run and serve take it).
 
 Options:
-  --strict   apply the agentskills.io rules strictly
+  --lenient  report what a lenient host would load (spec violations it
+             tolerates are warnings)
+  --strict   the default verdict; accepted for compatibility (no-op)
   --json     print the report as JSON
   ${OVERLAYS_HELP}
   --interpreter NAME=PATH
@@ -120,7 +126,6 @@ async function validateRoot(
   allowed: Readonly<Record<string, readonly string[]>>,
   notSearched: SkillProblem[],
 ): Promise<ValidateEntry[]> {
-  const strict = options.strict === true
   const [scan] = await collectSkills([rawRoot], options)
   for (const skill of scan?.skills ?? []) ids.add(skill.id)
   const root = resolve(rawRoot)
@@ -139,9 +144,8 @@ async function validateRoot(
     if (!scan) continue
     const found = await interpreterProblems(scan.source, skill, allowed)
     e.errors.push(...found.errors)
-    // --strict makes every warning an error, as the source does for its own.
-    if (strict) e.errors.push(...found.warnings)
-    else e.warnings.push(...found.warnings)
+    // A missing interpreter is this host's state, not a spec violation: a warning in both modes.
+    e.warnings.push(...found.warnings)
   }
   for (const p of scan?.problems ?? []) {
     // Reported once for every path, as a count and the first few (see `notSearchedLines`).
@@ -224,7 +228,7 @@ export const validateCommand: CliCommand = {
   help: HELP,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      booleans: ['json', 'strict', ...ROOT_FLAGS.booleans],
+      booleans: ['json', 'strict', 'lenient', ...ROOT_FLAGS.booleans],
       strings: ROOT_FLAGS.strings,
       lists: ['overlays', 'interpreter', ...ROOT_FLAGS.lists],
     })
@@ -232,13 +236,16 @@ export const validateCommand: CliCommand = {
       io.stdout(`${HELP}\n`)
       return 0
     }
+    if (args.booleans.lenient && args.booleans.strict)
+      throw new UsageError('--lenient and --strict contradict each other; give one')
     const found = cliRoots(args)
     // A path given that is missing is reported as invalid below, with the others checked.
     if (found.roots.length === 0) requireRoots(found)
     const overlays = overlayDirs(args.lists.overlays)
     const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
     const options: CollectOptions = {
-      strict: args.booleans.strict === true,
+      // The spec's verdict unless --lenient; --strict is the default, kept as a no-op.
+      strict: args.booleans.lenient !== true,
       overlays,
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
     }

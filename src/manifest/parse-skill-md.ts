@@ -23,6 +23,9 @@ export const DEFAULT_MAX_FRONTMATTER_BYTES = 64 * 1024
 export const DEFAULT_MAX_ALIAS_COUNT = 100
 
 const encoder = new TextEncoder()
+// Both fences are whole lines: `---`, optional blanks, then a newline (or, closing, end of file).
+// Blanks after the opening `---` are common in the wild, and YAML and skills-ref accept them.
+const OPENING_FENCE = /^---[ \t]*(?:\n|$)/
 const CLOSING_FENCE = /\n---[ \t]*(?:\n|$)/g
 
 function invalid(message: string, cause?: unknown): SkillHostError {
@@ -35,7 +38,7 @@ function invalid(message: string, cause?: unknown): SkillHostError {
 
 /**
  * Splits a SKILL.md into YAML frontmatter (between `---` lines) and body.
- * Accepts a BOM and CRLF line endings. Throws `E_SKILL_MANIFEST_INVALID` when
+ * Accepts a BOM, CRLF line endings and blanks after either `---`. Throws `E_SKILL_MANIFEST_INVALID` when
  * the frontmatter is missing, unterminated, too large, not valid YAML, uses too
  * many aliases, or is not a mapping. The body keeps the file's text after the
  * closing `---` line, with line endings normalized to `\n`.
@@ -43,15 +46,17 @@ function invalid(message: string, cause?: unknown): SkillHostError {
 export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): ParsedSkillMd {
   const unmarked = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   const source = unmarked.includes('\r') ? unmarked.replace(/\r\n?/g, '\n') : unmarked
-  if (!source.startsWith('---\n') && source !== '---') {
+  const opening = OPENING_FENCE.exec(source)
+  if (!opening) {
     throw invalid('SKILL.md has no YAML frontmatter; start the file with a line "---".')
   }
-  // The closing fence must be a whole line: `---`, optional blanks, then newline or end of file.
-  CLOSING_FENCE.lastIndex = 3
-  const match = CLOSING_FENCE.exec(source)
+  // Searched from the opening line's own newline, so an empty frontmatter closes at once.
+  const start = opening[0].length
+  CLOSING_FENCE.lastIndex = start - 1
+  const match = opening[0].endsWith('\n') ? CLOSING_FENCE.exec(source) : null
   if (!match) throw invalid('SKILL.md frontmatter is not closed; add a line "---" after it.')
   const end = match.index
-  const yamlText = source.slice(4, end + 1)
+  const yamlText = source.slice(start, end + 1)
   const body = source.slice(end + match[0].length)
 
   const maxBytes = options.maxFrontmatterBytes ?? DEFAULT_MAX_FRONTMATTER_BYTES

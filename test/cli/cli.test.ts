@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -42,6 +42,21 @@ beforeAll(async () => {
     join(tmp, 'long/long/SKILL.md'),
     `---\nname: long\ndescription: ${'spam '.repeat(2_000)}end\n---\n# L\n`,
   )
+  await mkdir(join(tmp, 'spec/renamed'), { recursive: true })
+  await writeFile(
+    join(tmp, 'spec/renamed/SKILL.md'),
+    '---\nname: other-name\ndescription: Named unlike its folder.\n---\n# R\n',
+  )
+  await mkdir(join(tmp, 'spec/wordy'), { recursive: true })
+  await writeFile(
+    join(tmp, 'spec/wordy/SKILL.md'),
+    `---\nname: wordy\ndescription: ${'x'.repeat(1068)}\n---\n# W\n`,
+  )
+  await mkdir(join(tmp, 'fence/spaced'), { recursive: true })
+  await writeFile(
+    join(tmp, 'fence/spaced/SKILL.md'),
+    '--- \nname: spaced\ndescription: Opens with "--- ".\n---\n# S\n',
+  )
   await cp(join(examples, 'commit-messages'), join(tmp, 'second/commit-messages'), {
     recursive: true,
   })
@@ -71,7 +86,7 @@ describe('skillhost CLI', () => {
   it('validate prints one line per problem: a newline in skill text cannot forge a line (issue 10 item 19)', async () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for raw control characters
     const rawControls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
-    const r = await run(['validate', join(tmp, 'lines')])
+    const r = await run(['validate', '--lenient', join(tmp, 'lines')])
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trimEnd().split('\n')
     for (const line of lines) {
@@ -85,8 +100,16 @@ describe('skillhost CLI', () => {
     expect(r.stdout).toContain(
       '    warning: name "multi\\nwarning: forged\\u001b[2J\\u000dback" does not match its folder "multi"\n',
     )
+    // The spec verdict (the default) reports the same text as errors, one line each.
+    const spec = await run(['validate', join(tmp, 'lines')])
+    expect(spec.code).toBe(1)
+    for (const line of spec.stdout.trimEnd().split('\n')) {
+      expect(line).not.toMatch(rawControls)
+      expect(line).toMatch(/^(ok|invalid) +\S|^ {4}error: |^\d+ checked: /)
+    }
+    expect(spec.stdout).toContain('does not match its folder')
     // --json keeps the exact text: JSON escapes it, and it parses back.
-    const json = await run(['validate', '--json', join(tmp, 'lines')])
+    const json = await run(['validate', '--lenient', '--json', join(tmp, 'lines')])
     expect(json.stdout).not.toMatch(rawControls)
     const report = JSON.parse(json.stdout) as { skills: { name: string }[] }
     expect(report.skills[0]?.name).toBe('multi\nwarning: forged\u001b[2J\rback')
@@ -134,13 +157,77 @@ describe('skillhost CLI', () => {
     expect(report.skills.find((s) => s.path.endsWith('word-count'))?.valid).toBe(true)
   })
 
-  it('warns in lenient mode and fails in strict mode', async () => {
-    const lenient = await run(['validate', join(tmp, 'warn')])
-    expect(lenient.code).toBe(0)
-    expect(lenient.stdout).toMatch(/warning: name has uppercase/)
+  it('gives the spec verdict by default; --lenient shows what a lenient host loads (issue 12 item 6)', async () => {
+    const spec = await run(['validate', join(tmp, 'warn')])
+    expect(spec.code).toBe(1)
+    expect(spec.stdout).toMatch(/^invalid /m)
+    expect(spec.stdout).toMatch(/error: .*name has uppercase/)
+    expect(spec.stdout).toMatch(/error: .*unexpected frontmatter keys: author/)
+    // --strict is the default, kept as a no-op for scripts written against older releases.
     const strict = await run(['validate', '--strict', join(tmp, 'warn')])
-    expect(strict.code).toBe(1)
-    expect(strict.stdout).toMatch(/error: unexpected frontmatter keys: author/)
+    expect({ code: strict.code, stdout: strict.stdout }).toEqual({
+      code: spec.code,
+      stdout: spec.stdout,
+    })
+    const lenient = await run(['validate', '--lenient', join(tmp, 'warn')])
+    expect(lenient.code).toBe(0)
+    expect(lenient.stdout).toMatch(/^ok \(warnings\) +Mixed /m)
+    expect(lenient.stdout).toMatch(/warning: name has uppercase/)
+    expect(lenient.stdout).not.toContain('author')
+    expect((await run(['validate', '--lenient', '--strict', join(tmp, 'warn')])).code).toBe(2)
+    const help = await run(['validate', '--help'])
+    expect(help.stdout).toMatch(/--lenient/)
+    expect(help.stdout).toMatch(
+      /--strict +the default verdict; accepted for compatibility \(no-op\)/,
+    )
+  })
+
+  it('fails a name that differs from its folder and an over-long description by default', async () => {
+    const mismatch = await run(['validate', '--json', join(tmp, 'spec/renamed')])
+    expect(mismatch.code).toBe(1)
+    expect(JSON.parse(mismatch.stdout).skills).toMatchObject([
+      {
+        valid: false,
+        errors: [expect.stringMatching(/name "other-name" does not match its folder "renamed"/)],
+      },
+    ])
+    const long = await run(['validate', '--json', join(tmp, 'spec/wordy')])
+    expect(long.code).toBe(1)
+    expect(JSON.parse(long.stdout).skills[0].errors.join('\n')).toMatch(
+      /description is 1068 characters; the limit is 1024/,
+    )
+    const lenient = await run(['validate', '--lenient', '--json', join(tmp, 'spec')])
+    expect(lenient.code).toBe(0)
+    const report = JSON.parse(lenient.stdout) as {
+      skills: { valid: boolean; warnings: string[] }[]
+    }
+    expect(report.skills.map((s) => s.valid)).toEqual([true, true])
+    expect(report.skills.flatMap((s) => s.warnings)).toHaveLength(2)
+  })
+
+  it('documents where it differs from skills-ref, citing the spec, linked from README and help', async () => {
+    const doc = await readFile(join(repo, 'docs/validate.md'), 'utf8')
+    for (const topic of [
+      /strictyaml/,
+      /YAML 1\.2/,
+      /`---` inside a value/,
+      /byte-order mark/,
+      /symlink/,
+    ])
+      expect(doc).toMatch(topic)
+    expect(doc).toContain('https://agentskills.io/specification')
+    expect(await readFile(join(repo, 'README.md'), 'utf8')).toContain('(docs/validate.md)')
+    expect((await run(['validate', '--help'])).stdout).toContain('docs/validate.md')
+  })
+
+  it('loads a skill whose opening fence has a trailing space, in both modes (issue 12 item 6)', async () => {
+    for (const mode of [[], ['--lenient']]) {
+      const r = await run(['validate', ...mode, join(tmp, 'fence')])
+      expect(r.code, r.stdout).toBe(0)
+      expect(r.stdout).toMatch(/^ok +spaced /m)
+    }
+    const listed = await run(['list', '--json', join(tmp, 'fence')])
+    expect(JSON.parse(listed.stdout).skills.map((s: { id: string }) => s.id)).toEqual(['spaced'])
   })
 
   it('exits 1 for a path with no skill', async () => {

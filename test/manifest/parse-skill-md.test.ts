@@ -16,6 +16,31 @@ describe('parseSkillMd', () => {
     expect(out.body).toBe('body\n')
   })
 
+  it('accepts blanks after the opening fence, as YAML and skills-ref do (issue 12 item 6)', () => {
+    for (const text of [
+      '--- \nname: a\ndescription: b\n---\nbody\n',
+      '---\t \r\nname: a\r\ndescription: b\r\n---  \r\nbody\r\n',
+      '\ufeff---   \nname: a\ndescription: b\n---\nbody\n',
+    ]) {
+      const out = parseSkillMd(text)
+      expect({ ...out.frontmatter }, JSON.stringify(text)).toEqual({ name: 'a', description: 'b' })
+      expect(out.body).toBe('body\n')
+    }
+    // An empty frontmatter after such a fence is found, and refused for being empty.
+    expect(() => parseSkillMd('--- \n---\nbody')).toThrow(/frontmatter is empty/)
+  })
+
+  it('still wants the opening fence to be a whole line', () => {
+    for (const text of ['--- x\nname: a\n---\n', '---name: a\n---\n', '----\nname: a\n---\n']) {
+      expect(
+        codeOf(() => parseSkillMd(text)),
+        text,
+      ).toBe('E_SKILL_MANIFEST_INVALID')
+    }
+    expect(() => parseSkillMd('---  ')).toThrow(/not closed/)
+    expect(() => parseSkillMd('--- x\nname: a\n---\n')).toThrow(/no YAML frontmatter/)
+  })
+
   it('accepts a file that ends right after the closing fence', () => {
     expect(parseSkillMd('---\nname: a\ndescription: b\n---').body).toBe('')
   })
@@ -109,6 +134,8 @@ describe('decodeSkillHead', () => {
       '---\r\nname: a\r\ndescription: b\r\n---\r\nbody\r\n',
       '---\rname: a\rdescription: b\r---\rbody',
       '\ufeff---\nname: a\n---  \t\nbody',
+      '---  \nname: a\n---\nbody',
+      '--- \t\r\nname: a\r\n---\r\nbody',
       '---\nname: a\n---',
       '---\n---\nbody',
       '---\nname: a\n--- x\ndescription: b\n---\n',
