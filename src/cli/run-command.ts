@@ -1,15 +1,13 @@
-import { realpathSync } from 'node:fs'
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
-import { type HostIdentity, resolveSandboxHostUser } from '../sandbox/sandbox-host-user.js'
-import { SessionWorkspace } from '../sandbox/session-workspace.js'
 import { filesFromSource } from '../sandbox/workspace-files.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { SkillScriptDeclaration } from '../sources/types.js'
 import { createScriptSandbox } from '../tiers/scripts/create-script-sandbox.js'
 import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
-import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../tiers/scripts/types.js'
+import { SessionWorkspaceSlot, withWorkspaceDir } from '../tiers/scripts/session-workspace-slot.js'
+import type { ScriptRunResult, SkillScript } from '../tiers/scripts/types.js'
 import { undeclaredScriptCall, undeclaredScripts } from '../tiers/scripts/undeclared-script-tool.js'
 import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
@@ -214,7 +212,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
     return RUN_EXIT.unavailable
   }
-  let workspace: SessionWorkspace | undefined
+  let workspace: SessionWorkspaceSlot | undefined
   try {
     const config = withWorkspaceDir(sandbox.config, workspaceDir)
     const files = await filesFromSource(source, ref)
@@ -237,18 +235,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         script = call.script
         argv = call.argv
       }
-      workspace = await SessionWorkspace.create(
-        workspaceDir === undefined
-          ? { privateDir: () => config.workspace.createScratch(), ...sandboxUserOption() }
-          : { dir: workspaceDir, ...sandboxUserOption() },
-      )
+      workspace = new SessionWorkspaceSlot(config)
       const result = await runSkillScript(config, {
         skill: ref.id,
         root,
         script,
         args,
         ...(argv === undefined ? {} : { argv }),
-        workspace,
+        workspace: await workspace.open(),
         returnTimedOut: true,
         ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
       })
@@ -295,24 +289,6 @@ async function runWithStatus(argv: readonly string[], io: CliIo): Promise<number
     io.stderr(`skillhost run: ${err instanceof Error ? err.message : String(err)}\n`)
     return RUN_EXIT.internal
   }
-}
-
-/** The sandbox config with a deployer's workspace folder added to the session write set. */
-function withWorkspaceDir(config: SkillScriptConfig, dir: string | undefined): SkillScriptConfig {
-  if (dir === undefined) return config
-  const fs = config.policy.filesystem
-  return {
-    ...config,
-    policy: {
-      ...config.policy,
-      filesystem: { ...fs, allowWrite: [...fs.allowWrite, realpathSync(dir)] },
-    },
-  }
-}
-
-function sandboxUserOption(): { sandboxUser?: HostIdentity } {
-  const user = resolveSandboxHostUser(undefined)
-  return user === undefined ? {} : { sandboxUser: user }
 }
 
 /** `skillhost run`: one script of one skill under the same sandbox a model's call gets. */

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import type { McpSessionScope } from '../adapters/mcp/serve-stdio.js'
 import { SkillHostError } from '../common/errors.js'
@@ -16,6 +15,7 @@ import {
   type ScriptSandboxOptions,
   type SkillScriptConfig,
 } from '../tiers/scripts/index.js'
+import { withWorkspaceDir } from '../tiers/scripts/session-workspace-slot.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */
@@ -83,24 +83,10 @@ export interface ServeRuntime extends AsyncDisposable {
  * session policy's write set (it must be writable there to be mounted).
  */
 function scriptConfig(sandbox: ScriptSandbox, options: ServeRuntimeOptions): SkillScriptConfig {
-  const base = sandbox.config
-  const dir = options.workspace
-  return {
-    ...base,
-    undeclared: options.undeclaredScripts === false ? 'deny' : 'allow',
-    ...(dir === undefined
-      ? {}
-      : {
-          sessionWorkspace: { dir },
-          policy: {
-            ...base.policy,
-            filesystem: {
-              ...base.policy.filesystem,
-              allowWrite: [...base.policy.filesystem.allowWrite, realpathSync(dir)],
-            },
-          },
-        }),
-  }
+  return withWorkspaceDir(
+    { ...sandbox.config, undeclared: options.undeclaredScripts === false ? 'deny' : 'allow' },
+    options.workspace,
+  )
 }
 
 /**

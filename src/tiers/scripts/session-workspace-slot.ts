@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs'
 import { SkillHostError } from '../../common/errors.js'
 import { resolveSandboxHostUser } from '../../sandbox/sandbox-host-user.js'
 import { SessionWorkspace, type WorkspaceEntry } from '../../sandbox/session-workspace.js'
@@ -88,5 +89,26 @@ export class SessionWorkspaceSlot implements ManagerWorkspace {
     this.#workspace = undefined
     const workspace = await pending?.catch(() => undefined)
     await workspace?.dispose()
+  }
+}
+
+/**
+ * `config` with a deployer's folder as the session workspace: set as
+ * `sessionWorkspace.dir` and added (by real path) to the session policy's
+ * write set, which it must be in to be mounted. `undefined` keeps `config`.
+ */
+export function withWorkspaceDir(
+  config: SkillScriptConfig,
+  dir: string | undefined,
+): SkillScriptConfig {
+  if (dir === undefined) return config
+  const fs = config.policy.filesystem
+  return {
+    ...config,
+    sessionWorkspace: { ...config.sessionWorkspace, dir },
+    policy: {
+      ...config.policy,
+      filesystem: { ...fs, allowWrite: [...fs.allowWrite, realpathSync(dir)] },
+    },
   }
 }
