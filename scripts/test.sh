@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 # bubblewrap for the tier-3 sandbox, python3-pypdf for the pdf-form fixture
 # skill's scripts (run by Debian's /usr/bin/python3, inside and outside the
 # sandbox), and python3-venv where the system python3 cannot make a venv (the
-# sandbox tests run a real venv interpreter).
+# sandbox tests run a real venv interpreter), and postgresql for the
+# skillhost/postgres tests (a private server per test file; nothing system-wide
+# is started).
 missing=()
 if [[ "$(uname -s)" == "Linux" ]]; then
   command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
@@ -19,6 +21,9 @@ if [[ "$(uname -s)" == "Linux" ]]; then
     missing+=(python3-venv)
   fi
   rm -rf "$venv_probe"
+  # postgresql for the skillhost/postgres tests: each test file starts its own
+  # throwaway server from Debian's binaries (test/helpers/postgres.ts).
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
