@@ -97,6 +97,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     overlays: options.overlays,
     stateDir: options.stateDir,
     importModules: options.importModules,
+    watch: options.watch,
     scripts: options.scripts,
     ...(options.undeclaredScripts === false ? { undeclaredScripts: false } : {}),
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),

@@ -61,6 +61,8 @@ export interface ServeOptions {
   readonly http?: ServeHttpOptions
   /** `--channel`; `SERVE_DEFAULT_CHANNEL` when not given. */
   readonly channel: SkillChannel
+  /** Watch the roots for changes (off with `--no-watch`). */
+  readonly watch: boolean
   /** `--durable-spool`: keep a session's spool after it closes. */
   readonly durableSpool: boolean
   /** The bound on the spool folders (`--spool-max-age`, `--spool-max-size`). */
@@ -119,6 +121,7 @@ export function parseServeOptions(
       'import-modules',
       'no-scripts',
       'no-undeclared-scripts',
+      'no-watch',
       'durable-spool',
       'insecure-no-auth',
       ...ROOT_FLAGS.booleans,
@@ -147,6 +150,7 @@ export function parseServeOptions(
       stateDir: '',
       importModules: false,
       scripts: false,
+      watch: false,
       gate: { mode: 'allow-all' },
       channel: SERVE_DEFAULT_CHANNEL,
       durableSpool: false,
@@ -195,6 +199,7 @@ export function parseServeOptions(
     importModules: args.booleans['import-modules'] === true,
     scripts: args.booleans['no-scripts'] !== true,
     undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
+    watch: args.booleans['no-watch'] !== true,
     ...(workspace === undefined ? {} : { workspace }),
     gate:
       s['gate-policy'] !== undefined

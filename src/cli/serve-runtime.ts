@@ -27,6 +27,11 @@ export interface ServeRuntimeOptions {
   readonly overlays?: readonly string[]
   readonly stateDir: string
   readonly importModules: boolean
+  /**
+   * Watch the roots (default true): sessions share the source's last
+   * discovery while nothing changed, and learn of changes as they happen.
+   */
+  readonly watch?: boolean
   readonly gate: ToolGate
   readonly defaultChannel?: SkillChannel
   /** Turn tier 3 off without probing (e.g. for tests or `--no-scripts`). */
@@ -90,6 +95,26 @@ function scriptConfig(sandbox: ScriptSandbox, options: ServeRuntimeOptions): Ski
 }
 
 /**
+ * The first discovery, before any session: every session after it starts
+ * from the source's result (replayed while watching and nothing changed).
+ * Logs how long it took, and what is not watched.
+ */
+async function discoverOnce(source: FileSystemSkillSource, log: (line: string) => void) {
+  const started = performance.now()
+  let skills = 0
+  let problems = 0
+  for await (const _ of source.discover({ report: () => void problems++ })) skills++
+  const ms = Math.round(performance.now() - started)
+  log(`discovered ${skills} skill(s) in ${ms} ms (${problems} problem(s) reported)`)
+  const watch = source.watchState()
+  if (watch) {
+    log(
+      `watching ${watch.folders} folder(s) for changes${watch.unwatched ? `; ${watch.unwatched}, re-read on each discovery` : ''}`,
+    )
+  }
+}
+
+/**
  * Builds the embedded defaults of `skillhost serve`: one filesystem source
  * over `roots` (module imports only with `importModules`), a QuickJS guest
  * pool for isolated tools, the bubblewrap sandbox for scripts when it works
@@ -104,9 +129,11 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   const source = new FileSystemSkillSource({
     roots: [...options.roots],
     importModules: options.importModules,
+    watch: options.watch !== false,
     ...(options.overlays && { overlays: options.overlays }),
     ...(options.maxDepth !== undefined && { limits: { maxDepth: options.maxDepth } }),
   })
+  await discoverOnce(source, log)
   const pool: QuickJsGuestPool = createQuickJsGuest()
   let scripts: ScriptSandbox | undefined
   let scriptsOff: string | undefined = options.scripts ? undefined : 'disabled by --no-scripts'
@@ -184,6 +211,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   let disposed: Promise<void> | undefined
   const dispose = (): Promise<void> => {
     disposed ??= (async () => {
+      source.close()
       const results = await Promise.allSettled([
         pool.dispose(),
         scripts?.dispose(),

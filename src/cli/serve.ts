@@ -28,6 +28,9 @@ Options:
   --workspace DIR      the folder every session works in, mounted read-write at
                        /work for scripts (default: a fresh private folder per
                        session, removed when it closes)
+  --no-watch           do not watch the roots (default: every folder read is
+                       watched; a change refreshes each session's catalog and
+                       new sessions reuse the last discovery instead of walking)
   --overlays DIR       deployer sidecars: DIR/<skill-id>/skillhost.yaml declares
                        a skill's tools in place of its own (repeatable; the
                        first DIR holding one wins)

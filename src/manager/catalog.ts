@@ -11,6 +11,19 @@ export interface CatalogSkill {
   readonly haystack: string
 }
 
+// A source that replays a discovery yields the same objects: many managers
+// over one source then share each row's lower-cased text instead of making it.
+const haystacks = new WeakMap<DiscoveredSkill, string>()
+
+function haystackOf(skill: DiscoveredSkill): string {
+  let text = haystacks.get(skill)
+  if (text === undefined) {
+    text = `${skill.id}\n${skill.name}\n${skill.description}`.toLowerCase()
+    haystacks.set(skill, text)
+  }
+  return text
+}
+
 /** One discovery pass over every source, in order. */
 export interface DiscoverySnapshot {
   readonly winners: ReadonlyMap<string, CatalogSkill>
@@ -67,11 +80,7 @@ export async function discoverAll(
       continue
     }
     for (const skill of skills) {
-      const row: CatalogSkill = {
-        skill,
-        source,
-        haystack: `${skill.id}\n${skill.name}\n${skill.description}`.toLowerCase(),
-      }
+      const row: CatalogSkill = { skill, source, haystack: haystackOf(skill) }
       const winner = winners.get(skill.id)
       if (winner) shadowed.push({ ...row, shadowedBy: winner.source.id })
       else winners.set(skill.id, row)

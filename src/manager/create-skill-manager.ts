@@ -63,6 +63,7 @@ export async function createSkillManager(config: SkillManagerConfig): Promise<Sk
   const manager = new Manager(config, unsafe)
   await manager.rediscover()
   manager.startAutoRefresh()
+  manager.watchSources()
   return manager
 }
 
@@ -77,6 +78,8 @@ class Manager implements SkillManager {
   readonly #claims = new Map<string, string>()
   readonly #projections: ProjectionTable
   readonly #listeners = new Set<(event: SkillManagerEvent) => void>()
+  /** Unsubscribes from sources' change events, run at dispose. */
+  readonly #unsubscribes: (() => void)[] = []
   readonly #readers: readonly Tool[]
   readonly #reserved: ReadonlySet<string>
   readonly #tiers: readonly TierForge[]
@@ -309,6 +312,7 @@ class Manager implements SkillManager {
     this.#disposed ??= (async () => {
       this.#lifetime.abort()
       if (this.#timer) clearInterval(this.#timer)
+      for (const unsubscribe of this.#unsubscribes.splice(0)) unsubscribe()
       // Wait for queued mutations, then retire everything that is left.
       await this.#queue.run(async () => undefined)
       const records = [...this.#records.values()]
@@ -335,6 +339,26 @@ class Manager implements SkillManager {
   /** Runs one discovery pass and replaces the snapshot atomically. */
   async rediscover(): Promise<void> {
     this.#snapshot = await discoverAll(this.#config.sources, this.#lifetime.signal)
+  }
+
+  /**
+   * Rediscovers (catalog only) whenever a source says it changed, and tells
+   * listeners with a `refreshed` event; never swaps a loaded version.
+   */
+  watchSources(): void {
+    for (const source of this.#config.sources) {
+      const unsubscribe = source.onDidChange?.(() => {
+        if (this.#disposed) return
+        void this.#queue
+          .run(async () => {
+            if (this.#disposed) return
+            await this.rediscover()
+            this.#emit({ kind: 'refreshed' })
+          })
+          .catch(() => undefined)
+      })
+      if (unsubscribe) this.#unsubscribes.push(unsubscribe)
+    }
   }
 
   startAutoRefresh(): void {

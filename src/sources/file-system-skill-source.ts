@@ -21,11 +21,13 @@ import type {
   DiscoverOptions,
   SkillDescriptor,
   SkillFileStat,
+  SkillProblem,
   SkillRef,
   SkillSnapshot,
   SkillSource,
   SourceReadOptions,
 } from './types.js'
+import { VisitCache, type WatchState } from './visit-cache.js'
 import { throwIfAborted } from './visit-folder.js'
 import { walkSkillRoots } from './walk-skill-roots.js'
 
@@ -60,6 +62,27 @@ export interface FileSystemSkillSourceOptions {
    * Reads after discovery are always async.
    */
   readonly discoveryIo?: 'sync' | 'async'
+  /**
+   * Watch every folder discovery reads (one OS watch per folder, inotify on
+   * Linux) and tell `onDidChange` listeners when one changes. While nothing
+   * changed, `discover` answers from memory without touching the disk, which
+   * is what lets many managers (one per conversation) share one source
+   * cheaply. Folders that cannot be watched (the limit, or the OS's) are
+   * looked at again on every discovery instead; `watchState()` says how many.
+   * Off by default. `maxFolders` defaults to 100,000; `debounceMs` (how long
+   * changes are gathered before listeners hear of them) to 100.
+   */
+  readonly watch?: boolean | { readonly maxFolders?: number; readonly debounceMs?: number }
+}
+
+/** One discovery, in the order the walk produced it: skills and the problems reported among them. */
+type DiscoveryEvent =
+  | { readonly skill: DiscoveredSkill; readonly problem?: undefined }
+  | { readonly skill?: undefined; readonly problem: SkillProblem }
+
+/** A complete discovery, kept so later callers can replay it. */
+interface Discovery {
+  readonly events: readonly DiscoveryEvent[]
 }
 
 const encoder = new TextEncoder()
@@ -73,6 +96,22 @@ function notFound(ref: SkillRef, why: string): SkillHostError {
       data: { id: ref.id, version: ref.version },
     },
   )
+}
+
+/** `promise`, or `E_ABORTED` as soon as `signal` aborts (the work itself goes on for other callers). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      try {
+        throwIfAborted(signal)
+      } catch (err) {
+        reject(err)
+      }
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }
 
 function unreadable(ref: SkillRef, cause: unknown): SkillHostError {
@@ -105,6 +144,15 @@ export class FileSystemSkillSource implements SkillSource {
   readonly #importModules: FileSystemSkillSourceOptions['importModules']
   readonly #syncDiscovery: boolean
   #entries = new Map<string, FsSkillEntry>()
+  readonly #cache: VisitCache
+  readonly #rows = new WeakMap<FsSkillEntry, DiscoveredSkill>()
+  readonly #listeners = new Set<() => void>()
+  readonly #debounceMs: number
+  #debounce: ReturnType<typeof setTimeout> | undefined
+  #lifetime = new AbortController()
+  #last: Discovery | undefined
+  #walking: Promise<Discovery> | undefined
+  #queued: Promise<Discovery> | undefined
 
   constructor(options: FileSystemSkillSourceOptions) {
     this.roots = typeof options.roots === 'string' ? [options.roots] : [...options.roots]
@@ -116,10 +164,66 @@ export class FileSystemSkillSource implements SkillSource {
     this.#strict = options.strict === true
     this.#importModules = options.importModules
     this.#syncDiscovery = options.discoveryIo !== 'async'
+    const watch = options.watch === true ? {} : options.watch || undefined
+    this.#debounceMs = watch?.debounceMs ?? 100
+    this.#cache = new VisitCache(
+      watch
+        ? {
+            watch: {
+              maxFolders: watch.maxFolders ?? 100_000,
+              onChange: () => this.#changed(),
+            },
+          }
+        : {},
+    )
   }
 
+  /**
+   * Every skill the roots hold, with problems reported among them in walk
+   * order. One walk at a time runs per source, and callers share it: a caller
+   * arriving while a walk runs waits for the next one, which starts only
+   * after it (so it sees changes made before the call) and serves everyone
+   * who arrived meanwhile. Each walk re-reads only what changed (see
+   * `VisitCache`); with `watch` and nothing changed since the last walk, the
+   * last result is replayed without a filesystem call.
+   */
   async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
     const report = options.report ?? (() => undefined)
+    throwIfAborted(options.signal)
+    const { events } = await abortable(this.#discovery(), options.signal)
+    for (const event of events) {
+      // Nothing is yielded or reported after an abort.
+      throwIfAborted(options.signal)
+      if (event.skill) yield event.skill
+      else report(event.problem)
+    }
+  }
+
+  /** The current discovery: the last one when it is known current, else the next walk. */
+  #discovery(): Promise<Discovery> {
+    if (this.#last && this.#cache.clean && !this.#walking) return Promise.resolve(this.#last)
+    if (!this.#walking) return this.#startWalk()
+    this.#queued ??= this.#walking
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined
+        return this.#last && this.#cache.clean ? this.#last : this.#startWalk()
+      })
+    return this.#queued
+  }
+
+  #startWalk(): Promise<Discovery> {
+    const walking = this.#walk().finally(() => {
+      if (this.#walking === walking) this.#walking = undefined
+    })
+    this.#walking = walking
+    return walking
+  }
+
+  async #walk(): Promise<Discovery> {
+    const pass = this.#cache.begin()
+    const events: DiscoveryEvent[] = []
+    const report = (problem: SkillProblem): void => void events.push({ problem })
     const found = new Map<string, FsSkillEntry>()
     const where = new Map<string, string>()
     const walk = walkSkillRoots(this.roots, {
@@ -128,12 +232,11 @@ export class FileSystemSkillSource implements SkillSource {
       overlays: this.overlays,
       io: this.#syncDiscovery ? { sync: syncSkillFs } : { async: asyncSkillFs },
       report,
-      ...(options.signal && { signal: options.signal }),
+      signal: this.#lifetime.signal,
+      visit: (folder, depth, options) => this.#cache.visit(folder, depth, options),
     })
     for await (const batch of walk) {
       for (const { location, hostPath, outcome } of batch) {
-        // A batch may outlive an abort; nothing is yielded after one.
-        throwIfAborted(options.signal)
         if (!outcome.ok) {
           for (const message of outcome.errors)
             report({ location, hostPath, code: outcome.code, message, severity: 'error' })
@@ -148,9 +251,8 @@ export class FileSystemSkillSource implements SkillSource {
           continue
         }
         where.set(id, location)
-        const skill = this.#toDiscovered(id, entry, hostPath)
+        const skill = this.#discovered(id, entry, hostPath)
         found.set(id, entry)
-        this.#entries.set(id, entry)
         if (skill.warnings) {
           for (const message of skill.warnings) {
             report({
@@ -163,10 +265,71 @@ export class FileSystemSkillSource implements SkillSource {
             })
           }
         }
-        yield skill
+        events.push({ skill })
       }
     }
     this.#entries = found
+    this.#cache.complete(pass)
+    const discovery = { events }
+    this.#last = discovery
+    return discovery
+  }
+
+  /** The catalog row of an entry; the same object for the same entry, so a replay allocates nothing. */
+  #discovered(id: string, entry: FsSkillEntry, hostPath: string): DiscoveredSkill {
+    let skill = this.#rows.get(entry)
+    if (skill === undefined || skill.id !== id || skill.location !== `${hostPath}/SKILL.md`) {
+      skill = this.#toDiscovered(id, entry, hostPath)
+      this.#rows.set(entry, skill)
+    }
+    return skill
+  }
+
+  /**
+   * Calls `listener` (debounced) after a watched folder changed; the next
+   * `discover` re-reads what changed. Only sources made with `watch` ever
+   * call it. Returns the unsubscribe function.
+   */
+  onDidChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => void this.#listeners.delete(listener)
+  }
+
+  /** How many folders are watched and, when some are not, why (undefined without `watch`). */
+  watchState(): WatchState | undefined {
+    return this.#cache.watchState()
+  }
+
+  /**
+   * Stops watching and abandons a walk in progress (its callers get
+   * `E_ABORTED`). The source keeps serving, re-reading on each discovery.
+   * Idempotent.
+   */
+  close(): void {
+    if (this.#debounce) clearTimeout(this.#debounce)
+    this.#listeners.clear()
+    this.#cache.close()
+    this.#lifetime.abort()
+    this.#lifetime = new AbortController()
+  }
+
+  [Symbol.dispose](): void {
+    this.close()
+  }
+
+  #changed(): void {
+    if (this.#debounce || this.#listeners.size === 0) return
+    this.#debounce = setTimeout(() => {
+      this.#debounce = undefined
+      for (const listener of [...this.#listeners]) {
+        try {
+          listener()
+        } catch {
+          // A listener's failure is its own; the others still hear of the change.
+        }
+      }
+    }, this.#debounceMs)
+    this.#debounce.unref?.()
   }
 
   #toDiscovered(id: string, entry: FsSkillEntry, hostPath: string): DiscoveredSkill {
@@ -217,7 +380,11 @@ export class FileSystemSkillSource implements SkillSource {
     } catch (cause) {
       throw unreadable(ref, cause)
     }
-    if (scan.hash !== entry.scan.hash) throw notFound(ref, 'changed on disk')
+    if (scan.hash !== entry.scan.hash) {
+      // A change no watch reported (or none is kept): the next walk reads the folder again.
+      this.#cache.invalidate(entry.dir)
+      throw notFound(ref, 'changed on disk')
+    }
     if (this.overlays.length > 0) {
       let overlay: OverlayHit | undefined
       try {

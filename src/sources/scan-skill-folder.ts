@@ -33,6 +33,11 @@ export interface SkillFolderScan {
    * own: skills nested inside this one, which discovery does not serve.
    */
   readonly nested: readonly string[]
+  /**
+   * Every folder the scan listed (absolute, the skill folder first): what a
+   * watcher must observe to see any change to the skill.
+   */
+  readonly folders: readonly string[]
 }
 
 const NONE: readonly string[] = Object.freeze([])
@@ -121,12 +126,14 @@ export function* scanSkillFolderSteps(
   const files = known ?? new Map<string, SkillFileEntry>()
   const warnings: string[] = []
   const nested: string[] = []
+  const folders: string[] = []
   let realDir: string | undefined
   const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
     ['', dir, 0, top],
   ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
+    folders.push(abs)
     const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
     const slots: Slot[] = []
     const calls: FsSteps<Stats | Resolved>[] = []
@@ -187,7 +194,13 @@ export function* scanSkillFolderSteps(
     for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!)
     if (files.size > limits.maxFilesPerSkill) throw tooManyFiles(limits)
   }
-  return { files, hash: hashFiles(files), warnings, nested: nested.length > 0 ? nested : NONE }
+  return {
+    files,
+    hash: hashFiles(files),
+    warnings,
+    nested: nested.length > 0 ? nested : NONE,
+    folders,
+  }
 }
 
 /** `scanSkillFolderSteps` through the thread pool: the rescan that proves a ref current. */

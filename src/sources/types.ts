@@ -123,6 +123,12 @@ export interface SkillSource {
    * it, callers use `list` and `read`.
    */
   snapshot?(ref: SkillRef, options?: SourceReadOptions): Promise<SkillSnapshot>
+  /**
+   * Optional: calls `listener` when what `discover` would yield may have
+   * changed (a watched folder changed). A manager rediscovers (catalog only,
+   * like `autoRefresh`) and tells its adapters. Returns the unsubscribe function.
+   */
+  onDidChange?(listener: () => void): () => void
 }
 
 /** One consistent view of a skill's files; see `SkillSource.snapshot`. */

@@ -6,9 +6,19 @@ import { type FsSkillOutcome, type LoadFsSkillOptions, loadFsSkillSteps } from '
 import { inNameOrder, SKIPPED_FOLDERS } from './scan-skill-folder.js'
 import { childPath } from './skill-fs.js'
 
+/** Loads one skill folder: `loadFsSkillSteps`, or a cache's loader that reuses an unchanged folder's outcome. */
+export type LoadSkillSteps = (
+  dir: string,
+  folderName: string,
+  options: LoadFsSkillOptions,
+  entries?: readonly Dirent[],
+) => FsSteps<FsSkillOutcome>
+
 /** What a visit needs: how to load a skill, the depth limit, and the abort signal. */
 export interface VisitOptions extends LoadFsSkillOptions {
   readonly signal?: AbortSignal | undefined
+  /** How a skill folder is loaded; `loadFsSkillSteps` when absent. */
+  readonly loadSkill?: LoadSkillSteps | undefined
 }
 
 /**
@@ -117,7 +127,7 @@ export function* visitSteps(folder: Folder, depth: number, options: VisitOptions
     // Below the root, the last segment of `rel` is the entry's name: no path parsing per skill.
     const name =
       folder.name ?? (rel === '' ? basename(real ?? dir) : rel.slice(rel.lastIndexOf('/') + 1))
-    const outcome = yield* loadFsSkillSteps(dir, name, options, entries)
+    const outcome = yield* (options.loadSkill ?? loadFsSkillSteps)(dir, name, options, entries)
     return { kind: 'skill', dir, rel, name, outcome }
   }
   const items: (Folder | FolderLink | number)[] = []

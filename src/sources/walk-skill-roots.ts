@@ -1,12 +1,18 @@
 import { basename, resolve } from 'node:path'
 import { FolderLinks } from './folder-links.js'
-import { runAsync, runSync } from './fs-steps.js'
+import { type FsSteps, runAsync, runSync } from './fs-steps.js'
 import type { FsSkillOutcome } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
 import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 import type { SkillProblem } from './types.js'
-import { type Folder, throwIfAborted, type Visit, visitSteps } from './visit-folder.js'
+import {
+  type Folder,
+  throwIfAborted,
+  type Visit,
+  type VisitOptions,
+  visitSteps,
+} from './visit-folder.js'
 
 /** One skill folder found under a root, with the verdict on it. */
 export interface SkillFolderResult {
@@ -32,6 +38,11 @@ export interface WalkSkillRootsOptions {
   readonly io: DiscoveryIo
   readonly signal?: AbortSignal
   readonly report: (problem: SkillProblem) => void
+  /**
+   * Visits one folder: `visitSteps`, or a cache's `visit` that answers from
+   * what it remembers (see `VisitCache`). Same steps, same results.
+   */
+  readonly visit?: (folder: Folder, depth: number, options: VisitOptions) => FsSteps<Visit>
 }
 
 const SLICE_MS = 10
@@ -126,10 +137,11 @@ export async function* walkSkillRoots(
   options: WalkSkillRootsOptions,
 ): AsyncGenerator<readonly SkillFolderResult[]> {
   const { limits, signal, report, io } = options
+  const visit = options.visit ?? visitSteps
   // Direct calls need no promise per folder; the thread pool keeps many folders in flight.
   const visitNow =
     'sync' in io
-      ? (f: Folder, depth: number): Visit => runSync(visitSteps(f, depth, options), io.sync)
+      ? (f: Folder, depth: number): Visit => runSync(visit(f, depth, options), io.sync)
       : undefined
   let seen = 0
   let sliceStart = performance.now()
@@ -145,7 +157,7 @@ export async function* walkSkillRoots(
       const visits =
         'async' in io
           ? mapOrdered(level, limits.concurrency, (f) =>
-              runAsync(visitSteps(f, depth, options), io.async),
+              runAsync(visit(f, depth, options), io.async),
             )
           : undefined
       try {

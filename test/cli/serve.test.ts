@@ -118,6 +118,43 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     expect(s.stderr()).toContain('stdin closed: shutting down')
   })
 
+  it('watches the roots: a skill added on disk reaches the client as tools/list_changed and in list_skills; --no-watch does not', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillhost-serve-watch-'))
+    const skill = (name: string): void => {
+      mkdirSync(join(root, name))
+      writeFileSync(
+        join(root, name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: The ${name} skill.\n---\n# ${name}\n`,
+      )
+    }
+    skill('first')
+    const ids = async (c: Client): Promise<string[]> =>
+      JSON.parse(text(await c.callTool({ name: 'list_skills', arguments: {} }))).skills.map(
+        (k: { id: string }) => k.id,
+      )
+    const s = await serve(['--no-scripts', root])
+    const quiet = await serve(['--no-scripts', '--no-watch', root])
+    try {
+      await until(() => /discovered 1 skill\(s\) in \d+ ms/.test(s.stderr()))
+      expect(s.stderr()).toMatch(/watching \d+ folder\(s\) for changes/)
+      expect(quiet.stderr()).not.toMatch(/watching/)
+      expect(await ids(s.client)).toEqual(['first'])
+      const before = s.changes()
+      skill('second')
+      await until(() => s.changes() > before)
+      expect((await ids(s.client)).sort()).toEqual(['first', 'second'])
+      // Without watching, nothing is announced; the catalog changes on the next refresh.
+      expect(quiet.changes()).toBe(0)
+      expect(await ids(quiet.client)).toEqual(['first'])
+      await quiet.client.callTool({ name: 'refresh_skills', arguments: {} })
+      expect((await ids(quiet.client)).sort()).toEqual(['first', 'second'])
+    } finally {
+      await s.client.close()
+      await quiet.client.close()
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it('module tools are off unless --import-modules, then callable', async () => {
     const off = await serve(['examples/skills'])
     const without = JSON.parse(
@@ -142,7 +179,8 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     })
     expect(converted.isError).toBeFalsy()
     expect(text(converted)).toContain('8.04672 km')
-    expect(on.stderr()).toContain('gate allow convert_units (module, skill unit-convert@')
+    // stderr is another pipe than the protocol's: its line may arrive after the result.
+    await until(() => on.stderr().includes('gate allow convert_units (module, skill unit-convert@'))
     await on.client.close()
   })
 
@@ -159,7 +197,7 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     })
     expect(refused.isError).toBe(true)
     expect(text(refused)).toMatch(/^E_TOOL_DENIED: .*no loading today/)
-    expect(s.stderr()).toContain('gate DENY load_skill (lifecycle): no loading today')
+    await until(() => s.stderr().includes('gate DENY load_skill (lifecycle): no loading today'))
     await s.client.close()
   })
 
@@ -181,7 +219,9 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
       const out = await s.client.callTool({ name: 'artifact_cat', arguments: { id } })
       expect(text(out)).toMatch(/words: \d+/)
       expect(text(out)).not.toContain(workspace)
-      expect(s.stderr()).toContain('gate allow run_word_count_count (script, skill word-count@')
+      await until(() =>
+        s.stderr().includes('gate allow run_word_count_count (script, skill word-count@'),
+      )
     }
     const pid = s.transport.pid
     expect(pid).toBeTypeOf('number')

@@ -1,0 +1,233 @@
+import type { Dirent } from 'node:fs'
+import { FolderWatcher } from './folder-watcher.js'
+import type { FsSteps } from './fs-steps.js'
+import {
+  type FsSkillEntry,
+  type FsSkillOutcome,
+  type LoadFsSkillOptions,
+  loadFsSkillSteps,
+} from './load-fs-skill.js'
+import { scanSkillFolderSteps } from './scan-skill-folder.js'
+import { type Folder, type Visit, type VisitOptions, visitSteps } from './visit-folder.js'
+
+/** What the cache keeps of one folder of the walk. */
+interface Memo {
+  readonly visit: Visit
+  /** The folders whose changes make this visit stale (a skill's: every folder it scanned). */
+  readonly dirs: readonly string[]
+  /** The last pass that walked through this folder. */
+  seen: number
+}
+
+/** Options for `VisitCache`. */
+export interface VisitCacheOptions {
+  /**
+   * Watch every folder read and call `onChange` when one changes. Without
+   * it, every pass looks again (see `VisitCache.visit`).
+   */
+  readonly watch?: { readonly maxFolders: number; readonly onChange: () => void }
+}
+
+/** How much of the cache the OS watches; see `VisitCache.watchState`. */
+export interface WatchState {
+  /** Folders watched now. */
+  readonly folders: number
+  /** Why some folder is not watched (those are looked at again on every pass), when one is not. */
+  readonly unwatched?: string
+}
+
+/**
+ * Discovery's per-folder cache, keyed by the folder's walk position (depth,
+ * root-relative path, path read). A pass asks `visit` for each folder:
+ *
+ * - **watched and clean** (an OS watch on every folder the visit read, and
+ *   no event since it was read): the remembered visit, no filesystem call;
+ * - **a skill folder seen before**: the folder is rescanned (listing and
+ *   stats only, the stat identity of every file) and, when its hash is the
+ *   same, the remembered outcome is reused: SKILL.md and the sidecar are
+ *   neither read nor parsed again;
+ * - anything else is read as if new.
+ *
+ * A watch is taken before a folder is read, so a change during the read is
+ * not lost; the subfolders of a skill are watched once its scan has listed
+ * them (a change inside one in that instant waits for the next event or
+ * `invalidate`). Folders a completed pass no longer reached are dropped with
+ * their watches (`complete`). `clean` says a pass would change nothing.
+ */
+export class VisitCache {
+  readonly #memos = new Map<string, Memo>()
+  /** The memo each watched folder belongs to. */
+  readonly #owner = new Map<string, Memo>()
+  /** Memos a pass must look at again: changed, not fully watched, or unreadable. */
+  readonly #stale = new Set<Memo>()
+  /** The event counter at each folder's last change. */
+  readonly #changedAt = new Map<string, number>()
+  readonly #watcher: FolderWatcher | undefined
+  #events = 0
+  #pass = 0
+  #completed = 0
+
+  constructor(options: VisitCacheOptions = {}) {
+    const watch = options.watch
+    this.#watcher =
+      watch &&
+      new FolderWatcher({
+        maxFolders: watch.maxFolders,
+        onChange: (dir) => {
+          this.#changed(dir)
+          watch.onChange()
+        },
+      })
+  }
+
+  /** True when a pass now would find nothing changed: every folder watched, no change seen since. */
+  get clean(): boolean {
+    return (
+      this.#watcher !== undefined &&
+      this.#completed === this.#pass &&
+      this.#pass > 0 &&
+      this.#stale.size === 0
+    )
+  }
+
+  /** Folders the cache remembers. */
+  get size(): number {
+    return this.#memos.size
+  }
+
+  /** How much is watched, and why some folder is not. */
+  watchState(): WatchState | undefined {
+    const w = this.#watcher
+    if (!w) return undefined
+    let unwatched = 0
+    for (const memo of this.#stale) if (!this.#fullyWatched(memo)) unwatched++
+    return unwatched > 0 && w.refused !== undefined
+      ? { folders: w.size, unwatched: `${unwatched} folder(s) not watched: ${w.refused}` }
+      : { folders: w.size }
+  }
+
+  /** Starts a pass; give the number to `complete` when the pass walked every root. */
+  begin(): number {
+    return ++this.#pass
+  }
+
+  /** Ends a complete pass: folders it did not reach are forgotten and unwatched. */
+  complete(pass: number): void {
+    for (const [key, memo] of this.#memos) {
+      if (memo.seen >= pass) continue
+      this.#memos.delete(key)
+      this.#stale.delete(memo)
+      this.#release(memo)
+    }
+    if (pass === this.#pass) this.#completed = pass
+  }
+
+  /**
+   * Marks the folder `dir` (a skill folder or one of its subfolders) as
+   * changed: the next pass reads it again. For what the source learns
+   * outside the walk (a rescan that found a skill changed).
+   */
+  invalidate(dir: string): void {
+    this.#changed(dir)
+  }
+
+  /** Stops every watch. The cache keeps working without them. */
+  close(): void {
+    this.#watcher?.close()
+    for (const memo of this.#memos.values()) this.#stale.add(memo)
+  }
+
+  /** The visit of `folder` in the current pass; see the class comment. */
+  *visit(folder: Folder, depth: number, options: VisitOptions): FsSteps<Visit> {
+    const key = `${depth}\0${folder.rel}\0${folder.dir}`
+    const memo = this.#memos.get(key)
+    if (memo) {
+      memo.seen = this.#pass
+      if (!this.#stale.has(memo)) return memo.visit
+    }
+    const startedAt = this.#events
+    this.#watcher?.watch(folder.dir)
+    const previous =
+      memo?.visit.kind === 'skill' && memo.visit.outcome.ok ? memo.visit.outcome.entry : undefined
+    const visit = yield* visitSteps(
+      folder,
+      depth,
+      previous && !(options.overlays && options.overlays.length > 0)
+        ? { ...options, loadSkill: reuseUnchanged(previous) }
+        : options,
+    )
+    const dirs =
+      visit.kind === 'skill' && visit.outcome.ok ? visit.outcome.entry.scan.folders : [folder.dir]
+    const next: Memo = { visit, dirs, seen: this.#pass }
+    this.#memos.set(key, next)
+    let stale = visit.kind === 'unreadable' || this.#watcher === undefined
+    for (const dir of dirs) {
+      this.#owner.set(dir, next)
+      if (this.#watcher && !this.#watcher.watch(dir)) stale = true
+      if ((this.#changedAt.get(dir) ?? -1) > startedAt) stale = true
+    }
+    if (stale) this.#stale.add(next)
+    if (memo) {
+      // Only the folders the new visit no longer owns lose their watch.
+      this.#stale.delete(memo)
+      this.#release(memo)
+    }
+    return visit
+  }
+
+  #changed(dir: string): void {
+    this.#changedAt.set(dir, ++this.#events)
+    const memo = this.#owner.get(dir)
+    if (memo) this.#stale.add(memo)
+  }
+
+  #fullyWatched(memo: Memo): boolean {
+    return memo.dirs.every((d) => this.#watcher?.has(d) === true)
+  }
+
+  /** Unwatches the folders `memo` owned and forgets their change marks. */
+  #release(memo: Memo): void {
+    for (const dir of memo.dirs) {
+      if (this.#owner.get(dir) !== memo) continue
+      this.#owner.delete(dir)
+      this.#changedAt.delete(dir)
+      this.#watcher?.unwatch(dir)
+    }
+  }
+}
+
+/**
+ * A loader that rescans the folder (listing and stats, no reads) and keeps
+ * `previous` when the stat hash is unchanged: same files, sizes, mtimes and
+ * inodes, hence the same version. Anything else, or a rescan that fails, is
+ * loaded afresh so its errors are reported as they always are.
+ */
+function reuseUnchanged(previous: FsSkillEntry) {
+  return function* reuse(
+    dir: string,
+    folderName: string,
+    options: LoadFsSkillOptions,
+    entries?: readonly Dirent[],
+  ): FsSteps<FsSkillOutcome> {
+    try {
+      const scan = yield* scanSkillFolderSteps(dir, options.limits, entries)
+      if (scan.hash === previous.scan.hash && dir === previous.dir) {
+        // Same files, same version; a folder added or removed (empty) changes only what to watch.
+        const same = sameList(scan.folders, previous.scan.folders)
+        return {
+          ok: true,
+          entry: same
+            ? previous
+            : { ...previous, scan: { ...previous.scan, folders: scan.folders } },
+        }
+      }
+    } catch {
+      // Loaded afresh below, which reports the failure.
+    }
+    return yield* loadFsSkillSteps(dir, folderName, options, entries)
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i])
+}
