@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const ALL = [
   'discovery',
+  'incremental',
   'list-skills',
   'module-tool',
   'managers',

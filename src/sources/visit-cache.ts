@@ -12,6 +12,9 @@ import { type Folder, type Visit, type VisitOptions, visitSteps } from './visit-
 
 /** What the cache keeps of one folder of the walk. */
 interface Memo {
+  /** Where the walk met the folder: a folder met at another depth or path is another memo. */
+  readonly depth: number
+  readonly rel: string
   readonly visit: Visit
   /** The folders whose changes make this visit stale (a skill's: every folder it scanned). */
   readonly dirs: readonly string[]
@@ -139,11 +142,13 @@ export class VisitCache {
 
   /** The visit of `folder` in the current pass; see the class comment. */
   *visit(folder: Folder, depth: number, options: VisitOptions): FsSteps<Visit> {
-    const key = `${depth}\0${folder.rel}\0${folder.dir}`
-    const memo = this.#memos.get(key)
+    // Keyed by the path read (already a string), checked against where the walk met it.
+    const key = folder.dir
+    const found = this.#memos.get(key)
+    const memo = found && found.depth === depth && found.rel === folder.rel ? found : undefined
     if (memo) {
       memo.seen = this.#pass
-      if (!this.#stale.has(memo)) return memo.visit
+      if (this.#watcher && !this.#stale.has(memo)) return memo.visit
     }
     const startedAt = this.#events
     this.#watcher?.watch(folder.dir)
@@ -158,20 +163,20 @@ export class VisitCache {
     )
     const dirs =
       visit.kind === 'skill' && visit.outcome.ok ? visit.outcome.entry.scan.folders : [folder.dir]
-    const next: Memo = { visit, dirs, seen: this.#pass }
+    const next: Memo = { depth, rel: folder.rel, visit, dirs, seen: this.#pass }
     this.#memos.set(key, next)
-    let stale = visit.kind === 'unreadable' || this.#watcher === undefined
+    if (found) this.#stale.delete(found)
+    // Unwatched, every pass looks again: no owners or marks to keep.
+    if (!this.#watcher) return visit
+    let stale = visit.kind === 'unreadable'
     for (const dir of dirs) {
       this.#owner.set(dir, next)
-      if (this.#watcher && !this.#watcher.watch(dir)) stale = true
+      if (!this.#watcher.watch(dir)) stale = true
       if ((this.#changedAt.get(dir) ?? -1) > startedAt) stale = true
     }
     if (stale) this.#stale.add(next)
-    if (memo) {
-      // Only the folders the new visit no longer owns lose their watch.
-      this.#stale.delete(memo)
-      this.#release(memo)
-    }
+    // Only the folders the new visit no longer owns lose their watch.
+    if (found) this.#release(found)
     return visit
   }
 

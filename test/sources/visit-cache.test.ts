@@ -58,7 +58,7 @@ describe('VisitCache', () => {
     expect(first.calls.readCapped).toBe(2) // SKILL.md and skillhost.yaml
     const second = pass(cache, dir)
     expect(second.calls.readCapped).toBe(0)
-    expect(second.calls.readdir).toBe(first.calls.readdir + 0)
+    expect(second.calls.readdir).toBe(first.calls.readdir)
     expect(entryOf(second.visit)).toBe(entryOf(first.visit))
     expect(cache.clean).toBe(false) // nothing watched: every pass must look
   })

@@ -1,0 +1,182 @@
+// Shared, incremental discovery on a generated corpus shaped like the public
+// skill collections: 25,000 skills in nested collections (owner/repo/skills/
+// category/skill, a tenth of them three levels deeper), each with several
+// files in subfolders. Measures, in one run:
+//   - a full discovery (fresh source): skills/s;
+//   - a refresh with nothing changed, unwatched (every skill folder rescanned,
+//     nothing read) and watched (answered from memory), as a share of the full one;
+//   - a refresh after one file changed, watched;
+//   - a second MCP session connecting over Streamable HTTP (initialize +
+//     initialized + tools/list) while the first is open, watched and unwatched;
+//   - heap and RSS per cached skill.
+// Run after building: npx tsc -p tsconfig.build.json && node --expose-gc bench/incremental.mjs [count]
+
+import { appendFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { serveMcpHttp } from '../dist/adapters/mcp/index.js'
+import { createSkillManager } from '../dist/manager/index.js'
+import { FileSystemSkillSource } from '../dist/sources/index.js'
+import { machine, percentile, writeSection } from './lib.mjs'
+
+const COUNT = Number(process.argv[2] ?? 25_000)
+const PER_REPO = 500
+const MAX_DEPTH = 10
+
+function skillFiles(name, i) {
+  const body = `${'Instructions for the model. '.repeat(60)}\n`
+  return {
+    'SKILL.md': `---\nname: ${name}\ndescription: "Generated skill ${i}: fills, checks and reports on documents of kind ${i % 97}; use it when the user asks for that kind."\nlicense: MIT\nmetadata:\n  author: bench\n---\n\n# ${name}\n\n${body}`,
+    'README.md': `# ${name}\n\nA generated skill.\n`,
+    'scripts/run.py': `import sys\nprint(${i}, sys.argv)\n`,
+    'scripts/helpers.py': `def helper():\n    return ${i}\n`,
+    'references/guide.md': `# Guide ${i}\n\n${body}`,
+    'references/forms.md': `# Forms ${i}\n`,
+    'assets/template.txt': `template ${i}\n`,
+  }
+}
+
+/** Where skill i lives: owner/repo/skills/category/name, every tenth three folders deeper. */
+function skillDir(root, i) {
+  const repo = Math.floor(i / PER_REPO)
+  const base = join(root, `owner-${repo % 7}`, `repo-${repo}`, 'skills', `cat-${i % 13}`)
+  return i % 10 === 9 ? join(base, 'more', 'nested', 'deeper', `skill-${i}`) : join(base, `skill-${i}`)
+}
+
+async function generate(root) {
+  for (let i = 0; i < COUNT; i += 250) {
+    const batch = []
+    for (let j = i; j < Math.min(COUNT, i + 250); j++) {
+      const dir = skillDir(root, j)
+      batch.push(
+        (async () => {
+          await mkdir(join(dir, 'scripts'), { recursive: true })
+          await mkdir(join(dir, 'references'))
+          await mkdir(join(dir, 'assets'))
+          for (const [rel, text] of Object.entries(skillFiles(`skill-${j}`, j)))
+            await writeFile(join(dir, rel), text)
+        })(),
+      )
+    }
+    await Promise.all(batch)
+  }
+}
+
+async function discover(source) {
+  let n = 0
+  for await (const _ of source.discover()) n++
+  return n
+}
+
+async function timed(fn) {
+  const start = performance.now()
+  const value = await fn()
+  return { ms: performance.now() - start, value }
+}
+
+const median = (xs) => percentile(xs, 50)
+const fmt = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1))
+
+async function mcpSessions(source, rounds) {
+  const server = await serveMcpHttp({
+    createManager: () => createSkillManager({ sources: [source], gate: () => undefined }),
+    idleTimeoutMs: 0,
+  })
+  const connect = async () => {
+    const client = new Client({ name: 'bench', version: '1' })
+    await client.connect(new StreamableHTTPClientTransport(server.url))
+    await client.listTools()
+    return client
+  }
+  try {
+    const first = await timed(connect)
+    const times = []
+    for (let r = 0; r < rounds; r++) {
+      const { ms, value } = await timed(connect)
+      times.push(ms)
+      await value.close()
+    }
+    await first.value.close()
+    return { first: first.ms, second: median(times) }
+  } finally {
+    await server.close()
+  }
+}
+
+const root = await mkdtemp(join(tmpdir(), 'skillhost-bench-incr-'))
+try {
+  const gen = await timed(() => generate(root))
+  console.log(`generated ${COUNT} skills (7 files, 4 folders each) in ${(gen.ms / 1000).toFixed(1)} s`)
+  const limits = { maxDepth: MAX_DEPTH }
+
+  // Warm the page cache, then full discoveries on fresh sources.
+  await discover(new FileSystemSkillSource({ roots: root, limits }))
+  const full = []
+  for (let r = 0; r < 3; r++) {
+    const { ms, value } = await timed(() => discover(new FileSystemSkillSource({ roots: root, limits })))
+    if (value !== COUNT) throw new Error(`found ${value} of ${COUNT}`)
+    full.push(ms)
+  }
+  const fullMs = median(full)
+
+  // Nothing changed, unwatched: every folder rescanned, nothing read or parsed.
+  const polled = new FileSystemSkillSource({ roots: root, limits })
+  await discover(polled)
+  const pollMs = []
+  for (let r = 0; r < 3; r++) pollMs.push((await timed(() => discover(polled))).ms)
+
+  // Nothing changed, watched: answered from memory.
+  globalThis.gc?.()
+  const heapBefore = process.memoryUsage().heapUsed
+  const rssBefore = process.memoryUsage().rss
+  const watched = new FileSystemSkillSource({ roots: root, limits, watch: { maxFolders: 200_000 } })
+  const firstWatched = await timed(() => discover(watched))
+  globalThis.gc?.()
+  const heapPerSkill = (process.memoryUsage().heapUsed - heapBefore) / COUNT
+  const rssPerSkill = (process.memoryUsage().rss - rssBefore) / COUNT
+  const state = watched.watchState()
+  const watchMs = []
+  for (let r = 0; r < 5; r++) watchMs.push((await timed(() => discover(watched))).ms)
+
+  // One file changed, watched: the event marks one skill folder; the walk re-reads only it.
+  const changed = new Promise((resolve) => watched.onDidChange(resolve))
+  appendFileSync(join(skillDir(root, Math.floor(COUNT / 2) + 2), 'scripts/run.py'), '# changed\n')
+  // Watches and their debounce never keep a process alive; this wait does.
+  const alive = setInterval(() => undefined, 1000)
+  await changed
+  clearInterval(alive)
+  const oneChanged = await timed(() => discover(watched))
+
+  // Second MCP session: watched source (replay) and unwatched (rescan).
+  const sessionsWatched = await mcpSessions(watched, 7)
+  const sessionsPolled = await mcpSessions(polled, 3)
+  watched.close()
+
+  const rows = [
+    ['full discovery (fresh source)', `${fmt(fullMs)} ms`, `${Math.round(COUNT / (fullMs / 1000)).toLocaleString('en-US')} skills/s`],
+    ['refresh, nothing changed, unwatched (rescan, no reads)', `${fmt(median(pollMs))} ms`, `${((median(pollMs) / fullMs) * 100).toFixed(1)} % of full`],
+    ['refresh, nothing changed, watched (from memory)', `${fmt(median(watchMs))} ms`, `${((median(watchMs) / fullMs) * 100).toFixed(2)} % of full`],
+    ['refresh after one file changed, watched', `${fmt(oneChanged.ms)} ms`, `${((oneChanged.ms / fullMs) * 100).toFixed(2)} % of full`],
+    ['first discovery with watching (takes the watches)', `${fmt(firstWatched.ms)} ms`, `${((firstWatched.ms / fullMs) * 100).toFixed(0)} % of full; ${state?.folders.toLocaleString('en-US')} folders watched`],
+    ['second MCP session connects (HTTP, watched source)', `${fmt(sessionsWatched.second)} ms p50`, `first session ${fmt(sessionsWatched.first)} ms`],
+    ['second MCP session connects (HTTP, unwatched source)', `${fmt(sessionsPolled.second)} ms p50`, `first session ${fmt(sessionsPolled.first)} ms`],
+    ['memory per cached skill (watched source)', `${(heapPerSkill / 1024).toFixed(2)} KiB heap`, `${(rssPerSkill / 1024).toFixed(2)} KiB RSS (heap + watches)`],
+  ]
+  const table = ['| measure | time | note |', '|---|---:|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
+  console.log(table)
+  writeSection(
+    'Shared, incremental discovery (25,000 skills)',
+    `${machine()}; load average ${loadavg()[0].toFixed(2)} at the end. \`node --expose-gc bench/incremental.mjs\`.
+
+Corpus: ${COUNT.toLocaleString('en-US')} generated skills in nested collections (\`owner/repo/skills/category/skill\`, every tenth three folders deeper, found with \`maxDepth ${MAX_DEPTH}\`), 7 files in 4 folders each (SKILL.md of ~2 KB, README, two scripts, two references, an asset): ${(COUNT * 7).toLocaleString('en-US')} files. Full discoveries are the median of 3 on fresh sources with a warm page cache; refreshes the median of 3 (unwatched) or 5 (watched) on one source; the second session the p50 of 7 (3 unwatched) connects (initialize, initialized, tools/list) while the first is open, one manager per session over the one shared source.
+
+${table}
+
+Targets (issue 12): second session ≤ 50 ms on 25k skills; refresh with nothing changed ≤ 5 % of a full discovery; full discovery ≥ 10,000 skills/s. The refresh target is met by the watched source only: unwatched, a refresh must still list every folder and stat every file (that is what keeps a version exact for in-place edits), and it skips only the reads and the parsing.`,
+  )
+} finally {
+  await rm(root, { recursive: true, force: true })
+}
