@@ -205,7 +205,9 @@ export class FileSystemSkillSource implements SkillSource {
       }
     }
     this.#entries = found
-    this.#digests.keepOnly(new Set([...found.values()].map((e) => e.dir)))
+    // Without a lock or digest() calls there is nothing to prune: no cost per discovery.
+    if (this.#digests.size > 0)
+      this.#digests.keepOnly(new Set([...found.values()].map((e) => e.dir)))
   }
 
   #toDiscovered(id: string, entry: FsSkillEntry, hostPath: string): DiscoveredSkill {

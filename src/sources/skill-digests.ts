@@ -35,6 +35,11 @@ export class SkillDigests {
     return digest
   }
 
+  /** How many folders have a digest kept. */
+  get size(): number {
+    return this.#byFolder.size
+  }
+
   /** Forgets the digests of folders not in `dirs` (those a completed discovery no longer serves). */
   keepOnly(dirs: ReadonlySet<string>): void {
     for (const dir of this.#byFolder.keys()) if (!dirs.has(dir)) this.#byFolder.delete(dir)
