@@ -43,7 +43,9 @@ function skillFiles(name, i) {
 function skillDir(root, i) {
   const repo = Math.floor(i / PER_REPO)
   const base = join(root, `owner-${repo % 7}`, `repo-${repo}`, 'skills', `cat-${i % 13}`)
-  return i % 10 === 9 ? join(base, 'more', 'nested', 'deeper', `skill-${i}`) : join(base, `skill-${i}`)
+  return i % 10 === 9
+    ? join(base, 'more', 'nested', 'deeper', `skill-${i}`)
+    : join(base, `skill-${i}`)
 }
 
 async function generate(root) {
@@ -109,14 +111,18 @@ async function mcpSessions(source, rounds) {
 const root = await mkdtemp(join(tmpdir(), 'skillhost-bench-incr-'))
 try {
   const gen = await timed(() => generate(root))
-  console.log(`generated ${COUNT} skills (7 files, 4 folders each) in ${(gen.ms / 1000).toFixed(1)} s`)
+  console.log(
+    `generated ${COUNT} skills (7 files, 4 folders each) in ${(gen.ms / 1000).toFixed(1)} s`,
+  )
   const limits = { maxDepth: MAX_DEPTH }
 
   // Warm the page cache, then full discoveries on fresh sources.
   await discover(new FileSystemSkillSource({ roots: root, limits }))
   const full = []
   for (let r = 0; r < 3; r++) {
-    const { ms, value } = await timed(() => discover(new FileSystemSkillSource({ roots: root, limits })))
+    const { ms, value } = await timed(() =>
+      discover(new FileSystemSkillSource({ roots: root, limits })),
+    )
     if (value !== COUNT) throw new Error(`found ${value} of ${COUNT}`)
     full.push(ms)
   }
@@ -156,16 +162,52 @@ try {
   watched.close()
 
   const rows = [
-    ['full discovery (fresh source)', `${fmt(fullMs)} ms`, `${Math.round(COUNT / (fullMs / 1000)).toLocaleString('en-US')} skills/s`],
-    ['refresh, nothing changed, unwatched (rescan, no reads)', `${fmt(median(pollMs))} ms`, `${((median(pollMs) / fullMs) * 100).toFixed(1)} % of full`],
-    ['refresh, nothing changed, watched (from memory)', `${fmt(median(watchMs))} ms`, `${((median(watchMs) / fullMs) * 100).toFixed(2)} % of full`],
-    ['refresh after one file changed, watched', `${fmt(oneChanged.ms)} ms`, `${((oneChanged.ms / fullMs) * 100).toFixed(2)} % of full`],
-    ['first discovery with watching (takes the watches)', `${fmt(firstWatched.ms)} ms`, `${((firstWatched.ms / fullMs) * 100).toFixed(0)} % of full; ${state?.folders.toLocaleString('en-US')} folders watched`],
-    ['second MCP session connects (HTTP, watched source)', `${fmt(sessionsWatched.second)} ms p50`, `first session ${fmt(sessionsWatched.first)} ms`],
-    ['second MCP session connects (HTTP, unwatched source)', `${fmt(sessionsPolled.second)} ms p50`, `first session ${fmt(sessionsPolled.first)} ms`],
-    ['memory per cached skill (watched source)', `${(heapPerSkill / 1024).toFixed(2)} KiB heap`, `${(rssPerSkill / 1024).toFixed(2)} KiB RSS (heap + watches)`],
+    [
+      'full discovery (fresh source)',
+      `${fmt(fullMs)} ms`,
+      `${Math.round(COUNT / (fullMs / 1000)).toLocaleString('en-US')} skills/s`,
+    ],
+    [
+      'refresh, nothing changed, unwatched (rescan, no reads)',
+      `${fmt(median(pollMs))} ms`,
+      `${((median(pollMs) / fullMs) * 100).toFixed(1)} % of full`,
+    ],
+    [
+      'refresh, nothing changed, watched (from memory)',
+      `${fmt(median(watchMs))} ms`,
+      `${((median(watchMs) / fullMs) * 100).toFixed(2)} % of full`,
+    ],
+    [
+      'refresh after one file changed, watched',
+      `${fmt(oneChanged.ms)} ms`,
+      `${((oneChanged.ms / fullMs) * 100).toFixed(2)} % of full`,
+    ],
+    [
+      'first discovery with watching (takes the watches)',
+      `${fmt(firstWatched.ms)} ms`,
+      `${((firstWatched.ms / fullMs) * 100).toFixed(0)} % of full; ${state?.folders.toLocaleString('en-US')} folders watched`,
+    ],
+    [
+      'second MCP session connects (HTTP, watched source)',
+      `${fmt(sessionsWatched.second)} ms p50`,
+      `first session ${fmt(sessionsWatched.first)} ms`,
+    ],
+    [
+      'second MCP session connects (HTTP, unwatched source)',
+      `${fmt(sessionsPolled.second)} ms p50`,
+      `first session ${fmt(sessionsPolled.first)} ms`,
+    ],
+    [
+      'memory per cached skill (watched source)',
+      `${(heapPerSkill / 1024).toFixed(2)} KiB heap`,
+      `${(rssPerSkill / 1024).toFixed(2)} KiB RSS (heap + watches)`,
+    ],
   ]
-  const table = ['| measure | time | note |', '|---|---:|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n')
+  const table = [
+    '| measure | time | note |',
+    '|---|---:|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n')
   console.log(table)
   writeSection(
     'Shared, incremental discovery (25,000 skills)',

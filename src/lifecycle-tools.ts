@@ -146,7 +146,10 @@ export function forgeSkillTools(
         limit,
         forModel: true,
       })
-      const skills = entries.map(({ location: _hostOnly, warnings: _w, ...entry }) => entry)
+      // A pin is news to the model only when it stops a load: changed since pinned.
+      const skills = entries.map(({ location: _hostOnly, warnings: _w, pin, ...entry }) =>
+        pin?.state === 'changed-since-pinned' ? { ...entry, pin } : entry,
+      )
       const page = (n: number) => ({
         skills: skills.slice(0, n),
         total,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
+import type { SkillLock } from '../sources/skill-lock.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 
 /** What one root yielded: its skills, the problems reported, and a thrown error if discovery failed. */
@@ -21,6 +22,8 @@ export interface CollectOptions {
   readonly overlays?: readonly string[]
   /** `--max-depth`: folder levels searched below each root. */
   readonly maxDepth?: number
+  /** `--locked FILE`: check every skill against this lockfile. */
+  readonly lock?: SkillLock
 }
 
 /**
@@ -31,7 +34,7 @@ export async function collectSkills(
   roots: readonly string[],
   options: CollectOptions = {},
 ): Promise<RootScan[]> {
-  const { strict = false, overlays = [], maxDepth } = options
+  const { strict = false, overlays = [], maxDepth, lock } = options
   const scans: RootScan[] = []
   for (const raw of roots) {
     const root = resolve(raw)
@@ -42,6 +45,7 @@ export async function collectSkills(
       strict,
       id: root,
       overlays,
+      ...(lock && { lock }),
       ...(maxDepth !== undefined && { limits: { maxDepth } }),
     })
     try {

@@ -12,13 +12,14 @@ import {
 } from './cli-roots.js'
 import { escapeLine } from './escape-controls.js'
 import { listUnavailableTools } from './list-unavailable.js'
+import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
 import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
 import { parseSandboxFlags } from './sandbox-flags.js'
 
-const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] [--root DIR] [--import-modules]
+const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] [--locked FILE] [--root DIR] [--import-modules]
                      [--no-scripts] [--interpreter NAME=PATH ...] [root...]
 
 List the skills the roots serve, in catalog order. An earlier root wins an
@@ -37,6 +38,7 @@ Options:
   --json     print { roots, skills, problems, sourceErrors } as JSON; each skill
              carries unavailableTools: [{ name, reason, enable, detail? }]
   ${OVERLAYS_HELP}
+  ${LOCKED_HELP}
 ${rootFlagsHelp(13)}
   --import-modules  answer for serve --import-modules (module tools offered)
   --no-scripts      answer for serve --no-scripts (every script unavailable)
@@ -71,9 +73,7 @@ function print(
   const rows = catalog.rows.map((r) => [
     escapeLine(r.id),
     r.status === 'active'
-      ? r.warnings.length > 0
-        ? `active (${r.warnings.length} warnings)`
-        : 'active'
+      ? `${r.pin?.state === 'changed-since-pinned' ? 'changed-since-pinned' : 'active'}${r.warnings.length > 0 ? ` (${r.warnings.length} warnings)` : ''}`
       : 'shadowed',
     shown(r.path),
     r.status === 'active'
@@ -85,6 +85,10 @@ function print(
   io.stdout(`${active} skills, ${catalog.rows.length - active} shadowed\n`)
   catalog.rows.forEach((r, i) => {
     for (const w of r.warnings) io.stdout(`warning ${escapeLine(r.id)}: ${escapeLine(w)}\n`)
+    if (r.pin?.state === 'changed-since-pinned')
+      io.stdout(
+        `changed ${escapeLine(r.id)}: pinned ${r.pin.pinnedDigest}, now ${r.pin.digest}; it will not load (skillhost lock pins it again)\n`,
+      )
     for (const t of unavailable[i] ?? []) {
       const why = t.detail === undefined ? '' : ` (${escapeLine(t.detail)})`
       io.stdout(
@@ -113,7 +117,7 @@ export const listCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, {
       booleans: ['json', 'strict', 'import-modules', 'no-scripts', ...ROOT_FLAGS.booleans],
-      strings: ROOT_FLAGS.strings,
+      strings: ['locked', ...ROOT_FLAGS.strings],
       lists: ['overlays', 'interpreter', ...ROOT_FLAGS.lists],
     })
     if (args.booleans.help) {
@@ -122,8 +126,10 @@ export const listCommand: CliCommand = {
     }
     const found = cliRoots(args)
     requireRoots(found)
+    const lock = await lockedFlag(args.strings.locked)
     const catalog = await resolveCatalog(found.roots, {
       strict: args.booleans.strict === true,
+      ...(lock && { lock }),
       overlays: overlayDirs(args.lists.overlays),
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
     })

@@ -4,6 +4,7 @@ import type { CliCommand, CliIo } from './cli-command.js'
 import { demoCommand } from './demo.js'
 import { escapeControls } from './escape-controls.js'
 import { listCommand } from './list-command.js'
+import { lockCommand } from './lock-command.js'
 import { UsageError } from './parse-args.js'
 import { promptCommand } from './prompt-command.js'
 import { runCommand } from './run-command.js'
@@ -15,10 +16,15 @@ import { validateCommand } from './validate-command.js'
  * over stdio) are added here as one entry each, in their own files.
  */
 export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
-  [validateCommand, listCommand, promptCommand, runCommand, serveCommand, demoCommand].map((c) => [
-    c.name,
-    c,
-  ]),
+  [
+    validateCommand,
+    listCommand,
+    promptCommand,
+    lockCommand,
+    runCommand,
+    serveCommand,
+    demoCommand,
+  ].map((c) => [c.name, c]),
 )
 
 function version(): string {

@@ -1,3 +1,4 @@
+import type { SkillPin } from '../sources/skill-pins.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
 
@@ -14,6 +15,8 @@ export interface CatalogRow {
   /** The folder of the winning skill, when shadowed. */
   readonly shadowedBy?: string
   readonly warnings: readonly string[]
+  /** Under `--locked`: pinned, or changed since pinned. */
+  readonly pin?: SkillPin
   readonly skill?: DiscoveredSkill
   /** The source that served `skill`, for reading its descriptor. */
   readonly source?: SkillSource
@@ -55,6 +58,7 @@ export async function resolveCatalog(
         status: winner === undefined ? 'active' : 'shadowed',
         ...(winner !== undefined && { shadowedBy: winner }),
         warnings: skill.warnings ?? [],
+        ...(skill.pin && { pin: skill.pin }),
         skill,
         source: scan.source,
       })

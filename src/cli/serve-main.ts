@@ -3,6 +3,7 @@ import { serveMcpHttp } from '../adapters/mcp/serve-http.js'
 import { serveMcpStdio } from '../adapters/mcp/serve-stdio.js'
 import type { CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
+import { lockedFlag } from './locked-flag.js'
 import { sandboxOptionsFrom } from './sandbox-flags.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
 import { noRootsMessage, parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
@@ -82,7 +83,10 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     'policyFile' in options.gate
       ? await readGatePolicy(options.gate.policyFile)
       : gatePolicyFor(options.gate.mode)
+  const lock = await lockedFlag(options.locked)
   log(`roots: ${options.roots.join(', ')}`)
+  if (lock)
+    log(`locked: ${options.locked} (${lock.skills.size} skills pinned; others are not served)`)
   log(
     `gate: ${'policyFile' in options.gate ? options.gate.policyFile : options.gate.mode}; state: ${options.stateDir}`,
   )
@@ -95,6 +99,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     roots: options.roots,
     ...(options.maxDepth !== undefined && { maxDepth: options.maxDepth }),
     overlays: options.overlays,
+    ...(lock && { lock }),
     stateDir: options.stateDir,
     importModules: options.importModules,
     watch: options.watch,

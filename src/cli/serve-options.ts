@@ -50,6 +50,8 @@ export interface ServeOptions {
   readonly maxDepth?: number
   /** `--overlays DIR` (repeatable): the deployer's sidecar directories, earlier first. */
   readonly overlays: readonly string[]
+  /** `--locked FILE`: the lockfile to serve under, absolute (read by `runServe`). */
+  readonly locked?: string
   readonly stateDir: string
   readonly importModules: boolean
   readonly scripts: boolean
@@ -137,6 +139,7 @@ export function parseServeOptions(
       'spool-max-age',
       'spool-max-size',
       'workspace',
+      'locked',
       ...ROOT_FLAGS.strings,
     ],
     lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
@@ -195,6 +198,7 @@ export function parseServeOptions(
     roots,
     ...(maxDepth !== undefined && { maxDepth }),
     overlays: overlayDirs(args.lists.overlays),
+    ...(s.locked !== undefined && { locked: resolve(s.locked) }),
     stateDir: resolve(s['state-dir'] ?? defaultStateDir()),
     importModules: args.booleans['import-modules'] === true,
     scripts: args.booleans['no-scripts'] !== true,

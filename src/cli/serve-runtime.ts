@@ -7,7 +7,7 @@ import type { ToolGate } from '../common/gate.js'
 import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
 import { createSkillManager } from '../manager/create-skill-manager.js'
 import type { SkillChannel, SkillManager } from '../manager/types.js'
-import { FileSystemSkillSource } from '../sources/index.js'
+import { FileSystemSkillSource, type SkillLock } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
 import {
   createScriptSandbox,
@@ -25,6 +25,8 @@ export interface ServeRuntimeOptions {
   readonly maxDepth?: number
   /** The deployer's overlay sidecar directories (see `FileSystemSkillSource`). */
   readonly overlays?: readonly string[]
+  /** A lockfile: only skills pinned as they are load (see `FileSystemSkillSource({ lock })`). */
+  readonly lock?: SkillLock
   readonly stateDir: string
   readonly importModules: boolean
   /**
@@ -131,6 +133,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     importModules: options.importModules,
     watch: options.watch !== false,
     ...(options.overlays && { overlays: options.overlays }),
+    ...(options.lock && { lock: options.lock }),
     ...(options.maxDepth !== undefined && { limits: { maxDepth: options.maxDepth } }),
   })
   await discoverOnce(source, log)

@@ -34,6 +34,9 @@ Options:
   --overlays DIR       deployer sidecars: DIR/<skill-id>/skillhost.yaml declares
                        a skill's tools in place of its own (repeatable; the
                        first DIR holding one wins)
+  --locked FILE        serve only the skills FILE pins (skillhost lock writes
+                       it); one changed since is listed as changed-since-pinned
+                       and refuses to load (E_SKILL_NOT_PINNED) until pinned again
 ${rootFlagsHelp(23)}
 ${sandboxFlagsHelp(23)}
   --gate MODE          allow-all (default; every decision logged) or deny-scripts

@@ -27,6 +27,7 @@ import {
 } from './cli-roots.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
 import { escapeLine } from './escape-controls.js'
+import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs, UsageError } from './parse-args.js'
@@ -41,7 +42,7 @@ export interface ValidateEntry {
   readonly warnings: string[]
 }
 
-const HELP = `Usage: skillhost validate [--lenient] [--json] [--overlays DIR] [--interpreter NAME=PATH ...] [--root DIR] [path...]
+const HELP = `Usage: skillhost validate [--lenient] [--json] [--overlays DIR] [--locked FILE] [--interpreter NAME=PATH ...] [--root DIR] [path...]
 
 Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md),
 a SKILL.md file, or a folder of skill folders, searched to a bounded depth;
@@ -74,6 +75,9 @@ Options:
   --strict   the default verdict; accepted for compatibility (no-op)
   --json     print the report as JSON
   ${OVERLAYS_HELP}
+  ${LOCKED_HELP}
+             (with it, a skill not pinned as it is now is invalid: it
+             would not load)
   --interpreter NAME=PATH
              also allow interpreter NAME (repeatable), as run and serve do
 ${rootFlagsHelp(13)}
@@ -153,6 +157,8 @@ async function validateRoot(
       notSearched.push(p)
       continue
     }
+    // A changed pinned skill's descriptor fails with the same text, as an error.
+    if (p.code === 'E_SKILL_NOT_PINNED' && p.severity === 'warning') continue
     const e = entry(p.hostPath ?? p.location)
     if (p.severity === 'error') {
       e.errors.push(p.message)
@@ -229,7 +235,7 @@ export const validateCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, {
       booleans: ['json', 'strict', 'lenient', ...ROOT_FLAGS.booleans],
-      strings: ROOT_FLAGS.strings,
+      strings: ['locked', ...ROOT_FLAGS.strings],
       lists: ['overlays', 'interpreter', ...ROOT_FLAGS.lists],
     })
     if (args.booleans.help) {
@@ -243,7 +249,9 @@ export const validateCommand: CliCommand = {
     if (found.roots.length === 0) requireRoots(found)
     const overlays = overlayDirs(args.lists.overlays)
     const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
+    const lock = await lockedFlag(args.strings.locked)
     const options: CollectOptions = {
+      ...(lock && { lock }),
       // The spec's verdict unless --lenient; --strict is the default, kept as a no-op.
       strict: args.booleans.lenient !== true,
       overlays,

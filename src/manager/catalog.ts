@@ -118,6 +118,7 @@ export function catalogEntry(
     ...(skill.warnings?.length ? { warnings: skill.warnings } : {}),
     ...(skill.location === undefined ? {} : { location: skill.location }),
     ...(skill.disableModelInvocation === true ? { disableModelInvocation: true as const } : {}),
+    ...(skill.pin === undefined ? {} : { pin: skill.pin }),
   }
   return entry
 }

@@ -3,6 +3,7 @@ import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
 import type { SandboxPolicy } from '../sandbox/policy.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
+import type { SkillPin } from '../sources/skill-pins.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/types.js'
 import type { ManagerWorkspace } from '../tiers/scripts/session-workspace-slot.js'
@@ -100,6 +101,8 @@ export interface CatalogEntry {
   readonly location?: string
   /** The skill is for the host to load only: model-facing catalogs (`forModel`) leave it out. */
   readonly disableModelInvocation?: true
+  /** With a lockfile in force: pinned, or changed since pinned (then loading it fails `E_SKILL_NOT_PINNED`). */
+  readonly pin?: SkillPin
 }
 
 /** A catalog query: substring match over id, name and description, paged by offset. */

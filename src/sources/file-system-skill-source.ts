@@ -4,17 +4,20 @@ import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { unavailableTool } from '../skill-model/unavailable-tool.js'
 import { bytesToStream } from './bytes-to-stream.js'
-import { runAsync } from './fs-steps.js'
+import { runAsync, runSync } from './fs-steps.js'
 import { importModuleTools } from './import-module-tools.js'
 import { type FsSkillEntry, readSkillText } from './load-fs-skill.js'
 import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
+import { type DigestRunner, SkillDigests } from './skill-digests.js'
 import { asyncSkillFs, syncSkillFs } from './skill-fs.js'
+import { type SkillLock, type SkillLockFile, toSkillLock } from './skill-lock.js'
 import {
   locateOverlaySteps,
   type OverlayHit,
   resolveOverlayDirs,
   sameOverlay,
 } from './skill-overlays.js'
+import { SkillPins } from './skill-pins.js'
 import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
 import type {
   DiscoveredSkill,
@@ -73,6 +76,16 @@ export interface FileSystemSkillSourceOptions {
    * changes are gathered before listeners hear of them) to 100.
    */
   readonly watch?: boolean | { readonly maxFolders?: number; readonly debounceMs?: number }
+  /**
+   * A lockfile (`readSkillLock`, `parseSkillLock`, or its JSON value): only
+   * pinned skills are served. A skill not in it is reported
+   * (`E_SKILL_NOT_PINNED`, an error) and not served; one whose content no
+   * longer matches its digest is listed with `pin.state`
+   * `changed-since-pinned` and refuses to load (`E_SKILL_NOT_PINNED`) until
+   * pinned again. Every load checks the content against the lock anew. An
+   * invalid value is `E_INVALID_SKILLS_CONFIG`. See docs/pinning.md.
+   */
+  readonly lock?: SkillLock | SkillLockFile
 }
 
 /** One discovery, in the order the walk produced it: skills and the problems reported among them. */
@@ -143,6 +156,8 @@ export class FileSystemSkillSource implements SkillSource {
   readonly #strict: boolean
   readonly #importModules: FileSystemSkillSourceOptions['importModules']
   readonly #syncDiscovery: boolean
+  readonly #digests: SkillDigests
+  readonly #pins: SkillPins | undefined
   #entries = new Map<string, FsSkillEntry>()
   readonly #cache: VisitCache
   readonly #rows = new WeakMap<FsSkillEntry, DiscoveredSkill>()
@@ -176,6 +191,16 @@ export class FileSystemSkillSource implements SkillSource {
           }
         : {},
     )
+    this.#digests = new SkillDigests(this.limits.maxFileBytes)
+    this.#pins =
+      options.lock === undefined
+        ? undefined
+        : new SkillPins(toSkillLock(options.lock), this.#digests)
+  }
+
+  /** The lockfile in force (see `FileSystemSkillSource({ lock })`), if any. */
+  get lock(): SkillLock | undefined {
+    return this.#pins?.lock
   }
 
   /**
@@ -226,6 +251,10 @@ export class FileSystemSkillSource implements SkillSource {
     const report = (problem: SkillProblem): void => void events.push({ problem })
     const found = new Map<string, FsSkillEntry>()
     const where = new Map<string, string>()
+    const pins = this.#pins
+    const run: DigestRunner | undefined = this.#syncDiscovery
+      ? (steps) => runSync(steps, syncSkillFs)
+      : undefined
     const walk = walkSkillRoots(this.roots, {
       limits: this.limits,
       strict: this.#strict,
@@ -251,6 +280,15 @@ export class FileSystemSkillSource implements SkillSource {
           continue
         }
         where.set(id, location)
+        const pin = await pins?.admit(
+          id,
+          entry.dir,
+          entry.scan,
+          { location, hostPath },
+          report,
+          run,
+        )
+        if (pins && !pin) continue
         const skill = this.#discovered(id, entry, hostPath)
         found.set(id, entry)
         if (skill.warnings) {
@@ -265,11 +303,14 @@ export class FileSystemSkillSource implements SkillSource {
             })
           }
         }
-        events.push({ skill })
+        events.push({ skill: pin ? { ...skill, pin } : skill })
       }
     }
     this.#entries = found
     this.#cache.complete(pass)
+    // Without a lock or digest() calls there is nothing to prune: no cost per discovery.
+    if (this.#digests.size > 0)
+      this.#digests.keepOnly(new Set([...found.values()].map((e) => e.dir)))
     const discovery = { events }
     this.#last = discovery
     return discovery
@@ -383,6 +424,10 @@ export class FileSystemSkillSource implements SkillSource {
     if (scan.hash !== entry.scan.hash) {
       // A change no watch reported (or none is kept): the next walk reads the folder again.
       this.#cache.invalidate(entry.dir)
+      // Changed since discovery: with a lock, say so when it is no longer the pinned content.
+      await this.#pins?.verify(ref.id, entry.dir, scan).catch((err: unknown) => {
+        if (SkillHostError.is(err, 'E_SKILL_NOT_PINNED')) throw err
+      })
       throw notFound(ref, 'changed on disk')
     }
     if (this.overlays.length > 0) {
@@ -394,7 +439,22 @@ export class FileSystemSkillSource implements SkillSource {
       }
       if (!sameOverlay(overlay, entry.overlay)) throw notFound(ref, 'changed on disk')
     }
+    // The digest of this very scan (cached only for its identity), never discovery's word for it.
+    await this.#pins?.verify(ref.id, entry.dir, scan)
     return { entry, scan }
+  }
+
+  /**
+   * The content digest of a skill at `ref` (`sha256-…` over every file's
+   * path and bytes; see docs/pinning.md), as a lockfile records it. The
+   * folder is rescanned like any read; a stale ref is `E_SKILL_NOT_FOUND`.
+   * Cached per scan identity, so an unchanged skill's files are read once.
+   * With a lock in force, a skill that is not pinned as is fails
+   * `E_SKILL_NOT_PINNED` first.
+   */
+  async digest(ref: SkillRef, options: SourceReadOptions = {}): Promise<string> {
+    const { entry, scan } = await this.#current(ref, options.signal)
+    return this.#digests.digest(entry.dir, scan)
   }
 
   async #body(scan: SkillFolderScan): Promise<Uint8Array> {

@@ -7,6 +7,18 @@ export {
   type FileSystemSkillSourceOptions,
 } from './file-system-skill-source.js'
 export { InMemorySkillSource, type InMemorySkillSourceOptions } from './in-memory-skill-source.js'
+export { type LockSkillsOptions, lockSkills } from './lock-skills.js'
+export { readSkillLock } from './read-skill-lock.js'
+export {
+  formatSkillLock,
+  MAX_SKILL_LOCK_BYTES,
+  parseSkillLock,
+  SKILL_LOCK_VERSION,
+  type SkillLock,
+  type SkillLockEntry,
+  type SkillLockFile,
+} from './skill-lock.js'
+export type { SkillPin } from './skill-pins.js'
 export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.js'
 export type {
   DiscoveredSkill,

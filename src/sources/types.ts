@@ -5,6 +5,7 @@ import type {
   SkillScriptDeclaration,
 } from '../skill-model/declarations.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
+import type { SkillPin } from './skill-pins.js'
 
 export type {
   SkillIsolatedToolDeclaration,
@@ -39,6 +40,12 @@ export interface DiscoveredSkill extends SkillRef {
    * `load_skill` refuses it, while the host can still `manager.load` it.
    */
   readonly disableModelInvocation?: true
+  /**
+   * With a lockfile in force (`FileSystemSkillSource({ lock })`): whether the
+   * skill's content is what the lock pins. A `changed-since-pinned` skill is
+   * listed but refuses to load (`E_SKILL_NOT_PINNED`).
+   */
+  readonly pin?: SkillPin
 }
 
 /** A skill a source saw but could not serve, and why. */

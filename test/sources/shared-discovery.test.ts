@@ -38,7 +38,7 @@ describe('one source shared by many callers', () => {
     const a = await discover(s)
     const b = await discover(s)
     expect(b.skills.map((x) => x.id)).toEqual(['s0', 's1', 's2'])
-    b.skills.forEach((skill, i) => expect(skill).toBe(a.skills[i]))
+    for (const [i, skill] of b.skills.entries()) expect(skill).toBe(a.skills[i])
   })
 
   it('concurrent discoveries share a walk and agree; one started after a change sees it', async () => {
@@ -101,7 +101,7 @@ describe('watch', () => {
     let told = 0
     s.onDidChange(() => void told++)
     const replay = await discover(s)
-    replay.skills.forEach((skill, i) => expect(skill).toBe(first.skills[i]))
+    for (const [i, skill] of replay.skills.entries()) expect(skill).toBe(first.skills[i])
 
     await writeTree(root, { 'team/s9/SKILL.md': skillMd('s9') })
     await waitFor(() => told > 0)

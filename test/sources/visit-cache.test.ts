@@ -12,11 +12,26 @@ import { makeTree, removeTree, skillMd } from './skill-tree.js'
 /** The real synchronous filesystem, counting each kind of call. */
 function countingFs(): { fs: SyncSkillFs; calls: Record<string, number> } {
   const calls: Record<string, number> = { readdir: 0, stat: 0, realpath: 0, readCapped: 0 }
+  const count = (op: string): void => {
+    calls[op] = (calls[op] ?? 0) + 1
+  }
   const fs: SyncSkillFs = {
-    readdir: (p) => (calls.readdir!++, syncSkillFs.readdir(p)),
-    stat: (p) => (calls.stat!++, syncSkillFs.stat(p)),
-    realpath: (p) => (calls.realpath!++, syncSkillFs.realpath(p)),
-    readCapped: (...a) => (calls.readCapped!++, syncSkillFs.readCapped(...a)),
+    readdir: (p) => {
+      count('readdir')
+      return syncSkillFs.readdir(p)
+    },
+    stat: (p) => {
+      count('stat')
+      return syncSkillFs.stat(p)
+    },
+    realpath: (p) => {
+      count('realpath')
+      return syncSkillFs.realpath(p)
+    },
+    readCapped: (...a) => {
+      count('readCapped')
+      return syncSkillFs.readCapped(...a)
+    },
   }
   return { fs, calls }
 }

@@ -1,0 +1,115 @@
+import { rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, relative, resolve } from 'node:path'
+import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
+import { lockSkills } from '../sources/lock-skills.js'
+import { formatSkillLock } from '../sources/skill-lock.js'
+import type { SkillProblem } from '../sources/types.js'
+import type { CliCommand, CliIo } from './cli-command.js'
+import {
+  cliRoots,
+  DEFAULT_ROOTS_HELP,
+  ROOT_FLAGS,
+  requireRoots,
+  rootFlagsHelp,
+} from './cli-roots.js'
+import { escapeLine } from './escape-controls.js'
+import { lockSourceLabel } from './lock-source-label.js'
+import { isNotSearched, notSearchedLines } from './not-searched.js'
+import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
+import { parseArgs } from './parse-args.js'
+
+/** Where `skillhost lock` writes unless `--out` says otherwise. */
+export const DEFAULT_LOCKFILE = 'skills.lock.json'
+
+const HELP = `Usage: skillhost lock [--out FILE] [--overlays DIR] [--root DIR] [root...]
+
+Pin the skills the roots serve: write a lockfile (default ${DEFAULT_LOCKFILE}
+in the working directory) mapping each skill id to a digest of its content —
+every file's path and bytes, never an mtime — and where it was found. Give
+it to skillhost serve --locked FILE (or FileSystemSkillSource({ lock })):
+only pinned skills are served, and one that changed since refuses to load
+until it is pinned again. The skills pinned are exactly those serve would
+serve from the same roots: the earliest copy of an id wins; invalid,
+shadowed and unreadable skills are listed and not pinned. A deployer's
+overlay sidecar is not part of a digest (docs/pinning.md says why).
+
+${DEFAULT_ROOTS_HELP}
+
+Options:
+  --out FILE write the lockfile to FILE (replaced whole, atomically)
+  ${OVERLAYS_HELP}
+${rootFlagsHelp(13)}
+  -h, --help show this help
+
+Exit status: 0 when the lockfile was written; 1 when a root given does not
+exist, there is no root, or no skill was found (nothing is written then);
+2 on a usage error.`
+
+/** A host path for display, relative to the working directory, on one line. */
+const shown = (path: string): string => escapeLine(relative(process.cwd(), path) || '.')
+
+function printProblems(problems: readonly SkillProblem[], io: CliIo): void {
+  const skipped = problems.filter((p) => p.severity === 'error')
+  if (skipped.length > 0) io.stdout(`\nNot pinned (${skipped.length}):\n`)
+  for (const p of skipped)
+    io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${escapeLine(p.message)}\n`)
+  for (const p of problems) {
+    if (
+      p.severity === 'warning' &&
+      !isNotSearched(p) &&
+      (p.id === undefined || p.code === 'E_SKILL_SHADOWED')
+    )
+      io.stdout(`warning ${shown(p.hostPath ?? p.location)}: ${escapeLine(p.message)}\n`)
+  }
+  for (const line of notSearchedLines(problems, shown)) io.stdout(`${line}\n`)
+}
+
+/** `skillhost lock`: write a lockfile pinning every skill the roots serve. */
+export const lockCommand: CliCommand = {
+  name: 'lock',
+  summary: 'pin the skills the roots serve to a lockfile (for serve --locked)',
+  help: HELP,
+  async run(argv, io) {
+    const args = parseArgs(argv, {
+      booleans: [...ROOT_FLAGS.booleans],
+      strings: ['out', ...ROOT_FLAGS.strings],
+      lists: ['overlays', ...ROOT_FLAGS.lists],
+    })
+    if (args.booleans.help) {
+      io.stdout(`${HELP}\n`)
+      return 0
+    }
+    const found = cliRoots(args)
+    requireRoots(found)
+    const out = resolve(args.strings.out ?? DEFAULT_LOCKFILE)
+    // The same source serve builds from these flags, so the same skills win.
+    const source = new FileSystemSkillSource({
+      roots: [...found.roots],
+      overlays: overlayDirs(args.lists.overlays),
+      ...(found.maxDepth !== undefined && { limits: { maxDepth: found.maxDepth } }),
+    })
+    const problems: SkillProblem[] = []
+    const lock = await lockSkills(source, {
+      sourceLabel: (folder) => lockSourceLabel(folder, dirname(out)),
+      report: (p) => problems.push(p),
+    })
+    if (found.defaults.length > 0) io.stdout(`roots: ${found.roots.map(shown).join(', ')}\n`)
+    if (lock.skills.size === 0) {
+      printProblems(problems, io)
+      throw new Error(`no skill found to pin; ${shown(out)} was not written`)
+    }
+    // Written beside the target and renamed over it: a reader never sees half a lockfile.
+    const temporary = `${out}.${process.pid}.tmp`
+    // 'wx': never through a file or symlink already at the temporary path.
+    await writeFile(temporary, formatSkillLock(lock), { flag: 'wx' })
+    try {
+      await rename(temporary, out)
+    } catch (err) {
+      await rm(temporary, { force: true })
+      throw err
+    }
+    io.stdout(`pinned ${lock.skills.size} skills to ${shown(out)}\n`)
+    printProblems(problems, io)
+    return 0
+  },
+}

@@ -1,0 +1,23 @@
+import { resolve } from 'node:path'
+import { SkillHostError } from '../common/errors.js'
+import { readSkillLock } from '../sources/read-skill-lock.js'
+import type { SkillLock } from '../sources/skill-lock.js'
+
+/** The help line of `--locked FILE`, for every command that takes it. */
+export const LOCKED_HELP =
+  '--locked FILE serve only the skills FILE pins (skillhost lock writes it); a skill changed since is shown as changed-since-pinned and refuses to load'
+
+/**
+ * The lockfile `--locked FILE` names, read and validated (see
+ * `readSkillLock`); undefined without the flag. A bad lockfile is an error
+ * naming the file (exit 1), not a usage error.
+ */
+export async function lockedFlag(value: string | undefined): Promise<SkillLock | undefined> {
+  if (value === undefined) return undefined
+  try {
+    return await readSkillLock(resolve(value))
+  } catch (err) {
+    if (!SkillHostError.isInstance(err)) throw err
+    throw new Error(`--locked ${value}: ${err.message}`, { cause: err })
+  }
+}

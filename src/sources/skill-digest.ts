@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto'
+import { allSteps, type FsSteps, readCappedStep } from './fs-steps.js'
+import type { SkillFolderScan } from './scan-skill-folder.js'
+import type { CappedFile } from './skill-fs.js'
+
+/** What a skill content digest looks like: `sha256-` and 44 characters of base64 (as in SRI and npm's `integrity`). */
+export const SKILL_DIGEST_PATTERN = /^sha256-[A-Za-z0-9+/]{43}=$/
+
+/** Opens the hashed stream: names the framing, so a later framing can never collide with this one. */
+const DOMAIN = 'skillhost-skill-digest/1\n'
+
+/** Files read at once through the thread pool (their bytes are then hashed in path order). */
+const BATCH_FILES = 32
+/** Bytes read at once; a larger file is read alone. */
+const BATCH_BYTES = 8 * 1024 * 1024
+
+const encoder = new TextEncoder()
+
+/** An unsigned 64-bit big-endian length. */
+function lengthPrefix(n: number): Uint8Array {
+  const out = new Uint8Array(8)
+  new DataView(out.buffer).setBigUint64(0, BigInt(n))
+  return out
+}
+
+const byBytes = (a: [Uint8Array, string], b: [Uint8Array, string]): number =>
+  Buffer.compare(a[0], b[0])
+
+/**
+ * The content digest of the skill folder a scan saw: SHA-256 over a domain
+ * line, then for every file in order of its normalized path's UTF-8 bytes,
+ * the path's length (u64, big-endian), the path, the content's length and
+ * the content. Every field is length-prefixed, so no two file sets frame to
+ * the same stream: a renamed, added, removed or changed file changes the
+ * digest; mtime, inode, permissions and `readdir` order never do. Each file
+ * is read once, within `maxFileBytes`, and must still be the file the scan
+ * saw (`E_SKILL_SOURCE_FAILED` otherwise), so the digest belongs to this
+ * scan and to no other.
+ */
+export function* skillDigestSteps(scan: SkillFolderScan, maxFileBytes: number): FsSteps<string> {
+  const order = [...scan.files.keys()]
+    .map((rel): [Uint8Array, string] => [encoder.encode(rel), rel])
+    .sort(byBytes)
+  const hash = createHash('sha256').update(DOMAIN)
+  for (let i = 0; i < order.length; ) {
+    // A batch of reads in flight at once (concurrent under the async driver), hashed in order.
+    const batch: [Uint8Array, string][] = []
+    let bytes = 0
+    while (i < order.length && batch.length < BATCH_FILES) {
+      const next = order[i]!
+      const size = scan.files.get(next[1])!.size
+      if (batch.length > 0 && bytes + size > BATCH_BYTES) break
+      batch.push(next)
+      bytes += size
+      i += 1
+    }
+    const reads = batch.map(([, rel]) => {
+      const file = scan.files.get(rel)!
+      return readCappedStep(file.abs, maxFileBytes, rel, file)
+    })
+    const files: CappedFile[] = reads.length === 1 ? [yield* reads[0]!] : yield* allSteps(reads)
+    batch.forEach(([path], k) => {
+      const content = files[k]!.bytes
+      hash.update(lengthPrefix(path.byteLength)).update(path)
+      hash.update(lengthPrefix(content.byteLength)).update(content)
+    })
+  }
+  return `sha256-${hash.digest('base64')}`
+}
+
+/** True for a string shaped like a skill content digest (`SKILL_DIGEST_PATTERN`). */
+export function isSkillDigest(value: unknown): value is string {
+  return typeof value === 'string' && SKILL_DIGEST_PATTERN.test(value)
+}

@@ -1,0 +1,47 @@
+import { type FsSteps, runAsync } from './fs-steps.js'
+import type { SkillFolderScan } from './scan-skill-folder.js'
+import { skillDigestSteps } from './skill-digest.js'
+import { asyncSkillFs } from './skill-fs.js'
+
+/** Runs digest steps with a discovery driver (direct calls or the thread pool). */
+export type DigestRunner = (steps: FsSteps<string>) => string | Promise<string>
+
+const POOL: DigestRunner = (steps) => runAsync(steps, asyncSkillFs)
+
+/**
+ * The content digests a source has taken, one per skill folder, each kept
+ * with the scan identity it was computed for (the scan's hash of every
+ * file's path, size, mtime and inode) and reused only for a scan with that
+ * same identity: a rediscovery of an unchanged skill reads none of its
+ * files, and a digest is never trusted for a folder that changed since. The
+ * digest's own reads are checked against the scan they hash (see
+ * `skillDigestSteps`).
+ */
+export class SkillDigests {
+  readonly #maxFileBytes: number
+  readonly #byFolder = new Map<string, { readonly hash: string; readonly digest: string }>()
+
+  /** `maxFileBytes`: the largest file read (a larger one fails the digest). */
+  constructor(maxFileBytes: number) {
+    this.#maxFileBytes = maxFileBytes
+  }
+
+  /** The content digest of `scan` (of folder `dir`): cached for this scan identity, else read once. */
+  async digest(dir: string, scan: SkillFolderScan, run: DigestRunner = POOL): Promise<string> {
+    const known = this.#byFolder.get(dir)
+    if (known?.hash === scan.hash) return known.digest
+    const digest = await run(skillDigestSteps(scan, this.#maxFileBytes))
+    this.#byFolder.set(dir, { hash: scan.hash, digest })
+    return digest
+  }
+
+  /** How many folders have a digest kept. */
+  get size(): number {
+    return this.#byFolder.size
+  }
+
+  /** Forgets the digests of folders not in `dirs` (those a completed discovery no longer serves). */
+  keepOnly(dirs: ReadonlySet<string>): void {
+    for (const dir of this.#byFolder.keys()) if (!dirs.has(dir)) this.#byFolder.delete(dir)
+  }
+}

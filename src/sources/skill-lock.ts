@@ -1,0 +1,158 @@
+import { SkillHostError } from '../common/errors.js'
+import { isSkillDigest } from './skill-digest.js'
+
+/** The lockfile format this version writes and reads. */
+export const SKILL_LOCK_VERSION = 1
+
+/** The largest lockfile read or parsed, in bytes (16 MiB: about 100,000 skills). */
+export const MAX_SKILL_LOCK_BYTES = 16 * 1024 * 1024
+
+/** The most skills one lockfile may pin. */
+export const MAX_SKILL_LOCK_ENTRIES = 200_000
+
+const MAX_ID_CHARS = 1024
+const MAX_SOURCE_CHARS = 4096
+
+/** What a lockfile records for one skill. */
+export interface SkillLockEntry {
+  /** The content digest (`sha256-…`, see `skillDigestSteps`): every file's path and bytes. */
+  readonly digest: string
+  /** Where the skill was pinned from, for people reading the file; never checked. */
+  readonly source: string
+}
+
+/**
+ * A parsed, validated lockfile: skill id → what was pinned. `skills` is a
+ * `Map`, so an id such as `__proto__` or `constructor` is just an id.
+ */
+export interface SkillLock {
+  readonly lockfileVersion: typeof SKILL_LOCK_VERSION
+  readonly skills: ReadonlyMap<string, SkillLockEntry>
+}
+
+/** The lockfile's JSON shape, as written by `formatSkillLock`. */
+export interface SkillLockFile {
+  readonly lockfileVersion: typeof SKILL_LOCK_VERSION
+  readonly skills: Readonly<Record<string, SkillLockEntry>>
+}
+
+function invalid(
+  problem: string,
+  data: Record<string, unknown> = {},
+  cause?: unknown,
+): SkillHostError {
+  return new SkillHostError(
+    'E_INVALID_SKILLS_CONFIG',
+    `The skill lockfile is invalid: ${problem}.`,
+    {
+      data: { lockfile: true, ...data },
+      ...(cause !== undefined && { cause }),
+    },
+  )
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A value's own keys, refusing any not in `allowed`. */
+function onlyKeys(value: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key))
+      throw invalid(`${where} has an unknown key ${JSON.stringify(key.slice(0, 64))}`)
+  }
+}
+
+function entryOf(id: string, value: unknown): SkillLockEntry {
+  const where = `skill ${JSON.stringify(id.slice(0, 64))}`
+  if (!isRecord(value)) throw invalid(`${where} is not an object`, { id })
+  onlyKeys(value, ['digest', 'source'], where)
+  const { digest, source } = value
+  if (!isSkillDigest(digest))
+    throw invalid(`${where} has no valid digest (sha256- and 44 base64 characters)`, { id })
+  if (typeof source !== 'string' || source.length > MAX_SOURCE_CHARS)
+    throw invalid(`${where} has no source string of at most ${MAX_SOURCE_CHARS} characters`, {
+      id,
+    })
+  return Object.freeze({ digest, source })
+}
+
+function checkId(id: string): void {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is rejected
+  if (id.length === 0 || id.length > MAX_ID_CHARS || /[\u0000-\u001f\u007f]/.test(id))
+    throw invalid(
+      `a skill id is empty, longer than ${MAX_ID_CHARS} characters or holds a control character`,
+    )
+}
+
+/**
+ * Validates a lockfile value: a `SkillLock` (its `skills` a `Map`) or the
+ * JSON shape `{ lockfileVersion: 1, skills: { [id]: { digest, source } } }`.
+ * Anything else — another version, an unknown key, a bad digest, an id that
+ * is empty or holds control characters, more than `MAX_SKILL_LOCK_ENTRIES`
+ * skills — is `E_INVALID_SKILLS_CONFIG` naming the problem.
+ */
+export function toSkillLock(value: unknown): SkillLock {
+  if (!isRecord(value)) throw invalid('the top level is not an object')
+  onlyKeys(value, ['lockfileVersion', 'skills'], 'the top level')
+  if (value.lockfileVersion !== SKILL_LOCK_VERSION)
+    throw invalid(`lockfileVersion must be ${SKILL_LOCK_VERSION}`)
+  const raw = value.skills
+  const pairs: Iterable<[string, unknown]> =
+    raw instanceof Map ? (raw as Map<string, unknown>) : isRecord(raw) ? Object.entries(raw) : []
+  if (!(raw instanceof Map) && !isRecord(raw)) throw invalid('skills is not an object')
+  const skills = new Map<string, SkillLockEntry>()
+  for (const [id, entry] of pairs) {
+    if (typeof id !== 'string') throw invalid('a skill id is not a string')
+    checkId(id)
+    if (skills.size >= MAX_SKILL_LOCK_ENTRIES)
+      throw invalid(`it pins more than ${MAX_SKILL_LOCK_ENTRIES} skills`)
+    skills.set(id, entryOf(id, entry))
+  }
+  return Object.freeze({ lockfileVersion: SKILL_LOCK_VERSION, skills })
+}
+
+/**
+ * Parses a lockfile's text (strict UTF-8, at most `MAX_SKILL_LOCK_BYTES`);
+ * bad JSON or a bad shape is `E_INVALID_SKILLS_CONFIG` (see `toSkillLock`).
+ */
+export function parseSkillLock(text: string | Uint8Array): SkillLock {
+  const size = typeof text === 'string' ? Buffer.byteLength(text) : text.byteLength
+  if (size > MAX_SKILL_LOCK_BYTES)
+    throw invalid(`it is ${size} bytes; the limit is ${MAX_SKILL_LOCK_BYTES}`, { size })
+  let json: string
+  try {
+    json = typeof text === 'string' ? text : new TextDecoder('utf-8', { fatal: true }).decode(text)
+  } catch (cause) {
+    throw invalid('it is not UTF-8 text', {}, cause)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(json)
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message.slice(0, 200) : 'parse error'
+    throw invalid(`it is not JSON (${why})`, {}, cause)
+  }
+  return toSkillLock(value)
+}
+
+/** A lock's JSON shape, ids sorted, ready for `JSON.stringify`. */
+export function skillLockFile(lock: SkillLock): SkillLockFile {
+  const skills: Record<string, SkillLockEntry> = Object.create(null)
+  const ids = [...lock.skills.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const id of ids) {
+    const { digest, source } = lock.skills.get(id)!
+    // defineProperty, not assignment: an id named __proto__ stays a plain key.
+    Object.defineProperty(skills, id, {
+      value: { digest, source },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  return { lockfileVersion: SKILL_LOCK_VERSION, skills }
+}
+
+/** The lockfile text for `lock`: stable JSON (ids sorted, two-space indent) and a final newline. */
+export function formatSkillLock(lock: SkillLock): string {
+  return `${JSON.stringify(skillLockFile(lock), null, 2)}\n`
+}
