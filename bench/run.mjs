@@ -16,6 +16,7 @@ const ALL = [
   'isolated',
   'scripts',
   'workspace',
+  'spool',
 ]
 const picked = process.argv.slice(2)
 const names = picked.length > 0 ? picked : ALL
