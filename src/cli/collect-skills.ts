@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+import type { DiscoveryProgressLine } from './discovery-progress.js'
 
 /** What one root yielded: its skills, the problems reported, and a thrown error if discovery failed. */
 export interface RootScan {
@@ -21,6 +22,8 @@ export interface CollectOptions {
   readonly overlays?: readonly string[]
   /** `--max-depth`: folder levels searched below each root. */
   readonly maxDepth?: number
+  /** Where each root's walk reports its progress (`discoveryProgress`). */
+  readonly progress?: Pick<DiscoveryProgressLine, 'walk'>
 }
 
 /**
@@ -31,7 +34,7 @@ export async function collectSkills(
   roots: readonly string[],
   options: CollectOptions = {},
 ): Promise<RootScan[]> {
-  const { strict = false, overlays = [], maxDepth } = options
+  const { strict = false, overlays = [], maxDepth, progress } = options
   const scans: RootScan[] = []
   for (const raw of roots) {
     const root = resolve(raw)
@@ -45,7 +48,9 @@ export async function collectSkills(
       ...(maxDepth !== undefined && { limits: { maxDepth } }),
     })
     try {
-      for await (const skill of source.discover({ report: (p) => problems.push(p) }))
+      const report = (p: SkillProblem): void => void problems.push(p)
+      const onProgress = progress?.walk()
+      for await (const skill of source.discover({ report, ...(onProgress && { onProgress }) }))
         skills.push(skill)
       scans.push({ root, source, skills, problems })
     } catch (err) {

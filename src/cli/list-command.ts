@@ -10,6 +10,7 @@ import {
   requireRoots,
   rootFlagsHelp,
 } from './cli-roots.js'
+import { discoveryProgress } from './discovery-progress.js'
 import { escapeLine } from './escape-controls.js'
 import { listUnavailableTools } from './list-unavailable.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
@@ -122,11 +123,14 @@ export const listCommand: CliCommand = {
     }
     const found = cliRoots(args)
     requireRoots(found)
+    const progress = discoveryProgress(io, 'skillhost list')
     const catalog = await resolveCatalog(found.roots, {
       strict: args.booleans.strict === true,
       overlays: overlayDirs(args.lists.overlays),
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+      progress,
     })
+    progress.done()
     const shape = {
       importModules: args.booleans['import-modules'] === true,
       scripts: args.booleans['no-scripts'] !== true,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { CliIo } from './cli-command.js'
 import { main } from './cli-main.js'
+import { CLEAR_LINE, DISCOVERY_PROGRESS_DELAY_MS } from './discovery-progress.js'
 import { escapeControls } from './escape-controls.js'
 
 // The process entry: only wiring. Commands live in cli-main.ts, which tests
@@ -13,5 +14,12 @@ const raw = process.argv[2] === 'run'
 const io: CliIo = {
   stdout: (t) => process.stdout.write(raw ? t : escapeControls(t)),
   stderr: (t) => process.stderr.write(escapeControls(t)),
+  ...(process.stderr.isTTY && {
+    terminal: {
+      clearLine: () => process.stderr.write(CLEAR_LINE),
+      now: () => performance.now(),
+      progressDelayMs: DISCOVERY_PROGRESS_DELAY_MS,
+    },
+  }),
 }
 process.exitCode = await main(process.argv.slice(2), io)

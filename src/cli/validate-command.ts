@@ -26,6 +26,7 @@ import {
   rootFlagsHelp,
 } from './cli-roots.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
+import { discoveryProgress } from './discovery-progress.js'
 import { escapeLine } from './escape-controls.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
@@ -243,17 +244,20 @@ export const validateCommand: CliCommand = {
     if (found.roots.length === 0) requireRoots(found)
     const overlays = overlayDirs(args.lists.overlays)
     const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
+    const progress = discoveryProgress(io, 'skillhost validate')
     const options: CollectOptions = {
       // The spec's verdict unless --lenient; --strict is the default, kept as a no-op.
       strict: args.booleans.lenient !== true,
       overlays,
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+      progress,
     }
     const entries: ValidateEntry[] = []
     const notSearched: SkillProblem[] = []
     const ids = new Set<string>()
     for (const path of found.roots)
       entries.push(...(await validateRoot(path, options, ids, allowed, notSearched)))
+    progress.done()
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid)
     if (args.booleans.json)

@@ -129,6 +129,7 @@ export class FileSystemSkillSource implements SkillSource {
       io: this.#syncDiscovery ? { sync: syncSkillFs } : { async: asyncSkillFs },
       report,
       ...(options.signal && { signal: options.signal }),
+      ...(options.onProgress && { onProgress: options.onProgress }),
     })
     for await (const batch of walk) {
       for (const { location, hostPath, outcome } of batch) {

@@ -5,7 +5,7 @@ import type { FsSkillOutcome } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
 import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
-import type { SkillProblem } from './types.js'
+import type { DiscoveryProgress, SkillProblem } from './types.js'
 import { type Folder, throwIfAborted, type Visit, visitSteps } from './visit-folder.js'
 
 /** One skill folder found under a root, with the verdict on it. */
@@ -32,6 +32,8 @@ export interface WalkSkillRootsOptions {
   readonly io: DiscoveryIo
   readonly signal?: AbortSignal
   readonly report: (problem: SkillProblem) => void
+  /** Running totals, at each time slice's end and once when the walk ends. */
+  readonly onProgress?: (progress: DiscoveryProgress) => void
 }
 
 const SLICE_MS = 10
@@ -125,7 +127,7 @@ export async function* walkSkillRoots(
   roots: readonly string[],
   options: WalkSkillRootsOptions,
 ): AsyncGenerator<readonly SkillFolderResult[]> {
-  const { limits, signal, report, io } = options
+  const { limits, signal, report, io, onProgress } = options
   // Direct calls need no promise per folder; the thread pool keeps many folders in flight.
   const visitNow =
     'sync' in io
@@ -133,6 +135,8 @@ export async function* walkSkillRoots(
       : undefined
   let seen = 0
   let sliceStart = performance.now()
+  let folders = 0
+  let skills = 0
 
   let batch: SkillFolderResult[] = []
   const problems: SkillProblem[] = []
@@ -161,8 +165,10 @@ export async function* walkSkillRoots(
             v = r.value
           }
           throwIfAborted(signal)
+          folders++
           if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)
           if (v.kind === 'skill') {
+            skills++
             batch.push({ location: v.rel || v.name, hostPath: v.dir, outcome: v.outcome })
           } else if (v.kind === 'unreadable') {
             problems.push({
@@ -208,6 +214,7 @@ export async function* walkSkillRoots(
               batch = []
             }
             if (performance.now() - sliceStart > SLICE_MS) {
+              onProgress?.({ folders, skills })
               await new Promise((resolve) => setImmediate(resolve))
               throwIfAborted(signal)
               sliceStart = performance.now()
@@ -220,5 +227,6 @@ export async function* walkSkillRoots(
       level = next
     }
   }
+  onProgress?.({ folders, skills })
   if (batch.length > 0) yield batch
 }
