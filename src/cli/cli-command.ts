@@ -19,6 +19,11 @@ export interface CliTerminal {
 export interface CliIo {
   readonly stdout: (text: string) => void
   readonly stderr: (text: string) => void
+  /**
+   * The terminal width when stdout is a TTY (`process.stdout.columns`);
+   * absent when stdout is a pipe or a file. `list` fits its table to it.
+   */
+  readonly columns?: number
   /** Present when stderr is a TTY; see `CliTerminal`. */
   readonly terminal?: CliTerminal
 }

@@ -14,6 +14,7 @@ const raw = process.argv[2] === 'run'
 const io: CliIo = {
   stdout: (t) => process.stdout.write(raw ? t : escapeControls(t)),
   stderr: (t) => process.stderr.write(escapeControls(t)),
+  ...(process.stdout.isTTY && process.stdout.columns > 0 && { columns: process.stdout.columns }),
   ...(process.stderr.isTTY && {
     terminal: {
       clearLine: () => process.stderr.write(CLEAR_LINE),
