@@ -137,6 +137,7 @@ export {
   type DefaultSkillRootsOptions,
   type DiscoveredSkill,
   type DiscoverOptions,
+  type DiscoveryProgress,
   defaultSkillRoots,
   defineSkill,
   FileSystemSkillSource,

@@ -31,4 +31,12 @@ describe('the package', () => {
     for (const doc of linked) expect(files, doc).toContain(doc)
     expect(files).toContain('docs/errors.md')
   })
+
+  it('ships the example skills the README quick start serves from node_modules/skillhost', async () => {
+    const quickStart = readFileSync(join(root, 'README.md'), 'utf8')
+    expect(quickStart).toContain("roots: ['node_modules/skillhost/examples/skills']")
+    const files = await packedFiles()
+    for (const file of ['SKILL.md', 'skillhost.yaml', 'scripts/count.sh'])
+      expect(files).toContain(`examples/skills/word-count/${file}`)
+  })
 })

@@ -3,6 +3,7 @@ import { SkillHostError } from '../common/errors.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { SkillLock } from '../sources/skill-lock.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+import type { DiscoveryProgressLine } from './discovery-progress.js'
 
 /** What one root yielded: its skills, the problems reported, and a thrown error if discovery failed. */
 export interface RootScan {
@@ -24,6 +25,8 @@ export interface CollectOptions {
   readonly maxDepth?: number
   /** `--locked FILE`: check every skill against this lockfile. */
   readonly lock?: SkillLock
+  /** Where each root's walk reports its progress (`discoveryProgress`). */
+  readonly progress?: Pick<DiscoveryProgressLine, 'walk'>
 }
 
 /**
@@ -34,7 +37,7 @@ export async function collectSkills(
   roots: readonly string[],
   options: CollectOptions = {},
 ): Promise<RootScan[]> {
-  const { strict = false, overlays = [], maxDepth, lock } = options
+  const { strict = false, overlays = [], maxDepth, lock, progress } = options
   const scans: RootScan[] = []
   for (const raw of roots) {
     const root = resolve(raw)
@@ -49,7 +52,9 @@ export async function collectSkills(
       ...(maxDepth !== undefined && { limits: { maxDepth } }),
     })
     try {
-      for await (const skill of source.discover({ report: (p) => problems.push(p) }))
+      const report = (p: SkillProblem): void => void problems.push(p)
+      const onProgress = progress?.walk()
+      for await (const skill of source.discover({ report, ...(onProgress && { onProgress }) }))
         skills.push(skill)
       scans.push({ root, source, skills, problems })
     } catch (err) {

@@ -48,6 +48,14 @@ const clip = (text: string, max = 160): string => {
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))
 
+/** What the demo says about importing module code, so a run over another folder is never mistaken for the examples. */
+function demoImportsNote(rootGiven: boolean, importModules: boolean): string {
+  if (!rootGiven) return 'the bundled examples; module imports on'
+  return importModules
+    ? 'module imports ON (--import-modules): its module code runs in this process'
+    : 'module imports off: its module tools are not offered; --import-modules runs its module code in this process'
+}
+
 /**
  * Runs the demo conversation through the AI SDK against `examples/skills`
  * (or `--root`), printing each step: the tools offered, the context the
@@ -56,26 +64,30 @@ const show = (value: unknown): string => (typeof value === 'string' ? value : JS
 export async function runDemo(argv: readonly string[], io: CliIo, help: string): Promise<number> {
   const args = parseArgs(argv, {
     strings: ['root', 'model'],
-    booleans: ['no-scripts', 'no-undeclared-scripts'],
+    booleans: ['no-scripts', 'no-undeclared-scripts', 'import-modules'],
   })
   if (args.booleans.help) {
     io.stdout(`${help}\n`)
     return 0
   }
   const out = (line = ''): void => io.stdout(`${line}\n`)
-  const root = args.strings.root
-    ? resolve(args.strings.root)
+  const given = args.strings.root
+  const root = given
+    ? resolve(given)
     : fileURLToPath(new URL('../../examples/skills', import.meta.url))
+  // Module tools run in this process: the bundled examples are ours; a folder
+  // given with --root is imported only when --import-modules says so.
+  const importModules = given === undefined || args.booleans['import-modules'] === true
   const picked = await pickDemoModel(process.env, args.strings.model)
   out(`skillhost demo: ${picked.label}`)
-  out(`skills: ${root} (module imports on: these are the bundled examples)`)
+  out(`skills: ${root} (${demoImportsNote(given !== undefined, importModules)})`)
   out('token figures below are estimates: characters / 4')
 
   const stateDir = await mkdtemp(join(tmpdir(), 'skillhost-demo-'))
   const runtime = await createServeRuntime({
     roots: [root],
     stateDir,
-    importModules: true,
+    importModules,
     scripts: args.booleans['no-scripts'] !== true,
     undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
     gate: createPolicyGate(gatePolicyFor('allow-all'), (line) => out(`    ${line}`)),

@@ -1,7 +1,8 @@
 import type { CliCommand } from './cli-command.js'
 import { missingOptionalPackage, missingPackageMessage } from './optional-package.js'
 
-const HELP = `Usage: skillhost demo [--root DIR] [--model ID] [--no-scripts] [--no-undeclared-scripts]
+const HELP = `Usage: skillhost demo [--root DIR [--import-modules]] [--model ID] [--no-scripts]
+                     [--no-undeclared-scripts]
 
 Run one agent conversation through the Vercel AI SDK against the bundled
 example skills, printing every step: the tools the model is offered, the
@@ -14,7 +15,12 @@ Uses OpenAI when OPENAI_API_KEY is set, else Anthropic when ANTHROPIC_API_KEY
 is set, else a scripted model, clearly labelled as such.
 
 Options:
-  --root DIR    skills to use instead of the bundled examples/skills
+  --root DIR    skills to use instead of the bundled examples/skills; their
+                module tools are not imported (nor offered) unless
+                --import-modules is given; the first lines say which
+  --import-modules
+                with --root: import DIR's module tools into this process (the
+                bundled examples are always imported)
   --model ID    provider model id (default gpt-4.1-mini / claude-haiku-4-5)
   --no-scripts  do not probe the bubblewrap sandbox
   --no-undeclared-scripts

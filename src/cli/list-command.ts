@@ -1,6 +1,4 @@
 import { relative } from 'node:path'
-import { capDescription } from '../manifest/cap-description.js'
-import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import { scriptInterpreters } from '../tiers/scripts/script-interpreters.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import {
@@ -10,38 +8,57 @@ import {
   requireRoots,
   rootFlagsHelp,
 } from './cli-roots.js'
+import { discoveryProgress } from './discovery-progress.js'
 import { escapeLine } from './escape-controls.js'
-import { listUnavailableTools } from './list-unavailable.js'
+import { type ListedTools, type ListServeShape, listTools } from './list-tools.js'
 import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
 import { parseArgs } from './parse-args.js'
 import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
 import { parseSandboxFlags } from './sandbox-flags.js'
+import { cutStartToWidth, cutToWidth, padToWidth, textWidth } from './text-width.js'
+
+const TOOLS_LEGEND =
+  'TOOLS: m module, i isolated, s declared scripts, u run_<skill>_script (undeclared scripts); names in --json'
 
 const HELP = `Usage: skillhost list [--strict] [--json] [--overlays DIR] [--locked FILE] [--root DIR] [--import-modules]
-                     [--no-scripts] [--interpreter NAME=PATH ...] [root...]
+                     [--no-scripts] [--no-undeclared-scripts] [--interpreter NAME=PATH ...]
+                     [root...]
 
 List the skills the roots serve, in catalog order. An earlier root wins an
 id collision; later copies are shown as shadowed. Skills that were skipped
 (invalid, unreadable, too large), folders not searched (below the depth, or
 inside another skill) and roots that failed are listed after the table.
-Symlinked skill folders are followed to their target. Tools a skill declares
-that skillhost serve with the same flags would not offer are listed too,
-under the name they would have had, with the reason and what would enable
-them (nothing is imported or run).
+Symlinked skill folders are followed to their target.
+
+The TOOLS column counts the tools skillhost serve with the same flags would
+offer, by tier: m module (named by its module file: list never imports
+code), i isolated, s declared scripts, u run_<skill>_script (the skill ships
+a file an allowed or refused interpreter would run, and undeclared scripts
+are allowed). Tools a skill declares that serve would not offer are listed
+after the table, under the name they would have had, with the reason and
+what would enable them. Nothing is imported or run.
+
+On a terminal, descriptions are cut to fit its width; otherwise to 60
+columns. --json has them whole. On a terminal, a walk that takes longer
+than a second shows its progress on stderr.
 
 ${DEFAULT_ROOTS_HELP}
 
 Options:
   --strict   apply the agentskills.io rules strictly
-  --json     print { roots, skills, problems, sourceErrors } as JSON; each skill
-             carries unavailableTools: [{ name, reason, enable, detail? }]
+  --json     print { roots, skills, problems, sourceErrors } as JSON; each
+             active skill carries tools: { module, isolated, scripts,
+             undeclared } (tool names) and unavailableTools: [{ name, reason,
+             enable, detail? }]
   ${OVERLAYS_HELP}
   ${LOCKED_HELP}
 ${rootFlagsHelp(13)}
   --import-modules  answer for serve --import-modules (module tools offered)
   --no-scripts      answer for serve --no-scripts (every script unavailable)
+  --no-undeclared-scripts
+             answer for serve --no-undeclared-scripts (no run_<skill>_script)
   --interpreter NAME=PATH
              an interpreter serve would allow besides the defaults (repeatable)
   -h, --help show this help
@@ -53,34 +70,69 @@ validate to gate on validity.`
 /** A host path for display, relative to the working directory, on one line. */
 const shown = (path: string): string => escapeLine(relative(process.cwd(), path) || '.')
 
-function table(rows: readonly string[][]): string {
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)))
-  return rows
-    .map((r) =>
-      r
-        .map((cell, col) => cell.padEnd(widths[col]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n')
+/** Description width when stdout is not a terminal (a pipe, a file): as before, 60 columns. */
+export const LIST_DESCRIPTION_WIDTH = 60
+/** The least a description is cut to, however narrow the terminal. */
+const MIN_DESCRIPTION_WIDTH = 12
+/** The least a path is cut to (from its start: the skill folder's name stays). */
+const MIN_PATH_WIDTH = 16
+const PATH_COLUMN = 2
+
+/**
+ * The TOOLS cell: how many tools each tier would offer — `m` module, `i`
+ * isolated, `s` declared scripts, `u` the undeclared-script tool — or `-`.
+ */
+function toolsCell(t: ListedTools): string {
+  const parts = [
+    t.module.length > 0 ? `${t.module.length}m` : '',
+    t.isolated.length > 0 ? `${t.isolated.length}i` : '',
+    t.scripts.length > 0 ? `${t.scripts.length}s` : '',
+    t.undeclared.length > 0 ? 'u' : '',
+  ].filter((p) => p !== '')
+  return parts.length > 0 ? parts.join(' ') : '-'
 }
 
-function print(
-  catalog: CliCatalog,
-  unavailable: readonly (readonly UnavailableTool[])[],
-  io: CliIo,
-): void {
-  const rows = catalog.rows.map((r) => [
+/**
+ * The table in display widths (`textWidth`; cells are already escaped). The
+ * last column, the description, is cut to `LIST_DESCRIPTION_WIDTH` when
+ * stdout is not a terminal; on a terminal of `columns`, it is cut to fit,
+ * down to `MIN_DESCRIPTION_WIDTH`, and then the path column is cut from its
+ * start, down to `MIN_PATH_WIDTH`. A terminal narrower than that gets longer
+ * lines.
+ */
+function table(rows: readonly string[][], columns: number | undefined): string {
+  const last = rows[0]!.length - 1
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => textWidth(r[col]!))))
+  if (columns === undefined) widths[last] = Math.min(widths[last]!, LIST_DESCRIPTION_WIDTH)
+  else {
+    const over = (): number => widths.reduce((a, w) => a + w, 0) + 2 * last - columns
+    widths[last] = Math.max(MIN_DESCRIPTION_WIDTH, widths[last]! - Math.max(0, over()))
+    const path = Math.max(MIN_PATH_WIDTH, widths[PATH_COLUMN]! - Math.max(0, over()))
+    widths[PATH_COLUMN] = Math.min(widths[PATH_COLUMN]!, path)
+  }
+  const fit = (cell: string, col: number): string =>
+    col === last
+      ? cutToWidth(cell, widths[col]!)
+      : padToWidth(col === PATH_COLUMN ? cutStartToWidth(cell, widths[col]!) : cell, widths[col]!)
+  return rows.map((r) => r.map(fit).join('  ').trimEnd()).join('\n')
+}
+
+function print(catalog: CliCatalog, tools: readonly ListedTools[], io: CliIo): void {
+  const rows = catalog.rows.map((r, i) => [
     escapeLine(r.id),
     r.status === 'active'
       ? `${r.pin?.state === 'changed-since-pinned' ? 'changed-since-pinned' : 'active'}${r.warnings.length > 0 ? ` (${r.warnings.length} warnings)` : ''}`
       : 'shadowed',
     shown(r.path),
+    r.status === 'active' ? toolsCell(tools[i]!) : '',
     r.status === 'active'
-      ? capDescription(r.description.replace(/\s+/g, ' '), 60)
+      ? escapeLine(r.description.replace(/\s+/g, ' '))
       : `by ${shown(r.shadowedBy ?? '?')}`,
   ])
-  if (rows.length > 0) io.stdout(`${table([['ID', 'STATUS', 'PATH', 'DESCRIPTION'], ...rows])}\n`)
+  if (rows.length > 0) {
+    io.stdout(`${table([['ID', 'STATUS', 'PATH', 'TOOLS', 'DESCRIPTION'], ...rows], io.columns)}\n`)
+    io.stdout(`${TOOLS_LEGEND}\n`)
+  }
   const active = catalog.rows.filter((r) => r.status === 'active').length
   io.stdout(`${active} skills, ${catalog.rows.length - active} shadowed\n`)
   catalog.rows.forEach((r, i) => {
@@ -89,7 +141,7 @@ function print(
       io.stdout(
         `changed ${escapeLine(r.id)}: pinned ${r.pin.pinnedDigest}, now ${r.pin.digest}; it will not load (skillhost lock pins it again)\n`,
       )
-    for (const t of unavailable[i] ?? []) {
+    for (const t of tools[i]?.unavailable ?? []) {
       const why = t.detail === undefined ? '' : ` (${escapeLine(t.detail)})`
       io.stdout(
         `unavailable ${escapeLine(r.id)}: ${escapeLine(t.name)}: ${t.reason}${why}; ${t.enable}\n`,
@@ -116,7 +168,14 @@ export const listCommand: CliCommand = {
   help: HELP,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      booleans: ['json', 'strict', 'import-modules', 'no-scripts', ...ROOT_FLAGS.booleans],
+      booleans: [
+        'json',
+        'strict',
+        'import-modules',
+        'no-scripts',
+        'no-undeclared-scripts',
+        ...ROOT_FLAGS.booleans,
+      ],
       strings: ['locked', ...ROOT_FLAGS.strings],
       lists: ['overlays', 'interpreter', ...ROOT_FLAGS.lists],
     })
@@ -127,32 +186,35 @@ export const listCommand: CliCommand = {
     const found = cliRoots(args)
     requireRoots(found)
     const lock = await lockedFlag(args.strings.locked)
+    const progress = discoveryProgress(io, 'skillhost list')
     const catalog = await resolveCatalog(found.roots, {
       strict: args.booleans.strict === true,
       ...(lock && { lock }),
       overlays: overlayDirs(args.lists.overlays),
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+      progress,
     })
-    const shape = {
+    progress.done()
+    const shape: ListServeShape = {
       importModules: args.booleans['import-modules'] === true,
       scripts: args.booleans['no-scripts'] !== true,
+      undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
       interpreters: scriptInterpreters(parseSandboxFlags(args.lists).interpreters),
     }
-    const unavailable = await Promise.all(
-      catalog.rows.map((row) => listUnavailableTools(row, shape)),
-    )
+    const tools = await Promise.all(catalog.rows.map((row) => listTools(row, shape)))
     if (args.booleans.json) {
-      const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => ({
-        ...row,
-        ...(row.status === 'active' ? { unavailableTools: unavailable[i] ?? [] } : {}),
-      }))
+      const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => {
+        if (row.status !== 'active') return row
+        const { unavailable, ...byTier } = tools[i]!
+        return { ...row, tools: byTier, unavailableTools: unavailable }
+      })
       const { problems, sourceErrors } = catalog
       io.stdout(
         `${JSON.stringify({ roots: found.roots, skills, problems, sourceErrors }, null, 2)}\n`,
       )
     } else {
       if (found.defaults.length > 0) io.stdout(`roots: ${found.roots.map(shown).join(', ')}\n`)
-      print(catalog, unavailable, io)
+      print(catalog, tools, io)
     }
     return 0
   },

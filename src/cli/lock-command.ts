@@ -12,6 +12,7 @@ import {
   requireRoots,
   rootFlagsHelp,
 } from './cli-roots.js'
+import { discoveryProgress } from './discovery-progress.js'
 import { escapeLine } from './escape-controls.js'
 import { lockSourceLabel } from './lock-source-label.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
@@ -89,10 +90,13 @@ export const lockCommand: CliCommand = {
       ...(found.maxDepth !== undefined && { limits: { maxDepth: found.maxDepth } }),
     })
     const problems: SkillProblem[] = []
+    const progress = discoveryProgress(io, 'skillhost lock')
     const lock = await lockSkills(source, {
       sourceLabel: (folder) => lockSourceLabel(folder, dirname(out)),
       report: (p) => problems.push(p),
+      onProgress: progress.walk(),
     })
+    progress.done()
     if (found.defaults.length > 0) io.stdout(`roots: ${found.roots.map(shown).join(', ')}\n`)
     if (lock.skills.size === 0) {
       printProblems(problems, io)

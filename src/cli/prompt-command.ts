@@ -6,6 +6,7 @@ import {
   requireRoots,
   rootFlagsHelp,
 } from './cli-roots.js'
+import { discoveryProgress } from './discovery-progress.js'
 import { escapeLine } from './escape-controls.js'
 import { notSearchedLines } from './not-searched.js'
 import { parseArgs, UsageError } from './parse-args.js'
@@ -58,10 +59,13 @@ export const promptCommand: CliCommand = {
       throw new UsageError('--max-tokens must be a positive whole number')
     }
     requireRoots(found)
+    const progress = discoveryProgress(io, 'skillhost prompt')
     const catalog = await resolveCatalog(found.roots, {
       strict: args.booleans.strict === true,
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+      progress,
     })
+    progress.done()
     const entries = catalog.rows
       // disable-model-invocation: the block is the model's catalog, so host-only skills stay out.
       .filter((r) => r.status === 'active' && r.skill?.disableModelInvocation !== true)

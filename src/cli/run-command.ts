@@ -162,15 +162,51 @@ function optionValues(argv: readonly string[], name: string): string[] {
   return values
 }
 
+/**
+ * `<skill-dir>` and `<script>`, the first two arguments that are not run's
+ * own flags: run's flags may stand before, between or after them. The flags
+ * met before them are kept, in order, ahead of the rest; a script's own
+ * parameters go after its name.
+ */
+function runTarget(argv: readonly string[]): {
+  skillDir: string
+  scriptName: string
+  rest: string[]
+} {
+  const own: string[] = []
+  const target: string[] = []
+  let i = 0
+  for (; i < argv.length && target.length < 2; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith('--')) {
+      target.push(arg)
+      continue
+    }
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    if (!RUN_FLAGS.has(name) && !RUN_VALUE_FLAGS.has(name))
+      throw new UsageError(
+        `give a skill folder and a script name before the script's parameters (got ${arg})`,
+      )
+    own.push(arg)
+    if (RUN_VALUE_FLAGS.has(name) && eq === -1) {
+      const value = argv[++i]
+      if (value === undefined) throw new UsageError(`--${name} needs a value`)
+      own.push(value)
+    }
+  }
+  const [skillDir, scriptName] = target
+  if (skillDir === undefined || scriptName === undefined)
+    throw new UsageError('give a skill folder and a script name')
+  return { skillDir, scriptName, rest: [...own, ...argv.slice(i)] }
+}
+
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout(`${HELP}\n`)
     return 0
   }
-  const [skillDir, scriptName, ...rest] = argv
-  if (!skillDir || !scriptName || skillDir.startsWith('--') || scriptName.startsWith('--')) {
-    throw new UsageError('give a skill folder and a script name')
-  }
+  const { skillDir, scriptName, rest } = runTarget(argv)
   const source = new FileSystemSkillSource({
     roots: [resolve(skillDir)],
     id: 'cli',

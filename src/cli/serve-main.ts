@@ -69,7 +69,8 @@ function describeAuth(http: NonNullable<ServeOptions['http']>, log: (line: strin
 export async function runServe(argv: readonly string[], io: CliIo, help: string): Promise<number> {
   const options = parseServeOptions(argv)
   if (options.help) {
-    io.stderr(`${help}\n`)
+    // Help was asked for: stdout, as every command (nothing is served, so stdout is free).
+    io.stdout(`${help}\n`)
     return 0
   }
   if (options.roots.length === 0) {

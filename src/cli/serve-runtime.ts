@@ -117,6 +117,19 @@ async function discoverOnce(source: FileSystemSkillSource, log: (line: string) =
 }
 
 /**
+ * Logs what a new manager's discovery found and how long its creation took
+ * (a manager discovers every source once when it is created).
+ */
+function logDiscovery(manager: SkillManager, ms: number, log: (line: string) => void): void {
+  // One row, not the whole catalog: this runs for every session.
+  const { total, counts } = manager.search({ limit: 1 })
+  const served = total - counts.shadowed
+  const failed = counts.skipped
+  const skippedNote = failed > 0 ? `, ${failed} skipped` : ''
+  log(`discovery: ${served} skills${skippedNote} in ${Math.round(ms)} ms`)
+}
+
+/**
  * Builds the embedded defaults of `skillhost serve`: one filesystem source
  * over `roots` (module imports only with `importModules`), a QuickJS guest
  * pool for isolated tools, the bubblewrap sandbox for scripts when it works
@@ -193,7 +206,8 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     live.set(name, release)
     scope?.disposables.add(release)
     try {
-      return await createSkillManager({
+      const started = performance.now()
+      const manager = await createSkillManager({
         sources: [source],
         gate: options.gate,
         spool,
@@ -205,6 +219,8 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
         },
         ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
       })
+      logDiscovery(manager, performance.now() - started, log)
+      return manager
     } catch (err) {
       await release()
       throw err

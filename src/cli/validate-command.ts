@@ -26,6 +26,7 @@ import {
   rootFlagsHelp,
 } from './cli-roots.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
+import { discoveryProgress } from './discovery-progress.js'
 import { escapeLine } from './escape-controls.js'
 import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
 import { isNotSearched, notSearchedLines } from './not-searched.js'
@@ -250,18 +251,21 @@ export const validateCommand: CliCommand = {
     const overlays = overlayDirs(args.lists.overlays)
     const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
     const lock = await lockedFlag(args.strings.locked)
+    const progress = discoveryProgress(io, 'skillhost validate')
     const options: CollectOptions = {
       ...(lock && { lock }),
       // The spec's verdict unless --lenient; --strict is the default, kept as a no-op.
       strict: args.booleans.lenient !== true,
       overlays,
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
+      progress,
     }
     const entries: ValidateEntry[] = []
     const notSearched: SkillProblem[] = []
     const ids = new Set<string>()
     for (const path of found.roots)
       entries.push(...(await validateRoot(path, options, ids, allowed, notSearched)))
+    progress.done()
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid)
     if (args.booleans.json)

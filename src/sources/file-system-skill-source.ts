@@ -22,6 +22,7 @@ import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,
+  DiscoveryProgress,
   SkillDescriptor,
   SkillFileStat,
   SkillProblem,
@@ -162,6 +163,8 @@ export class FileSystemSkillSource implements SkillSource {
   readonly #cache: VisitCache
   readonly #rows = new WeakMap<FsSkillEntry, DiscoveredSkill>()
   readonly #listeners = new Set<() => void>()
+  /** The progress listeners of the callers waiting on the walk. */
+  readonly #progress = new Set<(progress: DiscoveryProgress) => void>()
   readonly #debounceMs: number
   #debounce: ReturnType<typeof setTimeout> | undefined
   #lifetime = new AbortController()
@@ -215,7 +218,16 @@ export class FileSystemSkillSource implements SkillSource {
   async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
     const report = options.report ?? (() => undefined)
     throwIfAborted(options.signal)
-    const { events } = await abortable(this.#discovery(), options.signal)
+    // Every caller waiting on a walk hears its progress; a replay has none to tell.
+    const onProgress = options.onProgress
+    if (onProgress) this.#progress.add(onProgress)
+    let discovery: Discovery
+    try {
+      discovery = await abortable(this.#discovery(), options.signal)
+    } finally {
+      if (onProgress) this.#progress.delete(onProgress)
+    }
+    const { events } = discovery
     for (const event of events) {
       // Nothing is yielded or reported after an abort.
       throwIfAborted(options.signal)
@@ -263,6 +275,9 @@ export class FileSystemSkillSource implements SkillSource {
       report,
       signal: this.#lifetime.signal,
       visit: (folder, depth, options) => this.#cache.visit(folder, depth, options),
+      onProgress: (progress) => {
+        for (const listener of this.#progress) listener(progress)
+      },
     })
     for await (const batch of walk) {
       for (const { location, hostPath, outcome } of batch) {

@@ -23,6 +23,7 @@ export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.j
 export type {
   DiscoveredSkill,
   DiscoverOptions,
+  DiscoveryProgress,
   SkillDescriptor,
   SkillFileStat,
   SkillIsolatedToolDeclaration,

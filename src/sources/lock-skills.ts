@@ -1,7 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
 import type { FileSystemSkillSource } from './file-system-skill-source.js'
 import { SKILL_LOCK_VERSION, type SkillLock, type SkillLockEntry } from './skill-lock.js'
-import type { DiscoveredSkill, SkillProblem } from './types.js'
+import type { DiscoveredSkill, DiscoveryProgress, SkillProblem } from './types.js'
 
 /** Options for `lockSkills`. */
 export interface LockSkillsOptions {
@@ -12,6 +12,8 @@ export interface LockSkillsOptions {
   readonly sourceLabel?: (folder: string, skill: DiscoveredSkill) => string
   /** Receives what discovery reports, and every skill that could not be hashed. */
   readonly report?: (problem: SkillProblem) => void
+  /** The discovery's running totals (see `DiscoverOptions.onProgress`). */
+  readonly onProgress?: (progress: DiscoveryProgress) => void
   readonly signal?: AbortSignal
 }
 
@@ -38,6 +40,7 @@ export async function lockSkills(
   for await (const skill of source.discover({
     report,
     ...(options.signal && { signal: options.signal }),
+    ...(options.onProgress && { onProgress: options.onProgress }),
   }))
     found.push(skill)
   for (const skill of found) {

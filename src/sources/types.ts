@@ -61,11 +61,25 @@ export interface SkillProblem {
   readonly severity: 'error' | 'warning'
 }
 
+/** How far a discovery has come: running totals since it started. */
+export interface DiscoveryProgress {
+  /** Folders read so far (skill folders included). */
+  readonly folders: number
+  /** Skill folders found so far (valid or not). */
+  readonly skills: number
+}
+
 /** Options for `SkillSource.discover`. */
 export interface DiscoverOptions {
   readonly signal?: AbortSignal
   /** Receives skills skipped (and warnings raised) during discovery. */
   readonly report?: (problem: SkillProblem) => void
+  /**
+   * Receives running totals while discovery walks, throttled (a
+   * `FileSystemSkillSource` calls it about every 10 ms of walking, and once
+   * at the end); for progress displays. Optional for sources to honour.
+   */
+  readonly onProgress?: (progress: DiscoveryProgress) => void
 }
 
 /**

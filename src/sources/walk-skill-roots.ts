@@ -5,7 +5,7 @@ import type { FsSkillOutcome } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
 import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
-import type { SkillProblem } from './types.js'
+import type { DiscoveryProgress, SkillProblem } from './types.js'
 import {
   type Folder,
   throwIfAborted,
@@ -43,6 +43,8 @@ export interface WalkSkillRootsOptions {
    * what it remembers (see `VisitCache`). Same steps, same results.
    */
   readonly visit?: (folder: Folder, depth: number, options: VisitOptions) => FsSteps<Visit>
+  /** Running totals, at each time slice's end and once when the walk ends. */
+  readonly onProgress?: (progress: DiscoveryProgress) => void
 }
 
 const SLICE_MS = 10
@@ -136,7 +138,7 @@ export async function* walkSkillRoots(
   roots: readonly string[],
   options: WalkSkillRootsOptions,
 ): AsyncGenerator<readonly SkillFolderResult[]> {
-  const { limits, signal, report, io } = options
+  const { limits, signal, report, io, onProgress } = options
   const visit = options.visit ?? visitSteps
   // Direct calls need no promise per folder; the thread pool keeps many folders in flight.
   const visitNow =
@@ -145,6 +147,8 @@ export async function* walkSkillRoots(
       : undefined
   let seen = 0
   let sliceStart = performance.now()
+  let folders = 0
+  let skills = 0
 
   let batch: SkillFolderResult[] = []
   const problems: SkillProblem[] = []
@@ -173,8 +177,10 @@ export async function* walkSkillRoots(
             v = r.value
           }
           throwIfAborted(signal)
+          folders++
           if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)
           if (v.kind === 'skill') {
+            skills++
             batch.push({ location: v.rel || v.name, hostPath: v.dir, outcome: v.outcome })
           } else if (v.kind === 'unreadable') {
             problems.push({
@@ -220,6 +226,7 @@ export async function* walkSkillRoots(
               batch = []
             }
             if (performance.now() - sliceStart > SLICE_MS) {
+              onProgress?.({ folders, skills })
               await new Promise((resolve) => setImmediate(resolve))
               throwIfAborted(signal)
               sliceStart = performance.now()
@@ -232,5 +239,6 @@ export async function* walkSkillRoots(
       level = next
     }
   }
+  onProgress?.({ folders, skills })
   if (batch.length > 0) yield batch
 }

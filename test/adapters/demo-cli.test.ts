@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { appendFile, cp, mkdtemp, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
@@ -25,6 +28,9 @@ describe('skillhost demo (built binary, no API key)', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
     expect(stdout).toContain('SCRIPTED MODEL (no API key found)')
     expect(stdout).toContain('estimates: characters / 4')
+    expect(stdout).toMatch(
+      /^skills: .*examples\/skills \(the bundled examples; module imports on\)$/m,
+    )
     const steps = stdout.split('── step ').slice(1)
     expect(steps[0]).not.toContain('convert_units')
     expect(steps[2]).toMatch(/offered \d+ tools: .*convert_units/)
@@ -123,4 +129,31 @@ describe('skillhost demo (built binary, no API key)', () => {
       )
     },
   )
+
+  it('demo --root DIR imports no module code from DIR unless --import-modules, and says which (issue 12 item 9)', async () => {
+    // Inside the package, so the copy's `import … from 'skillhost'` resolves.
+    const dir = await mkdtemp(join(ROOT, '.demo-root-'))
+    try {
+      await cp(join(ROOT, 'examples/skills'), join(dir, 'skills'), { recursive: true })
+      // Written outside the skill: a change inside it would make it a new version.
+      const marker = join(dir, 'imported.txt')
+      await appendFile(
+        join(dir, 'skills/unit-convert/tools.mjs'),
+        "\nimport { writeFileSync } from 'node:fs'\nwriteFileSync(new URL('../../imported.txt', import.meta.url), 'imported')\n",
+      )
+      const off = await demo(['--root', join(dir, 'skills'), '--no-scripts'])
+      expect({ code: off.code, stderr: off.stderr }).toEqual({ code: 0, stderr: '' })
+      expect(off.stdout).toMatch(/^skills: .*\(module imports off: .*--import-modules/m)
+      expect(off.stdout).not.toMatch(/offered .*convert_units/)
+      expect(existsSync(marker)).toBe(false)
+
+      const on = await demo(['--no-scripts', '--import-modules', '--root', join(dir, 'skills')])
+      expect({ code: on.code, stderr: on.stderr }).toEqual({ code: 0, stderr: '' })
+      expect(on.stdout).toMatch(/^skills: .*\(module imports ON \(--import-modules\)/m)
+      expect(on.stdout).toMatch(/offered .*convert_units/)
+      expect(existsSync(marker)).toBe(true)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
 })

@@ -47,6 +47,24 @@ export async function undeclaredScripts(
   return { runnable, denied }
 }
 
+/**
+ * Whether a skill with these files gets `run_<skill>_script` when undeclared
+ * scripts are allowed: when any file is one `interpreterFor` takes for a
+ * script (runnable or denied), as the forge decides after its scan. A file
+ * its extension names is judged without reading; the others' heads are read
+ * (`readHead`), in order, only until one has a shebang.
+ */
+export async function shipsUndeclaredScripts(
+  paths: readonly string[],
+  readHead: (path: string) => Promise<string>,
+  interpreters: Readonly<Record<string, readonly string[]>>,
+): Promise<boolean> {
+  if (paths.some((p) => interpreterFor(p, '', interpreters) !== undefined)) return true
+  for (const path of paths)
+    if (interpreterFor(path, await readHead(path), interpreters) !== undefined) return true
+  return false
+}
+
 /** Most bytes all literal args of one call may carry together. */
 export const MAX_LITERAL_ARGS_TOTAL = 256 * 1024
 

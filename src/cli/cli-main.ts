@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs'
+import type { CliCommand, CliIo } from './cli-command.js'
+import { demoCommand } from './demo.js'
+import { listCommand } from './list-command.js'
+import { lockCommand } from './lock-command.js'
+import { UsageError } from './parse-args.js'
+import { promptCommand } from './prompt-command.js'
+import { runCommand } from './run-command.js'
+import { serveCommand } from './serve.js'
+import { validateCommand } from './validate-command.js'
+
+/**
+ * The command table. `run` (one script under the sandbox) and `serve` (MCP
+ * over stdio) are added here as one entry each, in their own files.
+ */
+export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
+  [
+    validateCommand,
+    listCommand,
+    promptCommand,
+    lockCommand,
+    runCommand,
+    serveCommand,
+    demoCommand,
+  ].map((c) => [c.name, c]),
+)
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: string
+  }
+  return pkg.version ?? 'unknown'
+}
+
+function usage(): string {
+  const width = Math.max(...[...COMMANDS.keys()].map((n) => n.length))
+  const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
+  return `Usage: skillhost <command> [options]
+       skillhost help [command] | --help | -h
+       skillhost --version | -v
+
+Commands:
+${lines.join('\n')}
+
+Flags go before or after a command's other arguments. Run skillhost help
+<command> (or skillhost <command> --help) for a command's options.`
+}
+
+/**
+ * Runs the CLI on `argv` (without node and script) and resolves to the exit
+ * code. Help asked for (`--help`, `-h`, `help`, `help <command>`,
+ * `<command> --help`) goes to stdout with 0; a usage error (no command, an
+ * unknown one, a bad option) goes to stderr with 2; `--version`/`-v` prints
+ * the version.
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined) {
+    io.stderr(`skillhost: no command given\n\n${usage()}\n`)
+    return 2
+  }
+  if (name === '--help' || name === '-h') {
+    io.stdout(`${usage()}\n`)
+    return 0
+  }
+  if (name === 'help') {
+    if (rest.length === 0) {
+      io.stdout(`${usage()}\n`)
+      return 0
+    }
+    const [topic, ...extra] = rest
+    const command = COMMANDS.get(topic ?? '')
+    if (!command || extra.length > 0) {
+      const why = command ? 'help takes one command' : `no command "${topic}"`
+      io.stderr(`skillhost help: ${why}\n\n${usage()}\n`)
+      return 2
+    }
+    io.stdout(`${command.help}\n`)
+    return 0
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${version()}\n`)
+    return 0
+  }
+  const command = COMMANDS.get(name)
+  if (!command) {
+    io.stderr(`skillhost: unknown command "${name}"\n\n${usage()}\n`)
+    return 2
+  }
+  try {
+    return await command.run(rest, io)
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`skillhost ${name}: ${err.message}\n\n${command.help}\n`)
+      return 2
+    }
+    io.stderr(`skillhost ${name}: ${err instanceof Error ? err.message : String(err)}\n`)
+    return 1
+  }
+}
