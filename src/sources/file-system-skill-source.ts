@@ -264,6 +264,8 @@ export class FileSystemSkillSource implements SkillSource {
     const found = new Map<string, FsSkillEntry>()
     const where = new Map<string, string>()
     const pins = this.#pins
+    // With a lock, discovery's SKILL.md bytes go to the digest: no file is read twice.
+    const skillMds = pins ? new Map<string, Uint8Array>() : undefined
     const run: DigestRunner | undefined = this.#syncDiscovery
       ? (steps) => runSync(steps, syncSkillFs)
       : undefined
@@ -275,6 +277,7 @@ export class FileSystemSkillSource implements SkillSource {
       report,
       signal: this.#lifetime.signal,
       visit: (folder, depth, options) => this.#cache.visit(folder, depth, options),
+      ...(skillMds && { onSkillMd: (dir: string, bytes: Uint8Array) => skillMds.set(dir, bytes) }),
       onProgress: (progress) => {
         for (const listener of this.#progress) listener(progress)
       },
@@ -295,6 +298,7 @@ export class FileSystemSkillSource implements SkillSource {
           continue
         }
         where.set(id, location)
+        const skillMd = skillMds?.get(entry.dir)
         const pin = await pins?.admit(
           id,
           entry.dir,
@@ -302,6 +306,7 @@ export class FileSystemSkillSource implements SkillSource {
           { location, hostPath },
           report,
           run,
+          skillMd && new Map([['SKILL.md', skillMd]]),
         )
         if (pins && !pin) continue
         const skill = this.#discovered(id, entry, hostPath)
@@ -320,6 +325,8 @@ export class FileSystemSkillSource implements SkillSource {
         }
         events.push({ skill: pin ? { ...skill, pin } : skill })
       }
+      // A batch's skills are admitted: their SKILL.md bytes are not kept past it.
+      skillMds?.clear()
     }
     this.#entries = found
     this.#cache.complete(pass)

@@ -55,6 +55,12 @@ export interface LoadFsSkillOptions {
   readonly strict: boolean
   /** Overlay directories (absolute), earlier first; see `locateOverlaySteps`. */
   readonly overlays?: readonly string[]
+  /**
+   * Receives the bytes of each SKILL.md read, checked against the folder's
+   * scan, so a caller that hashes the skill's content (a lock) need not read
+   * it again. When absent, the read may use a reused buffer.
+   */
+  readonly onSkillMd?: ((dir: string, bytes: Uint8Array) => void) | undefined
 }
 
 /** The entry of `rel` in a scan, when it exists and fits in `max` bytes. */
@@ -244,9 +250,10 @@ export function* loadFsSkillSteps(
         path: abs,
         maxBytes: max,
         label: 'SKILL.md',
-        transient: true,
+        transient: options.onSkillMd === undefined,
       }) as CappedFile
       text = decodeSkillHead(file.bytes)
+      options.onSkillMd?.(dir, file.bytes)
       known = new Map<string, SkillFileEntry>().set('SKILL.md', {
         abs,
         size: file.size,
@@ -257,7 +264,10 @@ export function* loadFsSkillSteps(
     scan = yield* scanSkillFolderSteps(dir, options.limits, entries, known)
     if (text === undefined) {
       const file = sizedFile(scan, 'SKILL.md', max)
-      text = decodeSkillHead((yield* readCappedStep(file.abs, max, 'SKILL.md', file, true)).bytes)
+      const keep = options.onSkillMd
+      const { bytes } = yield* readCappedStep(file.abs, max, 'SKILL.md', file, keep === undefined)
+      text = decodeSkillHead(bytes)
+      keep?.(dir, bytes)
     }
     const valid = validateText(text, folderName, options)
     if (!valid.ok) return withNested(valid, scan)

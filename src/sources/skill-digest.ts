@@ -35,9 +35,14 @@ const byBytes = (a: [Uint8Array, string], b: [Uint8Array, string]): number =>
  * digest; mtime, inode, permissions and `readdir` order never do. Each file
  * is read once, within `maxFileBytes`, and must still be the file the scan
  * saw (`E_SKILL_SOURCE_FAILED` otherwise), so the digest belongs to this
- * scan and to no other.
+ * scan and to no other. `known` holds bytes the caller already read and
+ * checked against this scan (discovery's SKILL.md): those are not read again.
  */
-export function* skillDigestSteps(scan: SkillFolderScan, maxFileBytes: number): FsSteps<string> {
+export function* skillDigestSteps(
+  scan: SkillFolderScan,
+  maxFileBytes: number,
+  known?: ReadonlyMap<string, Uint8Array>,
+): FsSteps<string> {
   const order = [...scan.files.keys()]
     .map((rel): [Uint8Array, string] => [encoder.encode(rel), rel])
     .sort(byBytes)
@@ -54,13 +59,17 @@ export function* skillDigestSteps(scan: SkillFolderScan, maxFileBytes: number): 
       bytes += size
       i += 1
     }
-    const reads = batch.map(([, rel]) => {
+    // Bytes the caller already read for this scan (SKILL.md during discovery) are not read again.
+    const unread = batch.filter(([, rel]) => !known?.has(rel))
+    const reads = unread.map(([, rel]) => {
       const file = scan.files.get(rel)!
       return readCappedStep(file.abs, maxFileBytes, rel, file)
     })
-    const files: CappedFile[] = reads.length === 1 ? [yield* reads[0]!] : yield* allSteps(reads)
-    batch.forEach(([path], k) => {
-      const content = files[k]!.bytes
+    const files: CappedFile[] =
+      reads.length === 0 ? [] : reads.length === 1 ? [yield* reads[0]!] : yield* allSteps(reads)
+    let next = 0
+    batch.forEach(([path, rel]) => {
+      const content = known?.get(rel) ?? files[next++]!.bytes
       hash.update(lengthPrefix(path.byteLength)).update(path)
       hash.update(lengthPrefix(content.byteLength)).update(content)
     })

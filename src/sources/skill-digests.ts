@@ -26,11 +26,19 @@ export class SkillDigests {
     this.#maxFileBytes = maxFileBytes
   }
 
-  /** The content digest of `scan` (of folder `dir`): cached for this scan identity, else read once. */
-  async digest(dir: string, scan: SkillFolderScan, run: DigestRunner = POOL): Promise<string> {
-    const known = this.#byFolder.get(dir)
-    if (known?.hash === scan.hash) return known.digest
-    const digest = await run(skillDigestSteps(scan, this.#maxFileBytes))
+  /**
+   * The content digest of `scan` (of folder `dir`): cached for this scan
+   * identity, else read once (`known`: bytes already read for this scan).
+   */
+  async digest(
+    dir: string,
+    scan: SkillFolderScan,
+    run: DigestRunner = POOL,
+    known?: ReadonlyMap<string, Uint8Array>,
+  ): Promise<string> {
+    const kept = this.#byFolder.get(dir)
+    if (kept?.hash === scan.hash) return kept.digest
+    const digest = await run(skillDigestSteps(scan, this.#maxFileBytes, known))
     this.#byFolder.set(dir, { hash: scan.hash, digest })
     return digest
   }

@@ -55,10 +55,11 @@ export class SkillPins {
     dir: string,
     scan: SkillFolderScan,
     run?: DigestRunner,
+    known?: ReadonlyMap<string, Uint8Array>,
   ): Promise<SkillPin | undefined> {
     const pinned = this.lock.skills.get(id)
     if (pinned === undefined) return undefined
-    const digest = await this.#digests.digest(dir, scan, run)
+    const digest = await this.#digests.digest(dir, scan, run, known)
     return digest === pinned.digest
       ? { state: 'pinned', digest }
       : { state: 'changed-since-pinned', digest, pinnedDigest: pinned.digest }
@@ -83,10 +84,11 @@ export class SkillPins {
     where: { readonly location: string; readonly hostPath: string },
     report: (problem: SkillProblem) => void,
     run?: DigestRunner,
+    known?: ReadonlyMap<string, Uint8Array>,
   ): Promise<SkillPin | undefined> {
     let pin: SkillPin | undefined
     try {
-      pin = await this.pin(id, dir, scan, run)
+      pin = await this.pin(id, dir, scan, run, known)
     } catch (err) {
       const e = SkillHostError.isInstance(err) ? err : undefined
       report({

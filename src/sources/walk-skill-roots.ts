@@ -1,7 +1,7 @@
 import { basename, resolve } from 'node:path'
 import { FolderLinks } from './folder-links.js'
 import { type FsSteps, runAsync, runSync } from './fs-steps.js'
-import type { FsSkillOutcome } from './load-fs-skill.js'
+import type { FsSkillOutcome, LoadFsSkillOptions } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
 import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
@@ -35,6 +35,8 @@ export interface WalkSkillRootsOptions {
   readonly strict: boolean
   /** Overlay directories for the skills found (see `LoadFsSkillOptions.overlays`). */
   readonly overlays?: readonly string[]
+  /** Receives each SKILL.md's bytes (see `LoadFsSkillOptions.onSkillMd`). */
+  readonly onSkillMd?: LoadFsSkillOptions['onSkillMd']
   readonly io: DiscoveryIo
   readonly signal?: AbortSignal
   readonly report: (problem: SkillProblem) => void

@@ -3,7 +3,11 @@ import { rename, rm, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { SKILL_DIGEST_PATTERN } from '../../src/sources/skill-digest.js'
+import { runSync } from '../../src/sources/fs-steps.js'
+import { loadFsSkillSteps } from '../../src/sources/load-fs-skill.js'
+import { SKILL_DIGEST_PATTERN, skillDigestSteps } from '../../src/sources/skill-digest.js'
+import { type SyncSkillFs, syncSkillFs } from '../../src/sources/skill-fs.js'
+import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import { rejectsWith } from '../helpers/error-code.js'
 import { discover, makeTree, removeTree, skillMd, writeTree } from './skill-tree.js'
 
@@ -124,6 +128,40 @@ describe('skill content digests', () => {
     })
     const all = await Promise.all(['x', 'y', 'z'].map((d) => digestOf(join(root, d))))
     expect(new Set(all).size).toBe(3)
+  })
+
+  it('with a lock, discovery reads each file once: the SKILL.md bytes it loaded serve the digest', async () => {
+    const files = { 'SKILL.md': skillMd('s'), 'a.txt': 'alpha\n', 'b/c.txt': 'gamma\n' }
+    const root = await tree(
+      Object.fromEntries(Object.entries(files).map(([k, v]) => [`s/${k}`, v])),
+    )
+    const reads: string[] = []
+    const fs: SyncSkillFs = {
+      ...syncSkillFs,
+      readCapped: (path, ...rest) => {
+        reads.push(path.slice(root.length + 1))
+        return syncSkillFs.readCapped(path, ...rest)
+      },
+    }
+    const limits = resolveSourceLimits()
+    let skillMdBytes: Uint8Array | undefined
+    // The same two steps the source runs for a locked skill: load (keeping SKILL.md), then digest.
+    const outcome = runSync(
+      loadFsSkillSteps(join(root, 's'), 's', {
+        limits,
+        strict: false,
+        onSkillMd: (_dir, bytes) => {
+          skillMdBytes = bytes
+        },
+      }),
+      fs,
+    )
+    expect(outcome.ok).toBe(true)
+    if (!outcome.ok || !skillMdBytes) throw new Error('not loaded')
+    const known = new Map([['SKILL.md', skillMdBytes]])
+    const digest = runSync(skillDigestSteps(outcome.entry.scan, limits.maxFileBytes, known), fs)
+    expect(digest).toBe(expected(files))
+    expect(reads.sort()).toEqual(['s/SKILL.md', 's/a.txt', 's/b/c.txt'])
   })
 
   it('refuse a skill with a file over maxFileBytes: its content cannot be read in full', async () => {
