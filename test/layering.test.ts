@@ -22,6 +22,7 @@ const LAYERS: readonly [string, number][] = [
   ['lifecycle-tools.ts', 7],
   ['adapters/ai-sdk/', 8],
   ['adapters/mcp/', 8],
+  ['adapters/postgres/', 8],
   ['cli/', 9],
   ['index.ts', 10],
 ]
