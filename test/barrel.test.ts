@@ -15,6 +15,20 @@ process.stdout.write(JSON.stringify(process.moduleLoadList.filter((m) => m.start
   return JSON.parse(out) as string[]
 }
 
+/** True when importing `specifier` made Node load the `pg` package (CommonJS, so in the require cache). */
+function loadsPg(specifier: string): boolean {
+  const script = `import { createRequire } from 'node:module'
+await import(${JSON.stringify(specifier)})
+const cache = createRequire(import.meta.url).cache
+process.stdout.write(String(Object.keys(cache).some((k) => k.includes('/node_modules/pg/'))))`
+  return (
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    }) === 'true'
+  )
+}
+
 describe('entry points stay clean', () => {
   const baseline = new Set(builtinsLoadedBy(''))
   const added = (specifier: string) => builtinsLoadedBy(specifier).filter((m) => !baseline.has(m))
@@ -35,5 +49,14 @@ describe('entry points stay clean', () => {
   it('the isolation and sandbox subpaths are where those built-ins load', () => {
     expect(added('skillhost/isolation')).toContain('NativeModule worker_threads')
     expect(added('skillhost/sandbox')).toContain('NativeModule child_process')
+  })
+
+  it('neither the root entry nor skillhost/common loads pg; importing pg is seen', () => {
+    expect(loadsPg('skillhost')).toBe(false)
+    expect(loadsPg('skillhost/common')).toBe(false)
+    expect(loadsPg('skillhost/conformance')).toBe(false)
+    // skillhost/postgres uses only pg's types: the caller brings the Pool.
+    expect(loadsPg('skillhost/postgres')).toBe(false)
+    expect(loadsPg('pg')).toBe(true)
   })
 })

@@ -114,6 +114,10 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'An artifact read asked for an invalid range or pattern.',
   },
+  E_SPOOL_FAILED: {
+    status: 503,
+    summary: "The spool store's backend (a database) failed or is unreachable.",
+  },
 } as const satisfies Record<string, { status: number; summary: string }>
 
 /** A stable skillhost error code. */

@@ -1,20 +1,33 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { link, mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Retrievable } from './retrievable.js'
+import { checkSpoolTag } from './spool-put-key.js'
+import { resolveSpoolRange, spoolRangeStream } from './spool-range.js'
 import {
   describeSpooled,
   newSpoolId,
+  reviveSpooled,
   SPOOL_ID_PATTERN,
+  type SpoolByteRange,
   type SpoolContent,
   type SpoolMeta,
+  type SpoolPutOptions,
   type SpoolStore,
 } from './spool-store.js'
+
+const PIECE_BYTES = 256 * 1024
+
+const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException)?.code === 'ENOENT'
 
 /**
  * A `SpoolStore` in a directory: `<id>.bin` holds the bytes and `<id>.json`
  * the record. Writes go through a temporary name and a rename, so a reader
  * never sees half an item. Ids are checked against `SPOOL_ID_PATTERN` before
  * they touch the filesystem, so a model-supplied id cannot name another path.
+ * An idempotency key is a `k_<sha256 of the key>` file naming the item,
+ * created with `link` (atomic, fails when taken), so two processes putting
+ * with one key on one directory end with one item.
  */
 export class FileSpoolStore implements SpoolStore {
   readonly directory: string
@@ -29,8 +42,24 @@ export class FileSpoolStore implements SpoolStore {
     return this.#ready
   }
 
-  async put(content: SpoolContent, meta?: SpoolMeta): Promise<Retrievable> {
+  async put(
+    content: SpoolContent,
+    meta?: SpoolMeta,
+    options?: SpoolPutOptions,
+  ): Promise<Retrievable> {
+    const key =
+      options?.idempotencyKey === undefined
+        ? undefined
+        : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
     await this.#ensure()
+    const keyFile =
+      key === undefined
+        ? undefined
+        : join(this.directory, `k_${createHash('sha256').update(key).digest('hex')}`)
+    if (keyFile) {
+      const earlier = await this.#keyed(keyFile)
+      if (earlier) return earlier
+    }
     const id = newSpoolId()
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     const record = describeSpooled(id, bytes, meta)
@@ -39,7 +68,46 @@ export class FileSpoolStore implements SpoolStore {
     await rename(`${base}.bin.tmp`, `${base}.bin`)
     await writeFile(`${base}.json.tmp`, JSON.stringify(record), { mode: 0o600 })
     await rename(`${base}.json.tmp`, `${base}.json`)
+    if (!keyFile) return record
+    return (await this.#claim(keyFile, id)) ?? record
+  }
+
+  /** The item a key file names, if both exist; a key naming a deleted item is freed. */
+  async #keyed(keyFile: string): Promise<Retrievable | undefined> {
+    let id: string
+    try {
+      id = (await readFile(keyFile, 'utf8')).trim()
+    } catch (err) {
+      if (isMissing(err)) return undefined
+      throw err
+    }
+    const record = await this.stat(id)
+    if (!record) await unlink(keyFile).catch(() => undefined)
     return record
+  }
+
+  /** Links the key to `id`; when another put took it first, drops `id` and returns theirs. */
+  async #claim(keyFile: string, id: string): Promise<Retrievable | undefined> {
+    const tmp = join(this.directory, `${id}.key.tmp`)
+    await writeFile(tmp, id, { mode: 0o600 })
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          await link(tmp, keyFile)
+          return undefined
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException)?.code !== 'EEXIST') throw err
+          const winner = await this.#keyed(keyFile)
+          if (winner) {
+            await this.delete(id)
+            return winner
+          }
+        }
+      }
+      return undefined
+    } finally {
+      await rm(tmp, { force: true })
+    }
   }
 
   async get(id: string): Promise<Uint8Array | undefined> {
@@ -51,13 +119,43 @@ export class FileSpoolStore implements SpoolStore {
     }
   }
 
+  async open(id: string, range?: SpoolByteRange): Promise<ReadableStream<Uint8Array> | undefined> {
+    if (!SPOOL_ID_PATTERN.test(id)) return undefined
+    let handle: Awaited<ReturnType<typeof open>>
+    try {
+      handle = await open(join(this.directory, `${id}.bin`), 'r')
+    } catch {
+      return undefined
+    }
+    try {
+      const resolved = resolveSpoolRange(range, (await handle.stat()).size)
+      return spoolRangeStream({
+        range: resolved,
+        pieceBytes: PIECE_BYTES,
+        read: async (offset, length) => {
+          const piece = new Uint8Array(length)
+          let filled = 0
+          while (filled < length) {
+            const { bytesRead } = await handle.read(piece, filled, length - filled, offset + filled)
+            if (bytesRead === 0) return piece.subarray(0, filled)
+            filled += bytesRead
+          }
+          return piece
+        },
+        close: () => handle.close(),
+      })
+    } catch (err) {
+      await handle.close()
+      throw err
+    }
+  }
+
   async stat(id: string): Promise<Retrievable | undefined> {
     if (!SPOOL_ID_PATTERN.test(id)) return undefined
     try {
-      const record = JSON.parse(
-        await readFile(join(this.directory, `${id}.json`), 'utf8'),
-      ) as Retrievable
-      return Object.freeze({ ...record, provenance: Object.freeze({ ...record.provenance }) })
+      return reviveSpooled(
+        JSON.parse(await readFile(join(this.directory, `${id}.json`), 'utf8')) as Retrievable,
+      )
     } catch {
       return undefined
     }

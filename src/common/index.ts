@@ -43,6 +43,7 @@ export {
   type ToolGate,
 } from './gate.js'
 export { Media } from './media.js'
+export { MemorySpoolStore } from './memory-spool-store.js'
 export {
   type PruneSpoolOptions,
   type PruneSpoolResult,
@@ -56,10 +57,18 @@ export {
   RetrievableSet,
 } from './retrievable.js'
 export type { JsonSchemaObject, ToolInputSchema } from './schema.js'
+export { checkSpoolTag, SPOOL_TAG_MAX } from './spool-put-key.js'
+export { type ResolvedSpoolRange, resolveSpoolRange } from './spool-range.js'
 export {
-  MemorySpoolStore,
+  describeSpooled,
+  newSpoolId,
+  SPOOL_ID_PATTERN,
+  type SpoolByteRange,
   type SpoolContent,
   type SpoolMeta,
+  type SpoolPruneOptions,
+  type SpoolPruneResult,
+  type SpoolPutOptions,
   type SpoolStore,
 } from './spool-store.js'
 export {

@@ -14,20 +14,83 @@ export interface SpoolMeta {
 export type SpoolContent = Uint8Array | string
 
 /**
+ * How a put is made, apart from what the bytes are. `idempotencyKey` makes a
+ * retried put safe: a put whose key a store already holds stores nothing and
+ * resolves the first put's record (whatever content the retry brings; derive
+ * the key from the request, e.g. a tool call id). A key is scoped to the
+ * store (and, in `PostgresSpoolStore`, to its session) and is free again once
+ * the item it names is deleted or pruned. 1–256 characters, no NUL.
+ */
+export interface SpoolPutOptions {
+  readonly idempotencyKey?: string
+}
+
+/**
+ * A byte range of spooled content: `start` inclusive (default 0), `end`
+ * exclusive (default the size; clamped to it). Both non-negative integers,
+ * `end` not before `start`; a `start` at or past the size reads nothing.
+ */
+export interface SpoolByteRange {
+  readonly start?: number
+  readonly end?: number
+}
+
+/**
+ * Retention bounds for `SpoolStore.prune`, applied in this order: every item
+ * of `session`, then items older than `maxAgeMs` (by `createdAt`), then the
+ * oldest (by `createdAt`, then put order) until the rest take at most
+ * `maxBytes`. Items of `keepSessions` are neither removed nor counted by the
+ * age and size bounds (open sessions, as `pruneSpoolDirectories`' `keep`).
+ * None given: nothing is removed.
+ */
+export interface SpoolPruneOptions {
+  readonly session?: string
+  readonly maxAgeMs?: number
+  readonly maxBytes?: number
+  readonly keepSessions?: readonly string[]
+  /** The current time in ms since the epoch. Default `Date.now()`. */
+  readonly now?: number
+}
+
+/** What `SpoolStore.prune` removed and what is left. */
+export interface SpoolPruneResult {
+  /** Number of items removed. */
+  readonly removed: number
+  /** Bytes those items held. */
+  readonly removedBytes: number
+  /** Bytes the remaining items hold, outside `keepSessions`. */
+  readonly keptBytes: number
+}
+
+/**
  * Durable bytes by id. Content is immutable once put (a store keeps its own
  * copy); text is stored as UTF-8. Ids are unguessable and safe to show a
- * model. `get` of an unknown id resolves undefined, never throws.
+ * model. `get`, `stat` and `open` of an unknown id resolve undefined, never
+ * throw; a store whose backend fails (a database down) rejects with
+ * `E_SPOOL_FAILED`. `skillhost/conformance`'s `runSpoolStoreConformance`
+ * checks a store against this contract.
  */
 export interface SpoolStore {
-  put(content: SpoolContent, meta?: SpoolMeta): Promise<Retrievable>
+  /** Stores a copy of `content`; see `SpoolPutOptions` for retried puts. */
+  put(content: SpoolContent, meta?: SpoolMeta, options?: SpoolPutOptions): Promise<Retrievable>
   /**
    * Optional: the same as `put`, completed synchronously. Offered only by
    * stores that need no I/O (memory); hot paths use it when present.
    */
-  putSync?(content: SpoolContent, meta?: SpoolMeta): Retrievable
+  putSync?(content: SpoolContent, meta?: SpoolMeta, options?: SpoolPutOptions): Retrievable
+  /** The whole content, a fresh copy the caller may mutate. */
   get(id: string): Promise<Uint8Array | undefined>
   stat(id: string): Promise<Retrievable | undefined>
   delete(id: string): Promise<boolean>
+  /**
+   * Optional (all built-in stores have it): the content, or `range` of it, as
+   * a stream read piece by piece, so a large artifact is never whole in
+   * memory. An invalid range rejects with `E_ARTIFACT_READ_INVALID`; an item
+   * deleted while streaming errors the stream with `E_ARTIFACT_NOT_FOUND`.
+   */
+  open?(id: string, range?: SpoolByteRange): Promise<ReadableStream<Uint8Array> | undefined>
+  /** Optional: applies retention bounds (`PostgresSpoolStore` has it). */
+  prune?(options: SpoolPruneOptions): Promise<SpoolPruneResult>
 }
 
 /** Spool ids: a prefix and 16 random hex digits; nothing else is ever accepted as an id. */
@@ -79,46 +142,7 @@ export function describeSpooled(
   return Object.freeze(record)
 }
 
-/** A `SpoolStore` in memory: for tests, short sessions and benchmarks. */
-export class MemorySpoolStore implements SpoolStore {
-  // Text is kept as a string (immutable, no copy) and encoded on read; bytes
-  // are copied on the way in and on the way out.
-  readonly #items = new Map<string, { content: SpoolContent; record: Retrievable }>()
-
-  put(content: SpoolContent, meta?: SpoolMeta): Promise<Retrievable> {
-    try {
-      return Promise.resolve(this.putSync(content, meta))
-    } catch (err) {
-      return Promise.reject(err)
-    }
-  }
-
-  putSync(content: SpoolContent, meta?: SpoolMeta): Retrievable {
-    const id = newSpoolId()
-    const kept = typeof content === 'string' ? content : new Uint8Array(content)
-    const record = describeSpooled(id, kept, meta)
-    this.#items.set(id, { content: kept, record })
-    return record
-  }
-
-  async get(id: string): Promise<Uint8Array | undefined> {
-    const item = this.#items.get(id)
-    if (!item) return undefined
-    return typeof item.content === 'string'
-      ? new Uint8Array(Buffer.from(item.content, 'utf8'))
-      : new Uint8Array(item.content)
-  }
-
-  async stat(id: string): Promise<Retrievable | undefined> {
-    return this.#items.get(id)?.record
-  }
-
-  async delete(id: string): Promise<boolean> {
-    return this.#items.delete(id)
-  }
-
-  /** Number of spooled items. */
-  get size(): number {
-    return this.#items.size
-  }
+/** A record read back from storage (JSON), frozen like the one `describeSpooled` made. */
+export function reviveSpooled(record: Retrievable): Retrievable {
+  return Object.freeze({ ...record, provenance: Object.freeze({ ...record.provenance }) })
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { MemorySpoolStore } from './memory-spool-store.js'
 import { RetrievableSet } from './retrievable.js'
-import { MemorySpoolStore, type SpoolStore } from './spool-store.js'
+import type { SpoolStore } from './spool-store.js'
 import { ToolRegistry } from './tool-registry.js'
 
 /**

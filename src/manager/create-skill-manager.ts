@@ -5,7 +5,7 @@ import {
   type SpooledArtifact,
 } from '../common/artifacts/index.js'
 import { renderError, SkillHostError } from '../common/errors.js'
-import { MemorySpoolStore } from '../common/spool-store.js'
+import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import type { Tool } from '../common/tool.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MemorySpoolStore } from '../../src/common/spool-store.js'
+import { MemorySpoolStore } from '../../src/common/memory-spool-store.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { memorySource, recordingGate, reportSkill } from './fixtures.js'

@@ -1,13 +1,16 @@
 /**
- * `skillhost/conformance`: a framework-free kit that checks a `SkillSource`
- * against the contract. Use `runSkillSourceConformance` for a report, or
- * `skillSourceConformanceChecks` to wrap each check in your own runner.
+ * `skillhost/conformance`: framework-free kits that check a `SkillSource` or
+ * a `SpoolStore` against its contract. Use `runSkillSourceConformance` /
+ * `runSpoolStoreConformance` for a report, or the `…Checks` functions to wrap
+ * each check in your own runner.
  */
 export {
   type ConformanceReport,
   formatConformanceReport,
-  runSkillSourceConformance,
-} from './run-skill-source-conformance.js'
+  runConformanceChecks,
+} from './run-conformance-checks.js'
+export { runSkillSourceConformance } from './run-skill-source-conformance.js'
+export { runSpoolStoreConformance } from './run-spool-store-conformance.js'
 export {
   type ConformanceCheck,
   type ConformanceUnsupported,
@@ -15,3 +18,5 @@ export {
   type SkillSourceConformanceOptions,
   skillSourceConformanceChecks,
 } from './skill-source-conformance-checks.js'
+export type { MakeSpoolStore, SpoolStoreConformanceOptions } from './spool-conformance-helpers.js'
+export { HOSTILE_SPOOL_IDS, spoolStoreConformanceChecks } from './spool-store-conformance-checks.js'

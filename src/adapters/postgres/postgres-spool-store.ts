@@ -1,0 +1,213 @@
+import type { Pool, PoolClient } from 'pg'
+import type { Retrievable } from '../../common/retrievable.js'
+import { checkSpoolTag } from '../../common/spool-put-key.js'
+import { resolveSpoolRange, spoolRangeStream } from '../../common/spool-range.js'
+import {
+  describeSpooled,
+  newSpoolId,
+  reviveSpooled,
+  SPOOL_ID_PATTERN,
+  type SpoolByteRange,
+  type SpoolContent,
+  type SpoolMeta,
+  type SpoolPruneOptions,
+  type SpoolPruneResult,
+  type SpoolPutOptions,
+  type SpoolStore,
+} from '../../common/spool-store.js'
+import { inTransaction } from './in-transaction.js'
+import { DEFAULT_POSTGRES_SCHEMA } from './postgres-schema-name.js'
+import { prunePostgresSpool } from './prune-postgres-spool.js'
+import { guardSpool } from './spool-failed.js'
+import { SPOOL_CHUNK_BYTES, type SpoolTables, spoolTables } from './spool-schema.js'
+
+/** Options for `PostgresSpoolStore`. */
+export interface PostgresSpoolStoreOptions {
+  /** The caller's pool; the store borrows connections and never ends it. */
+  readonly pool: Pool
+  /** Tags every put (retention by session, idempotency keys scoped to it); 1–256 characters, no NUL. */
+  readonly session?: string
+  /** Where the tables are (`migratePostgresSpool` made them); default `skillhost`. */
+  readonly schema?: string
+}
+
+// Chunks written per INSERT: 1 MiB a statement, few round trips, bounded memory.
+const CHUNKS_PER_INSERT = 4
+
+const asBuffer = (bytes: Uint8Array, offset: number, length: number): Buffer =>
+  Buffer.from(bytes.buffer, bytes.byteOffset + offset, length)
+
+/**
+ * A `SpoolStore` on PostgreSQL, shared by every replica that uses the same
+ * database: an item's record and tags are one row of `spool_items`, its
+ * content rows of at most 256 KiB in `spool_chunks`, written in one
+ * transaction (a reader never sees half an item). `open` streams a range
+ * chunk by chunk. Ids are checked against `SPOOL_ID_PATTERN` before any
+ * query and every value is a bound parameter. A put with an
+ * `idempotencyKey` already used in this session stores nothing and resolves
+ * the first record, also when two replicas race (`INSERT … ON CONFLICT`).
+ * A database failure is `E_SPOOL_FAILED`. Run `migratePostgresSpool` once
+ * before use.
+ */
+export class PostgresSpoolStore implements SpoolStore {
+  readonly #pool: Pool
+  readonly #session: string
+  readonly #t: SpoolTables
+  /** The session this store tags its puts with, if any. */
+  readonly session: string | undefined
+  /** The schema holding the tables. */
+  readonly schema: string
+
+  constructor(options: PostgresSpoolStoreOptions) {
+    if (typeof options?.pool?.connect !== 'function')
+      throw new TypeError('PostgresSpoolStore needs a pg Pool')
+    this.#pool = options.pool
+    this.session =
+      options.session === undefined ? undefined : checkSpoolTag(options.session, 'session')
+    this.#session = this.session ?? ''
+    this.schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA
+    this.#t = spoolTables(this.schema)
+  }
+
+  async put(
+    content: SpoolContent,
+    meta?: SpoolMeta,
+    options?: SpoolPutOptions,
+  ): Promise<Retrievable> {
+    const key =
+      options?.idempotencyKey === undefined
+        ? null
+        : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
+    const record = describeSpooled(newSpoolId(), bytes, meta)
+    const t = this.#t
+    return guardSpool('put', () =>
+      inTransaction(this.#pool, async (client) => {
+        const inserted = await client.query(
+          `INSERT INTO ${t.items} (id, session, idempotency_key, size, chunk_bytes, created_at, record)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (session, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+          [
+            record.id,
+            this.#session,
+            key,
+            record.size,
+            SPOOL_CHUNK_BYTES,
+            record.createdAt,
+            JSON.stringify(record),
+          ],
+        )
+        if (inserted.rowCount === 0) {
+          // The key is taken: the other put has committed (ON CONFLICT waited for it).
+          const { rows } = await client.query<{ record: Retrievable }>(
+            `SELECT record FROM ${t.items} WHERE session = $1 AND idempotency_key = $2`,
+            [this.#session, key],
+          )
+          const earlier = rows[0]?.record
+          if (earlier) return reviveSpooled(earlier)
+          throw new Error('the idempotency key was taken and its item deleted; put again')
+        }
+        await this.#writeChunks(client, record.id, bytes)
+        return record
+      }),
+    )
+  }
+
+  async #writeChunks(client: PoolClient, id: string, bytes: Uint8Array): Promise<void> {
+    const total = Math.ceil(bytes.byteLength / SPOOL_CHUNK_BYTES)
+    for (let first = 0; first < total; first += CHUNKS_PER_INSERT) {
+      const values: unknown[] = [id]
+      const tuples: string[] = []
+      for (let seq = first; seq < Math.min(total, first + CHUNKS_PER_INSERT); seq++) {
+        const offset = seq * SPOOL_CHUNK_BYTES
+        const length = Math.min(SPOOL_CHUNK_BYTES, bytes.byteLength - offset)
+        values.push(seq, asBuffer(bytes, offset, length))
+        tuples.push(`($1, $${values.length - 1}, $${values.length})`)
+      }
+      await client.query(
+        `INSERT INTO ${this.#t.chunks} (item_id, seq, data) VALUES ${tuples.join(', ')}`,
+        values,
+      )
+    }
+  }
+
+  async get(id: string): Promise<Uint8Array | undefined> {
+    if (!SPOOL_ID_PATTERN.test(id)) return undefined
+    const { rows } = await guardSpool('get', () =>
+      this.#pool.query<{ size: string; data: Buffer | null }>(
+        `SELECT i.size, c.data FROM ${this.#t.items} i
+         LEFT JOIN ${this.#t.chunks} c ON c.item_id = i.id
+         WHERE i.id = $1 ORDER BY c.seq`,
+        [id],
+      ),
+    )
+    const first = rows[0]
+    if (!first) return undefined
+    const out = new Uint8Array(Number(first.size))
+    let offset = 0
+    for (const row of rows) {
+      if (!row.data) continue
+      out.set(row.data, offset)
+      offset += row.data.byteLength
+    }
+    return out
+  }
+
+  async open(id: string, range?: SpoolByteRange): Promise<ReadableStream<Uint8Array> | undefined> {
+    if (!SPOOL_ID_PATTERN.test(id)) return undefined
+    const { rows } = await guardSpool('open', () =>
+      this.#pool.query<{ size: string; chunk_bytes: number }>(
+        `SELECT size, chunk_bytes FROM ${this.#t.items} WHERE id = $1`,
+        [id],
+      ),
+    )
+    const item = rows[0]
+    if (!item) return undefined
+    const chunkBytes = item.chunk_bytes
+    return spoolRangeStream({
+      range: resolveSpoolRange(range, Number(item.size)),
+      pieceBytes: chunkBytes,
+      read: async (offset, length) => {
+        const seq = Math.floor(offset / chunkBytes)
+        const { rows: piece } = await guardSpool('read', () =>
+          this.#pool.query<{ data: Buffer }>(
+            `SELECT substring(data FROM $3::int FOR $4::int) AS data FROM ${this.#t.chunks}
+             WHERE item_id = $1 AND seq = $2`,
+            [id, seq, offset - seq * chunkBytes + 1, length],
+          ),
+        )
+        return piece[0]?.data ?? new Uint8Array(0)
+      },
+    })
+  }
+
+  async stat(id: string): Promise<Retrievable | undefined> {
+    if (!SPOOL_ID_PATTERN.test(id)) return undefined
+    const { rows } = await guardSpool('stat', () =>
+      this.#pool.query<{ record: Retrievable }>(
+        `SELECT record FROM ${this.#t.items} WHERE id = $1`,
+        [id],
+      ),
+    )
+    const record = rows[0]?.record
+    return record ? reviveSpooled(record) : undefined
+  }
+
+  async delete(id: string): Promise<boolean> {
+    if (!SPOOL_ID_PATTERN.test(id)) return false
+    const result = await guardSpool('delete', () =>
+      this.#pool.query(`DELETE FROM ${this.#t.items} WHERE id = $1`, [id]),
+    )
+    return (result.rowCount ?? 0) > 0
+  }
+
+  /**
+   * Applies retention to the whole spool (every session, not only this
+   * store's): see `SpoolPruneOptions`. `skillhost serve` would call
+   * `prune({ session })` when a session closes and `prune({ maxAgeMs,
+   * maxBytes, keepSessions })` at startup and on a timer.
+   */
+  prune(options: SpoolPruneOptions): Promise<SpoolPruneResult> {
+    return prunePostgresSpool(this.#pool, this.#t, options)
+  }
+}

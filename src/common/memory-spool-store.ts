@@ -1,0 +1,91 @@
+import type { Retrievable } from './retrievable.js'
+import { checkSpoolTag } from './spool-put-key.js'
+import { resolveSpoolRange, spoolRangeStream } from './spool-range.js'
+import {
+  describeSpooled,
+  newSpoolId,
+  type SpoolByteRange,
+  type SpoolContent,
+  type SpoolMeta,
+  type SpoolPutOptions,
+  type SpoolStore,
+} from './spool-store.js'
+
+interface Item {
+  readonly content: SpoolContent
+  readonly record: Retrievable
+  readonly key: string | undefined
+}
+
+const PIECE_BYTES = 256 * 1024
+
+const toBytes = (content: SpoolContent): Uint8Array =>
+  typeof content === 'string' ? Buffer.from(content, 'utf8') : content
+
+/** A `SpoolStore` in memory: for tests, short sessions and benchmarks. */
+export class MemorySpoolStore implements SpoolStore {
+  // Text is kept as a string (immutable, no copy) and encoded on read; bytes
+  // are copied on the way in and on the way out.
+  readonly #items = new Map<string, Item>()
+  readonly #keys = new Map<string, string>()
+
+  put(content: SpoolContent, meta?: SpoolMeta, options?: SpoolPutOptions): Promise<Retrievable> {
+    try {
+      return Promise.resolve(this.putSync(content, meta, options))
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  putSync(content: SpoolContent, meta?: SpoolMeta, options?: SpoolPutOptions): Retrievable {
+    const key =
+      options?.idempotencyKey === undefined
+        ? undefined
+        : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
+    const earlier = key === undefined ? undefined : this.#keys.get(key)
+    if (earlier !== undefined) {
+      const item = this.#items.get(earlier)
+      if (item) return item.record
+    }
+    const id = newSpoolId()
+    const kept = typeof content === 'string' ? content : new Uint8Array(content)
+    const record = describeSpooled(id, kept, meta)
+    this.#items.set(id, { content: kept, record, key })
+    if (key !== undefined) this.#keys.set(key, id)
+    return record
+  }
+
+  async get(id: string): Promise<Uint8Array | undefined> {
+    const item = this.#items.get(id)
+    if (!item) return undefined
+    return new Uint8Array(toBytes(item.content))
+  }
+
+  async open(id: string, range?: SpoolByteRange): Promise<ReadableStream<Uint8Array> | undefined> {
+    const item = this.#items.get(id)
+    if (!item) return undefined
+    const bytes = toBytes(item.content)
+    return spoolRangeStream({
+      range: resolveSpoolRange(range, bytes.byteLength),
+      pieceBytes: PIECE_BYTES,
+      read: async (offset, length) => bytes.slice(offset, offset + length),
+    })
+  }
+
+  async stat(id: string): Promise<Retrievable | undefined> {
+    return this.#items.get(id)?.record
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const item = this.#items.get(id)
+    if (!item) return false
+    this.#items.delete(id)
+    if (item.key !== undefined) this.#keys.delete(item.key)
+    return true
+  }
+
+  /** Number of spooled items. */
+  get size(): number {
+    return this.#items.size
+  }
+}
