@@ -6,6 +6,7 @@ import type {
   SkillSessionStore,
   StoredSkillSession,
 } from '../../manager/session-state.js'
+import { inTransaction } from './in-transaction.js'
 import { type SessionTables, sessionTables } from './session-schema.js'
 
 /** Options for `PostgresSessionStore`. */
@@ -108,31 +109,17 @@ export class PostgresSessionStore implements SkillSessionStore {
     sessionId: string,
     task: (current: StoredSkillSession) => Promise<{ state: SkillSessionState; result: T }>,
   ): Promise<{ result: T; revision: number }> {
-    const client = await this.#pool.connect()
-    let failed: Error | undefined
-    try {
-      await client.query('BEGIN')
+    return inTransaction(this.#pool, async (client) => {
       const current = await this.#locked(client, sessionId)
       const { state, result } = await task(current)
-      let revision = current.revision
-      if (!sameSessionState(state, current.state)) {
-        const { rows } = await client.query<{ revision: string }>(
-          `UPDATE ${this.#t.sessions} SET state = $2, revision = revision + 1, seen_at = now()
-           WHERE id = $1 RETURNING revision`,
-          [sessionId, state],
-        )
-        revision = Number(rows[0]?.revision)
-      }
-      await client.query('COMMIT')
-      return { result, revision }
-    } catch (err) {
-      failed = err instanceof Error ? err : new Error(String(err))
-      await client.query('ROLLBACK').catch(() => undefined)
-      throw err
-    } finally {
-      // A connection that failed mid-transaction is destroyed, not reused.
-      client.release(failed)
-    }
+      if (sameSessionState(state, current.state)) return { result, revision: current.revision }
+      const { rows } = await client.query<{ revision: string }>(
+        `UPDATE ${this.#t.sessions} SET state = $2, revision = revision + 1, seen_at = now()
+         WHERE id = $1 RETURNING revision`,
+        [sessionId, state],
+      )
+      return { result, revision: Number(rows[0]?.revision) }
+    })
   }
 
   async remove(sessionId: string): Promise<boolean> {

@@ -1,13 +1,12 @@
 import type { Pool } from 'pg'
+import { inTransaction } from './in-transaction.js'
+import { DEFAULT_POSTGRES_SCHEMA, quotePostgresSchema } from './postgres-schema-name.js'
 
 /**
  * The advisory lock class (first key of `pg_advisory_xact_lock(int, int)`)
  * the session migration holds; the second key is `hashtext(schema)`.
  */
 export const SESSION_MIGRATION_LOCK = 0x736b_7373 // 'skss'
-
-/** Schema names accepted here: lower-case letters, digits and `_`, not `pg_…`, ≤ 63 characters. */
-const SCHEMA = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/
 
 /** The session tables in `schema`, quoted for SQL. */
 export interface SessionTables {
@@ -17,10 +16,8 @@ export interface SessionTables {
 }
 
 /** The quoted session table names in `schema` (validated: a bad name is a `TypeError`, before any query). */
-export function sessionTables(schema = 'skillhost'): SessionTables {
-  if (typeof schema !== 'string' || !SCHEMA.test(schema))
-    throw new TypeError(`schema must match ${SCHEMA} (lower-case letters, digits, _; not pg_…)`)
-  const s = `"${schema}"`
+export function sessionTables(schema: string = DEFAULT_POSTGRES_SCHEMA): SessionTables {
+  const s = quotePostgresSchema(schema)
   return { schema: s, sessions: `${s}.sessions`, migrations: `${s}.session_migrations` }
 }
 
@@ -47,12 +44,9 @@ const STEPS: readonly ((t: SessionTables) => string)[] = [
  * replicas start at once (one transaction under an advisory lock).
  */
 export async function migratePostgresSessions(pool: Pool, schema?: string): Promise<void> {
-  const name = schema ?? 'skillhost'
+  const name = schema ?? DEFAULT_POSTGRES_SCHEMA
   const t = sessionTables(name)
-  const client = await pool.connect()
-  let failed: Error | undefined
-  try {
-    await client.query('BEGIN')
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
       SESSION_MIGRATION_LOCK,
       name,
@@ -68,12 +62,5 @@ export async function migratePostgresSessions(pool: Pool, schema?: string): Prom
       await client.query((STEPS[v] as (t: SessionTables) => string)(t))
       await client.query(`INSERT INTO ${t.migrations} (version) VALUES ($1)`, [v + 1])
     }
-    await client.query('COMMIT')
-  } catch (err) {
-    failed = err instanceof Error ? err : new Error(String(err))
-    await client.query('ROLLBACK').catch(() => undefined)
-    throw err
-  } finally {
-    client.release(failed)
-  }
+  })
 }
