@@ -5,8 +5,9 @@ import { SkillHostError } from '../common/errors.js'
 import { FileSpoolStore } from '../common/file-spool-store.js'
 import type { ToolGate } from '../common/gate.js'
 import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
+import type { SpoolStore } from '../common/spool-store.js'
 import { createSkillManager } from '../manager/create-skill-manager.js'
-import type { SkillChannel, SkillManager } from '../manager/types.js'
+import type { SkillChannel, SkillManager, SkillManagerConfig } from '../manager/types.js'
 import { FileSystemSkillSource } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
 import {
@@ -52,6 +53,12 @@ export interface ServeRuntimeOptions {
   readonly durableSpool?: boolean
   /** The bound applied to the spool folders at startup and after each session closes. */
   readonly spoolRetention?: SpoolRetention
+  /**
+   * Each session's spool, made by the caller (`--postgres`: a shared store
+   * tagged with the session id) instead of a folder under `stateDir/spool`.
+   * What it holds outlives the session here: other replicas may serve it.
+   */
+  readonly spoolFor?: (sessionId: string) => SpoolStore
 }
 
 // A session id names a folder only if it is a plain name; otherwise a fresh UUID does.
@@ -149,7 +156,22 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   }
   await prune()
 
+  const managerConfig = (spool: SpoolStore): SkillManagerConfig => ({
+    sources: [source],
+    gate: options.gate,
+    spool,
+    ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
+    isolation: {
+      resolveGuest: pool.resolveGuest,
+      maxTimeoutSeconds: 30,
+      defaultTimeoutSeconds: 5,
+    },
+    ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
+  })
+
   const createManager = async (scope?: McpSessionScope): Promise<SkillManager> => {
+    const shared = options.spoolFor
+    if (shared) return createSkillManager(managerConfig(shared(scope?.sessionId ?? randomUUID())))
     const given = scope?.sessionId
     const name =
       given !== undefined && FOLDER_NAME.test(given) && !live.has(given) ? given : randomUUID()
@@ -163,18 +185,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     live.set(name, release)
     scope?.disposables.add(release)
     try {
-      return await createSkillManager({
-        sources: [source],
-        gate: options.gate,
-        spool,
-        ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
-        isolation: {
-          resolveGuest: pool.resolveGuest,
-          maxTimeoutSeconds: 30,
-          defaultTimeoutSeconds: 5,
-        },
-        ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
-      })
+      return await createSkillManager(managerConfig(spool))
     } catch (err) {
       await release()
       throw err
