@@ -22,7 +22,7 @@ if [[ "$(uname -s)" == "Linux" ]]; then
   fi
   rm -rf "$venv_probe"
   # postgresql for the skillhost/postgres tests: each test file starts its own
-  # throwaway server from Debian's binaries (test/helpers/postgres.ts).
+  # throwaway server from Debian's binaries (scripts/postgres-server.mjs).
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 fi
 if [[ ${#missing[@]} -gt 0 ]]; then

@@ -133,17 +133,18 @@ export class PostgresSpoolStore implements SpoolStore {
 
   async get(id: string): Promise<Uint8Array | undefined> {
     if (!SPOOL_ID_PATTERN.test(id)) return undefined
+    // One statement, one snapshot: the item row (data NULL when it has no
+    // chunks) or nothing, never half an item deleted meanwhile.
     const { rows } = await guardSpool('get', () =>
-      this.#pool.query<{ size: string; data: Buffer | null }>(
-        `SELECT i.size, c.data FROM ${this.#t.items} i
+      this.#pool.query<{ data: Buffer | null }>(
+        `SELECT c.data FROM ${this.#t.items} i
          LEFT JOIN ${this.#t.chunks} c ON c.item_id = i.id
          WHERE i.id = $1 ORDER BY c.seq`,
         [id],
       ),
     )
-    const first = rows[0]
-    if (!first) return undefined
-    const out = new Uint8Array(Number(first.size))
+    if (rows.length === 0) return undefined
+    const out = new Uint8Array(rows.reduce((n, row) => n + (row.data?.byteLength ?? 0), 0))
     let offset = 0
     for (const row of rows) {
       if (!row.data) continue

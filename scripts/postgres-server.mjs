@@ -1,0 +1,123 @@
+// One home for starting a throwaway PostgreSQL server from Debian's binaries:
+// the tests (through test/helpers/postgres.ts) and bench/spool.mjs both use it.
+// Plain JavaScript so the benchmarks run it without a build; types beside it
+// in postgres-server.d.mts.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * Debian's server binaries (`/usr/lib/postgresql/<major>/bin`), newest major
+ * first. `scripts/test.sh` installs the `postgresql` package when they are
+ * missing; without them the suite fails loudly rather than skipping.
+ */
+export function postgresBinDir() {
+  const base = '/usr/lib/postgresql'
+  const majors = existsSync(base)
+    ? readdirSync(base)
+        .filter((d) => /^\d+$/.test(d) && existsSync(join(base, d, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
+  const major = majors[0]
+  if (major === undefined)
+    throw new Error(
+      "PostgreSQL server binaries not found under /usr/lib/postgresql; run `npm test` (it installs Debian's postgresql) or `apt-get install postgresql`.",
+    )
+  return join(base, major, 'bin')
+}
+
+/** @returns {Promise<number>} */
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      )
+    })
+  })
+}
+
+/**
+ * Starts a private PostgreSQL server (for one test file, or a benchmark run): `initdb` into a fresh
+ * temporary folder, then `pg_ctl start` on a free loopback port (no unix
+ * socket in a shared place). PostgreSQL refuses to run as root, so as root the
+ * server runs as the `postgres` user Debian's package creates.
+ * @returns {Promise<import('./postgres-server.d.mts').TestPostgres>}
+ */
+export async function startPostgres() {
+  const bin = postgresBinDir()
+  const root = process.getuid?.() === 0
+  const dir = mkdtempSync(join(tmpdir(), 'skillhost-pg-'))
+  const data = join(dir, 'data')
+  const owner = root
+    ? Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
+    : -1
+  if (root) {
+    chmodSync(dir, 0o755)
+    chownSync(dir, owner, -1)
+  }
+  const as = (cmd, args) =>
+    root
+      ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8' })
+      : spawnSync(cmd, args, { encoding: 'utf8' })
+  const init = as(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+    '-N',
+  ])
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`)
+  const port = await freePort()
+  const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${dir}' -c fsync=off -c max_connections=200`
+  const start = as(join(bin, 'pg_ctl'), [
+    '-D',
+    data,
+    '-o',
+    opts,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-t',
+    '60',
+    'start',
+  ])
+  if (start.status !== 0) throw new Error(`pg_ctl start failed: ${start.stderr}${start.stdout}`)
+  let stopped
+  const stop = () => {
+    stopped ??= (async () => {
+      as(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'])
+      rmSync(dir, { recursive: true, force: true })
+    })()
+    return stopped
+  }
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`
+  return {
+    url,
+    createDatabase(name) {
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`bad database name ${name}`)
+      const made = spawnSync(
+        join(bin, 'psql'),
+        ['-X', '-q', '-d', url, '-c', `CREATE DATABASE ${name}`],
+        {
+          encoding: 'utf8',
+        },
+      )
+      if (made.status !== 0) throw new Error(`CREATE DATABASE failed: ${made.stderr}`)
+      return `postgresql://postgres@127.0.0.1:${port}/${name}`
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  }
+}
