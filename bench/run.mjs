@@ -15,6 +15,7 @@ const ALL = [
   'isolated',
   'scripts',
   'workspace',
+  'sessions',
 ]
 const picked = process.argv.slice(2)
 const names = picked.length > 0 ? picked : ALL
