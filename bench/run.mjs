@@ -15,6 +15,7 @@ const ALL = [
   'isolated',
   'scripts',
   'workspace',
+  'spool',
   'sessions',
 ]
 const picked = process.argv.slice(2)

@@ -8,7 +8,7 @@
 // Run after `npx tsc -p tsconfig.build.json`: node bench/sessions.mjs
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -21,6 +21,7 @@ const REHYDRATIONS = 100
 const SESSIONS = 1_000
 const PARALLEL = 8
 
+const loadStart = loadavg()[0]
 const server = await startPostgres()
 const db = server.createDatabase('bench_sessions')
 const state = mkdtempSync(join(tmpdir(), 'skillhost-bench-sessions-'))
@@ -168,7 +169,7 @@ try {
   console.log(lines.join('\n'))
   writeSection(
     'Shared sessions (serve --http --postgres, 2 replicas)',
-    `${lines.join('\n')}\n\nReplicas: two \`skillhost serve --http --postgres\` processes with \`--no-scripts\` over \`examples/skills\`, one throwaway PostgreSQL (fsync off) on the same machine; requests are raw JSON-RPC over fetch. Rehydration includes reading the session row, replaying its initialize to a fresh transport and preparing both skills again at their versions under the session lock. Sessions stay open (no idle timeout reached), so RSS holds ${SESSIONS / 2 + REHYDRATIONS} managers per replica or so. Machine: ${machine()}.`,
+    `${lines.join('\n')}\n\nReplicas: two \`skillhost serve --http --postgres\` processes with \`--no-scripts\` over \`examples/skills\`, one throwaway PostgreSQL (fsync off) on the same machine; requests are raw JSON-RPC over fetch. Rehydration includes reading the session row, replaying its initialize to a fresh transport and preparing both skills again at their versions under the session lock. Sessions stay open (no idle timeout reached), so RSS holds ${SESSIONS / 2 + REHYDRATIONS} managers per replica or so. Machine: ${machine()}; 1-min load average ${loadStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end (shared machine).`,
   )
 } finally {
   for (const r of replicas) r.child.kill('SIGTERM')
