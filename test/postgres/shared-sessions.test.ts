@@ -190,6 +190,48 @@ describe('MCP sessions shared through PostgreSQL (serveMcpHttp + PostgresSession
     )
   })
 
+  it('a refresh that swaps a version on A is stored, and B serves the new version', async () => {
+    const source = new InMemorySkillSource({ skills: [greeter()] })
+    const { servers, store } = await replicas(2, source)
+    const [a, b] = servers as [McpHttpServer, McpHttpServer]
+    const onA = await connect(a.url)
+    const sessionId = onA.transport.sessionId as string
+    await onA.client.callTool({ name: 'load_skill', arguments: { skill: 'greeter' } })
+    const onB = await connect(b.url, sessionId)
+    expect(text(await onB.client.callTool({ name: 'greet', arguments: { name: 'Cy' } }))).toMatch(
+      /^Hello, Cy!/,
+    )
+    const before = (await store.get(sessionId))?.state.skills[0]?.version
+    source.replace(greeter('Howdy'))
+    const refreshed = await onA.client.callTool({ name: 'refresh_skills', arguments: {} })
+    expect(text(refreshed)).toContain('updated')
+    const after = (await store.get(sessionId))?.state.skills[0]?.version
+    expect(after).toBeDefined()
+    expect(after).not.toBe(before)
+    expect(text(await onB.client.callTool({ name: 'greet', arguments: { name: 'Cy' } }))).toMatch(
+      /^Howdy, Cy!/,
+    )
+  })
+
+  it('SQL-ish skill ids are just names: not found, and the tables stay', async () => {
+    const source = new InMemorySkillSource({ skills: [greeter()] })
+    const { servers, store } = await replicas(1, source)
+    const onA = await connect((servers[0] as McpHttpServer).url)
+    const sessionId = onA.transport.sessionId as string
+    for (const skill of [
+      "greeter'; DROP TABLE skillhost.sessions; --",
+      'x" OR 1=1 --',
+      '\\u0000',
+    ]) {
+      const r = await onA.client.callTool({ name: 'load_skill', arguments: { skill } })
+      expect(r.isError).toBe(true)
+      expect(text(r)).toMatch(/E_SKILL_NOT_FOUND|E_TOOL_INVALID_ARGS/)
+    }
+    expect((await store.get(sessionId))?.state.skills).toEqual([])
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM skillhost.sessions')
+    expect(rows[0].n).toBe(1)
+  })
+
   it('a DELETE on B ends the session for A too', async () => {
     const source = new InMemorySkillSource({ skills: [greeter()] })
     const { servers, store } = await replicas(2, source)
