@@ -80,7 +80,9 @@ export interface SpoolStore {
   putSync?(content: SpoolContent, meta?: SpoolMeta, options?: SpoolPutOptions): Retrievable
   /** The whole content, a fresh copy the caller may mutate. */
   get(id: string): Promise<Uint8Array | undefined>
+  /** The record `put` returned, or undefined. */
   stat(id: string): Promise<Retrievable | undefined>
+  /** Removes bytes and record; true when the id was stored. */
   delete(id: string): Promise<boolean>
   /**
    * Optional (all built-in stores have it): the content, or `range` of it, as
