@@ -448,9 +448,10 @@ class Manager implements SkillManager {
     try {
       return await prepareSkill({ id, version }, row.source, this.#prepareDeps(ctx))
     } catch (err) {
-      // The source changed between discovery and preparation.
-      if (SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw gone(undefined)
-      throw err
+      if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
+      // The source changed since this manager's last discovery: say what it holds now.
+      await this.rediscover()
+      throw gone(this.#snapshot.winners.get(id)?.skill.version)
     }
   }
 
