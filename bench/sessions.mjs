@@ -135,14 +135,20 @@ try {
   const pool = new pg.Pool({ connectionString: db, max: 2 })
   const before = [rssOf(a.child.pid), rssOf(b.child.pid)]
   const t0 = performance.now()
+  const opens = []
+  const loads = []
   let next = 0
   await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
       while (next < SESSIONS) {
         const i = next++
         const url = i % 2 === 0 ? a.url : b.url
+        let t = performance.now()
         const session = await openSession(url)
+        opens.push(performance.now() - t)
+        t = performance.now()
         await load(url, session, 'commit-messages')
+        loads.push(performance.now() - t)
       }
     }),
   )
@@ -163,6 +169,7 @@ try {
     `| rehydration: first request on replica B of a session made on A (2 skills loaded), p50 | ${p50First.toFixed(1)} ms (p90 ${percentile(first, 90).toFixed(1)} ms) |`,
     `| the same session's next request on B (warm), p50 | ${p50Warm.toFixed(1)} ms |`,
     `| ${SESSIONS.toLocaleString('en-US')} sessions across 2 replicas, open + one load each, ${PARALLEL} at a time | ${(wall / 1000).toFixed(1)} s (${(SESSIONS / (wall / 1000)).toFixed(0)} sessions/s) |`,
+    `| of which, per session: open (initialize + initialized, row stored) p50, one load (under the session lock, state written) p50 | ${percentile(opens, 50).toFixed(1)} ms, ${percentile(loads, 50).toFixed(1)} ms |`,
     `| RSS per replica after them (A, B) | ${mb(after[0])}, ${mb(after[1])} (growth ${mb(after[0] - before[0])}, ${mb(after[1] - before[1])}) |`,
     `| database rows | ${rows.toLocaleString('en-US')} session rows (${mb(bytes)} with indexes), ${spoolRows.toLocaleString('en-US')} spool items |`,
   ]
