@@ -51,7 +51,8 @@ ${sandboxFlagsHelp(23)}
   --postgres URL       with --http: share sessions (loaded skills, restored on
                        any replica), spooled results and catalog refreshes with
                        other replicas through PostgreSQL (or SKILLHOST_POSTGRES_URL;
-                       needs the pg package). Workspaces stay on their replica
+                       needs the pg package; the variable is ignored without
+                       --http). Workspaces stay on their replica
   --durable-spool      keep a session's spooled results after it closes and
                        after shutdown (default: removed when the session closes)
   --spool-max-age DAYS prune closed sessions' spool folders not written for

@@ -1,93 +1,17 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { hostname } from 'node:os'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import { renderError, SkillHostError } from '../../common/errors.js'
-import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/session-state.js'
 import type { SkillManager } from '../../manager/types.js'
+import { coalescedPasses } from './coalesced-passes.js'
 import { createSkillMcpServer, type SkillMcpSession } from './create-skill-mcp-server.js'
+import { readJson, restoreError, rpcError, sha256 } from './http-replies.js'
 import { replayInitialize } from './replay-initialize.js'
-import { type McpSessionFactoryOptions, openSessionManager } from './serve-stdio.js'
+import type { McpHttpServer, ServeMcpHttpOptions } from './serve-http-options.js'
+import { openSessionManager } from './serve-stdio.js'
 import { SharedSession } from './shared-session.js'
-
-/** Options for `serveMcpHttp`. */
-export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
-  /** Port to listen on; 0 (the default) picks a free one. */
-  readonly port?: number
-  /** Interface to bind. Default `127.0.0.1`. */
-  readonly host?: string
-  /** The MCP endpoint path. Default `/mcp`. */
-  readonly path?: string
-  /**
-   * Accepted `Host` header values (DNS-rebinding protection). Default: the
-   * loopback names with the bound port when `host` is a loopback address;
-   * unchecked otherwise (put your own proxy in front).
-   */
-  readonly allowedHosts?: readonly string[]
-  /**
-   * When set, every request must carry `Authorization: Bearer <token>`
-   * (compared in constant time over sha256 digests); others get 401 with
-   * `WWW-Authenticate: Bearer`.
-   */
-  readonly token?: string
-  /** Largest accepted POST body in bytes. Default 4 MiB. */
-  readonly maxBodyBytes?: number
-  /**
-   * A session with no request in flight for this long is closed and its
-   * manager disposed (clients that vanish without a DELETE would otherwise
-   * hold their managers, guests and workspaces forever). Default 30 minutes;
-   * 0 disables it. An open notification stream counts as a request in flight.
-   */
-  readonly idleTimeoutMs?: number
-  /**
-   * Called when a session starts, ends here, or (with `sessionStore`) is
-   * restored here from the store, for logging.
-   */
-  readonly onSession?: (event: {
-    readonly kind: 'opened' | 'closed' | 'restored'
-    readonly sessionId: string
-  }) => void
-  /**
-   * Shares sessions between server processes (replicas behind a load
-   * balancer, or one process across restarts). Each session's initialize
-   * request, owner (a digest of the bearer token) and lifecycle state
-   * (loaded skills with their versions and channels, workspace location) are
-   * stored; every load, unload and refresh runs under the store's session
-   * lock. A request carrying a session id this process does not hold is
-   * served after the session is restored from the store: the transport
-   * accepts the id again, and each skill is prepared again at its stored
-   * version (`E_SKILL_VERSION_GONE`, as a JSON-RPC error, when that version
-   * is gone). A session whose workspace was elsewhere says so in its next
-   * tool result. Only a DELETE ends a stored session; closing here (idle,
-   * shutdown) keeps it for other processes.
-   */
-  readonly sessionStore?: SkillSessionStore
-  /**
-   * With `sessionStore`: tells other processes when a session here ran
-   * `refresh_skills`, and refreshes every session's catalog here (catalog
-   * only, never swapping a loaded version) when another process did.
-   */
-  readonly catalogFeed?: CatalogChangeFeed
-  /** This process's name in stored workspace locations. Default: host name, pid and a random suffix. */
-  readonly replica?: string
-  /** Called when a shared session cannot be restored or a catalog refresh fails, for logging. */
-  readonly onSharedError?: (event: { readonly sessionId?: string; readonly error: unknown }) => void
-}
-
-/** A running Streamable HTTP server. */
-export interface McpHttpServer extends AsyncDisposable {
-  /** The MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
-  readonly url: URL
-  /** Number of open sessions. */
-  sessionCount(): number
-  /**
-   * Closes every session (disposing its manager, then its scope's
-   * disposables) and stops listening. Idempotent.
-   */
-  close(): Promise<void>
-}
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
 /** Session ids this server accepts from a client: what `randomUUID` makes, and nothing longer. */
@@ -100,47 +24,6 @@ interface SessionEntry {
   shared: SharedSession | undefined
   lastSeen: number
   inFlight: number
-}
-
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest()
-
-function rpcError(res: ServerResponse, status: number, message: string): void {
-  if (res.headersSent) return
-  res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
-}
-
-async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > max) throw Object.assign(new Error('body too large'), { status: 413 })
-    chunks.push(chunk as Buffer)
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
-  } catch {
-    throw Object.assign(new Error('body is not JSON'), { status: 400 })
-  }
-}
-
-/** A JSON-RPC error answering `body` (when it is a request) with a SkillHostError's code and data. */
-function restoreError(res: ServerResponse, body: unknown, err: unknown): void {
-  if (res.headersSent) return
-  const id = (body as { id?: unknown } | undefined)?.id
-  const code = SkillHostError.isInstance(err) ? err.code : 'E_INTERNAL'
-  const data = SkillHostError.isInstance(err) ? { code, ...err.data } : { code }
-  const status = SkillHostError.isInstance(err) ? err.status : 500
-  const isRequest = typeof id === 'string' || typeof id === 'number'
-  res.writeHead(isRequest ? 200 : status, { 'content-type': 'application/json' })
-  res.end(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      error: { code: -32000, message: renderError(err), data },
-      id: isRequest ? id : null,
-    }),
-  )
 }
 
 /**
@@ -287,25 +170,11 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     return pending
   }
 
-  /** Refreshes every session's catalog here after another process refreshed (one pass at a time). */
-  let refreshing: Promise<void> | undefined
-  let refreshAgain = false
-  const refreshAll = (): void => {
-    if (refreshing) {
-      refreshAgain = true
-      return
-    }
-    refreshing = (async () => {
-      do {
-        refreshAgain = false
-        for (const [sessionId, entry] of [...sessions]) {
-          await entry.manager.refresh().catch((error) => onSharedError?.({ sessionId, error }))
-        }
-      } while (refreshAgain)
-    })().finally(() => {
-      refreshing = undefined
-    })
-  }
+  // After another process refreshed: every session's catalog here, one pass at a time.
+  const refreshAll = coalescedPasses(async () => {
+    for (const [sessionId, entry] of [...sessions])
+      await entry.manager.refresh().catch((error) => onSharedError?.({ sessionId, error }))
+  })
   const unsubscribeFeed = store && feed ? feed.subscribe(refreshAll) : undefined
 
   const want = options.token === undefined ? undefined : sha256(options.token)
@@ -426,3 +295,5 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     [Symbol.asyncDispose]: close,
   }
 }
+
+export type { McpHttpServer, ServeMcpHttpOptions }
