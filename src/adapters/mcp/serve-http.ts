@@ -108,6 +108,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
               state: await shared.initialState(),
             })
           }
+          entry.lastSeen = Date.now()
           sessions.set(id, entry)
           onSession?.({ kind: 'opened', sessionId: id })
         },
@@ -143,6 +144,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     }
     // An initialize that failed never produced a session: release what it made.
     if (sessions.get(id) !== entry) await entry.session.close()
+    else entry.lastSeen = Date.now()
   }
 
   /** Restores a stored session here, once however many requests ask at the same time. */
@@ -161,6 +163,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
           await entry.session.close().catch(() => undefined)
           throw err
         }
+        entry.lastSeen = Date.now()
         sessions.set(id, entry)
         onSession?.({ kind: 'restored', sessionId: id })
         return entry
