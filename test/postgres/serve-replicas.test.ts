@@ -150,6 +150,32 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
     expect(next.isError).toBeFalsy()
   })
 
+  it('after a restart the same replica restores the session', async () => {
+    const { urls, procs, db, root } = await replicas(1)
+    const { client: before, sessionId } = await open(urls[0] as URL)
+    await call(before, 'load_skill', { skill: 'json-tools' })
+    const id = resultId(await call(before, 'json_stats', { value: [1, 2, 3] }))
+    procs[0]?.child.kill('SIGTERM')
+    expect(await procs[0]?.exited).toBe(0)
+    const again = spawnServe([
+      '--http',
+      '0',
+      '--token',
+      TOKEN,
+      '--postgres',
+      db,
+      '--no-scripts',
+      '--state-dir',
+      join(work, `state-restart-${dbCount}`),
+      root,
+    ])
+    spawned.push(again)
+    const after = await continueOn(await listeningUrl(again), sessionId)
+    expect(await names(after)).toContain('json_stats')
+    expect((await call(after, 'artifact_cat', { id })).isError).toBeFalsy()
+    expect(again.stderr()).toContain(`session ${sessionId} restored`)
+  })
+
   it('concurrent loads and unloads of one session on both replicas stay serialized', async () => {
     const { urls, pool } = await replicas(2)
     const [a, b] = urls as [URL, URL]
