@@ -17,6 +17,7 @@ const ALL = [
   'scripts',
   'workspace',
   'spool',
+  'sessions',
 ]
 const picked = process.argv.slice(2)
 const names = picked.length > 0 ? picked : ALL

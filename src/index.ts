@@ -76,6 +76,7 @@ export {
 export {
   type ArtifactKindFactory,
   AUTO_INLINE_MAX_CHARS,
+  type CatalogChangeFeed,
   type CatalogCounts,
   type CatalogEntry,
   type CatalogPage,
@@ -86,6 +87,7 @@ export {
   LOAD_RESULT_FILES,
   LOAD_RESULT_FILES_CHARS,
   type LoadedSkillInfo,
+  type LoadOptions,
   type LoadResult,
   READ_SKILL_FILE_TOOL,
   type RefreshOutcome,
@@ -103,7 +105,12 @@ export {
   type SkillManagerEvent,
   type SkillManagerUnsafeOptions,
   type SkillMiddleware,
+  type SkillSessionSkill,
+  type SkillSessionState,
+  type SkillSessionStore,
+  type SkillSessionWorkspace,
   type SourceError,
+  type StoredSkillSession,
   type UnloadResult,
 } from './manager/index.js'
 export {

@@ -1,5 +1,10 @@
-/** The optional peer packages CLI commands load on demand: `demo` needs the AI SDK. */
-export const OPTIONAL_PACKAGES: readonly string[] = ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic']
+/** The optional peer packages CLI commands load on demand: `demo` needs the AI SDK, `serve --postgres` needs `pg`. */
+export const OPTIONAL_PACKAGES: readonly string[] = [
+  'ai',
+  '@ai-sdk/openai',
+  '@ai-sdk/anthropic',
+  'pg',
+]
 
 /**
  * The optional package whose absence `err` reports (Node's

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { serveMcpHttp } from '../adapters/mcp/serve-http.js'
 import { serveMcpStdio } from '../adapters/mcp/serve-stdio.js'
+import { renderError, SkillHostError } from '../common/errors.js'
 import type { CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
 import { lockedFlag } from './locked-flag.js'
@@ -93,7 +94,25 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   )
   if (options.overlays.length > 0) log(`overlays: ${options.overlays.join(', ')}`)
   log(`module imports ${options.importModules ? 'ON' : 'off'}; isolated tools on (QuickJS)`)
-  log(describeSpool(options))
+  const postgresUrl = options.http?.postgres
+  // Loaded only when asked for: `pg` is an optional peer.
+  const pgServe = postgresUrl === undefined ? undefined : await import('./serve-postgres.js')
+  const shared =
+    pgServe && postgresUrl !== undefined
+      ? await pgServe.openServePostgres(postgresUrl, log)
+      : undefined
+  if (shared && pgServe && postgresUrl !== undefined) {
+    log(
+      `postgres: ${pgServe.redactPostgresUrl(postgresUrl)}: sessions, spooled results and catalog refreshes shared with other replicas (replica ${shared.replica})`,
+    )
+    const pruned = await shared
+      .prune(options.spoolRetention.maxAgeMs ?? Number.POSITIVE_INFINITY)
+      .catch((err: Error) => {
+        log(`postgres: session prune failed: ${err.message}`)
+        return 0
+      })
+    if (pruned > 0) log(`postgres: pruned ${pruned} session(s) not seen for the spool's max age`)
+  } else log(describeSpool(options))
   if (options.http) describeAuth(options.http, log)
   const signal = onSignal()
   const runtime = await createServeRuntime({
@@ -113,6 +132,10 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     durableSpool: options.durableSpool,
     spoolRetention: options.spoolRetention,
     defaultChannel: options.channel,
+    ...(shared && { spoolFor: shared.spoolFor }),
+  }).catch(async (err) => {
+    await shared?.dispose()
+    throw err
   })
   const common = {
     createManager: runtime.createManager,
@@ -128,6 +151,15 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
         host: options.http.host,
         ...(options.http.token !== undefined ? { token: options.http.token } : {}),
         onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
+        ...(shared && {
+          replica: shared.replica,
+          catalogFeed: shared.catalogFeed,
+          sessionStore: shared.sessionStore,
+          onSharedError: (e: { sessionId?: string; error: unknown }) =>
+            log(
+              `session ${e.sessionId ?? '-'}: ${e.error instanceof Error ? (SkillHostError.isInstance(e.error) ? renderError(e.error) : e.error.message) : String(e.error)}`,
+            ),
+        }),
       })
       log(`listening on ${server.url.href}`)
       const why = await signal.promise
@@ -144,6 +176,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   } finally {
     signal.off()
     await runtime.dispose()
+    await shared?.dispose()
   }
   log('shutdown complete')
   return 0

@@ -29,6 +29,9 @@ const CHANNELS: readonly string[] = ['auto', 'inline', 'handle']
 /** The environment variable `serve --http` reads its bearer token from. */
 export const TOKEN_ENV = 'SKILLHOST_TOKEN'
 
+/** The environment variable `serve --http` reads its PostgreSQL URL from when `--postgres` is not given. */
+export const POSTGRES_URL_ENV = 'SKILLHOST_POSTGRES_URL'
+
 /** `serve --http`'s settings: where to listen and how requests are authenticated. */
 export interface ServeHttpOptions {
   readonly port: number
@@ -39,6 +42,11 @@ export interface ServeHttpOptions {
   readonly tokenFrom?: 'env' | 'flag'
   /** `--insecure-no-auth`: serve beyond loopback without a token. */
   readonly insecure: boolean
+  /**
+   * `--postgres URL` (or `SKILLHOST_POSTGRES_URL`): share sessions, spooled
+   * results and catalog refreshes with other replicas through this database.
+   */
+  readonly postgres?: string
 }
 
 /** `skillhost serve`'s settings after parsing and defaulting. */
@@ -140,6 +148,7 @@ export function parseServeOptions(
       'spool-max-size',
       'workspace',
       'locked',
+      'postgres',
       ...ROOT_FLAGS.strings,
     ],
     lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
@@ -181,7 +190,21 @@ export function parseServeOptions(
     if (!/^\d{1,5}$/.test(s.http) || port > 65535)
       throw new UsageError('--http needs a port number (0 picks a free one)')
     http = httpAuth(port, s.host ?? '127.0.0.1', s.token, args.booleans['insecure-no-auth'], env)
-  } else if (s.host !== undefined) throw new UsageError('--host needs --http')
+    const postgres =
+      s.postgres ?? (env[POSTGRES_URL_ENV] === '' ? undefined : env[POSTGRES_URL_ENV])
+    if (postgres !== undefined) {
+      // The URL may hold a password: never echo it.
+      if (!/^postgres(ql)?:\/\/./.test(postgres))
+        throw new UsageError(
+          `${s.postgres !== undefined ? '--postgres' : POSTGRES_URL_ENV} needs a postgres:// or postgresql:// URL`,
+        )
+      http = { ...http, postgres }
+    }
+  } else if (s.postgres !== undefined)
+    throw new UsageError(
+      '--postgres needs --http (sessions are shared between HTTP replicas; stdio serves one client)',
+    )
+  else if (s.host !== undefined) throw new UsageError('--host needs --http')
   else if (s.token !== undefined) throw new UsageError('--token needs --http')
   else if (args.booleans['insecure-no-auth'])
     throw new UsageError('--insecure-no-auth needs --http')

@@ -5,8 +5,9 @@ import { SkillHostError } from '../common/errors.js'
 import { FileSpoolStore } from '../common/file-spool-store.js'
 import type { ToolGate } from '../common/gate.js'
 import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
+import type { SpoolStore } from '../common/spool-store.js'
 import { createSkillManager } from '../manager/create-skill-manager.js'
-import type { SkillChannel, SkillManager } from '../manager/types.js'
+import type { SkillChannel, SkillManager, SkillManagerConfig } from '../manager/types.js'
 import { FileSystemSkillSource, type SkillLock } from '../sources/index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
 import {
@@ -59,6 +60,12 @@ export interface ServeRuntimeOptions {
   readonly durableSpool?: boolean
   /** The bound applied to the spool folders at startup and after each session closes. */
   readonly spoolRetention?: SpoolRetention
+  /**
+   * Each session's spool, made by the caller (`--postgres`: a shared store
+   * tagged with the session id) instead of a folder under `stateDir/spool`.
+   * What it holds outlives the session here: other replicas may serve it.
+   */
+  readonly spoolFor?: (sessionId: string) => SpoolStore
 }
 
 // A session id names a folder only if it is a plain name; otherwise a fresh UUID does.
@@ -192,7 +199,29 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   }
   await prune()
 
+  const managerConfig = (spool: SpoolStore): SkillManagerConfig => ({
+    sources: [source],
+    gate: options.gate,
+    spool,
+    ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
+    isolation: {
+      resolveGuest: pool.resolveGuest,
+      maxTimeoutSeconds: 30,
+      defaultTimeoutSeconds: 5,
+    },
+    ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
+  })
+
+  const managerFor = async (spool: SpoolStore): Promise<SkillManager> => {
+    const started = performance.now()
+    const manager = await createSkillManager(managerConfig(spool))
+    logDiscovery(manager, performance.now() - started, log)
+    return manager
+  }
+
   const createManager = async (scope?: McpSessionScope): Promise<SkillManager> => {
+    const shared = options.spoolFor
+    if (shared) return managerFor(shared(scope?.sessionId ?? randomUUID()))
     const given = scope?.sessionId
     const name =
       given !== undefined && FOLDER_NAME.test(given) && !live.has(given) ? given : randomUUID()
@@ -206,21 +235,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     live.set(name, release)
     scope?.disposables.add(release)
     try {
-      const started = performance.now()
-      const manager = await createSkillManager({
-        sources: [source],
-        gate: options.gate,
-        spool,
-        ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
-        isolation: {
-          resolveGuest: pool.resolveGuest,
-          maxTimeoutSeconds: 30,
-          defaultTimeoutSeconds: 5,
-        },
-        ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
-      })
-      logDiscovery(manager, performance.now() - started, log)
-      return manager
+      return await managerFor(spool)
     } catch (err) {
       await release()
       throw err

@@ -54,6 +54,11 @@ ${sandboxFlagsHelp(23)}
                        is visible to other users in ps)
   --insecure-no-auth   serve a non-loopback --host with no authentication
                        (prints a warning; anyone who can reach it runs skills)
+  --postgres URL       with --http: share sessions (loaded skills, restored on
+                       any replica), spooled results and catalog refreshes with
+                       other replicas through PostgreSQL (or SKILLHOST_POSTGRES_URL;
+                       needs the pg package; the variable is ignored without
+                       --http). Workspaces stay on their replica
   --durable-spool      keep a session's spooled results after it closes and
                        after shutdown (default: removed when the session closes)
   --spool-max-age DAYS prune closed sessions' spool folders not written for

@@ -44,6 +44,11 @@ export const ERROR_CODES = {
   E_SKILL_TOOL_DUPLICATE: { status: 422, summary: 'A skill declares the same tool name twice.' },
   E_SKILL_TOOL_COLLISION: { status: 409, summary: 'A skill tool name is taken or reserved.' },
   E_SKILL_MANAGER_DISPOSED: { status: 410, summary: 'The manager has been disposed.' },
+  E_SKILL_VERSION_GONE: {
+    status: 410,
+    summary:
+      'A session pinned a skill version its source no longer holds, so it cannot be restored.',
+  },
   // tier 1
   E_SKILL_TOOL_FAILED: { status: 500, summary: 'A skill module tool threw.' },
   E_SKILL_TOOL_BAD_RESPONSE: {

@@ -36,6 +36,7 @@ import type {
   CatalogPage,
   CatalogSearch,
   LoadedSkillInfo,
+  LoadOptions,
   LoadResult,
   RefreshResult,
   SkillCatalog,
@@ -147,6 +148,7 @@ class Manager implements SkillManager {
     return [...this.#records.values()].map((r) => ({
       id: r.id,
       version: r.version,
+      channel: r.channel,
       tools: r.tools.map((t) => t.name),
       unavailableTools: r.unavailableTools,
     }))
@@ -167,10 +169,17 @@ class Manager implements SkillManager {
     return () => void this.#listeners.delete(listener)
   }
 
-  load(id: string, ctx: TurnContext): Promise<LoadResult> {
+  load(id: string, ctx: TurnContext, options: LoadOptions = {}): Promise<LoadResult> {
     return this.#mutate(async () => {
       this.#pruneRetired(ctx)
       const existing = this.#records.get(id)
+      if (existing && options.version !== undefined && existing.version !== options.version) {
+        throw new SkillHostError(
+          'E_SKILL_ALREADY_LOADED',
+          `Skill '${id}' is already loaded at another version (${existing.version}); unload it first.`,
+          { data: { skill: id } },
+        )
+      }
       if (existing) {
         if (this.#projections.get(ctx, id) === existing) {
           throw new SkillHostError(
@@ -184,7 +193,10 @@ class Manager implements SkillManager {
         // Initialized but not in this turn (no turnInput middleware): project it.
         return toLoadResult(existing, this.#project(ctx, existing))
       }
-      const record = await this.#prepareCurrent(id, ctx)
+      const record =
+        options.version === undefined
+          ? await this.#prepareCurrent(id, ctx)
+          : await this.#preparePinned(id, options.version, ctx)
       this.#records.set(id, record)
       for (const tool of record.tools) this.#claims.set(tool.name, id)
       const tools = this.#project(ctx, record)
@@ -432,6 +444,38 @@ class Manager implements SkillManager {
         fresh.source,
         this.#prepareDeps(ctx),
       )
+    }
+  }
+
+  /**
+   * Prepares `id` at exactly `version`. A catalog holding another version is
+   * rediscovered once (another process may have changed the skill since this
+   * manager last looked); still another version, or no skill, is
+   * `E_SKILL_VERSION_GONE`.
+   */
+  async #preparePinned(id: string, version: string, ctx: TurnContext): Promise<SkillRecord> {
+    if (this.#snapshot.winners.get(id)?.skill.version !== version) await this.rediscover()
+    const row = this.#snapshot.winners.get(id)
+    const gone = (available: string | undefined): SkillHostError =>
+      new SkillHostError(
+        'E_SKILL_VERSION_GONE',
+        `Skill '${String(id).slice(0, 80)}' was loaded at version ${String(version).slice(0, 80)}, which its source no longer holds (${available === undefined ? 'the skill is not in the catalog' : `it now has ${available}`}). Start a new session and load it again.`,
+        {
+          data: {
+            skill: String(id).slice(0, 80),
+            version: String(version).slice(0, 80),
+            ...(available === undefined ? {} : { available }),
+          },
+        },
+      )
+    if (!row || row.skill.version !== version) throw gone(row?.skill.version)
+    try {
+      return await prepareSkill({ id, version }, row.source, this.#prepareDeps(ctx))
+    } catch (err) {
+      if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
+      // The source changed since this manager's last discovery: say what it holds now.
+      await this.rediscover()
+      throw gone(this.#snapshot.winners.get(id)?.skill.version)
     }
   }
 

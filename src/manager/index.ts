@@ -5,6 +5,14 @@ export {
   LIFECYCLE_TOOL_NAMES,
   READ_SKILL_FILE_TOOL,
 } from './lifecycle-tool-names.js'
+export type {
+  CatalogChangeFeed,
+  SkillSessionSkill,
+  SkillSessionState,
+  SkillSessionStore,
+  SkillSessionWorkspace,
+  StoredSkillSession,
+} from './session-state.js'
 export { LOAD_RESULT_FILES, LOAD_RESULT_FILES_CHARS, SKILL_ROOT_PATH } from './skill-files.js'
 export type {
   ArtifactKindFactory,
@@ -13,6 +21,7 @@ export type {
   CatalogPage,
   CatalogSearch,
   LoadedSkillInfo,
+  LoadOptions,
   LoadResult,
   RefreshOutcome,
   RefreshResult,

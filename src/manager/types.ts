@@ -182,8 +182,22 @@ export interface LoadResult {
 export interface LoadedSkillInfo {
   readonly id: string
   readonly version: string
+  /** The channel its body took at load. */
+  readonly channel: ResolvedSkillChannel
   readonly tools: readonly string[]
   readonly unavailableTools: readonly UnavailableTool[]
+}
+
+/** How `SkillManager.load` loads. */
+export interface LoadOptions {
+  /**
+   * Load exactly this version (a source's version hash), as a session being
+   * restored must. When the catalog holds another version, the sources are
+   * rediscovered once; if the version is still not there the load fails with
+   * `E_SKILL_VERSION_GONE` (`data.available` names the catalog's version).
+   * Default: the catalog's current version.
+   */
+  readonly version?: string
 }
 
 /** The result of an unload: what was taken away. */
@@ -268,7 +282,8 @@ export interface SkillManager extends AsyncDisposable {
   loadedSkills(): readonly LoadedSkillInfo[]
   /** Ids projected into `ctx`: what is callable there. */
   projected(ctx: TurnContext): readonly string[]
-  load(id: string, ctx: TurnContext): Promise<LoadResult>
+  /** Loads `id` (the catalog's version, or `options.version`) and projects it into `ctx`. */
+  load(id: string, ctx: TurnContext, options?: LoadOptions): Promise<LoadResult>
   /**
    * A page of the files a loaded skill ships (SKILL.md aside), in path order.
    * `E_SKILL_NOT_LOADED` unless `id` is loaded; `E_SKILL_NOT_FOUND` for an

@@ -52,6 +52,27 @@ describe('optional packages: commands say which to install', () => {
     expect(out.stdout).toBe('')
   })
 
+  it('serve --postgres without pg names the package and the command that installs it', async () => {
+    const out = await node(
+      [
+        bin,
+        'serve',
+        '--http',
+        '0',
+        '--no-scripts',
+        '--postgres',
+        'postgresql://u:pw@127.0.0.1:1/db',
+        'examples/skills',
+      ],
+      'pg',
+    )
+    expect(out.code).toBe(1)
+    expect(out.stderr).toContain("skillhost serve --postgres needs the optional package 'pg'")
+    expect(out.stderr).toContain('npm install pg')
+    expect(out.stderr).not.toContain('Cannot find package')
+    expect(out.stderr).not.toContain('pw@')
+  })
+
   it('demo with an API key but no provider package names the provider', async () => {
     const out = await node([bin, 'demo'], '@ai-sdk/openai', { OPENAI_API_KEY: 'sk-test' })
     expect(out.code).toBe(1)

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js'
@@ -9,6 +10,7 @@ import { SkillHostError } from '../../common/errors.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
+import { LIFECYCLE_TOOL } from '../../manager/lifecycle-tool-names.js'
 import type { SkillManager } from '../../manager/types.js'
 import { serveSkillResources } from './skill-resources.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
@@ -40,6 +42,27 @@ export interface SkillMcpServerOptions {
   readonly disposables?: DisposableStore
   /** Called after every tool call, for logging. */
   readonly onToolCall?: (event: McpToolCallEvent) => void
+  /**
+   * Wraps every `load_skill`, `unload_skill` and `refresh_skills` call (the
+   * lifecycle calls that change what is loaded), e.g. to run it under a
+   * shared session's lock and store its outcome. `run` performs the call.
+   */
+  readonly aroundLifecycleMutation?: <T>(tool: string, run: () => Promise<T>) => Promise<T>
+  /** Asked after every tool call: text it returns leads that call's result (a one-time notice). */
+  readonly takeNotice?: () => string | undefined
+}
+
+const MUTATIONS: ReadonlySet<string> = new Set([
+  LIFECYCLE_TOOL.load,
+  LIFECYCLE_TOOL.unload,
+  LIFECYCLE_TOOL.refresh,
+])
+
+/** Puts a notice, when there is one, first in a result's content. */
+function withNotice(result: CallToolResult, notice: string | undefined): CallToolResult {
+  return notice === undefined
+    ? result
+    : { ...result, content: [{ type: 'text', text: notice }, ...result.content] }
 }
 
 /** One MCP session: the server to connect to a transport and the session's long-lived turn context. */
@@ -126,11 +149,16 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
       // tool gets a view of it whose signal also fires when the client cancels
       // this request (notifications/cancelled), so a guest or script is killed.
       const callCtx = lifecycleSet.has(tool) ? ctx : withRequestSignal(ctx, extra.signal)
-      const result = toCallToolResult(await tool.execute(request.params.arguments ?? {}, callCtx))
+      const run = () => tool.execute(request.params.arguments ?? {}, callCtx)
+      const around = options.aroundLifecycleMutation
+      const value = await (around && lifecycleSet.has(tool) && MUTATIONS.has(name)
+        ? around(name, run)
+        : run())
+      const result = withNotice(toCallToolResult(value), options.takeNotice?.())
       options.onToolCall?.({ tool: name, ok: true })
       return result
     } catch (err) {
-      const result = toCallToolError(err)
+      const result = withNotice(toCallToolError(err), options.takeNotice?.())
       options.onToolCall?.({
         tool: name,
         ok: false,

@@ -1,83 +1,29 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { hostname } from 'node:os'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { SkillManager } from '../../manager/types.js'
+import { coalescedPasses } from './coalesced-passes.js'
 import { createSkillMcpServer, type SkillMcpSession } from './create-skill-mcp-server.js'
-import { type McpSessionFactoryOptions, openSessionManager } from './serve-stdio.js'
-
-/** Options for `serveMcpHttp`. */
-export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
-  /** Port to listen on; 0 (the default) picks a free one. */
-  readonly port?: number
-  /** Interface to bind. Default `127.0.0.1`. */
-  readonly host?: string
-  /** The MCP endpoint path. Default `/mcp`. */
-  readonly path?: string
-  /**
-   * Accepted `Host` header values (DNS-rebinding protection). Default: the
-   * loopback names with the bound port when `host` is a loopback address;
-   * unchecked otherwise (put your own proxy in front).
-   */
-  readonly allowedHosts?: readonly string[]
-  /**
-   * When set, every request must carry `Authorization: Bearer <token>`
-   * (compared in constant time over sha256 digests); others get 401 with
-   * `WWW-Authenticate: Bearer`.
-   */
-  readonly token?: string
-  /** Largest accepted POST body in bytes. Default 4 MiB. */
-  readonly maxBodyBytes?: number
-  /**
-   * A session with no request in flight for this long is closed and its
-   * manager disposed (clients that vanish without a DELETE would otherwise
-   * hold their managers, guests and workspaces forever). Default 30 minutes;
-   * 0 disables it. An open notification stream counts as a request in flight.
-   */
-  readonly idleTimeoutMs?: number
-  /** Called when a session starts or ends, for logging. */
-  readonly onSession?: (event: {
-    readonly kind: 'opened' | 'closed'
-    readonly sessionId: string
-  }) => void
-}
-
-/** A running Streamable HTTP server. */
-export interface McpHttpServer extends AsyncDisposable {
-  /** The MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
-  readonly url: URL
-  /** Number of open sessions. */
-  sessionCount(): number
-  /**
-   * Closes every session (disposing its manager, then its scope's
-   * disposables) and stops listening. Idempotent.
-   */
-  close(): Promise<void>
-}
+import { readJson, restoreError, rpcError, sha256 } from './http-replies.js'
+import { replayInitialize } from './replay-initialize.js'
+import type { McpHttpServer, ServeMcpHttpOptions } from './serve-http-options.js'
+import { openSessionManager } from './serve-stdio.js'
+import { SharedSession } from './shared-session.js'
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
+/** Session ids this server accepts from a client: what `randomUUID` makes, and nothing longer. */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest()
-
-function rpcError(res: ServerResponse, status: number, message: string): void {
-  if (res.headersSent) return
-  res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
-}
-
-async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > max) throw Object.assign(new Error('body too large'), { status: 413 })
-    chunks.push(chunk as Buffer)
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
-  } catch {
-    throw Object.assign(new Error('body is not JSON'), { status: 400 })
-  }
+interface SessionEntry {
+  transport: StreamableHTTPServerTransport
+  session: SkillMcpSession
+  manager: SkillManager
+  shared: SharedSession | undefined
+  lastSeen: number
+  inFlight: number
 }
 
 /**
@@ -89,17 +35,24 @@ async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
  */
 export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHttpServer> {
   const { port = 0, host = '127.0.0.1', path = '/mcp', maxBodyBytes = 4 * 1024 * 1024 } = options
-  const { createManager, onSession, allowedHosts: _a, token: _t, ...sessionOptions } = options
-  const sessions = new Map<
-    string,
-    {
-      transport: StreamableHTTPServerTransport
-      session: SkillMcpSession
-      lastSeen: number
-      inFlight: number
-    }
-  >()
+  const {
+    createManager,
+    onSession,
+    allowedHosts: _a,
+    token: _t,
+    sessionStore: _s,
+    catalogFeed: _f,
+    replica: _r,
+    onSharedError: _e,
+    ...sessionOptions
+  } = options
+  const { sessionStore: store, catalogFeed: feed, onSharedError } = options
+  const replica = options.replica ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+  const owner = `sha256:${sha256(options.token ?? '').toString('hex')}`
+  const sessions = new Map<string, SessionEntry>()
+  const restoring = new Map<string, Promise<SessionEntry | undefined>>()
   const idleTimeoutMs = options.idleTimeoutMs ?? 30 * 60_000
+  /** Ends the session here (a stored session lives on for other processes). */
   const end = (id: string): void => {
     const entry = sessions.get(id)
     if (!entry) return
@@ -109,34 +62,123 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   }
   let allowed: ReadonlySet<string> | undefined
 
-  const open = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    // The id is chosen before the manager, so the factory can name what it
-    // makes for the session (its spool folder) after it.
-    const id = randomUUID()
+  /**
+   * Builds a session's manager, server and transport under `id`. A fresh
+   * session registers (and is stored) when its initialize succeeds; a
+   * restored one is registered by `restore`.
+   */
+  const start = async (id: string, fresh: boolean): Promise<SessionEntry> => {
     const { manager, disposables } = await openSessionManager(createManager, id)
-    const session = createSkillMcpServer({
+    let session: SkillMcpSession | undefined
+    const shared = store
+      ? new SharedSession({
+          store,
+          sessionId: id,
+          replica,
+          manager,
+          ctx: () => (session as SkillMcpSession).ctx,
+        })
+      : undefined
+    session = createSkillMcpServer({
       ...sessionOptions,
       manager,
       disposeManager: true,
       disposables,
+      ...(shared && {
+        aroundLifecycleMutation: async <T>(tool: string, run: () => Promise<T>): Promise<T> => {
+          const result = await shared.mutate(run)
+          if (tool === 'refresh_skills' && feed)
+            feed.publish().catch((error) => onSharedError?.({ sessionId: id, error }))
+          return result
+        },
+        takeNotice: () => shared.takeNotice(),
+      }),
     })
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => {
-        sessions.set(id, { transport, session, lastSeen: Date.now(), inFlight: 0 })
-        onSession?.({ kind: 'opened', sessionId: id })
-      },
-    })
+    const entry: SessionEntry = {
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => id,
+        onsessioninitialized: async () => {
+          if (!fresh) return
+          if (shared && store) {
+            const initialize = pendingInit.get(id)
+            await store.create({
+              sessionId: id,
+              owner,
+              transport: { initialize },
+              state: await shared.initialState(),
+            })
+          }
+          entry.lastSeen = Date.now()
+          sessions.set(id, entry)
+          onSession?.({ kind: 'opened', sessionId: id })
+        },
+      }),
+      session,
+      manager,
+      shared,
+      lastSeen: Date.now(),
+      inFlight: 0,
+    }
+    const { transport } = entry
     session.server.onclose = () => {
-      if (transport.sessionId !== undefined) end(transport.sessionId)
+      if (transport.sessionId !== undefined && sessions.get(transport.sessionId) === entry)
+        end(transport.sessionId)
       void session.close().catch(() => undefined)
     }
     await session.server.connect(transport)
-    await transport.handleRequest(req, res, body)
-    // An initialize that failed never produced a session: release what it made.
-    if (transport.sessionId === undefined || !sessions.has(transport.sessionId))
-      await session.close()
+    return entry
   }
+  // The initialize request a fresh session stores, by session id, while it is handled.
+  const pendingInit = new Map<string, unknown>()
+
+  const open = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    // The id is chosen before the manager, so the factory can name what it
+    // makes for the session (its spool folder) after it.
+    const id = randomUUID()
+    const entry = await start(id, true)
+    pendingInit.set(id, body)
+    try {
+      await entry.transport.handleRequest(req, res, body)
+    } finally {
+      pendingInit.delete(id)
+    }
+    // An initialize that failed never produced a session: release what it made.
+    if (sessions.get(id) !== entry) await entry.session.close()
+    else entry.lastSeen = Date.now()
+  }
+
+  /** Restores a stored session here, once however many requests ask at the same time. */
+  const restore = (id: string): Promise<SessionEntry | undefined> => {
+    let pending = restoring.get(id)
+    if (!pending) {
+      pending = (async () => {
+        const stored = store ? await store.get(id) : undefined
+        const initialize = (stored?.transport as { initialize?: unknown } | undefined)?.initialize
+        if (!stored || stored.owner !== owner || !isInitializeRequest(initialize)) return undefined
+        const entry = await start(id, false)
+        try {
+          await replayInitialize(entry.transport, initialize, id)
+          await entry.shared?.restore()
+        } catch (err) {
+          await entry.session.close().catch(() => undefined)
+          throw err
+        }
+        entry.lastSeen = Date.now()
+        sessions.set(id, entry)
+        onSession?.({ kind: 'restored', sessionId: id })
+        return entry
+      })().finally(() => restoring.delete(id))
+      restoring.set(id, pending)
+    }
+    return pending
+  }
+
+  // After another process refreshed: every session's catalog here, one pass at a time.
+  const refreshAll = coalescedPasses(async () => {
+    for (const [sessionId, entry] of [...sessions])
+      await entry.manager.refresh().catch((error) => onSharedError?.({ sessionId, error }))
+  })
+  const unsubscribeFeed = store && feed ? feed.subscribe(refreshAll) : undefined
 
   const want = options.token === undefined ? undefined : sha256(options.token)
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -154,21 +196,53 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       return rpcError(res, 403, 'Host not allowed')
     }
     const sessionId = req.headers['mcp-session-id']
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
+    const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : undefined
+    let existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
+    if (!existing && typeof sessionId === 'string' && store && SESSION_ID.test(sessionId)) {
+      if (req.method === 'DELETE') return deleteStored(sessionId, res)
+      try {
+        existing = await restore(sessionId)
+      } catch (err) {
+        onSharedError?.({ sessionId, error: err })
+        return restoreError(res, body, err)
+      }
+    }
     if (existing) {
-      existing.inFlight += 1
+      const entry = existing
+      entry.inFlight += 1
       res.once('close', () => {
-        existing.inFlight -= 1
-        existing.lastSeen = Date.now()
+        entry.inFlight -= 1
+        entry.lastSeen = Date.now()
       })
-      const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : undefined
-      return existing.transport.handleRequest(req, res, body)
+      if (entry.shared && typeof sessionId === 'string' && req.method === 'POST') {
+        try {
+          if ((await entry.shared.sync()) === 'gone') {
+            end(sessionId)
+            return rpcError(res, 404, 'Session not found')
+          }
+        } catch (err) {
+          onSharedError?.({ sessionId, error: err })
+          end(sessionId)
+          return restoreError(res, body, err)
+        }
+      }
+      await entry.transport.handleRequest(req, res, body)
+      if (req.method === 'DELETE' && store && typeof sessionId === 'string' && res.statusCode < 300)
+        await store.remove(sessionId)
+      return
     }
     if (sessionId !== undefined) return rpcError(res, 404, 'Session not found')
     if (req.method !== 'POST') return rpcError(res, 400, 'No session: send initialize first')
-    const body = await readJson(req, maxBodyBytes)
     if (!isInitializeRequest(body)) return rpcError(res, 400, 'No session: send initialize first')
     return open(req, res, body)
+  }
+
+  /** A DELETE of a stored session this process does not hold: ends it for every process. */
+  const deleteStored = async (id: string, res: ServerResponse): Promise<void> => {
+    const stored = await store?.get(id)
+    if (!stored || stored.owner !== owner) return rpcError(res, 404, 'Session not found')
+    await store?.remove(id)
+    res.writeHead(200).end()
   }
 
   const server = createServer((req, res) => {
@@ -206,6 +280,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   const close = (): Promise<void> => {
     closing ??= (async () => {
       if (sweeper) clearInterval(sweeper)
+      unsubscribeFeed?.()
+      await Promise.allSettled([...restoring.values()])
       const open = [...sessions.values()]
       sessions.clear()
       await Promise.allSettled(open.map(({ session }) => session.close()))
@@ -222,3 +298,5 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     [Symbol.asyncDispose]: close,
   }
 }
+
+export type { McpHttpServer, ServeMcpHttpOptions }

@@ -1,0 +1,79 @@
+import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/session-state.js'
+import type { McpSessionFactoryOptions } from './serve-stdio.js'
+
+/** Options for `serveMcpHttp`. */
+export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number
+  /** Interface to bind. Default `127.0.0.1`. */
+  readonly host?: string
+  /** The MCP endpoint path. Default `/mcp`. */
+  readonly path?: string
+  /**
+   * Accepted `Host` header values (DNS-rebinding protection). Default: the
+   * loopback names with the bound port when `host` is a loopback address;
+   * unchecked otherwise (put your own proxy in front).
+   */
+  readonly allowedHosts?: readonly string[]
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>`
+   * (compared in constant time over sha256 digests); others get 401 with
+   * `WWW-Authenticate: Bearer`.
+   */
+  readonly token?: string
+  /** Largest accepted POST body in bytes. Default 4 MiB. */
+  readonly maxBodyBytes?: number
+  /**
+   * A session with no request in flight for this long is closed and its
+   * manager disposed (clients that vanish without a DELETE would otherwise
+   * hold their managers, guests and workspaces forever). Default 30 minutes;
+   * 0 disables it. An open notification stream counts as a request in flight.
+   */
+  readonly idleTimeoutMs?: number
+  /**
+   * Called when a session starts, ends here, or (with `sessionStore`) is
+   * restored here from the store, for logging.
+   */
+  readonly onSession?: (event: {
+    readonly kind: 'opened' | 'closed' | 'restored'
+    readonly sessionId: string
+  }) => void
+  /**
+   * Shares sessions between server processes (replicas behind a load
+   * balancer, or one process across restarts). Each session's initialize
+   * request, owner (a digest of the bearer token) and lifecycle state
+   * (loaded skills with their versions and channels, workspace location) are
+   * stored; every load, unload and refresh runs under the store's session
+   * lock. A request carrying a session id this process does not hold is
+   * served after the session is restored from the store: the transport
+   * accepts the id again, and each skill is prepared again at its stored
+   * version (`E_SKILL_VERSION_GONE`, as a JSON-RPC error, when that version
+   * is gone). A session whose workspace was elsewhere says so in its next
+   * tool result. Only a DELETE ends a stored session; closing here (idle,
+   * shutdown) keeps it for other processes.
+   */
+  readonly sessionStore?: SkillSessionStore
+  /**
+   * With `sessionStore`: tells other processes when a session here ran
+   * `refresh_skills`, and refreshes every session's catalog here (catalog
+   * only, never swapping a loaded version) when another process did.
+   */
+  readonly catalogFeed?: CatalogChangeFeed
+  /** This process's name in stored workspace locations. Default: host name, pid and a random suffix. */
+  readonly replica?: string
+  /** Called when a shared session cannot be restored or a catalog refresh fails, for logging. */
+  readonly onSharedError?: (event: { readonly sessionId?: string; readonly error: unknown }) => void
+}
+
+/** A running Streamable HTTP server. */
+export interface McpHttpServer extends AsyncDisposable {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`. */
+  readonly url: URL
+  /** Number of open sessions. */
+  sessionCount(): number
+  /**
+   * Closes every session (disposing its manager, then its scope's
+   * disposables) and stops listening. Idempotent.
+   */
+  close(): Promise<void>
+}

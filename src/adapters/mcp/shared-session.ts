@@ -1,0 +1,135 @@
+import type { TurnContext } from '../../common/turn-context.js'
+import { applySessionState, sessionSkills } from '../../manager/apply-session-state.js'
+import { SerialQueue } from '../../manager/serial-queue.js'
+import type {
+  SkillSessionState,
+  SkillSessionStore,
+  StoredSkillSession,
+} from '../../manager/session-state.js'
+import type { SkillManager } from '../../manager/types.js'
+
+/** The notice a session restored away from its workspace gives in its next tool result. */
+export const WORKSPACE_MOVED_NOTICE =
+  'skillhost notice: this session was restored on another server process (or after a restart). ' +
+  'Its workspace files from before are NOT here: workspaces are local to one server process, so ' +
+  'files written earlier (if any) stayed on the other process or were removed with it. The ' +
+  'workspace here starts empty. Results spooled earlier are still readable by id with the ' +
+  'artifact_* tools; write again any workspace file you still need.'
+
+/**
+ * One MCP session whose lifecycle state lives in a `SkillSessionStore`, so any
+ * server process can serve it. Every load, unload and refresh runs under the
+ * store's session lock: the local manager is first brought to the stored
+ * state, then the call runs, then the new state is written in the same
+ * transaction. Before each request the local manager catches up with what
+ * other processes wrote (`sync`).
+ */
+export class SharedSession {
+  readonly #queue = new SerialQueue()
+  readonly #store: SkillSessionStore
+  readonly #id: string
+  readonly #replica: string
+  readonly #manager: SkillManager
+  readonly #ctx: () => TurnContext
+  /** The stored revision the local manager reflects; -1 forces a catch-up. */
+  #revision = -1
+  #notice: string | undefined
+
+  constructor(options: {
+    store: SkillSessionStore
+    sessionId: string
+    replica: string
+    manager: SkillManager
+    ctx: () => TurnContext
+  }) {
+    this.#store = options.store
+    this.#id = options.sessionId
+    this.#replica = options.replica
+    this.#manager = options.manager
+    this.#ctx = options.ctx
+  }
+
+  /** The state to store for a session this process just opened. */
+  async initialState(): Promise<SkillSessionState> {
+    this.#revision = 0
+    return this.#state()
+  }
+
+  /**
+   * Rebuilds the session from `stored` (each skill prepared again at its
+   * stored version, or `E_SKILL_VERSION_GONE`) and records this process's
+   * workspace. A workspace that was elsewhere leaves a notice for the next
+   * tool result.
+   */
+  restore(): Promise<void> {
+    return this.#queue.run(async () => {
+      const { revision } = await this.#store.update(this.#id, async (current) => {
+        await applySessionState(this.#manager, this.#ctx(), current.state)
+        const state = await this.#state()
+        const before = current.state.workspace
+        if (before && before.path !== state.workspace?.path) this.#notice = WORKSPACE_MOVED_NOTICE
+        return { state, result: undefined }
+      })
+      this.#revision = revision
+    })
+  }
+
+  /** Catches up with writes of other processes; `gone` once the session was ended elsewhere. */
+  sync(): Promise<'ok' | 'gone'> {
+    return this.#queue.run(async () => {
+      const revision = await this.#store.revision(this.#id)
+      if (revision === undefined) return 'gone'
+      if (revision === this.#revision) return 'ok'
+      const stored = await this.#store.get(this.#id)
+      if (!stored) return 'gone'
+      await this.#apply(stored)
+      return 'ok'
+    })
+  }
+
+  /** Runs one lifecycle mutation under the session lock and stores its outcome. */
+  mutate<T>(run: () => Promise<T>): Promise<T> {
+    return this.#queue.run(async () => {
+      try {
+        const { result, revision } = await this.#store.update(this.#id, async (current) => {
+          if (current.revision !== this.#revision) await this.#apply(current)
+          let outcome: { ok: true; value: T } | { ok: false; error: unknown }
+          try {
+            outcome = { ok: true, value: await run() }
+          } catch (error) {
+            outcome = { ok: false, error }
+          }
+          return { state: await this.#state(), result: outcome }
+        })
+        this.#revision = revision
+        if (!result.ok) throw result.error
+        return result.value
+      } catch (err) {
+        // The write may not have happened: catch up from the store next time.
+        this.#revision = -1
+        throw err
+      }
+    })
+  }
+
+  /** The workspace notice, once. */
+  takeNotice(): string | undefined {
+    const notice = this.#notice
+    this.#notice = undefined
+    return notice
+  }
+
+  async #apply(stored: StoredSkillSession): Promise<void> {
+    this.#revision = -1
+    await applySessionState(this.#manager, this.#ctx(), stored.state)
+    this.#revision = stored.revision
+  }
+
+  async #state(): Promise<SkillSessionState> {
+    const workspace = this.#manager.workspace
+    return {
+      skills: sessionSkills(this.#manager),
+      ...(workspace ? { workspace: { replica: this.#replica, path: await workspace.path() } } : {}),
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { Pool } from 'pg'
+import {
+  migratePostgresSessions,
+  migratePostgresSpool,
+  PostgresCatalogFeed,
+  PostgresSessionStore,
+  PostgresSpoolStore,
+} from '../adapters/postgres/index.js'
+import type { SpoolStore } from '../common/spool-store.js'
+import type { SkillSessionStore } from '../manager/session-state.js'
+import { missingOptionalPackage, missingPackageMessage } from './optional-package.js'
+
+/** What `serve --http --postgres` shares through the database, and how to let go of it. */
+export interface ServePostgres extends AsyncDisposable {
+  /** This process's name in stored workspace locations and catalog notifications. */
+  readonly replica: string
+  /** The shared session store; its `remove` (a client's DELETE) also removes the session's spooled results. */
+  readonly sessionStore: SkillSessionStore
+  readonly catalogFeed: PostgresCatalogFeed
+  /** The spool of one session: its puts are tagged with the session id; any id is readable. */
+  spoolFor(sessionId: string): SpoolStore
+  /** Removes sessions not seen for `maxAgeMs`, with their spooled results; resolves to how many. */
+  prune(maxAgeMs: number): Promise<number>
+  /** Stops listening and closes both pools. Idempotent. */
+  dispose(): Promise<void>
+}
+
+/** `url` with its password (if any) replaced by `***`, for messages and logs. */
+export function redactPostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== '') parsed.password = '***'
+    return parsed.href
+  } catch {
+    return 'the given PostgreSQL URL'
+  }
+}
+
+/** The failure to tell an operator: the server's own message (it never quotes the password), else the error code. */
+function reason(err: unknown, url: string): string {
+  const e = err as { message?: unknown; code?: unknown } | null
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : String(e?.code)
+  // pg's own errors never carry the URL, but a parse error could: take no chances.
+  const password = (() => {
+    try {
+      return decodeURIComponent(new URL(url).password)
+    } catch {
+      return ''
+    }
+  })()
+  return password === '' ? message : message.split(password).join('***')
+}
+
+async function loadPg(): Promise<typeof import('pg').default> {
+  try {
+    return (await import('pg')).default
+  } catch (err) {
+    const pkg = missingOptionalPackage(err)
+    if (pkg !== undefined) throw new Error(missingPackageMessage('serve --postgres', pkg))
+    throw err
+  }
+}
+
+/**
+ * Connects `serve` to PostgreSQL at `url`: checks the database answers,
+ * migrates the spool and session tables, and starts listening for catalog
+ * refreshes. Two pools: one for the spool, one for session state (a
+ * lifecycle call holds a session-pool connection while it runs, and may
+ * spool meanwhile). Fails with a message naming the redacted URL and the
+ * database's reason; never echoes the password.
+ */
+export async function openServePostgres(
+  url: string,
+  log: (line: string) => void,
+): Promise<ServePostgres> {
+  const pg = await loadPg()
+  const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+  const base = {
+    connectionString: url,
+    application_name: 'skillhost',
+    connectionTimeoutMillis: 10_000,
+  }
+  const spoolPool: Pool = new pg.Pool({ ...base, max: 10 })
+  const sessionPool: Pool = new pg.Pool({ ...base, max: 10 })
+  const quiet = (err: Error): void => log(`postgres: ${reason(err, url)}`)
+  spoolPool.on('error', quiet)
+  sessionPool.on('error', quiet)
+  const catalogFeed = new PostgresCatalogFeed({
+    pool: sessionPool,
+    connect: () => new pg.Client(base),
+    replica,
+    onError: (err) =>
+      log(`postgres: catalog LISTEN connection lost, reconnecting: ${reason(err, url)}`),
+  })
+  const closePools = async (): Promise<void> => {
+    await Promise.allSettled([catalogFeed.close(), spoolPool.end(), sessionPool.end()])
+  }
+  try {
+    await sessionPool.query('SELECT 1')
+    await migratePostgresSpool(spoolPool)
+    await migratePostgresSessions(sessionPool)
+    await catalogFeed.start()
+  } catch (err) {
+    await closePools()
+    throw new Error(
+      `cannot use PostgreSQL at ${redactPostgresUrl(url)}: ${reason((err as { cause?: unknown })?.cause ?? err, url)}`,
+    )
+  }
+  const sessions = new PostgresSessionStore({ pool: sessionPool })
+  const spool = new PostgresSpoolStore({ pool: spoolPool })
+  const sessionStore: SkillSessionStore = {
+    create: (session) => sessions.create(session),
+    get: (id) => sessions.get(id),
+    revision: (id) => sessions.revision(id),
+    update: (id, task) => sessions.update(id, task),
+    // A DELETE ends the session for every replica: its state and its spooled results.
+    remove: async (id) => {
+      const removed = await sessions.remove(id)
+      await spool.prune({ session: id })
+      return removed
+    },
+  }
+  let disposed: Promise<void> | undefined
+  return {
+    replica,
+    sessionStore,
+    catalogFeed,
+    spoolFor: (sessionId) => new PostgresSpoolStore({ pool: spoolPool, session: sessionId }),
+    prune: async (maxAgeMs) => {
+      const gone = await sessions.prune(maxAgeMs)
+      for (const session of gone) await spool.prune({ session })
+      return gone.length
+    },
+    dispose: () => {
+      disposed ??= closePools()
+      return disposed
+    },
+    [Symbol.asyncDispose]: () => {
+      disposed ??= closePools()
+      return disposed
+    },
+  }
+}

@@ -1,0 +1,79 @@
+import type { ResolvedSkillChannel } from './types.js'
+
+/** One skill a session has loaded: the version it pinned and the channel its body took. */
+export interface SkillSessionSkill {
+  readonly id: string
+  readonly version: string
+  readonly channel: ResolvedSkillChannel
+}
+
+/**
+ * Where a session's workspace lives: a folder on one server process
+ * (`replica`). Workspaces are not shared: a session restored elsewhere finds
+ * its files only when the same `path` is a shared folder there too.
+ */
+export interface SkillSessionWorkspace {
+  readonly replica: string
+  readonly path: string
+}
+
+/** What a session has loaded, in load order, and where its workspace is. */
+export interface SkillSessionState {
+  readonly skills: readonly SkillSessionSkill[]
+  readonly workspace?: SkillSessionWorkspace
+}
+
+/** A stored session: who owns it, what its transport needs to accept it again, and its state. */
+export interface StoredSkillSession {
+  readonly sessionId: string
+  /**
+   * Who may continue the session (a digest of the credential that opened it);
+   * a request with another credential is told the session does not exist.
+   */
+  readonly owner: string
+  /** Opaque, JSON-serializable data the transport needs to accept the session (MCP: its `initialize` request). */
+  readonly transport: unknown
+  readonly state: SkillSessionState
+  /** Bumped by every write of `state`; a replica compares it to what it last applied. */
+  readonly revision: number
+}
+
+/**
+ * Where sessions' lifecycle state lives when several server processes serve
+ * one conversation (`skillhost/postgres` implements it on PostgreSQL). Every
+ * load, unload and refresh runs inside `update`, which holds the session's
+ * lock, so two processes mutating one session are serialized.
+ */
+export interface SkillSessionStore {
+  /** Records a new session. Rejects if the id exists. */
+  create(session: Omit<StoredSkillSession, 'revision'>): Promise<void>
+  /** The stored session, or undefined. Never throws for an unknown or malformed id. */
+  get(sessionId: string): Promise<StoredSkillSession | undefined>
+  /** The session's revision alone (a cheap check before each request), or undefined when gone. */
+  revision(sessionId: string): Promise<number | undefined>
+  /**
+   * Runs `task` holding the session's lock (other `update`s of the session
+   * wait) and writes the state it returns in the same transaction, bumping
+   * the revision when the state changed. Resolves to the task's `result` and
+   * the revision now stored. `E_SKILL_MANAGER_DISPOSED` when the session is gone.
+   */
+  update<T>(
+    sessionId: string,
+    task: (
+      current: StoredSkillSession,
+    ) => Promise<{ readonly state: SkillSessionState; readonly result: T }>,
+  ): Promise<{ readonly result: T; readonly revision: number }>
+  /** Ends the session for every process. Resolves true when it existed. */
+  remove(sessionId: string): Promise<boolean>
+}
+
+/**
+ * Tells server processes that one of them refreshed its catalog, so they all
+ * serve the same skill versions (`skillhost/postgres`: LISTEN/NOTIFY).
+ */
+export interface CatalogChangeFeed {
+  /** Tells the other processes. */
+  publish(): Promise<void>
+  /** Calls `listener` when another process published (or when changes may have been missed). */
+  subscribe(listener: () => void): () => void
+}
