@@ -260,7 +260,7 @@ try {
     [
       'memory per cached skill (watched source)',
       `${(heapPerSkill / 1024).toFixed(2)} KiB heap`,
-      `${(rssPerSkill / 1024).toFixed(2)} KiB RSS (heap + watches)`,
+      `JS heap the source holds after a discovery, per skill (entries, visits, watch handles); the kernel's inotify watches (${((state?.folders ?? 0) / COUNT).toFixed(1)} per skill, about 1 KiB each) come on top`,
     ],
   ]
   const table = [

@@ -141,6 +141,7 @@ export {
 export {
   bytesToStream,
   DEFAULT_SOURCE_LIMITS,
+  type DeclaredSkill,
   type DefaultSkillRootsOptions,
   type DiscoveredSkill,
   type DiscoverOptions,

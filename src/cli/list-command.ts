@@ -1,4 +1,5 @@
 import { relative } from 'node:path'
+import { mapOrdered } from '../sources/map-ordered.js'
 import { scriptInterpreters } from '../tiers/scripts/script-interpreters.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import {
@@ -201,7 +202,10 @@ export const listCommand: CliCommand = {
       undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
       interpreters: scriptInterpreters(parseSandboxFlags(args.lists).interpreters),
     }
-    const tools = await Promise.all(catalog.rows.map((row) => listTools(row, shape)))
+    // A bounded number at a time: a row without discovery's memory rescans its skill.
+    const tools: ListedTools[] = []
+    for await (const t of mapOrdered(catalog.rows, 16, (row) => listTools(row, shape)))
+      tools.push(t)
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => {
         if (row.status !== 'active') return row

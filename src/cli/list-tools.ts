@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
+import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { SkillDescriptor } from '../sources/types.js'
 import { partitionScripts, scriptsOffTools } from '../tiers/scripts/script-availability.js'
 import { undeclaredToolName } from '../tiers/scripts/script-forge.js'
@@ -46,10 +47,44 @@ const NOTHING: ListedTools = {
 }
 
 /** Whether the skill gets `run_<skill>_script`: the forge's rule over the files it ships. */
-async function undeclaredOffered(row: CatalogRow, shape: ListServeShape): Promise<boolean> {
-  if (!shape.scripts || !shape.undeclaredScripts || !row.skill || !row.source?.list) return false
-  const paths = await row.source.list(row.skill)
+async function undeclaredOffered(
+  row: CatalogRow,
+  shape: ListServeShape,
+  files: readonly string[] | undefined,
+): Promise<boolean> {
+  if (!shape.scripts || !shape.undeclaredScripts || !row.skill) return false
+  const paths = files ?? (row.source?.list ? await row.source.list(row.skill) : undefined)
+  if (!paths) return false
   return shipsUndeclaredScripts(paths, (p) => readScriptHead(join(row.path, p)), shape.interpreters)
+}
+
+/**
+ * What `listTools` needs of a skill: from discovery's memory when the source
+ * keeps it (`FileSystemSkillSource.declared`, no filesystem call), else from
+ * its descriptor (a rescan). Undefined when neither can be had.
+ */
+async function declarationsOf(
+  row: CatalogRow,
+): Promise<{ descriptor: SkillDescriptor; files?: readonly string[] } | undefined> {
+  const { skill, source } = row
+  if (!skill || !source) return undefined
+  const seen = source instanceof FileSystemSkillSource ? source.declared(skill) : undefined
+  if (seen) {
+    // Only the names matter here: no isolated tool's source is read.
+    const descriptor: SkillDescriptor = {
+      ...skill,
+      scripts: seen.scripts,
+      isolatedTools: seen.isolatedTools.map((name) => ({ name, description: '', source: '' })),
+      unavailableTools: seen.unavailableTools,
+    }
+    return { descriptor, files: seen.files }
+  }
+  try {
+    return { descriptor: await source.descriptor(skill) }
+  } catch (err) {
+    if (SkillHostError.isInstance(err)) return undefined
+    throw err
+  }
 }
 
 /**
@@ -63,14 +98,10 @@ async function undeclaredOffered(row: CatalogRow, shape: ListServeShape): Promis
  * reported why.
  */
 export async function listTools(row: CatalogRow, shape: ListServeShape): Promise<ListedTools> {
-  if (row.status !== 'active' || !row.skill || !row.source) return NOTHING
-  let descriptor: SkillDescriptor
-  try {
-    descriptor = await row.source.descriptor(row.skill)
-  } catch (err) {
-    if (SkillHostError.isInstance(err)) return NOTHING
-    throw err
-  }
+  if (row.status !== 'active') return NOTHING
+  const declared = await declarationsOf(row)
+  if (!declared) return NOTHING
+  const { descriptor, files } = declared
   const modules = (descriptor.unavailableTools ?? []).filter(
     (t) => t.reason === 'module-imports-off',
   )
@@ -81,7 +112,9 @@ export async function listTools(row: CatalogRow, shape: ListServeShape): Promise
     module: shape.importModules ? modules.map((t) => t.name) : [],
     isolated: (descriptor.isolatedTools ?? []).map((t) => String(t.name)),
     scripts: valid.map((s) => scriptToolName(descriptor.id, s.name)),
-    undeclared: (await undeclaredOffered(row, shape)) ? [undeclaredToolName(descriptor.id)] : [],
+    undeclared: (await undeclaredOffered(row, shape, files))
+      ? [undeclaredToolName(descriptor.id)]
+      : [],
     unavailable: [...(shape.importModules ? [] : modules), ...unavailable],
   }
 }

@@ -2,7 +2,7 @@ import { SkillHostError } from '../common/errors.js'
 import type { Tool } from '../common/tool.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
-import { unavailableTool } from '../skill-model/unavailable-tool.js'
+import { type UnavailableTool, unavailableTool } from '../skill-model/unavailable-tool.js'
 import { bytesToStream } from './bytes-to-stream.js'
 import { runAsync, runSync } from './fs-steps.js'
 import { importModuleTools } from './import-module-tools.js'
@@ -27,6 +27,7 @@ import type {
   SkillFileStat,
   SkillProblem,
   SkillRef,
+  SkillScriptDeclaration,
   SkillSnapshot,
   SkillSource,
   SourceReadOptions,
@@ -87,6 +88,18 @@ export interface FileSystemSkillSourceOptions {
    * invalid value is `E_INVALID_SKILLS_CONFIG`. See docs/pinning.md.
    */
   readonly lock?: SkillLock | SkillLockFile
+}
+
+/** What discovery saw of a skill: see `FileSystemSkillSource.declared`. */
+export interface DeclaredSkill {
+  /** Every shipped file but SKILL.md, as sorted normalized relative paths. */
+  readonly files: readonly string[]
+  /** Scripts the sidecar declares (validated like any declaration; a load checks them again). */
+  readonly scripts: readonly SkillScriptDeclaration[]
+  /** Names of the isolated tools the sidecar declares. */
+  readonly isolatedTools: readonly string[]
+  /** Tools declared that this source will not serve (a module it does not import), as `descriptor` reports them. */
+  readonly unavailableTools: readonly UnavailableTool[]
 }
 
 /** One discovery, in the order the walk produced it: skills and the problems reported among them. */
@@ -501,20 +514,14 @@ export class FileSystemSkillSource implements SkillSource {
       })
     }
     let tools: Tool[] | undefined
-    const discovered = this.#toDiscovered(ref.id, entry, entry.dir)
-    const imported = sidecar?.module !== undefined && this.#mayImport(discovered)
-    if (sidecar?.module && imported) {
+    const unavailableTools = this.#notImported(ref.id, entry)
+    if (sidecar?.module && unavailableTools.length === 0) {
       tools = await importModuleTools(
         scan.files.get(sidecar.module)!.abs,
         entry.version,
         sidecar.module,
       )
     }
-    // The module's tool names are known only once imported: it is named by its path.
-    const unavailableTools =
-      sidecar?.module && !imported
-        ? [unavailableTool(`module:${sidecar.module}`, 'module-imports-off')]
-        : []
     options.signal?.throwIfAborted()
     return {
       id: ref.id,
@@ -561,6 +568,34 @@ export class FileSystemSkillSource implements SkillSource {
         data: { path: rel },
       })
     return { size: file.size, version: entry.version }
+  }
+
+  /**
+   * What the last discovery saw of the skill at `ref`'s version, from memory,
+   * with no filesystem call: its files and the tools its sidecar (or the
+   * deployer's overlay) declares. For listings over many skills (`skillhost
+   * list`), which must not rescan each one; anything that uses a skill
+   * (`descriptor`, `read`, `snapshot`) still rescans and checks it.
+   * Undefined for a ref this source does not serve at that version.
+   */
+  declared(ref: SkillRef): DeclaredSkill | undefined {
+    const entry = this.#entries.get(ref.id)
+    if (!entry || entry.version !== ref.version) return undefined
+    const sidecar = entry.sidecar
+    return {
+      files: [...entry.scan.files.keys()].filter((p) => p !== 'SKILL.md').sort(),
+      scripts: sidecar?.scripts ?? [],
+      isolatedTools: (sidecar?.isolatedTools ?? []).map((t) => t.name),
+      unavailableTools: this.#notImported(ref.id, entry),
+    }
+  }
+
+  /** The module a skill declares that this source will not import (`importModules`), named by its path. */
+  #notImported(id: string, entry: FsSkillEntry): UnavailableTool[] {
+    const module = entry.sidecar?.module
+    if (module === undefined || this.#mayImport(this.#discovered(id, entry, entry.dir))) return []
+    // The module's tool names are known only once imported: it is named by its path.
+    return [unavailableTool(`module:${module}`, 'module-imports-off')]
   }
 
   async list(ref: SkillRef): Promise<readonly string[]> {

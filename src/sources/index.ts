@@ -3,6 +3,7 @@ export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export { type DefaultSkillRootsOptions, defaultSkillRoots } from './default-skill-roots.js'
 export { defineSkill, type SkillDefinition } from './define-skill.js'
 export {
+  type DeclaredSkill,
   FileSystemSkillSource,
   type FileSystemSkillSourceOptions,
 } from './file-system-skill-source.js'

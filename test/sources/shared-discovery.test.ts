@@ -1,5 +1,5 @@
 import { appendFileSync, linkSync } from 'node:fs'
-import { rm, writeFile } from 'node:fs/promises'
+import { rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
@@ -164,5 +164,37 @@ describe('watch', () => {
     } finally {
       await manager.dispose()
     }
+  })
+})
+
+describe('declared: what discovery saw, from memory', () => {
+  it('answers without the disk (a listing of many skills rescans none), agrees with descriptor, and refuses a stale ref', async () => {
+    const root = await makeTree({
+      'tools/SKILL.md': skillMd('tools'),
+      'tools/skillhost.yaml':
+        'scripts:\n  - name: count\n    path: scripts/count.sh\n    interpreter: sh\n    description: Count.\nisolatedTools:\n  - name: add\n    description: Add.\n    source: add.js\nmodule: tools.mjs\n',
+      'tools/scripts/count.sh': 'echo 1\n',
+      'tools/add.js': 'async (args) => 1\n',
+      'tools/tools.mjs': 'export const tools = []\n',
+    })
+    roots.push(root)
+    const s = source(root)
+    const [skill] = (await discover(s)).skills
+    if (!skill) throw new Error('no skill')
+    const descriptor = await s.descriptor(skill)
+    const seen = s.declared(skill)
+    expect(seen).toEqual({
+      files: ['add.js', 'scripts/count.sh', 'skillhost.yaml', 'tools.mjs'],
+      scripts: descriptor.scripts,
+      isolatedTools: ['add'],
+      unavailableTools: descriptor.unavailableTools,
+    })
+    expect(seen?.unavailableTools.map((t) => t.name)).toEqual(['module:tools.mjs'])
+    // Moved away: every read fails, the memory still answers for this version.
+    await rename(join(root, 'tools'), join(root, 'moved'))
+    await expect(s.descriptor(skill)).rejects.toMatchObject({ code: 'E_SKILL_NOT_FOUND' })
+    expect(s.declared(skill)?.isolatedTools).toEqual(['add'])
+    expect(s.declared({ id: 'tools', version: 'other' })).toBeUndefined()
+    expect(s.declared({ id: 'nope', version: skill.version })).toBeUndefined()
   })
 })
