@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { link, mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Retrievable } from './retrievable.js'
-import { checkSpoolTag } from './spool-put-key.js'
+import { putIdempotencyKey } from './spool-put-key.js'
 import { resolveSpoolRange, spoolRangeStream } from './spool-range.js'
 import {
   describeSpooled,
@@ -47,10 +47,7 @@ export class FileSpoolStore implements SpoolStore {
     meta?: SpoolMeta,
     options?: SpoolPutOptions,
   ): Promise<Retrievable> {
-    const key =
-      options?.idempotencyKey === undefined
-        ? undefined
-        : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
+    const key = putIdempotencyKey(options)
     await this.#ensure()
     const keyFile =
       key === undefined

@@ -1,5 +1,5 @@
 import type { Retrievable } from './retrievable.js'
-import { checkSpoolTag } from './spool-put-key.js'
+import { putIdempotencyKey } from './spool-put-key.js'
 import { resolveSpoolRange, spoolRangeStream } from './spool-range.js'
 import {
   describeSpooled,
@@ -38,10 +38,7 @@ export class MemorySpoolStore implements SpoolStore {
   }
 
   putSync(content: SpoolContent, meta?: SpoolMeta, options?: SpoolPutOptions): Retrievable {
-    const key =
-      options?.idempotencyKey === undefined
-        ? undefined
-        : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
+    const key = putIdempotencyKey(options)
     const earlier = key === undefined ? undefined : this.#keys.get(key)
     if (earlier !== undefined) {
       const item = this.#items.get(earlier)

@@ -16,3 +16,12 @@ export function checkSpoolTag(tag: unknown, what: string): string {
     throw new TypeError(`${what} must be a string of 1–${SPOOL_TAG_MAX} characters without NUL`)
   return tag
 }
+
+/** The checked idempotency key of a put (see `SpoolPutOptions`), or undefined when none was given. */
+export function putIdempotencyKey(options?: {
+  readonly idempotencyKey?: string
+}): string | undefined {
+  return options?.idempotencyKey === undefined
+    ? undefined
+    : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
+}

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg'
 import type { Retrievable } from '../../common/retrievable.js'
-import { checkSpoolTag } from '../../common/spool-put-key.js'
+import { checkSpoolTag, putIdempotencyKey } from '../../common/spool-put-key.js'
 import { resolveSpoolRange, spoolRangeStream } from '../../common/spool-range.js'
 import {
   describeSpooled,
@@ -74,10 +74,7 @@ export class PostgresSpoolStore implements SpoolStore {
     meta?: SpoolMeta,
     options?: SpoolPutOptions,
   ): Promise<Retrievable> {
-    const key =
-      options?.idempotencyKey === undefined
-        ? null
-        : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
+    const key = putIdempotencyKey(options) ?? null
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     const record = describeSpooled(newSpoolId(), bytes, meta)
     const t = this.#t
