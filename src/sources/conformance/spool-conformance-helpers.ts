@@ -19,6 +19,20 @@ export interface SpoolStoreConformanceOptions {
   readonly largeBytes?: number
 }
 
+/**
+ * A fresh store and a second handle on its storage (`options.sameStorage`),
+ * or the `unsupported` answer every shared-storage check gives without one.
+ */
+export async function twoHandles(
+  fresh: () => Promise<SpoolStore>,
+  options: SpoolStoreConformanceOptions,
+): Promise<{ store: SpoolStore; other: SpoolStore } | ConformanceUnsupported> {
+  if (!options.sameStorage)
+    return { unsupported: 'no sameStorage option: the store has no shared storage to open twice' }
+  const store = await fresh()
+  return { store, other: await options.sameStorage(store) }
+}
+
 /** Makes a fresh, empty store for one check. */
 export type MakeSpoolStore = () => SpoolStore | Promise<SpoolStore>
 

@@ -7,6 +7,7 @@ import {
   expectTypeError,
   patternBytes,
   type SpoolStoreConformanceOptions,
+  twoHandles,
 } from './spool-conformance-helpers.js'
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
@@ -89,12 +90,9 @@ export function spoolIdempotencyChecks(
     defineCheck(
       'concurrent puts with one key on two handles over the same storage end with one item',
       async () => {
-        if (!options.sameStorage)
-          return {
-            unsupported: 'no sameStorage option: the store has no shared storage to open twice',
-          }
-        const store = await fresh()
-        const other = await options.sameStorage(store)
+        const handles = await twoHandles(fresh, options)
+        if ('unsupported' in handles) return handles
+        const { store, other } = handles
         const key = { idempotencyKey: 'two-handles' }
         const records = await Promise.all(
           Array.from({ length: 8 }, (_, i) =>

@@ -13,6 +13,7 @@ import {
   type MakeSpoolStore,
   patternBytes,
   type SpoolStoreConformanceOptions,
+  twoHandles,
 } from './spool-conformance-helpers.js'
 import { spoolIdempotencyChecks } from './spool-idempotency-checks.js'
 import { spoolRetentionChecks } from './spool-retention-checks.js'
@@ -199,12 +200,9 @@ export function spoolStoreConformanceChecks(
     defineCheck(
       'an item put on one handle is read and deleted on another over the same storage',
       async () => {
-        if (!options.sameStorage)
-          return {
-            unsupported: 'no sameStorage option: the store has no shared storage to open twice',
-          }
-        const store = await fresh()
-        const other = await options.sameStorage(store)
+        const handles = await twoHandles(fresh, options)
+        if ('unsupported' in handles) return handles
+        const { store, other } = handles
         const record = await store.put(patternBytes(5000), HOSTILE_META)
         checkBytes(await other.get(record.id), patternBytes(5000), 'get on the other handle')
         check(
