@@ -24,6 +24,16 @@ function haystackOf(skill: DiscoveredSkill): string {
   return text
 }
 
+/** Rows built from one source's shared batch (`SkillSource.discoverBatch`), by that batch. */
+const rowsShared = new WeakMap<
+  readonly DiscoveredSkill[],
+  {
+    readonly source: SkillSource
+    readonly winners: ReadonlyMap<string, CatalogSkill>
+    readonly shadowed: readonly (CatalogSkill & { readonly shadowedBy: string })[]
+  }
+>()
+
 /** One discovery pass over every source, in order. */
 export interface DiscoverySnapshot {
   readonly winners: ReadonlyMap<string, CatalogSkill>
@@ -43,11 +53,15 @@ export async function discoverAll(
 ): Promise<DiscoverySnapshot> {
   const perSource = await Promise.all(
     sources.map(async (source) => {
-      const skills: DiscoveredSkill[] = []
+      let skills: readonly DiscoveredSkill[] = []
       const problems: SkillProblem[] = []
+      const options = { signal, report: (p: SkillProblem) => void problems.push(p) }
       try {
-        for await (const skill of source.discover({ signal, report: (p) => problems.push(p) })) {
-          skills.push(skill)
+        if (source.discoverBatch) skills = await source.discoverBatch(options)
+        else {
+          const each: DiscoveredSkill[] = []
+          for await (const skill of source.discover(options)) each.push(skill)
+          skills = each
         }
         return { source, skills, problems, error: undefined }
       } catch (err) {
@@ -57,8 +71,6 @@ export async function discoverAll(
       }
     }),
   )
-  const winners = new Map<string, CatalogSkill>()
-  const shadowed: (CatalogSkill & { shadowedBy: string })[] = []
   const skipped: {
     source: string
     location: string
@@ -67,18 +79,27 @@ export async function discoverAll(
     severity: 'error' | 'warning'
   }[] = []
   const sourceErrors: SourceError[] = []
-  for (const { source, skills, problems, error } of perSource) {
+  for (const { source, problems, error } of perSource) {
     for (const p of problems) skipped.push({ ...p, source: source.id })
-    if (error !== undefined) {
-      const text = renderError(error)
-      const colon = text.indexOf(':')
-      sourceErrors.push({
-        source: source.id,
-        code: text.slice(0, colon),
-        message: text.slice(colon + 2) || 'discovery failed',
-      })
-      continue
-    }
+    if (error === undefined) continue
+    const text = renderError(error)
+    const colon = text.indexOf(':')
+    sourceErrors.push({
+      source: source.id,
+      code: text.slice(0, colon),
+      message: text.slice(colon + 2) || 'discovery failed',
+    })
+  }
+  // One source whose batch is shared (a discovery replayed to many managers):
+  // the rows built for the first manager serve them all; nothing mutates them.
+  const only =
+    perSource.length === 1 && perSource[0]?.error === undefined ? perSource[0] : undefined
+  const shared = only && rowsShared.get(only.skills)
+  if (shared && shared.source === only?.source) return { ...shared, skipped, sourceErrors }
+  const winners = new Map<string, CatalogSkill>()
+  const shadowed: (CatalogSkill & { shadowedBy: string })[] = []
+  for (const { source, skills, error } of perSource) {
+    if (error !== undefined) continue
     for (const skill of skills) {
       const row: CatalogSkill = { skill, source, haystack: haystackOf(skill) }
       const winner = winners.get(skill.id)
@@ -86,6 +107,7 @@ export async function discoverAll(
       else winners.set(skill.id, row)
     }
   }
+  if (only) rowsShared.set(only.skills, { source: only.source, winners, shadowed })
   return { winners, shadowed, skipped, sourceErrors }
 }
 

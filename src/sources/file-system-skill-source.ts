@@ -182,6 +182,8 @@ export class FileSystemSkillSource implements SkillSource {
   #debounce: ReturnType<typeof setTimeout> | undefined
   #lifetime = new AbortController()
   #last: Discovery | undefined
+  /** Each discovery's skills as one array, shared by `discoverBatch` callers. */
+  readonly #batches = new WeakMap<Discovery, readonly DiscoveredSkill[]>()
   #walking: Promise<Discovery> | undefined
   #queued: Promise<Discovery> | undefined
 
@@ -230,22 +232,42 @@ export class FileSystemSkillSource implements SkillSource {
    */
   async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
     const report = options.report ?? (() => undefined)
-    throwIfAborted(options.signal)
-    // Every caller waiting on a walk hears its progress; a replay has none to tell.
-    const onProgress = options.onProgress
-    if (onProgress) this.#progress.add(onProgress)
-    let discovery: Discovery
-    try {
-      discovery = await abortable(this.#discovery(), options.signal)
-    } finally {
-      if (onProgress) this.#progress.delete(onProgress)
-    }
-    const { events } = discovery
+    const { events } = await this.#wait(options)
     for (const event of events) {
       // Nothing is yielded or reported after an abort.
       throwIfAborted(options.signal)
       if (event.skill) yield event.skill
       else report(event.problem)
+    }
+  }
+
+  /**
+   * `discover` at once: the same skills, and the same problems reported in
+   * order, with no promise per skill. The array is shared by every caller of
+   * one discovery (a manager per session over this source): do not mutate it.
+   */
+  async discoverBatch(options: DiscoverOptions = {}): Promise<readonly DiscoveredSkill[]> {
+    const discovery = await this.#wait(options)
+    let skills = this.#batches.get(discovery)
+    if (skills === undefined) {
+      skills = discovery.events.flatMap((e) => (e.skill ? [e.skill] : []))
+      this.#batches.set(discovery, skills)
+    }
+    if (options.report) for (const e of discovery.events) if (!e.skill) options.report(e.problem)
+    throwIfAborted(options.signal)
+    return skills
+  }
+
+  /** The current discovery for one caller: its abort signal honoured, its progress told. */
+  async #wait(options: DiscoverOptions): Promise<Discovery> {
+    throwIfAborted(options.signal)
+    // Every caller waiting on a walk hears its progress; a replay has none to tell.
+    const onProgress = options.onProgress
+    if (onProgress) this.#progress.add(onProgress)
+    try {
+      return await abortable(this.#discovery(), options.signal)
+    } finally {
+      if (onProgress) this.#progress.delete(onProgress)
     }
   }
 

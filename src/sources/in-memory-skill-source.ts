@@ -124,20 +124,30 @@ export class InMemorySkillSource implements SkillSource {
   }
 
   async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
-    for (const [id, { definition: d, version }] of [...this.#skills]) {
+    for (const [id, stored] of [...this.#skills]) {
       options.signal?.throwIfAborted()
-      yield {
-        id,
-        version,
-        name: d.name,
-        description: d.description,
-        ...(d.license !== undefined && { license: d.license }),
-        ...(d.compatibility !== undefined && { compatibility: d.compatibility }),
-        ...(d.metadata !== undefined && { metadata: d.metadata }),
-        ...(d.allowedTools !== undefined && { allowedTools: d.allowedTools }),
-        ...(d.disableModelInvocation === true && { disableModelInvocation: true as const }),
-        location: `memory:${this.id}/${id}`,
-      }
+      yield this.#discovered(id, stored)
+    }
+  }
+
+  /** `discover` at once (see `SkillSource.discoverBatch`). */
+  async discoverBatch(options: DiscoverOptions = {}): Promise<readonly DiscoveredSkill[]> {
+    options.signal?.throwIfAborted()
+    return [...this.#skills].map(([id, stored]) => this.#discovered(id, stored))
+  }
+
+  #discovered(id: string, { definition: d, version }: Stored): DiscoveredSkill {
+    return {
+      id,
+      version,
+      name: d.name,
+      description: d.description,
+      ...(d.license !== undefined && { license: d.license }),
+      ...(d.compatibility !== undefined && { compatibility: d.compatibility }),
+      ...(d.metadata !== undefined && { metadata: d.metadata }),
+      ...(d.allowedTools !== undefined && { allowedTools: d.allowedTools }),
+      ...(d.disableModelInvocation === true && { disableModelInvocation: true as const }),
+      location: `memory:${this.id}/${id}`,
     }
   }
 

@@ -126,6 +126,13 @@ export interface SourceReadOptions {
 export interface SkillSource {
   readonly id: string
   discover(options?: DiscoverOptions): AsyncIterable<DiscoveredSkill>
+  /**
+   * Optional: the same skills as `discover` all at once (problems still go
+   * to `report`, in order), for callers that take them all anyway, such as a
+   * manager building its catalog: no promise per skill. The array may be
+   * shared between callers and must not be mutated.
+   */
+  discoverBatch?(options?: DiscoverOptions): Promise<readonly DiscoveredSkill[]>
   descriptor(ref: SkillRef, options?: SourceReadOptions): Promise<SkillDescriptor>
   /** No path = the body (SKILL.md without frontmatter). */
   read(

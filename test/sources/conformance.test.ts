@@ -78,6 +78,7 @@ describe('runSkillSourceConformance', () => {
     expect(report.failed).toEqual([])
     expect(report.unsupported.map((u) => u.name).sort()).toEqual([
       'a changed skill makes the old version stale',
+      'discoverBatch, when offered, gives what discover does',
       'list() paths are normalized and readable',
     ])
     expect(report.unsupported.every((u) => u.reason.length > 0)).toBe(true)
@@ -96,6 +97,8 @@ describe('runSkillSourceConformance', () => {
         async *discover() {
           yield* inner.discover()
         },
+        // Drops the last skill and ignores the signal.
+        discoverBatch: async () => (await inner.discoverBatch()).slice(0, -1),
         descriptor: async (r) => inner.descriptor(await current(r.id)),
         read: async (r, p) =>
           inner.read(await current(r.id), p?.replace(/^[./\\~]+|\0/g, '') || undefined),
@@ -114,6 +117,7 @@ describe('runSkillSourceConformance', () => {
         'path escapes are rejected with E_SKILL_SOURCE_PATH_REJECTED',
         'discover honours an already-aborted signal',
         'discover stops when the signal aborts mid-way',
+        'discoverBatch, when offered, gives what discover does',
         'read() honours an aborted signal',
       ]),
     )

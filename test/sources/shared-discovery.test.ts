@@ -142,6 +142,30 @@ describe('watch', () => {
     }
   })
 
+  it('managers over one watched source share its discovery, yet each keeps its own loaded state', async () => {
+    const root = await collection(2)
+    const s = source(root, true)
+    const gate = () => undefined
+    const a = await createSkillManager({ sources: [s], gate })
+    const b = await createSkillManager({ sources: [s], gate })
+    try {
+      expect(b.catalog().entries.map((e) => e.id)).toEqual(a.catalog().entries.map((e) => e.id))
+      await a.load('s0', a.createTurnContext())
+      expect(a.catalog().entries.find((e) => e.id === 's0')?.loaded).toBe(true)
+      expect(b.catalog().entries.find((e) => e.id === 's0')?.loaded).toBe(false)
+      const events: string[] = []
+      b.onDidChange((e) => events.push(e.kind))
+      await writeTree(root, { 'team/late/SKILL.md': skillMd('late') })
+      await waitFor(() => events.includes('refreshed'))
+      await waitFor(() => a.catalog().entries.some((e) => e.id === 'late'))
+      expect(b.catalog().entries.map((e) => e.id)).toContain('late')
+      expect(a.catalog().entries.find((e) => e.id === 's0')?.loaded).toBe(true)
+    } finally {
+      await a.dispose()
+      await b.dispose()
+    }
+  })
+
   it('a change no watch reports (a write through a hard link) still loads at its new version', async () => {
     const root = await collection(1)
     // A directory watch reports writes made through names in that directory only.

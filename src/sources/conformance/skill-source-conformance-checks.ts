@@ -1,5 +1,5 @@
 import { Tool } from '../../common/tool.js'
-import type { SkillRef, SkillSource } from '../types.js'
+import type { DiscoveredSkill, SkillRef, SkillSource } from '../types.js'
 import {
   check,
   discoverAll,
@@ -116,6 +116,34 @@ export function skillSourceConformanceChecks(
         a === key(await discoverAll(source)),
         'a second discover() of an unchanged source gave different ids or versions',
       )
+      return undefined
+    }),
+    define('discoverBatch, when offered, gives what discover does', async () => {
+      const source = await fresh()
+      if (!source.discoverBatch) return { unsupported: 'the source offers no discoverBatch' }
+      const problems: string[] = []
+      const eachProblems: string[] = []
+      const batch = await source.discoverBatch({ report: (p) => void problems.push(p.code) })
+      const each: DiscoveredSkill[] = []
+      for await (const s of source.discover({ report: (p) => void eachProblems.push(p.code) }))
+        each.push(s)
+      const key = (list: readonly DiscoveredSkill[]): string =>
+        list.map((s) => `${s.id}@${s.version}`).join('\n')
+      check(
+        key(batch) === key(each),
+        'discoverBatch() and discover() gave different skills or order',
+      )
+      check(
+        problems.join() === eachProblems.join(),
+        'discoverBatch() and discover() reported different problems',
+      )
+      let aborted = false
+      try {
+        await source.discoverBatch({ signal: AbortSignal.abort() })
+      } catch {
+        aborted = true
+      }
+      check(aborted, 'discoverBatch({ signal: aborted }) resolved instead of rejecting')
       return undefined
     }),
     define('descriptor matches the ref', async () => {
