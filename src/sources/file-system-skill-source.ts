@@ -312,6 +312,7 @@ export class FileSystemSkillSource implements SkillSource {
       report,
       signal: this.#lifetime.signal,
       visit: (folder, depth, options) => this.#cache.visit(folder, depth, options),
+      visited: (folder, depth, visit) => this.#cache.remember(folder, depth, visit),
       ...(skillMds && { onSkillMd: (dir: string, bytes: Uint8Array) => skillMds.set(dir, bytes) }),
       onProgress: (progress) => {
         for (const listener of this.#progress) listener(progress)

@@ -67,6 +67,8 @@ export class VisitCache {
   readonly #changedAt = new Map<string, number>()
   readonly #watcher: FolderWatcher | undefined
   #events = 0
+  /** The event counter when the current pass began. */
+  #passStartedAt = 0
   #pass = 0
   #completed = 0
 
@@ -111,6 +113,7 @@ export class VisitCache {
 
   /** Starts a pass; give the number to `complete` when the pass walked every root. */
   begin(): number {
+    this.#passStartedAt = this.#events
     return ++this.#pass
   }
 
@@ -140,44 +143,58 @@ export class VisitCache {
     for (const memo of this.#memos.values()) this.#stale.add(memo)
   }
 
-  /** The visit of `folder` in the current pass; see the class comment. */
-  *visit(folder: Folder, depth: number, options: VisitOptions): FsSteps<Visit> {
-    // Keyed by the path read (already a string), checked against where the walk met it.
-    const key = folder.dir
-    const found = this.#memos.get(key)
-    const memo = found && found.depth === depth && found.rel === folder.rel ? found : undefined
+  /**
+   * The steps of `folder`'s visit in the current pass (see the class
+   * comment): the remembered visit, or the folder read (reusing an unchanged
+   * skill's outcome). The walk hands the visit they produce to `remember`.
+   */
+  visit(folder: Folder, depth: number, options: VisitOptions): FsSteps<Visit> {
+    const memo = this.#memoOf(folder, depth)
     if (memo) {
       memo.seen = this.#pass
-      if (this.#watcher && !this.#stale.has(memo)) return memo.visit
+      if (this.#watcher && !this.#stale.has(memo)) return remembered(memo.visit)
     }
-    const startedAt = this.#events
+    // Watched before it is read: a change during the read is not lost.
     this.#watcher?.watch(folder.dir)
     const previous =
       memo?.visit.kind === 'skill' && memo.visit.outcome.ok ? memo.visit.outcome.entry : undefined
-    const visit = yield* visitSteps(
+    // Handed straight to the walk, not wrapped: a generator in between costs every step.
+    return visitSteps(
       folder,
       depth,
       previous && !(options.overlays && options.overlays.length > 0)
         ? { ...options, loadSkill: reuseUnchanged(previous) }
         : options,
     )
+  }
+
+  /** Records the visit the steps from `visit` produced for `folder`, and watches what it read. */
+  remember(folder: Folder, depth: number, visit: Visit): void {
+    const found = this.#memos.get(folder.dir)
+    if (found?.visit === visit) return
     const dirs =
       visit.kind === 'skill' && visit.outcome.ok ? visit.outcome.entry.scan.folders : [folder.dir]
     const next: Memo = { depth, rel: folder.rel, visit, dirs, seen: this.#pass }
-    this.#memos.set(key, next)
+    // Keyed by the path read (already a string), checked against where the walk met it.
+    this.#memos.set(folder.dir, next)
     if (found) this.#stale.delete(found)
     // Unwatched, every pass looks again: no owners or marks to keep.
-    if (!this.#watcher) return visit
+    if (!this.#watcher) return
     let stale = visit.kind === 'unreadable'
     for (const dir of dirs) {
       this.#owner.set(dir, next)
       if (!this.#watcher.watch(dir)) stale = true
-      if ((this.#changedAt.get(dir) ?? -1) > startedAt) stale = true
+      // A change since this pass began may have come after the read: look again next pass.
+      if ((this.#changedAt.get(dir) ?? -1) > this.#passStartedAt) stale = true
     }
     if (stale) this.#stale.add(next)
     // Only the folders the new visit no longer owns lose their watch.
     if (found) this.#release(found)
-    return visit
+  }
+
+  #memoOf(folder: Folder, depth: number): Memo | undefined {
+    const found = this.#memos.get(folder.dir)
+    return found && found.depth === depth && found.rel === folder.rel ? found : undefined
   }
 
   #changed(dir: string): void {
@@ -235,4 +252,10 @@ function reuseUnchanged(previous: FsSkillEntry) {
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i])
+}
+
+/** The steps of a visit already known: none. */
+// biome-ignore lint/correctness/useYield: a generator that answers at once, without a request.
+function* remembered(visit: Visit): FsSteps<Visit> {
+  return visit
 }

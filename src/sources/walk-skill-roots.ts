@@ -45,6 +45,8 @@ export interface WalkSkillRootsOptions {
    * what it remembers (see `VisitCache`). Same steps, same results.
    */
   readonly visit?: (folder: Folder, depth: number, options: VisitOptions) => FsSteps<Visit>
+  /** Told each folder's visit once its steps are done (a cache's `remember`). */
+  readonly visited?: (folder: Folder, depth: number, visit: Visit) => void
   /** Running totals, at each time slice's end and once when the walk ends. */
   readonly onProgress?: (progress: DiscoveryProgress) => void
 }
@@ -178,6 +180,8 @@ export async function* walkSkillRoots(
             if (r.done) break
             v = r.value
           }
+          // Results come in walk order, so `level[i]` is the folder `v` visited.
+          options.visited?.(level[i]!, depth, v)
           throwIfAborted(signal)
           folders++
           if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)

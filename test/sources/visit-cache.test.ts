@@ -58,7 +58,10 @@ async function skillFolder(): Promise<string> {
 function pass(cache: VisitCache, dir: string): { visit: Visit; calls: Record<string, number> } {
   const { fs, calls } = countingFs()
   const n = cache.begin()
-  const visit = runSync(cache.visit({ dir, rel: 'pdf', name: 'pdf' }, 1, options), fs)
+  const folder = { dir, rel: 'pdf', name: 'pdf' }
+  // As the walk does: run the steps, then hand the visit back.
+  const visit = runSync(cache.visit(folder, 1, options), fs)
+  cache.remember(folder, 1, visit)
   cache.complete(n)
   return { visit, calls }
 }
