@@ -148,7 +148,7 @@ try {
       'instead of a FileHandle.',
       'Since issue 12 a source remembers every folder it read (the per-folder cache that makes refreshes and later',
       'sessions incremental) and collects a walk before handing it to its callers (one walk shared by all of them):',
-      'measured A/B against the code before it on the same corpus, a first discovery costs 1.10x (the map of folders',
+      'measured A/B against the code before it on the same corpus, a first discovery costs 1.05-1.10x (the map of folders',
       'and the shared-walk bookkeeping); every discovery after it is the cheaper one (see the incremental section).',
     ].join('\n'),
   )
