@@ -1,6 +1,6 @@
 import type { Pool } from 'pg'
-import { inTransaction } from './in-transaction.js'
 import { DEFAULT_POSTGRES_SCHEMA, quotePostgresSchema } from './postgres-schema-name.js'
+import { runMigrations } from './run-migrations.js'
 
 /**
  * The advisory lock class (first key of `pg_advisory_xact_lock(int, int)`)
@@ -45,22 +45,12 @@ const STEPS: readonly ((t: SessionTables) => string)[] = [
  */
 export async function migratePostgresSessions(pool: Pool, schema?: string): Promise<void> {
   const name = schema ?? DEFAULT_POSTGRES_SCHEMA
-  const t = sessionTables(name)
-  await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
-      SESSION_MIGRATION_LOCK,
-      name,
-    ])
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`)
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-    )
-    const { rows } = await client.query<{ v: number }>(
-      `SELECT coalesce(max(version), 0)::int AS v FROM ${t.migrations}`,
-    )
-    for (let v = rows[0]?.v ?? 0; v < STEPS.length; v++) {
-      await client.query((STEPS[v] as (t: SessionTables) => string)(t))
-      await client.query(`INSERT INTO ${t.migrations} (version) VALUES ($1)`, [v + 1])
-    }
+  const tables = sessionTables(name)
+  await runMigrations(pool, {
+    schema: name,
+    lock: SESSION_MIGRATION_LOCK,
+    versionsTable: tables.migrations,
+    tables,
+    steps: STEPS,
   })
 }

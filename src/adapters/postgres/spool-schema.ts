@@ -1,6 +1,6 @@
 import type { Pool } from 'pg'
-import { inTransaction } from './in-transaction.js'
 import { DEFAULT_POSTGRES_SCHEMA, quotePostgresSchema } from './postgres-schema-name.js'
+import { runMigrations } from './run-migrations.js'
 import { guardSpool } from './spool-failed.js'
 
 /** Rows of content are at most this many bytes: a large item is many rows, never one bytea. */
@@ -68,24 +68,14 @@ export const SPOOL_SCHEMA_VERSION = STEPS.length
  */
 export async function migratePostgresSpool(pool: Pool, schema?: string): Promise<void> {
   const name = schema ?? DEFAULT_POSTGRES_SCHEMA
-  const t = spoolTables(name)
+  const tables = spoolTables(name)
   await guardSpool('migrate', () =>
-    inTransaction(pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
-        SPOOL_MIGRATION_LOCK,
-        name,
-      ])
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quotePostgresSchema(name)}`)
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-      )
-      const { rows } = await client.query<{ v: number }>(
-        `SELECT coalesce(max(version), 0)::int AS v FROM ${t.migrations}`,
-      )
-      for (let v = rows[0]?.v ?? 0; v < STEPS.length; v++) {
-        await client.query((STEPS[v] as (t: SpoolTables) => string)(t))
-        await client.query(`INSERT INTO ${t.migrations} (version) VALUES ($1)`, [v + 1])
-      }
+    runMigrations(pool, {
+      schema: name,
+      lock: SPOOL_MIGRATION_LOCK,
+      versionsTable: tables.migrations,
+      tables,
+      steps: STEPS,
     }),
   )
 }
