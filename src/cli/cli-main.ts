@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { demoCommand } from './demo.js'
 import { listCommand } from './list-command.js'
 import { lockCommand } from './lock-command.js'
+import { packageVersion } from './package-version.js'
 import { UsageError } from './parse-args.js'
 import { promptCommand } from './prompt-command.js'
 import { runCommand } from './run-command.js'
@@ -24,13 +24,6 @@ export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
     demoCommand,
   ].map((c) => [c.name, c]),
 )
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version?: string
-  }
-  return pkg.version ?? 'unknown'
-}
 
 function usage(): string {
   const width = Math.max(...[...COMMANDS.keys()].map((n) => n.length))
@@ -79,7 +72,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0
   }
   if (name === '--version' || name === '-v') {
-    io.stdout(`${version()}\n`)
+    io.stdout(`${packageVersion()}\n`)
     return 0
   }
   const command = COMMANDS.get(name)

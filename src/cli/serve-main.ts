@@ -1,26 +1,14 @@
-import { readFileSync } from 'node:fs'
 import { serveMcpHttp } from '../adapters/mcp/serve-http.js'
 import { serveMcpStdio } from '../adapters/mcp/serve-stdio.js'
 import { renderError, SkillHostError } from '../common/errors.js'
 import type { CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
 import { lockedFlag } from './locked-flag.js'
+import { packageVersion } from './package-version.js'
 import { sandboxOptionsFrom } from './sandbox-flags.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
 import { noRootsMessage, parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
-
-function version(): string {
-  try {
-    return (
-      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-        version: string
-      }
-    ).version
-  } catch {
-    return '0.0.0'
-  }
-}
 
 /** Resolves on the first of SIGINT / SIGTERM; `off` removes the listeners. */
 function onSignal(): { promise: Promise<string>; off: () => void } {
@@ -139,7 +127,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   })
   const common = {
     createManager: runtime.createManager,
-    serverInfo: { name: 'skillhost', version: version() },
+    serverInfo: { name: 'skillhost', version: packageVersion() },
     onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
       log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
   }
