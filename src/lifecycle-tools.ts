@@ -10,7 +10,7 @@ import {
 import { SKILL_ROOT_PATH } from './manager/skill-files.js'
 import type { SkillManager } from './manager/types.js'
 import { modelSafeUnavailable } from './skill-model/unavailable-tool.js'
-import { forgeWorkspaceTools } from './tiers/workspace/workspace-tools.js'
+import { forgeWorkspaceTools } from './tiers/scripts/tier.js'
 
 /**
  * The default size budget of one `list_skills` page, in characters of the

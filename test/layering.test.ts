@@ -10,14 +10,12 @@ const LAYERS: readonly [string, number][] = [
   ['skill-model/', 1],
   ['manifest/', 2],
   ['sources/', 3],
-  ['sandbox/', 4],
   ['tiers/spool-result.ts', 4.4],
   ['tiers/skill-tool-envelope.ts', 4.5],
   ['tiers/tier-forge.ts', 4.6],
   ['tiers/module/', 5],
   ['tiers/isolated/', 5],
   ['tiers/scripts/', 5],
-  ['tiers/workspace/', 5],
   ['manager/', 6],
   ['lifecycle-tools.ts', 7],
   ['adapters/ai-sdk/', 8],
@@ -65,6 +63,31 @@ function layeringViolations(
   return bad
 }
 
+const TIER_FOLDERS = ['tiers/module/', 'tiers/isolated/', 'tiers/scripts/'] as const
+/** What a tier shows the layers above it: its public entry and its internal face. */
+const TIER_FACES = ['index.ts', 'tier.ts']
+/** Layers not yet moved onto the tiers' faces (the CLI still reaches in; issue 21 part 4). */
+const FACE_EXEMPT = ['cli/']
+
+/** Every import from outside a tier folder into a file that is not one of its faces. */
+function tierInternalsReached(
+  files: readonly string[],
+  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
+): string[] {
+  const bad: string[] = []
+  for (const file of files) {
+    const from = relative(SRC, file)
+    if (FACE_EXEMPT.some((p) => from.startsWith(p))) continue
+    for (const m of read(file).matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      const to = relative(SRC, resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))
+      const tier = TIER_FOLDERS.find((t) => to.startsWith(t))
+      if (tier === undefined || from.startsWith(tier)) continue
+      if (!TIER_FACES.includes(to.slice(tier.length))) bad.push(`${from} -> ${to}`)
+    }
+  }
+  return bad
+}
+
 describe('layers only point down', () => {
   it('has no upward or sideways import in src/', () => {
     expect(layeringViolations(sources(SRC))).toEqual([])
@@ -81,6 +104,22 @@ describe('layers only point down', () => {
     expect(layeringViolations(files, read)).toEqual([
       'common/errors.ts -> manager/create-skill-manager.ts',
       'tiers/module/wrap-module-tool.ts -> tiers/isolated/index.ts',
+    ])
+  })
+
+  it('reaches a tier only through its faces (index.ts, tier.ts)', () => {
+    expect(tierInternalsReached(sources(SRC))).toEqual([])
+  })
+
+  it("catches a reach into a tier's internals", () => {
+    const files = sources(SRC)
+    const planted: Record<string, string> = {
+      [join(SRC, 'manager/catalog.ts')]:
+        "import { x } from '../tiers/scripts/workspace/session-workspace.js'\n",
+    }
+    const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
+    expect(tierInternalsReached(files, read)).toEqual([
+      'manager/catalog.ts -> tiers/scripts/workspace/session-workspace.ts',
     ])
   })
 })

@@ -1,6 +1,6 @@
 import { relative } from 'node:path'
 import { mapOrdered } from '../sources/map-ordered.js'
-import { scriptInterpreters } from '../tiers/scripts/script-interpreters.js'
+import { scriptInterpreters } from '../tiers/scripts/policy/script-interpreters.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import {
   cliRoots,

@@ -1,15 +1,21 @@
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
-import { filesFromSource } from '../sandbox/workspace-files.js'
 import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
 import type { SkillScriptDeclaration } from '../sources/types.js'
-import { createScriptSandbox } from '../tiers/scripts/create-script-sandbox.js'
-import { runSkillScript } from '../tiers/scripts/run-skill-script.js'
-import { SessionWorkspaceSlot, withWorkspaceDir } from '../tiers/scripts/session-workspace-slot.js'
+import { createScriptSandbox } from '../tiers/scripts/config/create-script-sandbox.js'
+import { runSkillScript } from '../tiers/scripts/run/run-skill-script.js'
+import { filesFromSource } from '../tiers/scripts/skill-copy/workspace-files.js'
+import {
+  undeclaredScriptCall,
+  undeclaredScripts,
+} from '../tiers/scripts/tool/undeclared-script-tool.js'
+import { validateSkillScript } from '../tiers/scripts/tool/validate-skill-script.js'
 import type { ScriptRunResult, SkillScript } from '../tiers/scripts/types.js'
-import { undeclaredScriptCall, undeclaredScripts } from '../tiers/scripts/undeclared-script-tool.js'
-import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
+import {
+  SessionWorkspaceSlot,
+  withWorkspaceDir,
+} from '../tiers/scripts/workspace/session-workspace-slot.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import { escapeLine } from './escape-controls.js'
 import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'

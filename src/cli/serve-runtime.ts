@@ -16,7 +16,7 @@ import {
   type ScriptSandboxOptions,
   type SkillScriptConfig,
 } from '../tiers/scripts/index.js'
-import { withWorkspaceDir } from '../tiers/scripts/session-workspace-slot.js'
+import { withWorkspaceDir } from '../tiers/scripts/workspace/session-workspace-slot.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */

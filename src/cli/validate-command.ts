@@ -14,9 +14,9 @@ import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/type
 import {
   DEFAULT_INTERPRETER_NAMES,
   scriptInterpreters,
-} from '../tiers/scripts/script-interpreters.js'
+} from '../tiers/scripts/policy/script-interpreters.js'
+import { validateSkillScript } from '../tiers/scripts/tool/validate-skill-script.js'
 import type { SkillScript } from '../tiers/scripts/types.js'
-import { validateSkillScript } from '../tiers/scripts/validate-skill-script.js'
 import type { CliCommand, CliIo } from './cli-command.js'
 import {
   cliRoots,

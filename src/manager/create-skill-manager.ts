@@ -11,9 +11,9 @@ import { createTurnContext, type TurnContext } from '../common/turn-context.js'
 import {
   type ManagerWorkspace,
   SessionWorkspaceSlot,
-} from '../tiers/scripts/session-workspace-slot.js'
+  WORKSPACE_TOOL,
+} from '../tiers/scripts/tier.js'
 import type { TierForge } from '../tiers/tier-forge.js'
-import { WORKSPACE_TOOL } from '../tiers/workspace/workspace-tools.js'
 import { resolveArtifactClass } from './artifact-binding.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import {

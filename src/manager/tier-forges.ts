@@ -1,11 +1,10 @@
-import type { SessionWorkspace } from '../sandbox/session-workspace.js'
 import { type UnavailableTool, unavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../sources/types.js'
-import { createIsolatedForge } from '../tiers/isolated/isolated-forge.js'
-import { scriptsOffTools } from '../tiers/scripts/script-availability.js'
-import { createScriptForge } from '../tiers/scripts/script-forge.js'
+import { createIsolatedForge } from '../tiers/isolated/tier.js'
+import { createScriptForge, type SessionWorkspace, scriptsOffTools } from '../tiers/scripts/tier.js'
 import type { TierForge } from '../tiers/tier-forge.js'
 import type { SkillManagerConfig } from './types.js'
+import { scriptConfigInForce } from './validate-config.js'
 
 /** A tier this host has not enabled: its tools are reported unavailable, never registered. */
 function offTier(unavailable: (d: SkillDescriptor) => UnavailableTool[]): TierForge {
@@ -17,21 +16,15 @@ export function createTierForges(
   config: SkillManagerConfig,
   workspace?: () => Promise<SessionWorkspace>,
 ): TierForge[] {
-  const permissive = config.unsafe?.scriptsPermissivePolicy
+  const scripts = scriptConfigInForce(config)
   return [
     config.isolation
       ? createIsolatedForge(config.isolation, config.gate)
       : offTier((d) =>
           (d.isolatedTools ?? []).map((t) => unavailableTool(String(t.name), 'isolation-off')),
         ),
-    config.scripts
-      ? createScriptForge(
-          permissive
-            ? { ...config.scripts, policy: permissive, hostEnvIsolated: true }
-            : config.scripts,
-          config.gate,
-          workspace ? { workspace } : {},
-        )
+    scripts
+      ? createScriptForge(scripts, config.gate, workspace ? { workspace } : {})
       : offTier(scriptsOffTools),
   ]
 }

@@ -1,13 +1,11 @@
 import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
-import type { SandboxPolicy } from '../sandbox/policy.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillPin } from '../sources/skill-pins.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
-import type { SkillIsolationConfig } from '../tiers/isolated/types.js'
-import type { ManagerWorkspace } from '../tiers/scripts/session-workspace-slot.js'
-import type { SkillScriptConfig } from '../tiers/scripts/types.js'
+import type { SkillIsolationConfig } from '../tiers/isolated/tier.js'
+import type { ManagerWorkspace, SandboxPolicy, SkillScriptConfig } from '../tiers/scripts/tier.js'
 
 /**
  * How a loaded skill's body reaches the model: the text itself (`inline`), a
@@ -55,7 +53,11 @@ export type ArtifactKindFactory = () => unknown
 export interface SkillManagerUnsafeOptions {
   /** Run isolated tools in an in-process QuickJS guest that cannot be hard-killed. */
   readonly isolatedToolsInProcess?: boolean
-  /** Run scripts under this policy instead of a derived one, and without `hostEnvIsolated`. */
+  /**
+   * Check every script call's derived policy against this policy instead of
+   * `scripts.policy` (a wider ceiling). Calls still run under a policy derived
+   * per call, with an empty environment (`hostEnvIsolated` stays required).
+   */
   readonly scriptsPermissivePolicy?: SandboxPolicy
 }
 

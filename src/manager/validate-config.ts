@@ -1,6 +1,7 @@
 import { isArtifactClass } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
-import { isPathInside, normalizeAbsolutePath } from '../sandbox/policy.js'
+import { validateIsolationConfig } from '../tiers/isolated/tier.js'
+import { type SkillScriptConfig, validateSkillScriptConfig } from '../tiers/scripts/tier.js'
 import type { SkillManagerConfig } from './types.js'
 
 function invalid(message: string): SkillHostError {
@@ -9,29 +10,6 @@ function invalid(message: string): SkillHostError {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null
-}
-
-/**
- * A deployer's session workspace must be a directory the session policy lets
- * scripts write, named absolutely, with a positive size cap: caught here, at
- * construction, rather than as a widened policy on the first call.
- */
-function checkSessionWorkspace(value: unknown, allowWrite: readonly string[]): void {
-  if (value === undefined) return
-  if (!isObject(value)) throw invalid('scripts.sessionWorkspace must be an object.')
-  const { dir, maxBytes } = value as { dir?: unknown; maxBytes?: unknown }
-  if (dir !== undefined) {
-    const path = typeof dir === 'string' ? normalizeAbsolutePath(dir) : undefined
-    if (path === undefined) throw invalid('scripts.sessionWorkspace.dir must be an absolute path.')
-    if (!allowWrite.some((w) => isPathInside(path, w))) {
-      throw invalid(
-        'scripts.sessionWorkspace.dir must lie inside scripts.policy.filesystem.allowWrite (scripts write there).',
-      )
-    }
-  }
-  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) < 1)) {
-    throw invalid('scripts.sessionWorkspace.maxBytes must be a positive integer.')
-  }
 }
 
 /**
@@ -96,52 +74,25 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
   }
   const unsafe: string[] = []
   if (config.isolation !== undefined) {
-    if (!isObject(config.isolation)) throw invalid('`isolation` must be an object.')
-    checkTimeouts(
-      'isolation',
-      config.isolation.maxTimeoutSeconds,
-      config.isolation.defaultTimeoutSeconds,
+    const { inProcess } = validateIsolationConfig(
+      config.isolation,
+      config.unsafe?.isolatedToolsInProcess === true,
     )
-    if (typeof config.isolation.resolveGuest !== 'function') {
-      if (config.unsafe?.isolatedToolsInProcess !== true) {
-        throw invalid(
-          '`isolation` needs `resolveGuest` (e.g. createQuickJsGuest() from skillhost/isolation); the in-process guest cannot be killed and needs `unsafe.isolatedToolsInProcess: true`.',
-        )
-      }
+    if (inProcess) {
       unsafe.push(
         'isolatedToolsInProcess: isolated tools run on the host thread and cannot be hard-killed',
       )
     }
   }
+  const permissive = config.unsafe?.scriptsPermissivePolicy
   if (config.scripts !== undefined) {
-    const s = config.scripts as unknown as Record<string, unknown>
-    if (!isObject(s)) throw invalid('`scripts` must be an object.')
-    for (const key of ['handle', 'workspace', 'policy', 'translator', 'interpreters'] as const) {
-      if (!isObject(s[key])) throw invalid(`scripts.${key} is required.`)
-    }
-    if (!Array.isArray(s.interpreterReadPaths)) {
-      throw invalid(
-        'scripts.interpreterReadPaths must be an explicit array (empty is fine) so it can be reviewed.',
-      )
-    }
-    checkTimeouts('scripts', s.maxTimeoutSeconds, s.defaultTimeoutSeconds)
-    if (!Number.isInteger(s.maxOutputBytes) || (s.maxOutputBytes as number) < 1) {
-      throw invalid('scripts.maxOutputBytes must be a positive integer.')
-    }
-    if (s.undeclared !== undefined && s.undeclared !== 'allow' && s.undeclared !== 'deny') {
-      throw invalid("scripts.undeclared must be 'allow' or 'deny'.")
-    }
-    checkSessionWorkspace(s.sessionWorkspace, config.scripts.policy.filesystem.allowWrite)
-    const permissive = config.unsafe?.scriptsPermissivePolicy
-    if (s.hostEnvIsolated !== true && permissive === undefined) {
-      throw invalid('scripts.hostEnvIsolated must be true: scripts run with an empty environment.')
-    }
+    validateSkillScriptConfig(scriptConfigInForce(config) as SkillScriptConfig)
     if (permissive !== undefined) {
       unsafe.push(
-        'scriptsPermissivePolicy: scripts run under a deployer-supplied policy, not a derived one',
+        'scriptsPermissivePolicy: scripts run within a deployer-supplied session policy instead of scripts.policy',
       )
     }
-  } else if (config.unsafe?.scriptsPermissivePolicy !== undefined) {
+  } else if (permissive !== undefined) {
     throw invalid('unsafe.scriptsPermissivePolicy was given without a `scripts` configuration.')
   }
   if (config.autoRefresh !== undefined && typeof config.autoRefresh !== 'boolean') {
@@ -152,19 +103,24 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
   return unsafe
 }
 
-function checkTimeouts(where: string, max: unknown, dflt: unknown): void {
-  if (typeof max !== 'number' || !Number.isFinite(max) || max < 1) {
-    throw invalid(`${where}.maxTimeoutSeconds must be a number ≥ 1.`)
-  }
-  if (typeof dflt !== 'number' || dflt < 1 || dflt > max) {
-    throw invalid(`${where}.defaultTimeoutSeconds must be between 1 and maxTimeoutSeconds.`)
-  }
-}
-
 function safeCall(factory: () => unknown): unknown {
   try {
     return factory()
   } catch {
     return undefined
   }
+}
+
+/**
+ * The tier-3 configuration a manager runs with: `scripts`, with the session
+ * policy replaced by `unsafe.scriptsPermissivePolicy` when the deployer gave
+ * one. Per-call policies are still derived and checked against it, and the
+ * environment stays empty. The one place both the validator and the script
+ * forge take it from.
+ */
+export function scriptConfigInForce(config: SkillManagerConfig): SkillScriptConfig | undefined {
+  const scripts = config.scripts
+  const permissive = config.unsafe?.scriptsPermissivePolicy
+  if (scripts === undefined || permissive === undefined) return scripts
+  return { ...scripts, policy: permissive }
 }

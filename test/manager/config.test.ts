@@ -4,6 +4,7 @@ import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
 import { rejectsWith } from '../helpers/error-code.js'
+import { BAD_SCRIPT_CONFIGS, validScriptConfig } from '../helpers/script-config-cases.js'
 import { memorySource } from './fixtures.js'
 
 class ReportArtifact extends SpooledArtifact {
@@ -11,24 +12,7 @@ class ReportArtifact extends SpooledArtifact {
 }
 
 const base = (): SkillManagerConfig => ({ sources: [memorySource([])], gate: async () => {} })
-const fakeHandle = { run: async () => ({}) } as never
-const scripts = (over: Record<string, unknown> = {}) =>
-  ({
-    handle: fakeHandle,
-    workspace: { materialize: async () => '/x', dispose: async () => {} },
-    policy: {
-      filesystem: { allowRead: [], denyRead: [], allowWrite: [], denyWrite: [] },
-      network: { allowedDomains: [] },
-    },
-    translator: { toSandbox: (p: string) => p, redact: (t: string) => t },
-    interpreters: { sh: ['/bin/sh'] },
-    interpreterReadPaths: [],
-    maxTimeoutSeconds: 3,
-    defaultTimeoutSeconds: 1,
-    maxOutputBytes: 1000,
-    hostEnvIsolated: true,
-    ...over,
-  }) as never
+const scripts = (over: Record<string, unknown> = {}) => ({ ...validScriptConfig, ...over }) as never
 
 async function rejectsConfig(config: unknown, pattern: RegExp): Promise<void> {
   const err = await rejectsWith(
@@ -67,37 +51,68 @@ describe('manager configuration is validated at construction', () => {
     expect(listed.unsafe.join('\n')).toMatch(/isolatedToolsInProcess/)
   })
 
-  it('rejects scripts without hostEnvIsolated unless a permissive policy is given explicitly', async () => {
-    await rejectsConfig(
-      { ...base(), scripts: scripts({ hostEnvIsolated: false }) },
-      /hostEnvIsolated/,
-    )
-    await rejectsConfig(
-      { ...base(), scripts: scripts({ interpreterReadPaths: undefined }) },
-      /interpreterReadPaths/,
-    )
-    await rejectsConfig(
-      { ...base(), scripts: scripts({ maxTimeoutSeconds: 0 }) },
-      /maxTimeoutSeconds/,
-    )
-    await rejectsConfig(
-      { ...base(), scripts: scripts({ defaultTimeoutSeconds: 9 }) },
-      /defaultTimeoutSeconds/,
-    )
+  it.each(BAD_SCRIPT_CONFIGS)(
+    'rejects every scripts configuration the public validator rejects (%s)',
+    async (needle, patch) => {
+      const err = await rejectsWith(
+        createSkillManager({ ...base(), scripts: scripts(patch) }),
+        'E_INVALID_SKILLS_CONFIG',
+      )
+      expect(err.message).toContain(needle)
+    },
+  )
+
+  it('takes a permissive policy only with scripts, and still requires hostEnvIsolated', async () => {
     const permissive = {
-      filesystem: { allowRead: ['/'], denyRead: [], allowWrite: [], denyWrite: [] },
+      filesystem: { allowRead: ['/'], denyRead: [], allowWrite: ['/tmp'], denyWrite: [] },
       network: { allowedDomains: [] },
     }
     await rejectsConfig(
       { ...base(), unsafe: { scriptsPermissivePolicy: permissive } },
       /without a `scripts`/,
     )
+    await rejectsConfig(
+      {
+        ...base(),
+        scripts: scripts({ hostEnvIsolated: false }),
+        unsafe: { scriptsPermissivePolicy: permissive },
+      },
+      /scripts\.hostEnvIsolated/,
+    )
+    // The permissive policy is the ceiling the validator checks against.
+    await rejectsConfig(
+      {
+        ...base(),
+        scripts: scripts(),
+        unsafe: { scriptsPermissivePolicy: { ...permissive, filesystem: { allowRead: ['x'] } } },
+      },
+      /scripts\.policy\.filesystem\.allowRead/,
+    )
     await using manager = await createSkillManager({
       ...base(),
-      scripts: scripts({ hostEnvIsolated: false }),
+      scripts: scripts({ sessionWorkspace: { dir: '/tmp/ws' } }),
       unsafe: { scriptsPermissivePolicy: permissive as never },
     })
     expect(manager.unsafe.join('\n')).toMatch(/scriptsPermissivePolicy/)
+  })
+
+  it('rejects a bad isolation configuration, naming the field', async () => {
+    const guest = { resolveGuest: async () => ({}) as never }
+    for (const [needle, isolation] of [
+      ['isolation must be an object', 5],
+      ['isolation.maxTimeoutSeconds', { ...guest, maxTimeoutSeconds: 0, defaultTimeoutSeconds: 1 }],
+      [
+        'isolation.defaultTimeoutSeconds',
+        { ...guest, maxTimeoutSeconds: 2, defaultTimeoutSeconds: 3 },
+      ],
+      [
+        'memoryBytes',
+        { ...guest, maxTimeoutSeconds: 2, defaultTimeoutSeconds: 1, limits: { memoryBytes: 1 } },
+      ],
+      ['isolation.resolveGuest', { maxTimeoutSeconds: 2, defaultTimeoutSeconds: 1 }],
+    ] as const) {
+      await rejectsConfig({ ...base(), isolation }, new RegExp(needle.replace('.', '\\.')))
+    }
   })
 
   it('rejects artifact kinds that are not artifact classes and bindings to unknown kinds', async () => {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
-import { createScriptSandbox } from '../../src/tiers/scripts/create-script-sandbox.js'
+import { createScriptSandbox } from '../../src/tiers/scripts/config/create-script-sandbox.js'
 import {
   createDirectoryWorkspace,
   runSkillScript,

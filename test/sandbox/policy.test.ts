@@ -4,7 +4,7 @@ import {
   derivePolicy,
   isPathInside,
   type SandboxPolicy,
-} from '../../src/sandbox/policy.js'
+} from '../../src/tiers/scripts/policy/policy.js'
 import { rejectsWith } from '../helpers/error-code.js'
 
 const session: SandboxPolicy = {

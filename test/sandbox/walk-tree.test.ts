@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { diffTrees, walkTree } from '../../src/sandbox/walk-tree.js'
+import { diffTrees, walkTree } from '../../src/tiers/scripts/workspace/walk-tree.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-walk-'))
 afterAll(() => rmSync(base, { recursive: true, force: true }))

@@ -1,31 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import {
-  createPathTranslator,
-  type SkillScriptConfig,
-  validateSkillScriptConfig,
-} from '../../src/tiers/scripts/index.js'
+import { type SkillScriptConfig, validateSkillScriptConfig } from '../../src/tiers/scripts/index.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
-
-const valid: SkillScriptConfig = {
-  handle: { run: async () => Promise.reject(new Error('unused')) },
-  workspace: {
-    materialize: async () => '/x',
-    dispose: async () => undefined,
-    createScratch: async () => '/y',
-    disposeScratch: async () => undefined,
-  },
-  policy: {
-    filesystem: { allowRead: ['/srv'], denyRead: [], allowWrite: ['/srv/scratch'], denyWrite: [] },
-    network: { allowedDomains: [] },
-  },
-  translator: createPathTranslator(),
-  interpreters: { sh: ['/bin/sh'] },
-  interpreterReadPaths: ['/bin', '/usr'],
-  maxTimeoutSeconds: 3,
-  defaultTimeoutSeconds: 1,
-  maxOutputBytes: 1000,
-  hostEnvIsolated: true,
-}
+import { BAD_SCRIPT_CONFIGS, validScriptConfig as valid } from '../helpers/script-config-cases.js'
 
 function message(config: unknown): string {
   return rejectsWith(
@@ -35,31 +11,23 @@ function message(config: unknown): string {
 }
 
 describe('validateSkillScriptConfig', () => {
-  it('accepts the reference shape', () => {
+  it('accepts the reference shape, with every optional field set', () => {
     expect(codeOf(() => validateSkillScriptConfig(valid))).toBe('resolved')
+    const full = {
+      ...valid,
+      failOnNonzeroExit: false,
+      limits: {},
+      undeclared: 'allow',
+      sessionWorkspace: { dir: '/srv/scratch/ws', maxBytes: 1024 },
+    } as const
+    expect(codeOf(() => validateSkillScriptConfig(full))).toBe('resolved')
   })
 
-  it.each([
-    ['hostEnvIsolated', { hostEnvIsolated: false }],
-    ['interpreterReadPaths', { interpreterReadPaths: undefined }],
-    ['not inside interpreterReadPaths', { interpreters: { py: ['/opt/py/bin/python'] } }],
-    ['absolute program path', { interpreters: { sh: ['sh'] }, interpreterReadPaths: ['/'] }],
-    ['defaultTimeoutSeconds', { defaultTimeoutSeconds: 5 }],
-    ['maxOutputBytes', { maxOutputBytes: 0 }],
-    [
-      'allowWrite',
-      {
-        policy: {
-          ...valid.policy,
-          filesystem: { ...valid.policy.filesystem, allowWrite: ['rel'] },
-        },
-      },
-    ],
-    [
-      'createScratch',
-      { workspace: { materialize: async () => '', dispose: async () => undefined } },
-    ],
-  ])('refuses a bad %s, saying what to fix', (needle, patch) => {
+  it('refuses a non-object', () => {
+    expect(message(null)).toMatch(/scripts must be an object/)
+  })
+
+  it.each(BAD_SCRIPT_CONFIGS)('refuses a bad %s, naming the field', (needle, patch) => {
     expect(message({ ...valid, ...patch })).toContain(needle)
   })
 })

@@ -5,34 +5,13 @@
  */
 
 export {
-  type BubblewrapHandleOptions,
-  createBubblewrapHandle,
-  DEFAULT_SANDBOX_LIMITS,
-} from '../../sandbox/bubblewrap-handle.js'
-export {
-  type BwrapArgsInput,
-  type BwrapCommand,
-  type BwrapDataFile,
-  buildBwrapArgs,
-  buildBwrapCommand,
-  type HostPathFact,
-  sandboxBaseEnv,
-} from '../../sandbox/bwrap-args.js'
-export {
-  createDirectoryWorkspace,
-  type DirectoryWorkspace,
-  type DirectoryWorkspaceOptions,
-} from '../../sandbox/directory-workspace.js'
-export {
-  CERTIFICATE_PATHS,
-  hostCertificatePaths,
-  minimalEtcFiles,
-  SANDBOX_USER_NAME,
-  type SandboxIdentity,
-  type SyntheticFile,
-} from '../../sandbox/minimal-etc.js'
-export { pidsInNamespace } from '../../sandbox/namespace-reaper.js'
-export { createPathTranslator, type PathTranslatorOptions } from '../../sandbox/path-translator.js'
+  createScriptSandbox,
+  credentialDenyPaths,
+  type ScriptSandbox,
+  type ScriptSandboxOptions,
+  SYSTEM_READ_PATHS,
+} from './config/create-script-sandbox.js'
+export { validateSkillScriptConfig } from './config/validate-script-config.js'
 export {
   assertPolicySubset,
   type DerivePolicyInput,
@@ -41,13 +20,48 @@ export {
   isPathInside,
   normalizeAbsolutePath,
   type SandboxPolicy,
-} from '../../sandbox/policy.js'
+} from './policy/policy.js'
 export {
-  DEFAULT_WORKSPACE_MAX_BYTES,
-  SessionWorkspace,
-  type SessionWorkspaceOptions,
-  type WorkspaceEntry,
-} from '../../sandbox/session-workspace.js'
+  assertInterpreterProgram,
+  assertReadPath,
+  DEFAULT_INTERPRETER_NAMES,
+  INTERPRETER_NAME,
+  interpreterReadPrefixes,
+  scriptInterpreters,
+} from './policy/script-interpreters.js'
+export { type InterpreterChoice, interpreterFor } from './policy/undeclared-interpreter.js'
+export { assertSafeArgValue, buildArgv } from './run/build-argv.js'
+export { type RunSkillScriptInput, runSkillScript } from './run/run-skill-script.js'
+export { formatScriptAcknowledgement, settleScriptResult } from './run/script-outcome.js'
+export {
+  type ReportedChange,
+  SCRIPT_PREVIEW_BYTES,
+  WORKSPACE_SPOOL_LIMITS,
+} from './run/script-report.js'
+export {
+  type BubblewrapHandleOptions,
+  createBubblewrapHandle,
+  DEFAULT_SANDBOX_LIMITS,
+} from './sandbox/bubblewrap-handle.js'
+export {
+  type BwrapArgsInput,
+  type BwrapCommand,
+  type BwrapDataFile,
+  buildBwrapArgs,
+  buildBwrapCommand,
+  type HostPathFact,
+  sandboxBaseEnv,
+} from './sandbox/bwrap-args.js'
+export {
+  CERTIFICATE_PATHS,
+  hostCertificatePaths,
+  minimalEtcFiles,
+  SANDBOX_USER_NAME,
+  type SandboxIdentity,
+  type SyntheticFile,
+} from './sandbox/minimal-etc.js'
+export { pidsInNamespace } from './sandbox/namespace-reaper.js'
+export { createPathTranslator, type PathTranslatorOptions } from './sandbox/path-translator.js'
 export type {
   CallPathTranslator,
   PathMount,
@@ -59,40 +73,25 @@ export type {
   SkillWorkspace,
   WorkspaceFile,
   WorkspaceRef,
-} from '../../sandbox/types.js'
-export type { TreeChange } from '../../sandbox/walk-tree.js'
+} from './sandbox/types.js'
+export {
+  createDirectoryWorkspace,
+  type DirectoryWorkspace,
+  type DirectoryWorkspaceOptions,
+} from './skill-copy/directory-workspace.js'
 export {
   filesFromDirectory,
   filesFromSource,
   type SkippedLink,
   type WorkspaceFileSource,
-} from '../../sandbox/workspace-files.js'
-export { assertSafeArgValue, buildArgv } from './build-argv.js'
+} from './skill-copy/workspace-files.js'
+export { type JsonSchemaObject, scriptInputSchema } from './tool/script-input-schema.js'
+export { scriptToolName } from './tool/script-tool-name.js'
 export {
-  createScriptSandbox,
-  credentialDenyPaths,
-  type ScriptSandbox,
-  type ScriptSandboxOptions,
-  SYSTEM_READ_PATHS,
-} from './create-script-sandbox.js'
-export { type RunSkillScriptInput, runSkillScript } from './run-skill-script.js'
-export { type JsonSchemaObject, scriptInputSchema } from './script-input-schema.js'
-export {
-  assertInterpreterProgram,
-  assertReadPath,
-  DEFAULT_INTERPRETER_NAMES,
-  INTERPRETER_NAME,
-  interpreterReadPrefixes,
-  scriptInterpreters,
-} from './script-interpreters.js'
-export { formatScriptAcknowledgement, settleScriptResult } from './script-outcome.js'
-export {
-  type ReportedChange,
-  SCRIPT_PREVIEW_BYTES,
-  WORKSPACE_SPOOL_LIMITS,
-} from './script-report.js'
-export { scriptToolName } from './script-tool-name.js'
-export type { ManagerWorkspace } from './session-workspace-slot.js'
+  TIMEOUT_PARAM,
+  type ValidatedSkillScript,
+  validateSkillScript,
+} from './tool/validate-skill-script.js'
 export type {
   ScriptRunResult,
   ScriptWorkspaceReport,
@@ -101,10 +100,11 @@ export type {
   SkillScriptParam,
   SkillScriptParamType,
 } from './types.js'
-export { type InterpreterChoice, interpreterFor } from './undeclared-interpreter.js'
-export { validateSkillScriptConfig } from './validate-script-config.js'
 export {
-  TIMEOUT_PARAM,
-  type ValidatedSkillScript,
-  validateSkillScript,
-} from './validate-skill-script.js'
+  DEFAULT_WORKSPACE_MAX_BYTES,
+  SessionWorkspace,
+  type SessionWorkspaceOptions,
+  type WorkspaceEntry,
+} from './workspace/session-workspace.js'
+export type { ManagerWorkspace } from './workspace/session-workspace-slot.js'
+export type { TreeChange } from './workspace/walk-tree.js'

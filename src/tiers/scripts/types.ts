@@ -1,11 +1,11 @@
-import type { SandboxPolicy } from '../../sandbox/policy.js'
+import type { SandboxPolicy } from './policy/policy.js'
 import type {
   PathTranslator,
   SandboxHandle,
   SandboxLimits,
   SkillWorkspace,
-} from '../../sandbox/types.js'
-import type { TreeChange } from '../../sandbox/walk-tree.js'
+} from './sandbox/types.js'
+import type { TreeChange } from './workspace/walk-tree.js'
 
 /** The JSON value types a script parameter may take. */
 export type SkillScriptParamType = 'string' | 'number' | 'integer' | 'boolean' | 'enum'

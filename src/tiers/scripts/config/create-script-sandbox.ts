@@ -1,0 +1,191 @@
+import { existsSync } from 'node:fs'
+import { chmod, chown, mkdtemp } from 'node:fs/promises'
+import { homedir, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SkillHostError } from '../../../common/errors.js'
+import {
+  assertPolicySubset,
+  derivePolicy,
+  isPathInside,
+  normalizeAbsolutePath,
+  type SandboxPolicy,
+} from '../policy/policy.js'
+import {
+  assertInterpreterProgram,
+  assertReadPath,
+  interpreterReadPrefixes,
+  scriptInterpreters,
+} from '../policy/script-interpreters.js'
+import { createBubblewrapHandle } from '../sandbox/bubblewrap-handle.js'
+import { hostCertificatePaths } from '../sandbox/minimal-etc.js'
+import { createPathTranslator } from '../sandbox/path-translator.js'
+import { resolveSandboxHostUser, untraversableAncestor } from '../sandbox/sandbox-host-user.js'
+import { createDirectoryWorkspace } from '../skill-copy/directory-workspace.js'
+import type { SkillScriptConfig } from '../types.js'
+import { removeTree } from '../workspace/remove-tree.js'
+
+function normalizeDeny(path: string): string {
+  return normalizeAbsolutePath(path) ?? refuse(`deny entry '${path}' must be an absolute path.`)
+}
+
+/** Options for `createScriptSandbox`; every field has a working default. */
+export interface ScriptSandboxOptions {
+  /** A directory the sandbox owns (workspaces and scratch). Default: a fresh temp dir, removed on dispose. */
+  readonly baseDir?: string
+  /**
+   * Interpreter allow-list, name → argv prefix with an absolute program path.
+   * Default: `scriptInterpreters()` (sh, bash, python, python3, node where
+   * installed). A program outside the system read paths (a venv's
+   * `bin/python`, an nvm node) is made readable by binding its prefix
+   * read-only (`interpreterReadPrefixes`), in the session policy as well.
+   */
+  readonly interpreters?: Readonly<Record<string, readonly string[]>>
+  /** More directories scripts may read (read-only), each checked by `assertReadPath`; in the session policy too. */
+  readonly readPaths?: readonly string[]
+  /**
+   * Session deny entries added to `credentialDenyPaths()`: nothing inside
+   * them is ever readable, and a read path inside one is refused at setup.
+   */
+  readonly denyRead?: readonly string[]
+  readonly maxTimeoutSeconds?: number
+  readonly defaultTimeoutSeconds?: number
+  readonly maxOutputBytes?: number
+  readonly failOnNonzeroExit?: boolean
+}
+
+/** A ready tier-3 configuration and the one call that tears it all down. */
+export interface ScriptSandbox {
+  readonly config: SkillScriptConfig
+  /** Base directory holding workspaces and scratch. */
+  readonly baseDir: string
+  dispose(): Promise<void>
+}
+
+/** What interpreters may read besides the skill: the system directories, as they exist here. */
+export const SYSTEM_READ_PATHS: readonly string[] = ['/usr', '/bin', '/lib', '/lib64']
+
+/** Where credentials usually live in a home directory; never readable by a script. */
+const CREDENTIAL_DIRS = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.git-credentials',
+  '.config/gcloud',
+  '.config/gh',
+]
+
+/** The session deny entries every script sandbox has: the credential files of `home`. */
+export function credentialDenyPaths(home: string = homedir()): string[] {
+  return CREDENTIAL_DIRS.map((d) => join(home, d))
+}
+
+function refuse(why: string): never {
+  throw new SkillHostError('E_INVALID_SKILLS_CONFIG', `scripts: ${why}`)
+}
+
+/**
+ * Builds the embedded tier-3 setup used by `skillhost run` and `skillhost
+ * serve`: a bubblewrap handle (fails with `E_SANDBOX_UNAVAILABLE` naming the
+ * package when bwrap cannot run), a directory workspace, a translator that
+ * hides the base directory, a session policy (read: skill roots + system
+ * directories, the host's TLS certificates, the deployer's read paths and the
+ * prefixes of interpreters outside the system directories; deny: the
+ * credential paths of the home directory; write: scratch only; no network)
+ * and the interpreter allow-list. The setup is checked as every call will be
+ * (`derivePolicy` + `assertPolicySubset`), so a read path inside a deny entry
+ * is `E_SKILL_SCRIPT_POLICY_WIDENED` here, not at the first call; a bad
+ * interpreter or read path, or one holding the base directory, is
+ * `E_INVALID_SKILLS_CONFIG`.
+ */
+export async function createScriptSandbox(
+  options: ScriptSandboxOptions = {},
+): Promise<ScriptSandbox> {
+  const owned = options.baseDir === undefined
+  const baseDir = options.baseDir ?? (await mkdtemp(join(tmpdir(), 'skillhost-')))
+  try {
+    // The sandbox's host identity, and only it, must traverse the base.
+    const sandboxUser = resolveSandboxHostUser(undefined)
+    if (sandboxUser !== undefined) await chown(baseDir, -1, sandboxUser.gid)
+    await chmod(baseDir, sandboxUser === undefined ? 0o700 : 0o710)
+    const blocked = await untraversableAncestor(baseDir, sandboxUser)
+    if (blocked !== undefined) {
+      throw new SkillHostError(
+        'E_SANDBOX_UNAVAILABLE',
+        `The sandbox cannot reach its base directory: ${blocked}.`,
+      )
+    }
+    const systemPaths = SYSTEM_READ_PATHS.filter((p) => existsSync(p))
+    const interpreters = options.interpreters ?? scriptInterpreters()
+    const extraPaths = (options.readPaths ?? []).map((p) => assertReadPath(p))
+    for (const [name, prefix] of Object.entries(interpreters)) {
+      const program = Array.isArray(prefix) ? prefix[0] : undefined
+      if (typeof program !== 'string') continue // validateSkillScriptConfig says what is wrong
+      assertInterpreterProgram(name, program)
+      extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
+    }
+    for (const path of extraPaths) {
+      if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
+        refuse(
+          `read path '${path}' overlaps the sandbox base directory (every workspace); give a directory outside it.`,
+        )
+      }
+      const closed = await untraversableAncestor(path, sandboxUser)
+      if (closed !== undefined)
+        refuse(`read path '${path}' is out of the sandbox's reach: ${closed}.`)
+    }
+    const readPaths = [...new Set([...systemPaths, ...hostCertificatePaths(), ...extraPaths])]
+    const denyRead = [
+      ...new Set([...credentialDenyPaths(), ...(options.denyRead ?? [])].map(normalizeDeny)),
+    ]
+    const workspace = await createDirectoryWorkspace({ baseDir: join(baseDir, 'ws') })
+    const policy: SandboxPolicy = {
+      filesystem: {
+        allowRead: [workspace.skillsDir, ...readPaths],
+        denyRead,
+        allowWrite: [workspace.scratchDir],
+        denyWrite: [],
+      },
+      network: { allowedDomains: [] },
+    }
+    // The check every call makes, made once now for the widest call.
+    const widest = derivePolicy({
+      skillRoot: workspace.skillsDir,
+      scratchDir: workspace.scratchDir,
+      interpreterReadPaths: readPaths,
+      session: policy,
+    })
+    assertPolicySubset(widest, policy)
+    const handle = await createBubblewrapHandle()
+    const config: SkillScriptConfig = {
+      handle,
+      workspace,
+      policy,
+      translator: createPathTranslator({ hiddenHostPaths: [baseDir] }),
+      interpreters,
+      interpreterReadPaths: readPaths,
+      maxTimeoutSeconds: options.maxTimeoutSeconds ?? 60,
+      defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 20,
+      maxOutputBytes: options.maxOutputBytes ?? 256 * 1024,
+      hostEnvIsolated: true,
+      ...(options.failOnNonzeroExit === undefined
+        ? {}
+        : { failOnNonzeroExit: options.failOnNonzeroExit }),
+    }
+    return {
+      config,
+      baseDir,
+      async dispose() {
+        await handle.dispose?.()
+        // removeTree copes with whatever a script left (deep chains, no permissions).
+        if (owned) await removeTree(baseDir)
+      },
+    }
+  } catch (err) {
+    if (owned) await removeTree(baseDir).catch(() => undefined)
+    throw err
+  }
+}

@@ -1,0 +1,131 @@
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { basename, dirname, resolve } from 'node:path'
+import { SkillHostError } from '../../../common/errors.js'
+import { isPathInside, normalizeAbsolutePath } from './policy.js'
+
+/** What an interpreter name must look like: a letter, then letters, digits, `.`, `_`, `+`, `-`; 32 at most. */
+export const INTERPRETER_NAME = /^[A-Za-z][A-Za-z0-9._+-]{0,31}$/
+
+/** Where the default allow-list looks for each accepted name, in order. */
+const DEFAULT_LOCATIONS: Readonly<Record<string, readonly string[]>> = {
+  sh: ['/bin/sh', '/usr/bin/sh'],
+  bash: ['/bin/bash', '/usr/bin/bash'],
+  python: ['/usr/bin/python3'],
+  python3: ['/usr/bin/python3'],
+  node: ['/usr/bin/node', '/usr/local/bin/node'],
+}
+
+/** The interpreter names the default allow-list accepts (each only where it is installed). */
+export const DEFAULT_INTERPRETER_NAMES: readonly string[] = Object.keys(DEFAULT_LOCATIONS)
+
+function bad(why: string): never {
+  throw new SkillHostError('E_INVALID_SKILLS_CONFIG', `scripts: ${why}`)
+}
+
+/**
+ * Checks one deployer interpreter, `name` → `program`: the name matches
+ * `INTERPRETER_NAME`, the program is an absolute path to an existing
+ * executable regular file (symlinks followed). Returns the normalized
+ * program path; throws `E_INVALID_SKILLS_CONFIG` saying what to fix.
+ */
+export function assertInterpreterProgram(name: string, program: string): string {
+  if (typeof name !== 'string' || !INTERPRETER_NAME.test(name)) {
+    bad(
+      `interpreter name '${String(name)}' must start with a letter and hold only letters, digits, '.', '_', '+' or '-' (32 at most).`,
+    )
+  }
+  const path = normalizeAbsolutePath(program)
+  if (path === undefined) bad(`interpreter '${name}' must be an absolute path, not '${program}'.`)
+  try {
+    if (!statSync(path).isFile()) throw new Error('not a file')
+    accessSync(path, constants.X_OK)
+  } catch {
+    bad(
+      `interpreter '${name}' (${path}) does not exist or is not an executable file; give the absolute path of an installed interpreter.`,
+    )
+  }
+  return path
+}
+
+/**
+ * The interpreter allow-list `skillhost run` and `serve` use, and the one
+ * `validate` checks against: `sh`, `bash`, `python` and `python3` (both the
+ * system python3), `node`, each where installed, then the deployer's
+ * `extra` entries (name → absolute program path, checked by
+ * `assertInterpreterProgram`), which add names or replace defaults.
+ */
+export function scriptInterpreters(
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string[]> {
+  const out: Record<string, string[]> = Object.create(null)
+  for (const [name, candidates] of Object.entries(DEFAULT_LOCATIONS)) {
+    const found = candidates.find((p) => existsSync(p))
+    if (found !== undefined) out[name] = [found]
+  }
+  for (const [name, program] of Object.entries(extra))
+    out[name] = [assertInterpreterProgram(name, program)]
+  return out
+}
+
+// The installation prefix of a program: the parent of its bin/ directory (a
+// venv root holding pyvenv.cfg and lib/, an nvm version dir), else its directory.
+function prefixOf(path: string): string {
+  const dir = dirname(path)
+  return basename(dir) === 'bin' ? dirname(dir) : dir
+}
+
+/**
+ * The directories a sandbox must read so `program` runs there: the prefix of
+ * the program and of every symlink hop up to its real path (a venv's python
+ * links to its base interpreter), leaving out hops inside `covered` (the
+ * system read paths). Each prefix is checked by `assertReadPath`.
+ */
+export function interpreterReadPrefixes(program: string, covered: readonly string[]): string[] {
+  const found = new Set<string>()
+  const inside = (path: string) => covered.some((c) => isPathInside(path, c))
+  const add = (path: string) => {
+    if (!inside(path) && !inside(prefixOf(path))) found.add(prefixOf(path))
+  }
+  let current = program
+  for (let hop = 0; hop < 40; hop++) {
+    add(current)
+    let st: ReturnType<typeof lstatSync>
+    try {
+      st = lstatSync(current)
+    } catch {
+      break
+    }
+    if (!st.isSymbolicLink()) break
+    current = resolve(dirname(current), readlinkSync(current))
+  }
+  const prefixes = [...found]
+  return prefixes
+    .filter((p) => !prefixes.some((q) => q !== p && isPathInside(p, q)))
+    .map((p) => assertReadPath(p, `the prefix of interpreter ${program}`))
+}
+
+/**
+ * Checks a directory scripts are to read: absolute, an existing directory,
+ * not `/` and not holding the host user's home directory (which would expose
+ * every file of it). Returns it normalized; throws `E_INVALID_SKILLS_CONFIG`.
+ */
+export function assertReadPath(path: string, what = 'read path'): string {
+  const normalized = normalizeAbsolutePath(path)
+  if (normalized === undefined) bad(`${what} '${path}' must be an absolute path.`)
+  if (normalized === '/') bad(`${what} '/' would expose the whole host; give a narrower directory.`)
+  const home = homedir()
+  if (home !== '/' && isPathInside(home, normalized)) {
+    bad(
+      `${what} '${normalized}' holds the home directory ${home} and would expose all of it; give a narrower directory.`,
+    )
+  }
+  let dir = false
+  try {
+    dir = statSync(normalized).isDirectory()
+  } catch {
+    // reported below
+  }
+  if (!dir) bad(`${what} '${normalized}' is not an existing directory.`)
+  return normalized
+}

@@ -1,0 +1,357 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { accessSync, constants } from 'node:fs'
+import { chown } from 'node:fs/promises'
+import type { Duplex } from 'node:stream'
+import { promisify } from 'node:util'
+import { redactHostPaths, SkillHostError } from '../../../common/errors.js'
+import { inspectPolicyPaths } from '../policy/inspect-policy-paths.js'
+import { type BwrapDataFile, buildBwrapCommand } from './bwrap-args.js'
+import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
+import { pidsInNamespace, reapNamespace } from './namespace-reaper.js'
+import { OutputCapture } from './output-capture.js'
+import { type BwrapStatus, readBwrapStatus } from './read-bwrap-status.js'
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  resolveLimits,
+  unavailable,
+  validateRequest,
+} from './run-request.js'
+import { resolveSandboxHostUser } from './sandbox-host-user.js'
+import type { SandboxHandle, SandboxLimits, SandboxRunRequest, SandboxRunResult } from './types.js'
+
+export { DEFAULT_SANDBOX_LIMITS }
+
+/** Options of `createBubblewrapHandle`. */
+export interface BubblewrapHandleOptions {
+  /** Path of `bwrap`; default: the first of /usr/bin, /usr/local/bin, /bin that exists. */
+  readonly bwrapPath?: string
+  /** Path of util-linux `prlimit`, which applies the limits inside the sandbox; default /usr/bin/prlimit. */
+  readonly prlimitPath?: string
+  /**
+   * Path of the bash that closes every inherited fd above 2 before the
+   * command runs; default /usr/bin/bash, then /bin/bash.
+   */
+  readonly fdCloserShell?: string
+  /** The uid/gid the child has inside its user namespace; default 65534 (nobody). */
+  readonly sandboxUid?: number
+  readonly sandboxGid?: number
+  /** The host identity bwrap runs as; see `resolveSandboxHostUser` for the default. */
+  readonly hostUser?: { readonly uid: number; readonly gid: number } | 'inherit'
+  /** Default limits; a request's `limits` override them field by field. */
+  readonly limits?: SandboxLimits
+  /**
+   * On timeout or abort every process in the sandbox first gets SIGTERM, so it
+   * can flush and clean up; whatever is still alive this many milliseconds
+   * later is SIGKILLed with the whole namespace. Default 1000; 0 kills at once.
+   */
+  readonly terminationGraceMs?: number
+}
+
+// The first fd after bwrap's status fd (3) and the closer's STARTED_FD.
+const FIRST_DATA_FD = STARTED_FD + 1
+
+/** The default of `BubblewrapHandleOptions.terminationGraceMs`. */
+export const DEFAULT_TERMINATION_GRACE_MS = 1_000
+
+const INSTALL_HINT =
+  'Install it with `apt-get install bubblewrap` (Debian/Ubuntu) or your distribution’s bubblewrap package'
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A `SandboxHandle` that runs each request under bubblewrap. Probes once at
+ * creation (a real sandboxed run of `prlimit --version`) and throws
+ * `E_SANDBOX_UNAVAILABLE` naming `apt-get install bubblewrap` when bwrap or
+ * prlimit is missing, the platform is not Linux, or user namespaces are
+ * unavailable. Each run: fresh namespaces, no network, empty environment plus
+ * PATH/HOME/TMPDIR/LANG, a minimal generated `/etc` (`minimalEtcFiles`: the
+ * sandbox user, localhost, files-only nsswitch, no resolver) passed to bwrap
+ * on pipes, so nothing lands on disk, read-only binds of the read entries, the write entries as
+ * the only writable binds (the request's scratch as a size-capped tmpfs),
+ * rlimits via prlimit, SIGTERM then SIGKILL of the whole sandbox on timeout
+ * or abort, and `/proc` scanned afterwards so nothing outlives the call. A
+ * sandbox whose setup fails is `E_SANDBOX_UNAVAILABLE`, never a script exit.
+ */
+export async function createBubblewrapHandle(
+  options: BubblewrapHandleOptions = {},
+): Promise<SandboxHandle> {
+  if (process.platform !== 'linux') {
+    throw unavailable(`bubblewrap needs Linux; this is ${process.platform}.`)
+  }
+  const bwrapPath =
+    options.bwrapPath ??
+    ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find(executable) ??
+    '/usr/bin/bwrap'
+  if (!executable(bwrapPath)) throw unavailable(`bwrap is not installed. ${INSTALL_HINT}.`)
+  const prlimitPath = options.prlimitPath ?? '/usr/bin/prlimit'
+  if (!executable(prlimitPath)) {
+    throw unavailable('prlimit is missing. Install util-linux (`apt-get install util-linux`).')
+  }
+  const fdCloserShell = options.fdCloserShell ?? FD_CLOSER_SHELLS.find(executable)
+  if (fdCloserShell === undefined || !executable(fdCloserShell)) {
+    throw unavailable(
+      'bash is missing; the sandbox needs it to close inherited file descriptors. Install bash (`apt-get install bash`).',
+    )
+  }
+  let help = ''
+  try {
+    const out = await promisify(execFile)(bwrapPath, ['--help'], { env: {}, timeout: 5_000 })
+    help = out.stdout + out.stderr
+  } catch (cause) {
+    throw unavailable(`bwrap does not start. ${INSTALL_HINT}.`, cause)
+  }
+  if (!help.includes('--size')) {
+    throw unavailable(
+      'this bwrap has no --size option (bubblewrap 0.5 or later is needed to cap the scratch tmpfs).',
+    )
+  }
+  const hostUser = resolveSandboxHostUser(options.hostUser)
+  const handle = new BubblewrapHandle({
+    bwrapPath,
+    prlimitPath,
+    fdCloserShell,
+    sandboxUid: options.sandboxUid ?? 65534,
+    sandboxGid: options.sandboxGid ?? 65534,
+    hostUser,
+    disableUserns: help.includes('--disable-userns'),
+    limits: options.limits ?? {},
+    graceMs: Math.max(0, Math.floor(options.terminationGraceMs ?? DEFAULT_TERMINATION_GRACE_MS)),
+  })
+  await handle.probe()
+  return handle
+}
+
+interface HandleSettings {
+  bwrapPath: string
+  prlimitPath: string
+  fdCloserShell: string
+  sandboxUid: number
+  sandboxGid: number
+  hostUser: { uid: number; gid: number } | undefined
+  disableUserns: boolean
+  limits: SandboxLimits
+  graceMs: number
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    child.kill('SIGKILL')
+  }
+}
+
+class BubblewrapHandle implements SandboxHandle {
+  readonly #s: HandleSettings
+  readonly #running = new Set<ChildProcess>()
+  #disposed = false
+
+  constructor(settings: HandleSettings) {
+    this.#s = settings
+  }
+
+  async probe(): Promise<void> {
+    let result: SandboxRunResult
+    try {
+      result = await this.run({
+        argv: [this.#s.prlimitPath, '--version'],
+        cwd: '/',
+        policy: {
+          filesystem: { allowRead: ['/'], denyRead: [], allowWrite: [], denyWrite: [] },
+          network: { allowedDomains: [] },
+        },
+        env: {},
+        timeoutMs: 10_000,
+        maxOutputBytes: 4_096,
+      })
+    } catch (cause) {
+      if (SkillHostError.isInstance(cause) && cause.code === 'E_SANDBOX_UNAVAILABLE') throw cause
+      throw unavailable(
+        `the probe failed to start. ${INSTALL_HINT}; user namespaces must be enabled.`,
+        cause,
+      )
+    }
+    if (result.exitCode !== 0) {
+      const stderr = Buffer.from(result.stderr).toString('utf8').trim()
+      throw unavailable(
+        `the probe exited ${String(result.exitCode)} (${redactHostPaths(stderr) || 'no message'}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, AppArmor's apparmor_restrict_unprivileged_userns, or a container seccomp profile).`,
+      )
+    }
+  }
+
+  async run(request: SandboxRunRequest): Promise<SandboxRunResult> {
+    if (this.#disposed) throw unavailable('the handle has been disposed.')
+    if (request.signal?.aborted)
+      throw new SkillHostError('E_ABORTED', 'The call was aborted before it started.')
+    validateRequest(request, this.#s.prlimitPath, this.#s.fdCloserShell)
+    const timeoutMs = Math.max(1, Math.floor(request.timeoutMs))
+    const limits = resolveLimits(request.limits, this.#s.limits, timeoutMs)
+    const facts = await inspectPolicyPaths(request.policy)
+    const hostUser = this.#s.hostUser
+    if (hostUser !== undefined) {
+      // The sandbox runs as this host identity; hand it the (fresh, per-call) write entries.
+      for (const dir of request.policy.filesystem.allowWrite) {
+        try {
+          await chown(dir, hostUser.uid, hostUser.gid)
+        } catch (cause) {
+          throw unavailable('a writable path could not be handed to the sandbox user.', cause)
+        }
+      }
+    }
+    const { args, dataFiles } = buildBwrapCommand({
+      request,
+      limits,
+      prlimitPath: this.#s.prlimitPath,
+      fdCloserShell: this.#s.fdCloserShell,
+      sandboxUid: this.#s.sandboxUid,
+      sandboxGid: this.#s.sandboxGid,
+      disableUserns: this.#s.disableUserns,
+      statusFd: 3,
+      facts,
+      firstDataFd: FIRST_DATA_FD,
+    })
+    return this.#spawn(args, dataFiles, request, timeoutMs)
+  }
+
+  #spawn(
+    args: string[],
+    dataFiles: readonly BwrapDataFile[],
+    request: SandboxRunRequest,
+    timeoutMs: number,
+  ): Promise<SandboxRunResult> {
+    const hostUser = this.#s.hostUser
+    const child = spawn(this.#s.bwrapPath, args, {
+      // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte;
+      // fds from FIRST_DATA_FD: the minimal /etc, which bwrap reads and closes.
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...dataFiles.map(() => 'pipe' as const)],
+      env: {},
+      cwd: '/',
+      // Its own process group, so one kill reaches bwrap and its init.
+      detached: true,
+      ...(hostUser === undefined ? {} : { uid: hostUser.uid, gid: hostUser.gid }),
+    })
+    this.#running.add(child)
+    for (const file of dataFiles) {
+      const pipe = child.stdio[file.fd] as Duplex | null | undefined
+      if (!pipe) continue
+      // A bwrap that fails before reading closes its end: EPIPE is its error to report, not ours.
+      pipe.on('error', () => undefined)
+      pipe.end(file.content)
+      // Flowing, so the EOF of bwrap's close is seen and the pipe is released.
+      pipe.resume()
+    }
+    const capture = new OutputCapture(request.maxOutputBytes)
+    if (child.stdout) capture.attach('stdout', child.stdout)
+    if (child.stderr) capture.attach('stderr', child.stderr)
+    const status: BwrapStatus = readBwrapStatus(child.stdio[3])
+    let started = false
+    child.stdio[STARTED_FD]?.once('data', () => {
+      started = true
+    })
+    let timedOut = false
+    let aborted = false
+    let sent: NodeJS.Signals | null = null
+    let graceTimer: NodeJS.Timeout | undefined
+    // SIGTERM reaches the command (the namespace's init ignores it), which
+    // may exit cleanly; SIGKILL of bwrap's group after the grace ends the
+    // rest, and the post-call reap makes sure the namespace is empty.
+    const terminate = () => {
+      if (sent !== null) return
+      const inode = status.pidNamespace
+      const pids = inode === undefined || this.#s.graceMs === 0 ? [] : pidsInNamespace(inode)
+      if (pids.length === 0) {
+        sent = 'SIGKILL'
+        killGroup(child)
+        return
+      }
+      sent = 'SIGTERM'
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGTERM')
+        } catch {
+          // already gone
+        }
+      }
+      graceTimer = setTimeout(() => {
+        sent = 'SIGKILL'
+        killGroup(child)
+      }, this.#s.graceMs)
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      terminate()
+    }, timeoutMs)
+    const onAbort = () => {
+      aborted = true
+      terminate()
+    }
+    request.signal?.addEventListener('abort', onAbort, { once: true })
+
+    return new Promise<SandboxRunResult>((resolve, reject) => {
+      let spawnError: Error | undefined
+      let exitCode: number | null = null
+      let closeGuard: NodeJS.Timeout | undefined
+      child.once('error', (err) => {
+        spawnError = err
+      })
+      child.once('exit', (code) => {
+        exitCode = code
+        // A pipe held open past bwrap's exit cannot come from the dead namespace;
+        // stop waiting for it after a bounded time.
+        closeGuard = setTimeout(() => {
+          for (const s of child.stdio) s?.destroy()
+        }, 2_000)
+        closeGuard.unref()
+      })
+      child.once('close', async () => {
+        clearTimeout(timer)
+        if (graceTimer) clearTimeout(graceTimer)
+        if (closeGuard) clearTimeout(closeGuard)
+        request.signal?.removeEventListener('abort', onAbort)
+        this.#running.delete(child)
+        const inode = status.pidNamespace
+        const leakedProcesses = inode === undefined ? 0 : await reapNamespace(inode)
+        const output = capture.result()
+        if (spawnError !== undefined) {
+          reject(
+            unavailable(
+              `bwrap could not be started (${(spawnError as NodeJS.ErrnoException).code ?? 'error'}).`,
+              spawnError,
+            ),
+          )
+          return
+        }
+        if (!started && !timedOut && !aborted) {
+          const text = redactHostPaths(Buffer.from(output.stderr).toString('utf8').trim())
+          reject(
+            unavailable(
+              `bwrap failed to set up the sandbox (${text || `exit ${String(exitCode)}`}). Every path of the policy must exist and be traversable by the sandbox user; check the workspace base directory's permissions.`,
+            ),
+          )
+          return
+        }
+        const killed = timedOut || aborted
+        resolve({
+          exitCode: killed ? null : (status.exitCode ?? exitCode),
+          signal: killed ? sent : null,
+          timedOut,
+          aborted,
+          ...output,
+          leakedProcesses,
+        })
+      })
+    })
+  }
+
+  async dispose(): Promise<void> {
+    this.#disposed = true
+    for (const child of this.#running) killGroup(child)
+  }
+}

@@ -1,0 +1,202 @@
+import { posix } from 'node:path'
+import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
+import { closingInheritedFds } from './close-inherited-fds.js'
+import { minimalEtcFiles, type SyntheticFile, uncoveredFiles } from './minimal-etc.js'
+import type { SandboxLimits, SandboxRunRequest } from './types.js'
+
+/** What the host knows about one policy path before the sandbox starts. */
+export type HostPathFact =
+  | { readonly kind: 'dir' | 'file' | 'missing' }
+  | { readonly kind: 'symlink'; readonly target: string; readonly resolved: string }
+
+/** Everything `buildBwrapArgs` needs besides the request. */
+export interface BwrapArgsInput {
+  readonly request: SandboxRunRequest
+  readonly limits: Required<SandboxLimits>
+  /** Absolute path of `prlimit`; it runs inside the sandbox, so it must be readable there. */
+  readonly prlimitPath: string
+  /** Absolute path of the bash that closes inherited fds before the command; readable in the sandbox. */
+  readonly fdCloserShell: string
+  readonly sandboxUid: number
+  readonly sandboxGid: number
+  /** Whether this bwrap knows `--disable-userns` (0.8.0 and later). */
+  readonly disableUserns: boolean
+  /** The fd bwrap writes its JSON status to (child pid, namespaces, exit code). */
+  readonly statusFd: number
+  /** Facts about every path in the policy, by normalized host path. */
+  readonly facts: ReadonlyMap<string, HostPathFact>
+  /**
+   * When set, the minimal `/etc` (see `minimalEtcFiles`) is mounted
+   * read-only from fds `firstDataFd`, `firstDataFd + 1`, …, which bwrap reads
+   * to EOF during setup; `buildBwrapCommand` says what to write to each.
+   * Absent: no synthetic files, and no fd beyond the status fd is referenced.
+   */
+  readonly firstDataFd?: number
+}
+
+/** A synthetic file of the sandbox and the fd bwrap reads its content from. */
+export interface BwrapDataFile extends SyntheticFile {
+  readonly fd: number
+}
+
+/** The bwrap argv and the synthetic files it expects on extra fds. */
+export interface BwrapCommand {
+  readonly args: string[]
+  /** What the spawner must write (then close) on each fd, in fd order. */
+  readonly dataFiles: readonly BwrapDataFile[]
+}
+
+/**
+ * The fixed environment of every sandboxed child, before the request's own
+ * `env`: PATH, HOME and TMPDIR, and `LANG=C.UTF-8` so interpreters decode
+ * and print UTF-8 (the C.UTF-8 locale is built into glibc 2.35+ and Debian's).
+ */
+export function sandboxBaseEnv(home: string): Record<string, string> {
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8' }
+}
+
+function depth(path: string): number {
+  return path === '/' ? 0 : path.split('/').length
+}
+
+/**
+ * The bwrap argv for one call (without the `bwrap` program itself). Read
+ * entries become read-only binds, write entries writable binds (at the path
+ * the request's translator gives) except the request's `scratch`, which is a
+ * fresh tmpfs of `limits.writableBytes`, deny entries are masked (an empty
+ * read-only tmpfs over a directory, `/dev/null` over a file) or re-bound
+ * read-only. A top-level symlink whose target is itself readable is recreated
+ * as a symlink rather than bound twice (merged-/usr systems: `/bin -> usr/bin`).
+ * Every namespace is unshared, the environment cleared, capabilities dropped,
+ * and the command runs as an unprivileged uid under `prlimit`, with every
+ * inherited fd above 2 closed first (`closingInheritedFds`).
+ */
+export function buildBwrapArgs(input: BwrapArgsInput): string[] {
+  return buildBwrapCommand(input).args
+}
+
+/**
+ * `buildBwrapArgs` plus the minimal `/etc` when `input.firstDataFd` is set:
+ * each synthetic file the policy does not already cover from the host
+ * (`uncoveredFiles`) becomes `--perms 0444 --file FD PATH`, written after
+ * every policy mount into bwrap's own root tmpfs, which `--remount-ro /` then
+ * freezes, and is listed in `dataFiles` with its fd. A file in the root
+ * needs no mount of its own; in time the two ways measure within noise of
+ * each other (bench/overhead-breakdown.sh).
+ */
+export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
+  const { request, limits, facts } = input
+  const fs = request.policy.filesystem
+  const toSandbox = request.toSandboxPath ?? ((p: string) => p)
+  const norm = (p: string) => normalizeAbsolutePath(p) ?? p
+  const readable = fs.allowRead.map(norm)
+  const mounts: { sandbox: string; args: string[] }[] = []
+
+  for (const host of readable) {
+    const sandbox = toSandbox(host)
+    const fact = facts.get(host) ?? { kind: 'missing' }
+    if (fact.kind === 'missing') continue
+    const viaLink =
+      fact.kind === 'symlink' &&
+      sandbox === host &&
+      readable.some(
+        (r) => r !== host && facts.get(r)?.kind === 'dir' && isPathInside(fact.resolved, r),
+      )
+    if (viaLink) mounts.push({ sandbox, args: ['--symlink', fact.target, sandbox] })
+    else mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
+  }
+  const scratch = request.scratch === undefined ? undefined : norm(request.scratch)
+  for (const host of fs.allowWrite.map(norm)) {
+    const sandbox = toSandbox(host)
+    if (host === scratch) {
+      mounts.push({
+        sandbox,
+        args: ['--size', String(limits.writableBytes), '--tmpfs', sandbox],
+      })
+    } else mounts.push({ sandbox, args: ['--bind', host, sandbox] })
+  }
+  for (const host of fs.denyRead.map(norm)) {
+    const fact = facts.get(host)
+    const sandbox = toSandbox(host)
+    if (fact?.kind === 'dir')
+      mounts.push({ sandbox, args: ['--tmpfs', sandbox, '--remount-ro', sandbox] })
+    else if (fact !== undefined && fact.kind !== 'missing') {
+      mounts.push({ sandbox, args: ['--ro-bind', '/dev/null', sandbox] })
+    }
+  }
+  for (const host of fs.denyWrite.map(norm)) {
+    const fact = facts.get(host)
+    if (fact !== undefined && fact.kind !== 'missing') {
+      mounts.push({ sandbox: toSandbox(host), args: ['--ro-bind', host, toSandbox(host)] })
+    }
+  }
+  // Parents before children, so a nested bind or mask lands on top of its parent.
+  // The sort is stable, so a deny at the same path stays after its allow.
+  mounts.sort((a, b) => depth(a.sandbox) - depth(b.sandbox))
+
+  // HOME and TMPDIR are the per-call scratch (a private capped tmpfs), so
+  // caches and dotfiles an interpreter writes never land in the workspace.
+  const home = scratch === undefined ? request.cwd : toSandbox(scratch)
+  const env = { ...sandboxBaseEnv(home), ...request.env }
+  const dataFiles = etcDataFiles(input, env.HOME ?? home)
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    ...(input.disableUserns ? ['--disable-userns'] : []),
+    '--uid',
+    String(input.sandboxUid),
+    '--gid',
+    String(input.sandboxGid),
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    '--hostname',
+    'sandbox',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    ...mounts.flatMap((m) => m.args),
+    ...dataFiles.flatMap((f) => ['--perms', '0444', '--file', String(f.fd), f.path]),
+    // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
+    // outside the policy. Freeze both once every mount point exists.
+    '--remount-ro',
+    '/',
+    '--remount-ro',
+    '/dev',
+    '--chdir',
+    posix.normalize(request.cwd),
+    ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
+    '--json-status-fd',
+    String(input.statusFd),
+    '--',
+    ...closingInheritedFds(input.fdCloserShell, [
+      input.prlimitPath,
+      `--as=${limits.addressSpaceBytes}`,
+      `--cpu=${limits.cpuSeconds}`,
+      `--fsize=${limits.fileSizeBytes}`,
+      `--nofile=${limits.openFiles}`,
+      `--nproc=${limits.processes}`,
+      '--',
+      ...request.argv,
+    ]),
+  ]
+  return { args, dataFiles }
+}
+
+/** The synthetic `/etc` files of one call, numbered from `firstDataFd`; none when it is unset. */
+function etcDataFiles(input: BwrapArgsInput, home: string): BwrapDataFile[] {
+  const first = input.firstDataFd
+  if (first === undefined) return []
+  const fs = input.request.policy.filesystem
+  const toSandbox = input.request.toSandboxPath ?? ((p: string) => p)
+  const shown: string[] = []
+  for (const entry of [...fs.allowRead, ...fs.allowWrite]) {
+    const host = normalizeAbsolutePath(entry) ?? entry
+    if ((input.facts.get(host)?.kind ?? 'missing') !== 'missing') shown.push(toSandbox(host))
+  }
+  const files = minimalEtcFiles({ uid: input.sandboxUid, gid: input.sandboxGid, home })
+  return uncoveredFiles(files, shown).map((f, i) => ({ ...f, fd: first + i }))
+}

@@ -1,0 +1,120 @@
+import { SkillHostError } from '../../../common/errors.js'
+import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
+import type { CallPathTranslator, PathMount, PathTranslator } from './types.js'
+
+/** Options of `createPathTranslator`. */
+export interface PathTranslatorOptions {
+  /** Sandbox path of the skill root; default `/skill`. */
+  readonly skillMount?: string
+  /** Sandbox path of the per-call scratch (a capped tmpfs, also HOME and TMPDIR); default `/tmp`. */
+  readonly scratchMount?: string
+  /** Sandbox path of the session workspace (read-write, the cwd of every call); default `/work`. */
+  readonly workspaceMount?: string
+  /**
+   * Host paths that must never reach the model, beyond the call's own root and
+   * scratch (e.g. the workspace base directory); redacted to `<host>`.
+   */
+  readonly hiddenHostPaths?: readonly string[]
+}
+
+const RESERVED = ['/proc', '/dev', '/usr', '/etc', '/bin', '/lib', '/lib64']
+
+function absolute(path: string, what: string): string {
+  const normalized = normalizeAbsolutePath(path)
+  if (normalized === undefined || normalized === '/') {
+    throw new SkillHostError(
+      'E_INVALID_SKILLS_CONFIG',
+      `The ${what} must be an absolute path below '/'.`,
+    )
+  }
+  return normalized
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/**
+ * A translator mapping the skill root to `skillMount`, the per-call scratch
+ * to `scratchMount` and the session workspace (when the call has one) to
+ * `workspaceMount`. The three mount points must be distinct, not nested and
+ * not shadow system directories an interpreter needs. Redaction rewrites the
+ * longest host path first, whole segments only.
+ */
+export function createPathTranslator(options: PathTranslatorOptions = {}): PathTranslator {
+  const skillMount = absolute(options.skillMount ?? '/skill', 'skill mount')
+  const scratchMount = absolute(options.scratchMount ?? '/tmp', 'scratch mount')
+  const workspaceMount = absolute(options.workspaceMount ?? '/work', 'workspace mount')
+  const all = [skillMount, scratchMount, workspaceMount]
+  for (const [i, a] of all.entries()) {
+    for (const b of all.slice(i + 1)) {
+      if (isPathInside(a, b) || isPathInside(b, a)) {
+        throw new SkillHostError(
+          'E_INVALID_SKILLS_CONFIG',
+          'The skill, scratch and workspace mounts must not contain each other.',
+        )
+      }
+    }
+    if (RESERVED.some((r) => isPathInside(a, r) || isPathInside(r, a))) {
+      throw new SkillHostError(
+        'E_INVALID_SKILLS_CONFIG',
+        `The sandbox mount '${a}' overlaps a system directory; choose a fresh top-level path such as /skill.`,
+      )
+    }
+  }
+  const hidden = (options.hiddenHostPaths ?? []).map((p) => absolute(p, 'hidden host path'))
+  return {
+    skillMount,
+    scratchMount,
+    workspaceMount,
+    forCall({ skillRoot, scratchDir, workspaceDir }) {
+      const mounts: PathMount[] = [
+        { host: absolute(skillRoot, 'skill root'), sandbox: skillMount },
+        { host: absolute(scratchDir, 'scratch directory'), sandbox: scratchMount },
+      ]
+      if (workspaceDir !== undefined) {
+        mounts.push({
+          host: absolute(workspaceDir, 'workspace directory'),
+          sandbox: workspaceMount,
+        })
+      }
+      return bindTranslator(mounts, hidden)
+    },
+  }
+}
+
+function bindTranslator(
+  mounts: readonly PathMount[],
+  hidden: readonly string[],
+): CallPathTranslator {
+  const replacements = [
+    ...mounts.map((m) => ({ from: m.host, to: m.sandbox })),
+    ...hidden.map((h) => ({ from: h, to: '<host>' })),
+  ].sort((a, b) => b.from.length - a.from.length)
+  // One pass with an alternation, longest first, so a replacement is never
+  // rewritten again; the lookahead keeps `/a/bc` from matching `/a/b`.
+  const pattern =
+    replacements.length === 0
+      ? undefined
+      : new RegExp(
+          `(?:${replacements.map((r) => escapeRegExp(r.from)).join('|')})(?=[/\\s'"\`:;,)\\]}]|$)`,
+          'g',
+        )
+  const lookup = new Map(replacements.map((r) => [r.from, r.to]))
+  return {
+    mounts,
+    toSandbox(hostPath) {
+      const path = normalizeAbsolutePath(hostPath)
+      if (path === undefined) return hostPath
+      for (const m of mounts) {
+        if (isPathInside(path, m.host)) return m.sandbox + path.slice(m.host.length)
+      }
+      return path
+    },
+    redact(text) {
+      return pattern === undefined
+        ? text
+        : text.replace(pattern, (match) => lookup.get(match) ?? '<host>')
+    },
+  }
+}

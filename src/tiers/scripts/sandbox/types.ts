@@ -1,0 +1,146 @@
+import type { SandboxPolicy } from '../policy/policy.js'
+
+/**
+ * Resource limits applied to the sandboxed child and everything it starts.
+ * Each is per process (as `setrlimit` defines them) except `processes`, which
+ * bounds the number of tasks (processes and threads) inside one sandbox.
+ */
+export interface SandboxLimits {
+  /** RLIMIT_AS: virtual address space per process, bytes. */
+  readonly addressSpaceBytes?: number
+  /** RLIMIT_CPU: CPU seconds per process (SIGXCPU, then SIGKILL). */
+  readonly cpuSeconds?: number
+  /** RLIMIT_FSIZE: largest file a process may write, bytes (SIGXFSZ past it). */
+  readonly fileSizeBytes?: number
+  /** RLIMIT_NOFILE: open file descriptors per process. */
+  readonly openFiles?: number
+  /** RLIMIT_NPROC: tasks inside the sandbox's own user namespace. */
+  readonly processes?: number
+  /**
+   * Size of the call's scratch tmpfs (see `SandboxRunRequest.scratch`), bytes:
+   * everything the call writes there, all files and directories together.
+   * Past it writes fail with ENOSPC. It is memory, freed when the call ends.
+   */
+  readonly writableBytes?: number
+}
+
+/** One process to run under a policy. Everything is explicit; nothing is inherited from the host. */
+export interface SandboxRunRequest {
+  /** Program and arguments, as the sandbox sees them; `argv[0]` is an absolute sandbox path. Never run through a shell. */
+  readonly argv: readonly string[]
+  /** Working directory inside the sandbox. */
+  readonly cwd: string
+  /** The derived per-call policy (host paths). The handle grants exactly this. */
+  readonly policy: SandboxPolicy
+  /** The child's environment on top of a fixed PATH/HOME/TMPDIR; the library passes `{}`. */
+  readonly env: Readonly<Record<string, string>>
+  /** Wall-clock deadline; past it the whole sandbox is killed. */
+  readonly timeoutMs: number
+  /** Total bytes of stdout + stderr kept; the rest is drained and dropped. */
+  readonly maxOutputBytes: number
+  /** Aborting kills the whole sandbox. */
+  readonly signal?: AbortSignal
+  /** Overrides the handle's default limits field by field. */
+  readonly limits?: SandboxLimits
+  /** Where a host path of the policy appears inside the sandbox; identity when absent. */
+  readonly toSandboxPath?: (hostPath: string) => string
+  /**
+   * One `allowWrite` entry that is the call's private scratch. Instead of
+   * being bound, it is mounted as a fresh tmpfs capped at
+   * `limits.writableBytes`: the call's writes there never reach the host
+   * disk, are bounded in total, and vanish with the sandbox.
+   */
+  readonly scratch?: string
+}
+
+/** Why and how a sandboxed process ended, and what it wrote. */
+export interface SandboxRunResult {
+  /** The child's exit code; `null` when the sandbox was killed. A child killed by signal N inside reports 128 + N. */
+  readonly exitCode: number | null
+  /**
+   * The last signal the host sent on timeout or abort: `SIGTERM` when the
+   * command ended within the grace that follows it, `SIGKILL` when it had to
+   * be killed; `null` when the host sent none.
+   */
+  readonly signal: NodeJS.Signals | null
+  readonly timedOut: boolean
+  readonly aborted: boolean
+  /** Captured stdout (within `maxOutputBytes` together with stderr). */
+  readonly stdout: Uint8Array
+  /** Captured stderr. */
+  readonly stderr: Uint8Array
+  /** True when some output was dropped to honour `maxOutputBytes`. */
+  readonly truncated: boolean
+  /** Total bytes the child wrote to stdout and stderr, kept or dropped. */
+  readonly bytes: number
+  /** Processes of this sandbox still alive after it ended and killed by the post-call check (expected 0). */
+  readonly leakedProcesses: number
+}
+
+/** Runs processes under a policy. The handle is host-owned; `dispose` releases what it holds. */
+export interface SandboxHandle {
+  run(request: SandboxRunRequest): Promise<SandboxRunResult>
+  dispose?(): Promise<void>
+}
+
+/** A skill file to materialize: a normalized relative path and a reader for its bytes. */
+export interface WorkspaceFile {
+  readonly path: string
+  read(): Promise<Uint8Array | ReadableStream<Uint8Array>>
+}
+
+/** Which skill version a workspace root holds. */
+export interface WorkspaceRef {
+  readonly id: string
+  readonly version: string
+}
+
+/**
+ * Skill files on disk. `materialize` returns a fresh, authoritative root per
+ * call (two versions of one skill coexist during a refresh); `dispose` removes
+ * it. `createScratch` gives a fresh writable directory for one script call.
+ * Failures are `E_SKILL_WORKSPACE_FAILED`; an abort is `E_ABORTED`.
+ */
+export interface SkillWorkspace {
+  materialize(
+    ref: WorkspaceRef,
+    files: Iterable<WorkspaceFile> | AsyncIterable<WorkspaceFile>,
+    options?: { signal?: AbortSignal },
+  ): Promise<string>
+  dispose(root: string): Promise<void>
+  createScratch(): Promise<string>
+  disposeScratch(dir: string): Promise<void>
+}
+
+/** One host directory and where it appears inside the sandbox. */
+export interface PathMount {
+  readonly host: string
+  readonly sandbox: string
+}
+
+/**
+ * The per-call view of paths: the skill root and scratch directory mapped to
+ * fixed sandbox paths, everything else (interpreter paths) at its host path.
+ */
+export interface CallPathTranslator {
+  readonly mounts: readonly PathMount[]
+  /** The sandbox path of a host path (identity when no mount covers it). */
+  toSandbox(hostPath: string): string
+  /** Replaces the call's host paths in `text` with their sandbox paths, and hidden host paths with `<host>`. */
+  redact(text: string): string
+}
+
+/** Maps host paths to what a sandbox sees; session-wide, bound per call. */
+export interface PathTranslator {
+  /** Where the skill root appears inside the sandbox (e.g. `/skill`). */
+  readonly skillMount: string
+  /** Where the per-call scratch appears inside the sandbox (e.g. `/tmp`). */
+  readonly scratchMount: string
+  /** Where the session workspace appears inside the sandbox (e.g. `/work`). */
+  readonly workspaceMount: string
+  forCall(paths: {
+    skillRoot: string
+    scratchDir: string
+    workspaceDir?: string
+  }): CallPathTranslator
+}

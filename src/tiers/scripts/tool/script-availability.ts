@@ -1,0 +1,53 @@
+import { SkillHostError } from '../../../common/errors.js'
+import { type UnavailableTool, unavailableTool } from '../../../skill-model/unavailable-tool.js'
+import type { SkillDescriptor } from '../../../sources/types.js'
+import type { SkillScript } from '../types.js'
+import { scriptToolName } from './script-tool-name.js'
+import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
+
+/** A declared script's own name as text, whatever the declaration holds. */
+function declaredName(script: unknown): string {
+  const name = (script as { name?: unknown } | null)?.name
+  return typeof name === 'string' ? name : ''
+}
+
+/** The tool name a declared script gets (or would get): `scriptToolName`, the one rule. */
+export function declaredScriptToolName(skill: string, script: unknown): string {
+  return scriptToolName(skill, declaredName(script))
+}
+
+/**
+ * A descriptor's declared scripts split by what this host offers: each one
+ * that passes `validateSkillScript` against `interpreters`, and each one that
+ * does not, as an unavailable tool under its would-be name. An interpreter
+ * off the allow-list is `interpreter-not-allowed`; any other failure is
+ * `declaration-invalid`, with the validation message as host-side `detail`.
+ */
+export function partitionScripts(
+  descriptor: SkillDescriptor,
+  interpreters: Readonly<Record<string, readonly string[]>>,
+): { valid: ValidatedSkillScript[]; unavailable: UnavailableTool[] } {
+  const valid: ValidatedSkillScript[] = []
+  const unavailable: UnavailableTool[] = []
+  for (const script of descriptor.scripts ?? []) {
+    try {
+      valid.push(validateSkillScript(descriptor.id, script as SkillScript, interpreters))
+    } catch (err) {
+      if (!SkillHostError.isInstance(err)) throw err
+      const reason = Array.isArray(err.data.allowed)
+        ? 'interpreter-not-allowed'
+        : 'declaration-invalid'
+      unavailable.push(
+        unavailableTool(declaredScriptToolName(descriptor.id, script), reason, err.message),
+      )
+    }
+  }
+  return { valid, unavailable }
+}
+
+/** Every declared script of a host without the script tier, as `scripts-off`. */
+export function scriptsOffTools(descriptor: SkillDescriptor): UnavailableTool[] {
+  return (descriptor.scripts ?? []).map((s) =>
+    unavailableTool(declaredScriptToolName(descriptor.id, s), 'scripts-off'),
+  )
+}
