@@ -130,7 +130,7 @@ export async function createScriptSandbox(
     for (const path of extraPaths) {
       if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
         refuse(
-          `read path '${path}' overlaps the sandbox base directory (every workspace); give a directory outside it.`,
+          `read path '${path}' overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.`,
         )
       }
       const closed = await untraversableAncestor(path, sandboxUser)

@@ -111,7 +111,7 @@ export async function runSkillScript(
   if (!st?.isFile()) {
     throw new SkillHostError(
       'E_SKILL_WORKSPACE_FAILED',
-      `Skill '${input.skill}' script '${script.name}' is not a regular file in its workspace (${script.path}).`,
+      `Skill '${input.skill}' script '${script.name}' is not a regular file in its skill copy (${script.path}).`,
     )
   }
   if (input.signal?.aborted) throw aborted()
