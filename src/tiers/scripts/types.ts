@@ -5,7 +5,7 @@ import type {
   SandboxLimits,
   SkillWorkspace,
 } from './sandbox/types.js'
-import type { TreeChange } from './workspace/walk-tree.js'
+import type { TreeChange } from './workspace/diff-trees.js'
 
 /** The JSON value types a script parameter may take. */
 export type SkillScriptParamType = 'string' | 'number' | 'integer' | 'boolean' | 'enum'

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream'
 import { promisify } from 'node:util'
 import { redactHostPaths, SkillHostError } from '../../../common/errors.js'
 import { inspectPolicyPaths } from '../policy/inspect-policy-paths.js'
-import { type BwrapDataFile, buildBwrapCommand } from './bwrap-args.js'
+import { type BwrapDataFile, type BwrapFdBind, buildBwrapCommand } from './bwrap-args.js'
 import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
 import { pidsInNamespace, reapNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
@@ -205,7 +205,7 @@ class BubblewrapHandle implements SandboxHandle {
         }
       }
     }
-    const { args, dataFiles } = buildBwrapCommand({
+    const { args, dataFiles, fdBinds } = buildBwrapCommand({
       request,
       limits,
       prlimitPath: this.#s.prlimitPath,
@@ -217,12 +217,13 @@ class BubblewrapHandle implements SandboxHandle {
       facts,
       firstDataFd: FIRST_DATA_FD,
     })
-    return this.#spawn(args, dataFiles, request, timeoutMs)
+    return this.#spawn(args, dataFiles, fdBinds, request, timeoutMs)
   }
 
   #spawn(
     args: string[],
     dataFiles: readonly BwrapDataFile[],
+    fdBinds: readonly BwrapFdBind[],
     request: SandboxRunRequest,
     timeoutMs: number,
   ): Promise<SandboxRunResult> {
@@ -230,7 +231,16 @@ class BubblewrapHandle implements SandboxHandle {
     const child = spawn(this.#s.bwrapPath, args, {
       // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte;
       // fds from FIRST_DATA_FD: the minimal /etc, which bwrap reads and closes.
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...dataFiles.map(() => 'pipe' as const)],
+      // Then the descriptors bwrap binds read-only (--ro-bind-fd), which it closes after setup.
+      stdio: [
+        'ignore',
+        'pipe',
+        'pipe',
+        'pipe',
+        'pipe',
+        ...dataFiles.map(() => 'pipe' as const),
+        ...fdBinds.map((b) => b.hostFd),
+      ],
       env: {},
       cwd: '/',
       // Its own process group, so one kill reaches bwrap and its init.
