@@ -4,6 +4,7 @@ import { chown } from 'node:fs/promises'
 import type { Duplex } from 'node:stream'
 import { promisify } from 'node:util'
 import { redactHostPaths, SkillHostError } from '../../../common/errors.js'
+import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import { inspectPolicyPaths } from '../policy/inspect-policy-paths.js'
 import { type BwrapDataFile, type BwrapFdBind, buildBwrapCommand } from './bwrap-args.js'
 import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
@@ -150,7 +151,8 @@ function killGroup(child: ChildProcess): void {
 
 class BubblewrapHandle implements SandboxHandle {
   readonly #s: HandleSettings
-  readonly #running = new Set<ChildProcess>()
+  /** Each running child and its leak-tracker release. */
+  readonly #running = new Map<ChildProcess, Untrack>()
   #disposed = false
 
   constructor(settings: HandleSettings) {
@@ -247,7 +249,10 @@ class BubblewrapHandle implements SandboxHandle {
       detached: true,
       ...(hostUser === undefined ? {} : { uid: hostUser.uid, gid: hostUser.gid }),
     })
-    this.#running.add(child)
+    this.#running.set(
+      child,
+      trackResource('process', `bwrap: ${request.argv.join(' ').slice(0, 120)}`),
+    )
     for (const file of dataFiles) {
       const pipe = child.stdio[file.fd] as Duplex | null | undefined
       if (!pipe) continue
@@ -325,6 +330,7 @@ class BubblewrapHandle implements SandboxHandle {
         if (graceTimer) clearTimeout(graceTimer)
         if (closeGuard) clearTimeout(closeGuard)
         request.signal?.removeEventListener('abort', onAbort)
+        this.#running.get(child)?.()
         this.#running.delete(child)
         const inode = status.pidNamespace
         const leakedProcesses = inode === undefined ? 0 : await reapNamespace(inode)
@@ -362,6 +368,9 @@ class BubblewrapHandle implements SandboxHandle {
 
   async dispose(): Promise<void> {
     this.#disposed = true
-    for (const child of this.#running) killGroup(child)
+    for (const [child, untrack] of this.#running) {
+      killGroup(child)
+      untrack(new Promise((closed) => child.once('close', closed)))
+    }
   }
 }

@@ -1,7 +1,8 @@
-import { constants } from 'node:fs'
+import { constants, existsSync } from 'node:fs'
 import { chmod, chown, type FileHandle, lstat, open, realpath } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
+import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import { type HostIdentity, untraversableAncestor } from '../sandbox/sandbox-host-user.js'
 import {
@@ -100,6 +101,8 @@ export class SessionWorkspace {
   /** Total bytes as last measured and kept up to date by our own writes; undefined once unknown. */
   #usage: number | undefined
   #disposed = false
+  /** Only a private workspace holds something (its directory) a leak check looks for. */
+  readonly #untrack: Untrack | undefined
 
   private constructor(
     path: string,
@@ -109,6 +112,7 @@ export class SessionWorkspace {
   ) {
     this.path = path
     this.#owned = owned
+    if (owned) this.#untrack = trackResource('session-workspace', path, () => existsSync(path))
     // Shared in a deployer's directory too: a root-owned 0600 file is unreadable to the sandbox.
     this.#share = options.sandboxUser
     this.maxBytes = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
@@ -363,6 +367,7 @@ export class SessionWorkspace {
     this.#disposed = true
     this.#releaseLock()
     if (this.#owned) await removeTree(this.path)
+    this.#untrack?.()
   }
 
   #alive(): void {
