@@ -1,4 +1,4 @@
-import { constants, existsSync } from 'node:fs'
+import { constants } from 'node:fs'
 import { chmod, chown, type FileHandle, lstat, open, realpath } from 'node:fs/promises'
 import { posix } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
@@ -101,8 +101,8 @@ export class SessionWorkspace {
   /** Total bytes as last measured and kept up to date by our own writes; undefined once unknown. */
   #usage: number | undefined
   #disposed = false
-  /** Only a private workspace holds something (its directory) a leak check looks for. */
-  readonly #untrack: Untrack | undefined
+  /** Every workspace holds its folder's lock until disposed; a private one also its folder. */
+  readonly #untrack: Untrack
 
   private constructor(
     path: string,
@@ -112,7 +112,7 @@ export class SessionWorkspace {
   ) {
     this.path = path
     this.#owned = owned
-    if (owned) this.#untrack = trackResource('session-workspace', path, () => existsSync(path))
+    this.#untrack = trackResource('session-workspace', path)
     // Shared in a deployer's directory too: a root-owned 0600 file is unreadable to the sandbox.
     this.#share = options.sandboxUser
     this.maxBytes = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
@@ -367,7 +367,7 @@ export class SessionWorkspace {
     this.#disposed = true
     this.#releaseLock()
     if (this.#owned) await removeTree(this.path)
-    this.#untrack?.()
+    this.#untrack()
   }
 
   #alive(): void {
