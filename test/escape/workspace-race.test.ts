@@ -54,16 +54,16 @@ describe.skipIf(!linux)('workspace races: no host file through a swapped parent'
     const ws = await SessionWorkspace.create({ dir })
     let swapper: Swapper | undefined
     let wins = 0
+    let swaps = 0
     try {
       swapper = await startSwapper(base, dir, 'd', host)
       for (let i = 0; i < ATTEMPTS; i++) if (await attempt(ws, i, host)) wins += 1
     } finally {
-      const swaps = (await swapper?.stop()) ?? 0
+      swaps = (await swapper?.stop()) ?? 0
       await ws.dispose()
       report.push(`${name}: ${ATTEMPTS} attempts, ${swaps} swaps, ${wins} wins`)
-      // biome-ignore lint/correctness/noUnsafeFinallyReturn: the figures are the result
-      return { wins, swaps }
     }
+    return { wins, swaps }
   }
 
   it('workspace get (workspace_read, spooling outputs) never returns a host file', async () => {
