@@ -60,10 +60,16 @@ describe('the isolated forge', () => {
     })
     const ctx = createTurnContext()
     const out = String(await t.execute({ n: 1, timeout_seconds: 2 }, ctx))
-    expect(out).toContain('"result": 2')
-    expect(out).toMatch(/\[result r_\w+ · \d+ bytes · kind json\]$/)
-    const [spooled] = ctx.retrievables.all()
-    expect(spooled?.retrievable.provenance).toMatchObject({ skill: 'demo', tool: 'probe' })
+    const [json, footer] = out.split('\n\n')
+    expect(JSON.parse(json as string)).toEqual({
+      result: 2,
+      console: [{ level: 'log', text: '1' }],
+      consoleTruncated: false,
+    })
+    const id = /^\[result (r_\w+) · \d+ bytes · kind json\]$/.exec(footer as string)?.[1]
+    const spooled = await ctx.spool.stat(id as string)
+    expect(spooled?.trusted).toBe(false)
+    expect(spooled?.provenance).toMatchObject({ skill: 'demo', skillVersion: '1', tool: 'probe' })
   })
 
   it('asks the gate before the guest runs', async () => {
