@@ -1,3 +1,5 @@
+import { isTextMimeType } from './artifacts/artifact-text.js'
+
 /** How a file's bytes should be shown: as text (valid UTF-8 without NUL) or as binary of a media type. */
 export interface FileType {
   readonly text: boolean
@@ -66,8 +68,8 @@ export function mediaTypeByName(path: string): string | undefined {
  * The one rule for "is this file text, and of what type" (skill files,
  * workspace files, script outputs): text when the bytes are valid UTF-8 and
  * hold no NUL, whatever the name says; the media type from the extension
- * (`mediaTypeByName`), else `text/plain` for text and
- * `application/octet-stream` for anything else. Only the bytes given are
+ * (`mediaTypeByName`) unless that is a text type and the bytes are not text;
+ * else `text/plain` for text and `application/octet-stream` for anything else. Only the bytes given are
  * examined: pass `complete: false` for a prefix, so a character cut at its
  * end does not count as invalid.
  */
@@ -80,8 +82,8 @@ export function fileType(path: string, bytes: Uint8Array, complete = true): File
       text = false
     }
   }
-  return {
-    text,
-    mediaType: mediaTypeByName(path) ?? (text ? 'text/plain' : 'application/octet-stream'),
-  }
+  const byName = mediaTypeByName(path)
+  // A name never gives bytes that are not text a text type (a Latin-1 `notes.txt`).
+  if (byName !== undefined && (text || !isTextMimeType(byName))) return { text, mediaType: byName }
+  return { text, mediaType: text ? 'text/plain' : 'application/octet-stream' }
 }

@@ -22,6 +22,19 @@ describe('fileType, the one media-type rule', () => {
     expect(fileType('bad', new Uint8Array([0xff, 0xfe])).text).toBe(false)
   })
 
+  it('never gives bytes that are not text a text type from the name', () => {
+    const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9])
+    expect(fileType('notes.txt', latin1)).toEqual({
+      text: false,
+      mediaType: 'application/octet-stream',
+    })
+    expect(fileType('guide.md', new Uint8Array([0x23, 0]))).toMatchObject({
+      mediaType: 'application/octet-stream',
+    })
+    // A binary type from the name stands, text or not.
+    expect(fileType('a.pdf', new Uint8Array([0x25, 0xff])).mediaType).toBe('application/pdf')
+  })
+
   it('gives a dotfile or an extension-less name no type of its own', () => {
     expect(mediaTypeByName('.json')).toBeUndefined()
     expect(mediaTypeByName('dir.md/README')).toBeUndefined()
