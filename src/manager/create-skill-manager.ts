@@ -5,6 +5,7 @@ import {
   type SpooledArtifact,
 } from '../common/artifacts/index.js'
 import { renderError, SkillHostError } from '../common/errors.js'
+import { trackResource } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import type { Tool } from '../common/tool.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
@@ -91,6 +92,7 @@ class Manager implements SkillManager {
   #timer: NodeJS.Timeout | undefined
   #everLoaded = false
   #disposed: Promise<void> | undefined
+  readonly #untrack = trackResource('manager', 'skill manager')
 
   constructor(config: SkillManagerConfig, unsafe: string[]) {
     this.#config = config
@@ -341,6 +343,7 @@ class Manager implements SkillManager {
       await this.#workspace?.dispose().catch(reportTeardownError)
       this.#listeners.clear()
     })()
+    this.#untrack(this.#disposed)
     return this.#disposed
   }
 

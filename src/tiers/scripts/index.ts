@@ -100,6 +100,7 @@ export type {
   SkillScriptParam,
   SkillScriptParamType,
 } from './types.js'
+export type { TreeChange } from './workspace/diff-trees.js'
 export {
   DEFAULT_WORKSPACE_MAX_BYTES,
   SessionWorkspace,
@@ -107,4 +108,3 @@ export {
   type WorkspaceEntry,
 } from './workspace/session-workspace.js'
 export type { ManagerWorkspace } from './workspace/session-workspace-slot.js'
-export type { TreeChange } from './workspace/walk-tree.js'

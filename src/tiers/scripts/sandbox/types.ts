@@ -51,6 +51,13 @@ export interface SandboxRunRequest {
    * disk, are bounded in total, and vanish with the sandbox.
    */
   readonly scratch?: string
+  /**
+   * Host descriptors (held open by the caller for the call's start) bound
+   * read-only at sandbox paths on top of the policy's mounts: how a folder
+   * inside a writable bind (a workspace's `.git`) is re-protected without
+   * naming it by a host path a script could have swapped for a symlink.
+   */
+  readonly readOnlyFds?: readonly { readonly fd: number; readonly sandbox: string }[]
 }
 
 /** Why and how a sandboxed process ended, and what it wrote. */
@@ -89,14 +96,17 @@ export interface WorkspaceFile {
   read(): Promise<Uint8Array | ReadableStream<Uint8Array>>
 }
 
-/** Which skill version a workspace root holds. */
+/** Which skill version a skill copy holds. */
 export interface WorkspaceRef {
   readonly id: string
   readonly version: string
 }
 
 /**
- * Skill files on disk. `materialize` returns a fresh, authoritative root per
+ * The skill copies: a loaded skill's files on disk, mounted read-only at
+ * `/skill` (the reference documents call this the skill's workspace; the
+ * conversation's read-write `/work` is the session workspace, a different
+ * thing). `materialize` returns a fresh, authoritative root per
  * call (two versions of one skill coexist during a refresh); `dispose` removes
  * it. `createScratch` gives a fresh writable directory for one script call.
  * Failures are `E_SKILL_WORKSPACE_FAILED`; an abort is `E_ABORTED`.

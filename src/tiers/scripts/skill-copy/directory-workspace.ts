@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
+import { constants, existsSync } from 'node:fs'
 import { chmod, chown, lstat, mkdir, mkdtemp, open, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
+import {
+  currentResourceTracker,
+  trackResource,
+  type Untrack,
+} from '../../../common/leak-tracker.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
 import {
@@ -15,7 +20,7 @@ import { removeTree } from '../workspace/remove-tree.js'
 
 /** Options of `createDirectoryWorkspace`. */
 export interface DirectoryWorkspaceOptions {
-  /** An absolute directory this workspace owns; skill roots go below `skills/`, per-call scratch below `scratch/`. */
+  /** An absolute directory this store owns; skill copies go below `skills/`, per-call scratch below `scratch/`. */
   readonly baseDir: string
   /** Largest single file, bytes; default 16 MiB. */
   readonly maxFileBytes?: number
@@ -23,13 +28,13 @@ export interface DirectoryWorkspaceOptions {
   readonly maxTotalBytes?: number
   /**
    * The host identity the sandbox runs as, which alone (besides this process)
-   * may read the workspace; the same choice as the bubblewrap handle's
+   * may read the skill copies; the same choice as the bubblewrap handle's
    * `hostUser`, with the same default (`nobody` when this process is root).
    */
   readonly sandboxUser?: HostIdentity | 'inherit'
 }
 
-/** A `SkillWorkspace` on disk, exposing where it keeps roots and scratch so a session policy can name them. */
+/** The skill copies (`SkillWorkspace`) in a directory, exposing where it keeps them and scratch so a session policy can name them. */
 export interface DirectoryWorkspace extends SkillWorkspace {
   /** Real path of the directory holding materialized skill roots (put it in the session's allowRead). */
   readonly skillsDir: string
@@ -72,7 +77,7 @@ async function* chunksOf(
 }
 
 /**
- * A workspace in `baseDir`, private to this process and the sandbox's host
+ * Skill copies in `baseDir`, private to this process and the sandbox's host
  * identity: with a distinct sandbox identity everything is group-owned by its
  * gid (directories 0750, or 0710 where nobody needs to list them; files
  * 0640), otherwise 0700/0600, whatever the source modes or the umask. No other
@@ -92,7 +97,7 @@ export async function createDirectoryWorkspace(
   if (base === undefined) {
     throw new SkillHostError(
       'E_INVALID_SKILLS_CONFIG',
-      'The workspace baseDir must be an absolute path.',
+      'The skill copies baseDir must be an absolute path.',
     )
   }
   const maxFile = options.maxFileBytes ?? 16 * 1024 * 1024
@@ -117,7 +122,7 @@ export async function createDirectoryWorkspace(
       await own(dir, modes.traverse)
     }
   } catch (cause) {
-    throw failed('The workspace directory could not be created.', cause)
+    throw failed('The skill copies directory could not be created.', cause)
   }
 
   async function writeFile(
@@ -160,6 +165,19 @@ export async function createDirectoryWorkspace(
     }
   }
 
+  // What the leak tracker knows of each skill copy and scratch directory made
+  // here; kept only while a tracker is installed (tests), so it never grows otherwise.
+  const untracks = new Map<string, Untrack>()
+  const track = (kind: 'skill-copy' | 'scratch', dir: string): string => {
+    const release = trackResource(kind, dir, () => existsSync(dir))
+    if (currentResourceTracker() !== undefined) untracks.set(dir, release)
+    return dir
+  }
+  const untrack = (dir: string): void => {
+    untracks.get(dir)?.()
+    untracks.delete(dir)
+  }
+
   return {
     skillsDir,
     scratchDir,
@@ -190,22 +208,23 @@ export async function createDirectoryWorkspace(
         if (SkillHostError.isInstance(cause)) throw cause
         throw failed(`Skill '${ref.id}' could not be materialized.`, cause)
       }
-      return root
+      return track('skill-copy', root)
     },
     async dispose(root) {
       const path = normalizeAbsolutePath(root)
       if (path === undefined || !isPathInside(path, skillsDir) || path === skillsDir) {
-        throw failed('dispose() was given a path this workspace did not materialize.')
+        throw failed('dispose() was given a path that is not a skill copy of this store.')
       }
       try {
         await removeTree(path)
       } catch (cause) {
-        throw failed('A skill workspace could not be removed.', cause)
+        throw failed('A skill copy could not be removed.', cause)
       }
+      untrack(path)
     },
     async createScratch() {
       try {
-        return await mkdtemp(join(scratchDir, 'call-'))
+        return track('scratch', await mkdtemp(join(scratchDir, 'call-')))
       } catch (cause) {
         throw failed('A scratch directory could not be created.', cause)
       }
@@ -213,13 +232,14 @@ export async function createDirectoryWorkspace(
     async disposeScratch(dir) {
       const path = normalizeAbsolutePath(dir)
       if (path === undefined || !isPathInside(path, scratchDir) || path === scratchDir) {
-        throw failed('disposeScratch() was given a path this workspace did not create.')
+        throw failed('disposeScratch() was given a path this store did not create.')
       }
       try {
         await removeTree(path)
       } catch (cause) {
         throw failed('A scratch directory could not be removed.', cause)
       }
+      untrack(path)
     },
   }
 }
