@@ -4,11 +4,8 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateText, stepCountIs } from 'ai'
 import { createSkillTools } from '../adapters/ai-sdk/create-skill-tools.js'
-import {
-  estimateTokens,
-  renderAvailableSkills,
-  renderProjectedSkills,
-} from '../adapters/ai-sdk/render-skill-context.js'
+import { renderProjectedSkills } from '../adapters/ai-sdk/render-skill-context.js'
+import { estimateTokens, renderAvailableSkills } from '../manager/render-available-skills.js'
 import type { CliIo } from './cli-command.js'
 import { DEMO_FORM, pickDemoModel } from './demo-model.js'
 import { parseArgs } from './parse-args.js'
@@ -106,7 +103,13 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     }
     const ctx = manager.createTurnContext()
     const skills = createSkillTools({ manager, ctx, system: SYSTEM, catalog: true })
-    const catalogTokens = estimateTokens(renderAvailableSkills(manager.search().entries))
+    const catalogTokens = renderAvailableSkills(
+      manager
+        .search()
+        .entries.flatMap((e) =>
+          e.shadowedBy === undefined ? [{ name: e.id, description: e.description }] : [],
+        ),
+    ).estimatedTokens
     out(
       `catalog: ${manager.catalog().entries.length} skills, ≈${catalogTokens} tokens in the system prompt`,
     )

@@ -1,3 +1,4 @@
+import { CHARS_PER_TOKEN, renderAvailableSkills } from '../manager/render-available-skills.js'
 import type { CliCommand } from './cli-command.js'
 import {
   cliRoots,
@@ -10,7 +11,6 @@ import { discoveryProgress } from './discovery-progress.js'
 import { escapeLine } from './escape-controls.js'
 import { notSearchedLines } from './not-searched.js'
 import { parseArgs, UsageError } from './parse-args.js'
-import { CHARS_PER_TOKEN, renderAvailableSkills } from './render-available-skills.js'
 import { resolveCatalog } from './resolve-catalog.js'
 
 const HELP = `Usage: skillhost prompt [--max-tokens N] [--strict] [--root DIR] [root...]
@@ -70,7 +70,7 @@ export const promptCommand: CliCommand = {
       // disable-model-invocation: the block is the model's catalog, so host-only skills stay out.
       .filter((r) => r.status === 'active' && r.skill?.disableModelInvocation !== true)
       .map((r) => ({ name: r.name, description: r.description, location: r.location }))
-    const out = renderAvailableSkills(entries, maxTokens)
+    const out = renderAvailableSkills(entries, maxTokens === undefined ? {} : { maxTokens })
     io.stdout(`${out.text}\n`)
     if (out.shortened > 0 || out.dropped > 0) {
       io.stderr(
