@@ -1,0 +1,121 @@
+import { SkillHostError } from '../common/errors.js'
+import { runAsync } from './fs-steps.js'
+import type { FsSkillEntry } from './load-fs-skill.js'
+import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
+import type { SkillDigests } from './skill-digests.js'
+import { asyncSkillFs } from './skill-fs.js'
+import { locateOverlaySteps, type OverlayHit, sameOverlay } from './skill-overlays.js'
+import type { SkillPins } from './skill-pins.js'
+import type { SkillSourceLimits } from './source-limits.js'
+import type { SkillRef } from './types.js'
+import type { VisitCache } from './visit-cache.js'
+
+/** A served skill's entry from discovery and a fresh scan proving it is still current. */
+export interface CurrentSkill {
+  readonly entry: FsSkillEntry
+  readonly scan: SkillFolderScan
+}
+
+/** Options for `ServedSkills`. */
+export interface ServedSkillsOptions {
+  readonly limits: SkillSourceLimits
+  /** The overlay directories, absolute, earlier first (see `resolveOverlayDirs`). */
+  readonly overlays: readonly string[]
+  /** Told of a folder that changed without a watch saying so, so the next walk reads it again. */
+  readonly cache: Pick<VisitCache, 'invalidate'>
+  /** The lockfile in force, if any: every `current` checks the content against it. */
+  readonly pins: SkillPins | undefined
+  /** The source's digests, pruned to the served folders on each `serve`. */
+  readonly digests: SkillDigests
+}
+
+function notFound(ref: SkillRef, why: string): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_NOT_FOUND',
+    `Skill "${ref.id}" at version "${ref.version}" ${why}; list skills again.`,
+    {
+      data: { id: ref.id, version: ref.version },
+    },
+  )
+}
+
+function unreadable(ref: SkillRef, cause: unknown): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_NOT_FOUND',
+    `Skill "${ref.id}" can no longer be read; list skills again.`,
+    { cause },
+  )
+}
+
+/**
+ * The skills the last discovery served, by id, and the one check every use
+ * of a ref passes (`current`): the ref names a served version, a fresh scan
+ * of its folder still has that version, its overlay is the one discovery
+ * read, and, with a lock, its content is what the lock pins. Anything else
+ * is `E_SKILL_NOT_FOUND` (stale: list skills again) or `E_SKILL_NOT_PINNED`.
+ */
+export class ServedSkills {
+  readonly #limits: SkillSourceLimits
+  readonly #overlays: readonly string[]
+  readonly #cache: Pick<VisitCache, 'invalidate'>
+  readonly #pins: SkillPins | undefined
+  readonly #digests: SkillDigests
+  #entries = new Map<string, FsSkillEntry>()
+
+  constructor(options: ServedSkillsOptions) {
+    this.#limits = options.limits
+    this.#overlays = options.overlays
+    this.#cache = options.cache
+    this.#pins = options.pins
+    this.#digests = options.digests
+  }
+
+  /** Replaces what is served with a completed discovery's skills (by id). */
+  serve(found: Map<string, FsSkillEntry>): void {
+    this.#entries = found
+    // Without a lock or digest() calls there is nothing to prune: no cost per discovery.
+    if (this.#digests.size > 0)
+      this.#digests.keepOnly(new Set([...found.values()].map((e) => e.dir)))
+  }
+
+  /** The entry served for `ref` at its version, from memory (no filesystem call); undefined otherwise. */
+  entry(ref: SkillRef): FsSkillEntry | undefined {
+    const entry = this.#entries.get(ref.id)
+    return entry && entry.version === ref.version ? entry : undefined
+  }
+
+  /** The cached entry for a ref and a fresh scan proving it is still current. */
+  async current(ref: SkillRef, signal?: AbortSignal): Promise<CurrentSkill> {
+    signal?.throwIfAborted()
+    const entry = this.#entries.get(ref.id)
+    if (!entry) throw notFound(ref, 'is not served by this source')
+    if (entry.version !== ref.version) throw notFound(ref, 'is stale')
+    let scan: SkillFolderScan
+    try {
+      scan = await scanSkillFolder(entry.dir, this.#limits)
+    } catch (cause) {
+      throw unreadable(ref, cause)
+    }
+    if (scan.hash !== entry.scan.hash) {
+      // A change no watch reported (or none is kept): the next walk reads the folder again.
+      this.#cache.invalidate(entry.dir)
+      // Changed since discovery: with a lock, say so when it is no longer the pinned content.
+      await this.#pins?.verify(ref.id, entry.dir, scan).catch((err: unknown) => {
+        if (SkillHostError.is(err, 'E_SKILL_NOT_PINNED')) throw err
+      })
+      throw notFound(ref, 'changed on disk')
+    }
+    if (this.#overlays.length > 0) {
+      let overlay: OverlayHit | undefined
+      try {
+        overlay = await runAsync(locateOverlaySteps(this.#overlays, ref.id), asyncSkillFs)
+      } catch (cause) {
+        throw unreadable(ref, cause)
+      }
+      if (!sameOverlay(overlay, entry.overlay)) throw notFound(ref, 'changed on disk')
+    }
+    // The digest of this very scan (cached only for its identity), never discovery's word for it.
+    await this.#pins?.verify(ref.id, entry.dir, scan)
+    return { entry, scan }
+  }
+}

@@ -1,0 +1,183 @@
+import { SkillHostError } from '../common/errors.js'
+import type { Tool } from '../common/tool.js'
+import { parseSkillMd } from '../manifest/parse-skill-md.js'
+import { normalizeSkillPath } from '../skill-model/skill-path.js'
+import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
+import { bytesToStream } from './bytes-to-stream.js'
+import type { CatalogRows } from './catalog-rows.js'
+import { importModuleTools } from './import-module-tools.js'
+import { readSkillText } from './load-fs-skill.js'
+import type { SkillFolderScan } from './scan-skill-folder.js'
+import type { ServedSkills } from './served-skills.js'
+import type { SkillDigests } from './skill-digests.js'
+import { asyncSkillFs } from './skill-fs.js'
+import type { SkillSourceLimits } from './source-limits.js'
+import type {
+  SkillDescriptor,
+  SkillFileStat,
+  SkillRef,
+  SkillScriptDeclaration,
+  SkillSnapshot,
+  SourceReadOptions,
+} from './types.js'
+
+/** What discovery saw of a skill: see `FileSystemSkillSource.declared`. */
+export interface DeclaredSkill {
+  /** Every shipped file but SKILL.md, as sorted normalized relative paths. */
+  readonly files: readonly string[]
+  /** Scripts the sidecar declares (validated like any declaration; a load checks them again). */
+  readonly scripts: readonly SkillScriptDeclaration[]
+  /** Names of the isolated tools the sidecar declares. */
+  readonly isolatedTools: readonly string[]
+  /** Tools declared that this source will not serve (a module it does not import), as `descriptor` reports them. */
+  readonly unavailableTools: readonly UnavailableTool[]
+}
+
+/** Options for `SkillReader`. */
+export interface SkillReaderOptions {
+  readonly served: ServedSkills
+  readonly rows: CatalogRows
+  readonly digests: SkillDigests
+  readonly limits: SkillSourceLimits
+}
+
+const encoder = new TextEncoder()
+const encodeText = (text: string): Uint8Array => encoder.encode(text)
+
+function noSuchFile(ref: SkillRef, rel: string): SkillHostError {
+  return new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${ref.id}" has no file "${rel}".`, {
+    data: { path: rel },
+  })
+}
+
+/**
+ * Reads a served skill. Every read but `declared` first proves the ref
+ * current (`ServedSkills.current`: a fresh scan, the overlay, the lock) and
+ * then reads only files of that scan, each checked against the scan's
+ * identity and capped by `limits`. See the methods of
+ * `FileSystemSkillSource`, which this serves.
+ */
+export class SkillReader {
+  readonly #served: ServedSkills
+  readonly #rows: CatalogRows
+  readonly #digests: SkillDigests
+  readonly #limits: SkillSourceLimits
+
+  constructor(options: SkillReaderOptions) {
+    this.#served = options.served
+    this.#rows = options.rows
+    this.#digests = options.digests
+    this.#limits = options.limits
+  }
+
+  /** The content digest of the skill at `ref`, cached per scan identity. */
+  async digest(ref: SkillRef, options: SourceReadOptions = {}): Promise<string> {
+    const { entry, scan } = await this.#served.current(ref, options.signal)
+    return this.#digests.digest(entry.dir, scan)
+  }
+
+  /** The skill's descriptor: its manifest, isolated tool sources, imported module tools, scripts. */
+  async descriptor(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillDescriptor> {
+    const { entry, scan } = await this.#served.current(ref, options.signal)
+    const m = entry.manifest
+    const sidecar = entry.sidecar
+    const isolatedTools = []
+    for (const t of sidecar?.isolatedTools ?? []) {
+      const source = (await readSkillText(scan, t.source, this.#limits.maxFileBytes)).trim()
+      isolatedTools.push({
+        name: t.name,
+        description: t.description,
+        ...(t.params && { params: t.params }),
+        source,
+      })
+    }
+    let tools: Tool[] | undefined
+    const unavailableTools = this.#rows.notImported(ref.id, entry)
+    if (sidecar?.module && unavailableTools.length === 0) {
+      tools = await importModuleTools(
+        scan.files.get(sidecar.module)!.abs,
+        entry.version,
+        sidecar.module,
+      )
+    }
+    options.signal?.throwIfAborted()
+    return {
+      id: ref.id,
+      version: entry.version,
+      name: m.name,
+      description: m.description,
+      ...(m.license !== undefined && { license: m.license }),
+      ...(m.compatibility !== undefined && { compatibility: m.compatibility }),
+      ...(m.metadata !== undefined && { metadata: m.metadata }),
+      ...(m.allowedTools !== undefined && { allowedTools: m.allowedTools }),
+      ...(tools && { tools }),
+      ...(isolatedTools.length > 0 && { isolatedTools }),
+      ...(sidecar && sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
+      ...(unavailableTools.length > 0 && { unavailableTools }),
+    }
+  }
+
+  /** One file's bytes, or with no `path` the body (SKILL.md without frontmatter). */
+  async read(
+    ref: SkillRef,
+    path?: string,
+    options: SourceReadOptions = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    const rel = path === undefined ? undefined : normalizeSkillPath(path)
+    const { scan } = await this.#served.current(ref, options.signal)
+    if (rel === undefined) return bytesToStream(await this.#body(scan))
+    const file = scan.files.get(rel)
+    if (!file) throw noSuchFile(ref, rel)
+    return bytesToStream(
+      (await asyncSkillFs.readCapped(file.abs, this.#limits.maxFileBytes, rel, file)).bytes,
+    )
+  }
+
+  /** One file's size (the body's, with no `path`) and the skill's version. */
+  async stat(ref: SkillRef, path?: string): Promise<SkillFileStat> {
+    const rel = path === undefined ? undefined : normalizeSkillPath(path)
+    const { entry, scan } = await this.#served.current(ref)
+    if (rel === undefined)
+      return { size: (await this.#body(scan)).byteLength, version: entry.version }
+    const file = scan.files.get(rel)
+    if (!file) throw noSuchFile(ref, rel)
+    return { size: file.size, version: entry.version }
+  }
+
+  /** What the last discovery saw of the skill at `ref`'s version, from memory; undefined if not served. */
+  declared(ref: SkillRef): DeclaredSkill | undefined {
+    const entry = this.#served.entry(ref)
+    if (!entry) return undefined
+    const sidecar = entry.sidecar
+    return {
+      files: [...entry.scan.files.keys()].filter((p) => p !== 'SKILL.md').sort(),
+      scripts: sidecar?.scripts ?? [],
+      isolatedTools: (sidecar?.isolatedTools ?? []).map((t) => t.name),
+      unavailableTools: this.#rows.notImported(ref.id, entry),
+    }
+  }
+
+  /** One scan for every file; each read is checked against it (see `FileSystemSkillSource.snapshot`). */
+  async snapshot(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillSnapshot> {
+    const { scan } = await this.#served.current(ref, options.signal)
+    const paths = [...scan.files.keys()].filter((p) => p !== 'SKILL.md').sort()
+    const max = this.#limits.maxFileBytes
+    return {
+      paths,
+      async read(path) {
+        const rel = normalizeSkillPath(path)
+        const file = rel === 'SKILL.md' ? undefined : scan.files.get(rel)
+        if (!file) throw noSuchFile(ref, rel)
+        return (await asyncSkillFs.readCapped(file.abs, max, rel, file)).bytes
+      },
+      size: (path) => (path === 'SKILL.md' ? undefined : scan.files.get(path)?.size),
+    }
+  }
+
+  async #body(scan: SkillFolderScan): Promise<Uint8Array> {
+    const text = await readSkillText(scan, 'SKILL.md', this.#limits.maxSkillMdBytes)
+    return encodeText(
+      parseSkillMd(text, { maxFrontmatterBytes: this.#limits.maxFrontmatterBytes }).body,
+    )
+  }
+}
