@@ -57,7 +57,12 @@ export {
   RetrievableSet,
 } from './retrievable.js'
 export type { JsonSchemaObject, ToolInputSchema } from './schema.js'
-export { checkSpoolTag, SPOOL_TAG_MAX } from './spool-put-key.js'
+export { checkSpoolTag, SPOOL_TAG_MAX, spoolContentKey } from './spool-put-key.js'
+export {
+  SPOOL_QUOTA_DEFAULTS,
+  type SpoolQuotaOptions,
+  type SpoolQuotaUsage,
+} from './spool-quota.js'
 export { type ResolvedSpoolRange, resolveSpoolRange } from './spool-range.js'
 export {
   describeSpooled,
