@@ -48,23 +48,14 @@ export class SpoolQuota {
 
   /** Counts one item of `size` bytes, or throws `E_SPOOL_FULL` and counts nothing. */
   reserve(size: number): void {
-    if (this.#items + 1 > this.maxItems || this.#bytes + size > this.maxBytes) {
-      const which =
-        this.#items + 1 > this.maxItems ? `${this.maxItems} items` : `${this.maxBytes} bytes`
-      throw new SkillHostError(
-        'E_SPOOL_FULL',
-        `The session's result store is full (at most ${which}); nothing was stored. Work with the artifacts already kept, or start a new session.`,
-        {
-          data: {
-            maxBytes: this.maxBytes,
-            maxItems: this.maxItems,
-            usedBytes: this.#bytes,
-            usedItems: this.#items,
-            size,
-          },
-        },
-      )
-    }
+    if (this.#items + 1 > this.maxItems || this.#bytes + size > this.maxBytes)
+      throw spoolFull({
+        maxBytes: this.maxBytes,
+        maxItems: this.maxItems,
+        usedBytes: this.#bytes,
+        usedItems: this.#items,
+        size,
+      })
     this.#bytes += size
     this.#items += 1
   }
@@ -100,4 +91,21 @@ export interface SpoolQuotaUsage {
 export function quotaUsage(quota: SpoolQuota): SpoolQuotaUsage {
   const { bytes, items } = quota.used
   return { maxBytes: quota.maxBytes, maxItems: quota.maxItems, usedBytes: bytes, usedItems: items }
+}
+
+/**
+ * `E_SPOOL_FULL` for a put of `size` bytes refused at `usedBytes` /
+ * `usedItems` (what the store held before it): the message names the bound
+ * that was passed, `data` carries the figures.
+ */
+export function spoolFull(figures: SpoolQuotaUsage & { readonly size: number }): SkillHostError {
+  const which =
+    figures.usedItems + 1 > figures.maxItems
+      ? `${figures.maxItems} items`
+      : `${figures.maxBytes} bytes`
+  return new SkillHostError(
+    'E_SPOOL_FULL',
+    `The session's result store is full (at most ${which}); nothing was stored. Work with the artifacts already kept, or start a new session.`,
+    { data: { ...figures } },
+  )
 }
