@@ -139,6 +139,8 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
         host: options.http.host,
         ...(options.http.token !== undefined ? { token: options.http.token } : {}),
         onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
+        ...options.http.limits,
+        onLimit: (e) => log(`refused (${e.limit}, ${e.status}): ${e.message}`),
         ...(shared && {
           replica: shared.replica,
           catalogFeed: shared.catalogFeed,

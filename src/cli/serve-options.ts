@@ -47,7 +47,22 @@ export interface ServeHttpOptions {
    * results and catalog refreshes with other replicas through this database.
    */
   readonly postgres?: string
+  /** `--max-sessions`, `--max-sessions-per-token`, `--max-body-mib`, `--body-timeout` (library defaults when absent). */
+  readonly limits?: {
+    readonly maxSessions?: number
+    readonly maxSessionsPerToken?: number
+    readonly maxBodyBytes?: number
+    readonly bodyTimeoutMs?: number
+  }
 }
+
+/** The flags of `serve --http`'s limits. */
+const HTTP_LIMIT_FLAGS = [
+  'max-sessions',
+  'max-sessions-per-token',
+  'max-body-mib',
+  'body-timeout',
+] as const
 
 /** `skillhost serve`'s settings after parsing and defaulting. */
 export interface ServeOptions {
@@ -149,6 +164,7 @@ export function parseServeOptions(
       'workspace',
       'locked',
       'postgres',
+      ...HTTP_LIMIT_FLAGS,
       ...ROOT_FLAGS.strings,
     ],
     lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
@@ -190,6 +206,21 @@ export function parseServeOptions(
     if (!/^\d{1,5}$/.test(s.http) || port > 65535)
       throw new UsageError('--http needs a port number (0 picks a free one)')
     http = httpAuth(port, s.host ?? '127.0.0.1', s.token, args.booleans['insecure-no-auth'], env)
+    const limits = Object.fromEntries(
+      (
+        [
+          ['maxSessions', 'max-sessions', 1],
+          ['maxSessionsPerToken', 'max-sessions-per-token', 1],
+          ['maxBodyBytes', 'max-body-mib', 1024 * 1024],
+          ['bodyTimeoutMs', 'body-timeout', 1000],
+        ] as const
+      ).flatMap(([key, flag, scale]) => {
+        const n = bound(s[flag], flag, scale)
+        if (n === 0) throw new UsageError(`--${flag} must be greater than 0`)
+        return n === undefined ? [] : [[key, Math.ceil(n)]]
+      }),
+    )
+    if (Object.keys(limits).length > 0) http = { ...http, limits }
     const postgres =
       s.postgres ?? (env[POSTGRES_URL_ENV] === '' ? undefined : env[POSTGRES_URL_ENV])
     if (postgres !== undefined) {
@@ -205,6 +236,8 @@ export function parseServeOptions(
       '--postgres needs --http (sessions are shared between HTTP replicas; stdio serves one client)',
     )
   else if (s.host !== undefined) throw new UsageError('--host needs --http')
+  else if (HTTP_LIMIT_FLAGS.some((flag) => s[flag] !== undefined))
+    throw new UsageError(`--${HTTP_LIMIT_FLAGS.find((flag) => s[flag] !== undefined)} needs --http`)
   else if (s.token !== undefined) throw new UsageError('--token needs --http')
   else if (args.booleans['insecure-no-auth'])
     throw new UsageError('--insecure-no-auth needs --http')

@@ -8,6 +8,7 @@ import {
   PostgresSessionStore,
   PostgresSpoolStore,
 } from '../adapters/postgres/index.js'
+import { SPOOL_QUOTA_DEFAULTS } from '../common/spool-quota.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { SkillSessionStore } from '../manager/session-state.js'
 import { missingOptionalPackage, missingPackageMessage } from './optional-package.js'
@@ -127,7 +128,9 @@ export async function openServePostgres(
     replica,
     sessionStore,
     catalogFeed,
-    spoolFor: (sessionId) => new PostgresSpoolStore({ pool: spoolPool, session: sessionId }),
+    // Each session's results are bounded as on one replica (the quota's lock spans replicas).
+    spoolFor: (sessionId) =>
+      new PostgresSpoolStore({ pool: spoolPool, session: sessionId, quota: SPOOL_QUOTA_DEFAULTS }),
     prune: async (maxAgeMs) => {
       const gone = await sessions.prune(maxAgeMs)
       for (const session of gone) await spool.prune({ session })

@@ -59,6 +59,11 @@ ${sandboxFlagsHelp(23)}
                        other replicas through PostgreSQL (or SKILLHOST_POSTGRES_URL;
                        needs the pg package; the variable is ignored without
                        --http). Workspaces stay on their replica
+  --max-sessions N     with --http: most open sessions (default 256; one more
+                       initialize gets 503 with Retry-After)
+  --max-sessions-per-token N  most per bearer token (default: --max-sessions)
+  --max-body-mib MIB   with --http: largest request body (default 4; 413 past it)
+  --body-timeout SECONDS  a request body must arrive within (default 30; 408)
   --durable-spool      keep a session's spooled results after it closes and
                        after shutdown (default: removed when the session closes)
   --spool-max-age DAYS prune closed sessions' spool folders not written for

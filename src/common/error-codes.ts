@@ -122,6 +122,11 @@ export const ERROR_CODES = {
     status: 503,
     summary: "The spool store's backend (a database) failed or is unreachable.",
   },
+  E_SPOOL_FULL: {
+    status: 507,
+    summary:
+      'A put would take the spool store past its quota (bytes or items); nothing was stored.',
+  },
 } as const satisfies Record<string, { status: number; summary: string }>
 
 /** A stable skillhost error code. */

@@ -1,10 +1,27 @@
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { link, mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
+import {
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+  writeFile,
+} from 'node:fs/promises'
 import { join } from 'node:path'
 import { trackResource, type Untrack } from './leak-tracker.js'
 import type { Retrievable } from './retrievable.js'
 import { putIdempotencyKey } from './spool-put-key.js'
+import {
+  quotaUsage,
+  SpoolQuota,
+  type SpoolQuotaOptions,
+  type SpoolQuotaUsage,
+} from './spool-quota.js'
 import { resolveSpoolRange, spoolRangeStream } from './spool-range.js'
 import {
   describeSpooled,
@@ -30,23 +47,48 @@ const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException)?.cod
  * An idempotency key is a `k_<sha256 of the key>` file naming the item,
  * created with `link` (atomic, fails when taken), so two processes putting
  * with one key on one directory end with one item.
+ *
+ * The directory holds at most `maxBytes` bytes and `maxItems` items
+ * (`SPOOL_QUOTA_DEFAULTS`: 256 MiB, 10,000); a put past either rejects with
+ * `E_SPOOL_FULL`. Usage is counted in this process, starting from what the
+ * directory held when the store first used it: two processes writing one
+ * directory each keep their own count (`skillhost serve` gives each session
+ * its own directory).
  */
 export class FileSpoolStore implements SpoolStore {
   readonly directory: string
+  readonly #quota: SpoolQuota
   #ready: Promise<void> | undefined
   /** The leak tracker's view of the directory: made by the first put, released by `destroy`. */
   #untrack: Untrack | undefined
 
-  constructor(options: { directory: string }) {
+  constructor(options: { directory: string } & SpoolQuotaOptions) {
     this.directory = options.directory
+    this.#quota = new SpoolQuota(options)
   }
 
   #ensure(): Promise<void> {
-    this.#ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(() => {
+    this.#ready ??= (async () => {
+      await mkdir(this.directory, { recursive: true, mode: 0o700 })
+      // Items already in the directory count against the quota.
+      this.#quota.reset()
+      for (const name of await readdir(this.directory)) {
+        if (!name.endsWith('.bin') || !SPOOL_ID_PATTERN.test(name.slice(0, -4))) continue
+        const size = await stat(join(this.directory, name)).then(
+          (s) => s.size,
+          () => undefined,
+        )
+        if (size !== undefined) this.#quota.count(size)
+      }
       const dir = this.directory
       this.#untrack ??= trackResource('spool', dir, () => existsSync(dir))
-    })
+    })()
     return this.#ready
+  }
+
+  /** The quota and what counts against it now (after the first put, the directory's items too). */
+  get quota(): SpoolQuotaUsage {
+    return quotaUsage(this.#quota)
   }
 
   async put(
@@ -68,10 +110,18 @@ export class FileSpoolStore implements SpoolStore {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     const record = describeSpooled(id, bytes, meta)
     const base = join(this.directory, id)
-    await writeFile(`${base}.bin.tmp`, bytes, { mode: 0o600 })
-    await rename(`${base}.bin.tmp`, `${base}.bin`)
-    await writeFile(`${base}.json.tmp`, JSON.stringify(record), { mode: 0o600 })
-    await rename(`${base}.json.tmp`, `${base}.json`)
+    this.#quota.reserve(record.size)
+    try {
+      await writeFile(`${base}.bin.tmp`, bytes, { mode: 0o600 })
+      await rename(`${base}.bin.tmp`, `${base}.bin`)
+      await writeFile(`${base}.json.tmp`, JSON.stringify(record), { mode: 0o600 })
+      await rename(`${base}.json.tmp`, `${base}.json`)
+    } catch (err) {
+      this.#quota.release(record.size)
+      await rm(`${base}.bin.tmp`, { force: true }).catch(() => undefined)
+      await rm(`${base}.bin`, { force: true }).catch(() => undefined)
+      throw err
+    }
     if (!keyFile) return record
     return (await this.#claim(keyFile, id)) ?? record
   }
@@ -172,6 +222,7 @@ export class FileSpoolStore implements SpoolStore {
    */
   async destroy(): Promise<void> {
     this.#ready = undefined
+    this.#quota.reset()
     await rm(this.directory, { recursive: true, force: true })
     this.#untrack?.()
     this.#untrack = undefined
@@ -179,9 +230,10 @@ export class FileSpoolStore implements SpoolStore {
 
   async delete(id: string): Promise<boolean> {
     if (!SPOOL_ID_PATTERN.test(id)) return false
-    const existed = (await this.stat(id)) !== undefined
+    const record = await this.stat(id)
     await rm(join(this.directory, `${id}.json`), { force: true })
     await rm(join(this.directory, `${id}.bin`), { force: true })
-    return existed
+    if (record) this.#quota.release(record.size)
+    return record !== undefined
   }
 }

@@ -41,7 +41,12 @@ export {
   type Retrievable,
   RetrievableSet,
 } from './retrievable.js'
-export { checkSpoolTag, SPOOL_TAG_MAX } from './spool-put-key.js'
+export { checkSpoolTag, SPOOL_TAG_MAX, spoolContentKey } from './spool-put-key.js'
+export {
+  SPOOL_QUOTA_DEFAULTS,
+  type SpoolQuotaOptions,
+  type SpoolQuotaUsage,
+} from './spool-quota.js'
 export { type ResolvedSpoolRange, resolveSpoolRange } from './spool-range.js'
 export {
   describeSpooled,

@@ -1,5 +1,11 @@
 import type { Retrievable } from './retrievable.js'
 import { putIdempotencyKey } from './spool-put-key.js'
+import {
+  quotaUsage,
+  SpoolQuota,
+  type SpoolQuotaOptions,
+  type SpoolQuotaUsage,
+} from './spool-quota.js'
 import { resolveSpoolRange, spoolRangeStream } from './spool-range.js'
 import {
   describeSpooled,
@@ -9,6 +15,7 @@ import {
   type SpoolMeta,
   type SpoolPutOptions,
   type SpoolStore,
+  spooledSize,
 } from './spool-store.js'
 
 interface Item {
@@ -22,12 +29,22 @@ const PIECE_BYTES = 256 * 1024
 const toBytes = (content: SpoolContent): Uint8Array =>
   typeof content === 'string' ? Buffer.from(content, 'utf8') : content
 
-/** A `SpoolStore` in memory: for tests, short sessions and benchmarks. */
+/**
+ * A `SpoolStore` in memory: for tests, short sessions and benchmarks (the
+ * default spool of a manager and a turn context). It holds at most
+ * `maxBytes` bytes and `maxItems` items (`SPOOL_QUOTA_DEFAULTS`: 256 MiB,
+ * 10,000); a put past either rejects with `E_SPOOL_FULL`.
+ */
 export class MemorySpoolStore implements SpoolStore {
   // Text is kept as a string (immutable, no copy) and encoded on read; bytes
   // are copied on the way in and on the way out.
   readonly #items = new Map<string, Item>()
   readonly #keys = new Map<string, string>()
+  readonly #quota: SpoolQuota
+
+  constructor(options: SpoolQuotaOptions = {}) {
+    this.#quota = new SpoolQuota(options)
+  }
 
   put(content: SpoolContent, meta?: SpoolMeta, options?: SpoolPutOptions): Promise<Retrievable> {
     try {
@@ -44,6 +61,7 @@ export class MemorySpoolStore implements SpoolStore {
       const item = this.#items.get(earlier)
       if (item) return item.record
     }
+    this.#quota.reserve(spooledSize(content))
     const id = newSpoolId()
     const kept = typeof content === 'string' ? content : new Uint8Array(content)
     const record = describeSpooled(id, kept, meta)
@@ -77,6 +95,7 @@ export class MemorySpoolStore implements SpoolStore {
     const item = this.#items.get(id)
     if (!item) return false
     this.#items.delete(id)
+    this.#quota.release(item.record.size)
     if (item.key !== undefined) this.#keys.delete(item.key)
     return true
   }
@@ -84,5 +103,10 @@ export class MemorySpoolStore implements SpoolStore {
   /** Number of spooled items. */
   get size(): number {
     return this.#items.size
+  }
+
+  /** The quota and what counts against it now. */
+  get quota(): SpoolQuotaUsage {
+    return quotaUsage(this.#quota)
   }
 }

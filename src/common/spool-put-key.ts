@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+
 /** The longest idempotency key (or session tag) a spool store accepts, in characters. */
 export const SPOOL_TAG_MAX = 256
 
@@ -24,4 +26,33 @@ export function putIdempotencyKey(options?: {
   return options?.idempotencyKey === undefined
     ? undefined
     : checkSpoolTag(options.idempotencyKey, 'idempotencyKey')
+}
+
+/**
+ * A content key for `SpoolPutOptions.idempotencyKey`: the sha256 of the bytes
+ * and of the metadata a reader sees (kind, MIME type, title, provenance,
+ * trust), so spooling the same bytes as the same thing again resolves the
+ * existing item instead of storing a copy, and any other metadata makes a new
+ * item. `sha256:` plus 64 hex digits.
+ */
+export function spoolContentKey(
+  content: Uint8Array | string,
+  meta: {
+    readonly kind?: string
+    readonly mimeType?: string
+    readonly title?: string
+    readonly provenance?: object
+    readonly trusted?: boolean
+  } = {},
+): string {
+  const described = JSON.stringify([
+    meta.kind ?? 'text',
+    meta.mimeType ?? 'text/plain',
+    meta.title ?? null,
+    meta.trusted === true,
+    Object.entries(meta.provenance ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  ])
+  const hash = createHash('sha256').update(described, 'utf8').update('\0')
+  hash.update(typeof content === 'string' ? Buffer.from(content, 'utf8') : content)
+  return `sha256:${hash.digest('hex')}`
 }

@@ -22,7 +22,9 @@ async function fileStore(): Promise<FileSpoolStore> {
 
 describe('runSpoolStoreConformance', () => {
   it('passes MemorySpoolStore; what it lacks is named unsupported, with a reason', async () => {
-    const report = await runSpoolStoreConformance('memory', () => new MemorySpoolStore())
+    const report = await runSpoolStoreConformance('memory', () => new MemorySpoolStore(), {
+      withQuota: (quota) => new MemorySpoolStore(quota),
+    })
     expect(report.failed, formatConformanceReport(report)).toEqual([])
     expect(report.ok).toBe(true)
     expect(report.unsupported.map((u) => u.name).sort()).toEqual(
@@ -44,6 +46,8 @@ describe('runSpoolStoreConformance', () => {
     const report = await runSpoolStoreConformance('file', fileStore, {
       sameStorage: (store) =>
         new FileSpoolStore({ directory: (store as FileSpoolStore).directory }),
+      withQuota: async (quota) =>
+        new FileSpoolStore({ directory: (await fileStore()).directory, ...quota }),
     })
     expect(report.failed, formatConformanceReport(report)).toEqual([])
     expect(report.passed).toContain(
@@ -51,6 +55,9 @@ describe('runSpoolStoreConformance', () => {
     )
     expect(report.unsupported.map((u) => u.name)).not.toContain(
       'open streams a large item in several pieces',
+    )
+    expect(report.passed).toContain(
+      'a put past maxItems is refused with E_SPOOL_FULL and stores nothing',
     )
   })
 
@@ -102,7 +109,8 @@ describe('runSpoolStoreConformance', () => {
         },
       }
     }
-    const report = await runSpoolStoreConformance('broken', broken)
+    // It also ignores the quota it is given.
+    const report = await runSpoolStoreConformance('broken', broken, { withQuota: () => broken() })
     expect(report.ok).toBe(false)
     const failed = report.failed.map((f) => f.name)
     expect(failed).toEqual(
@@ -119,6 +127,8 @@ describe('runSpoolStoreConformance', () => {
         'prune by age removes items older than maxAgeMs and keeps the rest',
         'prune by size removes the oldest items first',
         'prune refuses bounds that are negative or not numbers',
+        'a put past maxItems is refused with E_SPOOL_FULL and stores nothing',
+        'a put past maxBytes is refused; a keyed retry of a stored item is not counted again',
       ]),
     )
     expect(report.passed).toContain('ids are unique and unguessable across puts')

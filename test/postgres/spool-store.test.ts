@@ -64,10 +64,29 @@ describe('PostgresSpoolStore', () => {
       },
       withSession: (store, session) =>
         new PostgresSpoolStore({ pool, schema: (store as PostgresSpoolStore).schema, session }),
+      withQuota: async (quota) =>
+        new PostgresSpoolStore({ pool, schema: (await freshStore()).schema, quota }),
     })
     expect(report.failed, formatConformanceReport(report)).toEqual([])
     expect(report.unsupported, formatConformanceReport(report)).toEqual([])
     expect(report.passed.length).toBeGreaterThanOrEqual(22)
+  })
+
+  it('a quota holds against concurrent puts from two pools: exactly maxItems are stored', async () => {
+    const { schema } = await freshStore()
+    const quota = { maxItems: 3, maxBytes: 1 << 20 }
+    const a = new PostgresSpoolStore({ pool, schema, session: 's', quota })
+    const b = new PostgresSpoolStore({ pool: otherPool, schema, session: 's', quota })
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).put(bytes(100, i))),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3)
+    for (const r of results)
+      if (r.status === 'rejected') expect((r.reason as SkillHostError).code).toBe('E_SPOOL_FULL')
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM ${schema}.spool_items WHERE session = 's'`,
+    )
+    expect(rows[0].n).toBe(3)
   })
 
   it('stores content in rows of at most 256 KiB and streams it one row at a time', async () => {

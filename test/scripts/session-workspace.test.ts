@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SkillHostError } from '../../src/common/errors.js'
+import { MemorySpoolStore } from '../../src/common/memory-spool-store.js'
 import type { TurnContext } from '../../src/common/turn-context.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/index.js'
@@ -73,8 +74,12 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
   })
   afterAll(async () => sandbox?.dispose())
 
-  async function manager(extra: Record<string, unknown> = {}): Promise<SkillManager> {
+  async function manager(
+    extra: Record<string, unknown> = {},
+    config: Record<string, unknown> = {},
+  ): Promise<SkillManager> {
     return createSkillManager({
+      ...config,
       sources: [new FileSystemSkillSource({ roots: [join(base, 'skills')] })],
       gate: async () => undefined,
       scripts: { ...sandbox.config, undeclared: 'allow', ...extra },
@@ -383,6 +388,28 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
     expect(second.files).toHaveLength(51)
     expect(second.nextCursor).toBeUndefined()
     expect(await codeOf(exec(ctx, 'workspace_list', { cursor: 'zz' }))).toBe('E_TOOL_INVALID_ARGS')
+  })
+
+  it('workspace_read of unchanged bytes names the copy already kept; a full spool refuses with E_SPOOL_FULL', async () => {
+    const spool = new MemorySpoolStore({ maxBytes: 64 * 1024, maxItems: 100 })
+    await using m = await manager({}, { spool })
+    const ctx = m.createTurnContext()
+    for (const t of forgeSkillTools(m)) ctx.tools.register(t)
+    const idOf = (text: string) => /copy: (r_[0-9a-f]{16})/.exec(text)![1]!
+    await m.workspace!.put('big.txt', 'a'.repeat(40 * 1024))
+    const first = idOf(await call(ctx, 'workspace_read', { path: 'big.txt' }))
+    for (let i = 0; i < 12; i++)
+      expect(idOf(await call(ctx, 'workspace_read', { path: 'big.txt' }))).toBe(first)
+    expect(spool.size).toBe(1)
+    expect(spool.quota.usedBytes).toBe(40 * 1024)
+    // Other bytes are another copy; past the quota the read is refused and nothing is kept.
+    await m.workspace!.put('big.txt', 'b'.repeat(40 * 1024))
+    const err = await fail(ctx, 'workspace_read', { path: 'big.txt' })
+    expect(err.code).toBe('E_SPOOL_FULL')
+    expect(err.data).toMatchObject({ maxBytes: 64 * 1024, usedBytes: 40 * 1024, size: 40 * 1024 })
+    expect(spool.size).toBe(1)
+    await ctx.spool.delete(first)
+    expect(idOf(await call(ctx, 'workspace_read', { path: 'big.txt' }))).not.toBe(first)
   })
 
   it('refuses a session workspace configuration it could not honour, at construction', async () => {

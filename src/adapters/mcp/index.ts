@@ -4,7 +4,9 @@ export {
   type SkillMcpServerOptions,
   type SkillMcpSession,
 } from './create-skill-mcp-server.js'
+export type { HttpLimit } from './http-replies.js'
 export { type McpHttpServer, type ServeMcpHttpOptions, serveMcpHttp } from './serve-http.js'
+export { SERVE_HTTP_LIMITS } from './serve-http-options.js'
 export {
   type McpSessionFactoryOptions,
   type McpSessionScope,

@@ -1,5 +1,18 @@
 import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/session-state.js'
+import type { HttpLimit } from './http-replies.js'
 import type { McpSessionFactoryOptions } from './serve-stdio.js'
+
+/**
+ * The defaults of `serveMcpHttp`'s limits: open sessions (a session holds a
+ * manager, about 145 KB, until its idle timeout), request body size, body
+ * bytes in flight over all requests, and the deadline for a body to arrive.
+ */
+export const SERVE_HTTP_LIMITS = {
+  maxSessions: 256,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxBodyBytesInFlight: 64 * 1024 * 1024,
+  bodyTimeoutMs: 30_000,
+} as const
 
 /** Options for `serveMcpHttp`. */
 export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
@@ -21,8 +34,36 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
    * `WWW-Authenticate: Bearer`.
    */
   readonly token?: string
-  /** Largest accepted POST body in bytes. Default 4 MiB. */
+  /** Largest accepted POST body in bytes; a larger one gets 413. Default 4 MiB. */
   readonly maxBodyBytes?: number
+  /**
+   * Most request-body bytes the server holds at once, over every request
+   * being read; a body that would pass it gets 503 with `Retry-After: 1`.
+   * Default 64 MiB.
+   */
+  readonly maxBodyBytesInFlight?: number
+  /**
+   * A request body must have arrived whole this many ms after its headers;
+   * a slower one gets 408 and its connection is closed (a client trickling
+   * bytes cannot hold a buffer open). Default 30 s.
+   */
+  readonly bodyTimeoutMs?: number
+  /**
+   * Most sessions open at once (including ones being opened or restored);
+   * one more `initialize` gets 503 with `Retry-After: 30`. Default 256.
+   */
+  readonly maxSessions?: number
+  /**
+   * Most sessions open at once per credential (the bearer token; without a
+   * token every client shares one). Default `maxSessions`.
+   */
+  readonly maxSessionsPerToken?: number
+  /** Called when a limit refuses a request, for logging (no session id: it may have none). */
+  readonly onLimit?: (event: {
+    readonly limit: HttpLimit
+    readonly status: number
+    readonly message: string
+  }) => void
   /**
    * A session with no request in flight for this long is closed and its
    * manager disposed (clients that vanish without a DELETE would otherwise

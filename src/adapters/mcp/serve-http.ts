@@ -7,9 +7,13 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillManager } from '../../manager/types.js'
 import { coalescedPasses } from './coalesced-passes.js'
 import { createSkillMcpServer, type SkillMcpSession } from './create-skill-mcp-server.js'
-import { readJson, restoreError, rpcError, sha256 } from './http-replies.js'
+import { HttpRefusal, readJson, refuse, restoreError, rpcError, sha256 } from './http-replies.js'
 import { replayInitialize } from './replay-initialize.js'
-import type { McpHttpServer, ServeMcpHttpOptions } from './serve-http-options.js'
+import {
+  type McpHttpServer,
+  SERVE_HTTP_LIMITS,
+  type ServeMcpHttpOptions,
+} from './serve-http-options.js'
 import { openSessionManager } from './serve-stdio.js'
 import { SharedSession } from './shared-session.js'
 
@@ -24,6 +28,8 @@ interface SessionEntry {
   shared: SharedSession | undefined
   lastSeen: number
   inFlight: number
+  /** The credential that opened it (a digest), for the per-token cap. */
+  owner: string
 }
 
 /**
@@ -31,13 +37,32 @@ interface SessionEntry {
  * `initialize` opens a session with its own manager (from `createManager`)
  * and its own long-lived turn context; requests carrying `mcp-session-id` are
  * routed to that session; a DELETE, a transport close, `idleTimeoutMs`
- * without traffic or `close()` ends it and disposes its manager.
+ * without traffic or `close()` ends it and disposes its manager. Open
+ * sessions, request bodies and their deadline are bounded (see
+ * `SERVE_HTTP_LIMITS`); a refused request gets 503 (with `Retry-After`), 413
+ * or 408 and is reported to `onLimit`.
  */
 export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHttpServer> {
-  const { port = 0, host = '127.0.0.1', path = '/mcp', maxBodyBytes = 4 * 1024 * 1024 } = options
+  const { port = 0, host = '127.0.0.1', path = '/mcp' } = options
+  const maxSessions = options.maxSessions ?? SERVE_HTTP_LIMITS.maxSessions
+  const maxSessionsPerToken = options.maxSessionsPerToken ?? maxSessions
+  const body = {
+    maxBytes: options.maxBodyBytes ?? SERVE_HTTP_LIMITS.maxBodyBytes,
+    timeoutMs: options.bodyTimeoutMs ?? SERVE_HTTP_LIMITS.bodyTimeoutMs,
+    inFlight: {
+      used: 0,
+      max: options.maxBodyBytesInFlight ?? SERVE_HTTP_LIMITS.maxBodyBytesInFlight,
+    },
+  }
   const {
     createManager,
     onSession,
+    onLimit: _l,
+    maxSessions: _ms,
+    maxSessionsPerToken: _mt,
+    maxBodyBytes: _mb,
+    maxBodyBytesInFlight: _mf,
+    bodyTimeoutMs: _bt,
     allowedHosts: _a,
     token: _t,
     sessionStore: _s,
@@ -52,6 +77,38 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
   const sessions = new Map<string, SessionEntry>()
   const restoring = new Map<string, Promise<SessionEntry | undefined>>()
   const idleTimeoutMs = options.idleTimeoutMs ?? 30 * 60_000
+  // Sessions being opened (initialize or restore under way), by owner: they
+  // count against the caps before they are registered, so a burst of
+  // initializes cannot pass them together.
+  const opening = new Map<string, number>()
+  const countOf = (who: string): number => {
+    let n = opening.get(who) ?? 0
+    for (const entry of sessions.values()) if (entry.owner === who) n += 1
+    return n
+  }
+  /** Reserves room for one more session of `who`, or throws the 503 refusal. */
+  const admit = (who: string): (() => void) => {
+    let total = sessions.size
+    for (const n of opening.values()) total += n
+    if (total >= maxSessions)
+      throw new HttpRefusal(503, `Too many open sessions (at most ${maxSessions})`, 'sessions', 30)
+    if (countOf(who) >= maxSessionsPerToken)
+      throw new HttpRefusal(
+        503,
+        `Too many open sessions for this credential (at most ${maxSessionsPerToken})`,
+        'sessionsPerToken',
+        30,
+      )
+    opening.set(who, (opening.get(who) ?? 0) + 1)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      const left = (opening.get(who) ?? 1) - 1
+      if (left > 0) opening.set(who, left)
+      else opening.delete(who)
+    }
+  }
   /** Ends the session here (a stored session lives on for other processes). */
   const end = (id: string): void => {
     const entry = sessions.get(id)
@@ -118,6 +175,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       shared,
       lastSeen: Date.now(),
       inFlight: 0,
+      owner,
     }
     const { transport } = entry
     session.server.onclose = () => {
@@ -135,12 +193,18 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     // The id is chosen before the manager, so the factory can name what it
     // makes for the session (its spool folder) after it.
     const id = randomUUID()
-    const entry = await start(id, true)
-    pendingInit.set(id, body)
+    const release = admit(owner)
+    let entry: SessionEntry
     try {
-      await entry.transport.handleRequest(req, res, body)
+      entry = await start(id, true)
+      pendingInit.set(id, body)
+      try {
+        await entry.transport.handleRequest(req, res, body)
+      } finally {
+        pendingInit.delete(id)
+      }
     } finally {
-      pendingInit.delete(id)
+      release()
     }
     // An initialize that failed never produced a session: release what it made.
     if (sessions.get(id) !== entry) await entry.session.close()
@@ -155,13 +219,19 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
         const stored = store ? await store.get(id) : undefined
         const initialize = (stored?.transport as { initialize?: unknown } | undefined)?.initialize
         if (!stored || stored.owner !== owner || !isInitializeRequest(initialize)) return undefined
-        const entry = await start(id, false)
+        const release = admit(owner)
+        let entry: SessionEntry
         try {
-          await replayInitialize(entry.transport, initialize, id)
-          await entry.shared?.restore()
-        } catch (err) {
-          await entry.session.close().catch(() => undefined)
-          throw err
+          entry = await start(id, false)
+          try {
+            await replayInitialize(entry.transport, initialize, id)
+            await entry.shared?.restore()
+          } catch (err) {
+            await entry.session.close().catch(() => undefined)
+            throw err
+          }
+        } finally {
+          release()
         }
         entry.lastSeen = Date.now()
         sessions.set(id, entry)
@@ -196,15 +266,16 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       return rpcError(res, 403, 'Host not allowed')
     }
     const sessionId = req.headers['mcp-session-id']
-    const body = req.method === 'POST' ? await readJson(req, maxBodyBytes) : undefined
+    const parsed = req.method === 'POST' ? await readJson(req, body) : undefined
     let existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined
     if (!existing && typeof sessionId === 'string' && store && SESSION_ID.test(sessionId)) {
       if (req.method === 'DELETE') return deleteStored(sessionId, res)
       try {
         existing = await restore(sessionId)
       } catch (err) {
+        if (err instanceof HttpRefusal) throw err
         onSharedError?.({ sessionId, error: err })
-        return restoreError(res, body, err)
+        return restoreError(res, parsed, err)
       }
     }
     if (existing) {
@@ -223,18 +294,18 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
         } catch (err) {
           onSharedError?.({ sessionId, error: err })
           end(sessionId)
-          return restoreError(res, body, err)
+          return restoreError(res, parsed, err)
         }
       }
-      await entry.transport.handleRequest(req, res, body)
+      await entry.transport.handleRequest(req, res, parsed)
       if (req.method === 'DELETE' && store && typeof sessionId === 'string' && res.statusCode < 300)
         await store.remove(sessionId)
       return
     }
     if (sessionId !== undefined) return rpcError(res, 404, 'Session not found')
     if (req.method !== 'POST') return rpcError(res, 400, 'No session: send initialize first')
-    if (!isInitializeRequest(body)) return rpcError(res, 400, 'No session: send initialize first')
-    return open(req, res, body)
+    if (!isInitializeRequest(parsed)) return rpcError(res, 400, 'No session: send initialize first')
+    return open(req, res, parsed)
   }
 
   /** A DELETE of a stored session this process does not hold: ends it for every process. */
@@ -247,6 +318,11 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: { status?: number }) => {
+      if (err instanceof HttpRefusal) {
+        if (err.limit)
+          options.onLimit?.({ limit: err.limit, status: err.status, message: err.message })
+        return refuse(res, err)
+      }
       rpcError(res, typeof err?.status === 'number' ? err.status : 500, 'Internal error')
     })
   })

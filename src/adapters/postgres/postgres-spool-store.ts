@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg'
 import type { Retrievable } from '../../common/retrievable.js'
 import { checkSpoolTag, putIdempotencyKey } from '../../common/spool-put-key.js'
+import { type SpoolQuotaOptions, spoolFull } from '../../common/spool-quota.js'
 import { resolveSpoolRange, spoolRangeStream } from '../../common/spool-range.js'
 import {
   describeSpooled,
@@ -29,6 +30,14 @@ export interface PostgresSpoolStoreOptions {
   readonly session?: string
   /** Where the tables are (`migratePostgresSpool` made them); default `skillhost`. */
   readonly schema?: string
+  /**
+   * Most bytes and items this store's session holds (`SpoolQuotaOptions`);
+   * a put past either rejects with `E_SPOOL_FULL` and stores nothing. No
+   * default here (unbounded unless given): items outlive a session and
+   * `prune` bounds them. Checked in the put's transaction under a lock per
+   * session, so replicas cannot pass it together.
+   */
+  readonly quota?: SpoolQuotaOptions
 }
 
 // Chunks written per INSERT: 1 MiB a statement, few round trips, bounded memory.
@@ -53,6 +62,8 @@ export class PostgresSpoolStore implements SpoolStore {
   readonly #pool: Pool
   readonly #session: string
   readonly #t: SpoolTables
+  readonly #maxBytes: number
+  readonly #maxItems: number
   /** The session this store tags its puts with, if any. */
   readonly session: string | undefined
   /** The schema holding the tables. */
@@ -67,6 +78,39 @@ export class PostgresSpoolStore implements SpoolStore {
     this.#session = this.session ?? ''
     this.schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA
     this.#t = spoolTables(this.schema)
+    const bound = (n: number | undefined, what: string): number => {
+      if (n === undefined || n === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY
+      if (!Number.isSafeInteger(n) || n < 1)
+        throw new TypeError(`quota.${what} must be a positive integer or Infinity`)
+      return n
+    }
+    this.#maxBytes = bound(options.quota?.maxBytes, 'maxBytes')
+    this.#maxItems = bound(options.quota?.maxItems, 'maxItems')
+  }
+
+  /** Refuses the put just inserted (in `client`'s transaction) when the session is now past its quota. */
+  async #checkQuota(client: PoolClient, size: number): Promise<void> {
+    if (this.#maxBytes === Number.POSITIVE_INFINITY && this.#maxItems === Number.POSITIVE_INFINITY)
+      return
+    // One put at a time per session past this point, until commit: the count
+    // below then sees every committed put of the session.
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      JSON.stringify(['skillhost-spool-quota', this.schema, this.#session]),
+    ])
+    const { rows } = await client.query<{ n: string; bytes: string }>(
+      `SELECT count(*)::bigint AS n, coalesce(sum(size), 0)::bigint AS bytes FROM ${this.#t.items} WHERE session = $1`,
+      [this.#session],
+    )
+    const items = Number(rows[0]?.n ?? 0)
+    const bytes = Number(rows[0]?.bytes ?? 0)
+    if (items > this.#maxItems || bytes > this.#maxBytes)
+      throw spoolFull({
+        maxBytes: this.#maxBytes,
+        maxItems: this.#maxItems,
+        usedBytes: bytes - size,
+        usedItems: items - 1,
+        size,
+      })
   }
 
   async put(
@@ -104,6 +148,7 @@ export class PostgresSpoolStore implements SpoolStore {
           if (earlier) return reviveSpooled(earlier)
           throw new Error('the idempotency key was taken and its item deleted; put again')
         }
+        await this.#checkQuota(client, record.size)
         await this.#writeChunks(client, record.id, bytes)
         return record
       }),

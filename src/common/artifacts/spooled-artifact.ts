@@ -1,5 +1,6 @@
 import { SkillHostError } from '../errors.js'
 import type { Retrievable } from '../retrievable.js'
+import { spoolContentKey } from '../spool-put-key.js'
 import type { SpoolStore } from '../spool-store.js'
 import type { Tool } from '../tool.js'
 import type { GrepOptions, GrepResult } from './artifact-grep.js'
@@ -55,17 +56,29 @@ export class SpooledArtifact {
     this.retrievable = retrievable
   }
 
-  /** Spools `content` into `store` as this class's kind and returns the artifact. */
+  /**
+   * Spools `content` into `store` as this class's kind and returns the
+   * artifact. With `dedupe: true` the put carries a content key
+   * (`spoolContentKey`: the bytes and the metadata), so spooling the same
+   * bytes as the same thing again returns the existing item and stores no
+   * copy (what the workspace tools do for files a model reads again).
+   */
   static async spool<T extends SpooledArtifact>(
     this: ArtifactClass<T>,
     store: SpoolStore,
     content: string | Uint8Array,
     meta: ArtifactSpoolMeta = {},
+    options: { readonly dedupe?: boolean } = {},
   ): Promise<T> {
     const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content
     // biome-ignore lint/complexity/noThisInStatic: polymorphic `this` is the subclass being spooled
     const { kind, mimeType } = this
-    const record = await store.put(bytes, { ...meta, kind, mimeType: meta.mimeType ?? mimeType })
+    const full = { ...meta, kind, mimeType: meta.mimeType ?? mimeType }
+    const record = await store.put(
+      bytes,
+      full,
+      options.dedupe ? { idempotencyKey: spoolContentKey(bytes, full) } : undefined,
+    )
     return new this(store, record)
   }
 

@@ -15,6 +15,15 @@ export interface SpoolStoreConformanceOptions {
    * `session`. Enables the by-session retention and key-scope checks.
    */
   readonly withSession?: (store: SpoolStore, session: string) => SpoolStore | Promise<SpoolStore>
+  /**
+   * A fresh, empty store over its own storage that holds at most `maxBytes`
+   * bytes and `maxItems` items. Enables the quota checks; without it they
+   * report unsupported.
+   */
+  readonly withQuota?: (quota: {
+    readonly maxBytes: number
+    readonly maxItems: number
+  }) => SpoolStore | Promise<SpoolStore>
   /** Size of the large item, in bytes. Default 3 MiB + 17 (many pieces, a ragged end). */
   readonly largeBytes?: number
 }

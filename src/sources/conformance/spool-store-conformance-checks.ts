@@ -16,6 +16,7 @@ import {
   twoHandles,
 } from './spool-conformance-helpers.js'
 import { spoolIdempotencyChecks } from './spool-idempotency-checks.js'
+import { spoolQuotaChecks } from './spool-quota-checks.js'
 import { spoolRetentionChecks } from './spool-retention-checks.js'
 import { spoolStreamingChecks } from './spool-streaming-checks.js'
 
@@ -223,5 +224,6 @@ export function spoolStoreConformanceChecks(
     ...spoolStreamingChecks(fresh, options),
     ...spoolIdempotencyChecks(fresh, options),
     ...spoolRetentionChecks(fresh, options),
+    ...spoolQuotaChecks(options),
   ]
 }

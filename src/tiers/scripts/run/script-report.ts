@@ -1,4 +1,5 @@
 import { SpooledArtifact } from '../../../common/artifacts/index.js'
+import { SkillHostError } from '../../../common/errors.js'
 import { quoteName } from '../../../common/escape-text.js'
 import { fileType } from '../../../common/file-type.js'
 import type { Provenance } from '../../../common/retrievable.js'
@@ -67,15 +68,29 @@ export async function spoolWorkspaceChanges(
         skip('it changed or vanished while it was being read')
         continue
       }
+      // A call that rewrote a file with the bytes it had names the copy already kept.
+      const artifact = await SpooledArtifact.spool(
+        spool,
+        read.bytes,
+        {
+          provenance,
+          trusted: false,
+          title: `/work/${c.path}`,
+          mimeType: fileType(c.path, read.bytes.subarray(0, 4096), read.bytes.byteLength <= 4096)
+            .mediaType,
+        },
+        { dedupe: true },
+      ).catch((err: unknown) => {
+        // A full store keeps the call's result: the file is named, not copied.
+        if (SkillHostError.is(err, 'E_SPOOL_FULL')) return undefined
+        throw err
+      })
+      if (artifact === undefined) {
+        skip("the session's result store is full")
+        continue
+      }
       files += 1
       bytes += read.bytes.byteLength
-      const artifact = await SpooledArtifact.spool(spool, read.bytes, {
-        provenance,
-        trusted: false,
-        title: `/work/${c.path}`,
-        mimeType: fileType(c.path, read.bytes.subarray(0, 4096), read.bytes.byteLength <= 4096)
-          .mediaType,
-      })
       out.push({
         path: c.path,
         change: c.change,

@@ -86,11 +86,17 @@ export function forgeWorkspaceTools(
     handler: gated(WORKSPACE_TOOL.read, async (args, ws, ctx) => {
       const { bytes, size, truncated } = await ws.get(args.path, WORKSPACE_TOOL_MAX_BYTES)
       const type = fileType(args.path, bytes, !truncated)
-      const artifact = await SpooledArtifact.spool(ctx.spool, bytes, {
-        trusted: false,
-        title: `/work/${args.path}`,
-        mimeType: type.mediaType,
-      })
+      const artifact = await SpooledArtifact.spool(
+        ctx.spool,
+        bytes,
+        {
+          trusted: false,
+          title: `/work/${args.path}`,
+          mimeType: type.mediaType,
+        },
+        // Reading an unchanged file again names the copy already kept.
+        { dedupe: true },
+      )
       const id = artifact.retrievable.id
       const head = `${quoteName(`/work/${args.path}`)}: ${size} bytes, ${type.mediaType}${truncated ? `, first ${bytes.byteLength} bytes kept` : ''}; copy: ${id}`
       if (!type.text) return `${head} (binary, not shown)`
