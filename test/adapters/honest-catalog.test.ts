@@ -2,12 +2,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSkillTools } from '../../src/adapters/ai-sdk/create-skill-tools.js'
-import { promptCommand } from '../../src/cli/prompt-command.js'
+import { promptCommand } from '../../src/cli/prompt/prompt-command.js'
 import {
   estimateTokens,
   renderAvailableSkills,
   SHORT_DESCRIPTION_CHARS,
-} from '../../src/cli/render-available-skills.js'
+} from '../../src/cli/prompt/render-available-skills.js'
 import type { Tool } from '../../src/common/tool.js'
 import type { TurnContext } from '../../src/common/turn-context.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'

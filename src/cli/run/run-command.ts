@@ -1,31 +1,31 @@
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
-import type { SkillScriptDeclaration } from '../sources/types.js'
-import { createScriptSandbox } from '../tiers/scripts/config/create-script-sandbox.js'
-import { runSkillScript } from '../tiers/scripts/run/run-skill-script.js'
-import { filesFromSource } from '../tiers/scripts/skill-copy/workspace-files.js'
+import { SkillHostError } from '../../common/errors.js'
+import { FileSystemSkillSource } from '../../sources/file-system-skill-source.js'
+import type { SkillScriptDeclaration } from '../../sources/types.js'
+import { createScriptSandbox } from '../../tiers/scripts/config/create-script-sandbox.js'
+import { runSkillScript } from '../../tiers/scripts/run/run-skill-script.js'
+import { filesFromSource } from '../../tiers/scripts/skill-copy/workspace-files.js'
 import {
   undeclaredScriptCall,
   undeclaredScripts,
-} from '../tiers/scripts/tool/undeclared-script-tool.js'
-import { validateSkillScript } from '../tiers/scripts/tool/validate-skill-script.js'
-import type { ScriptRunResult, SkillScript } from '../tiers/scripts/types.js'
+} from '../../tiers/scripts/tool/undeclared-script-tool.js'
+import { validateSkillScript } from '../../tiers/scripts/tool/validate-skill-script.js'
+import type { ScriptRunResult, SkillScript } from '../../tiers/scripts/types.js'
 import {
   SessionWorkspaceSlot,
   withWorkspaceDir,
-} from '../tiers/scripts/workspace/session-workspace-slot.js'
-import type { CliCommand, CliIo } from './cli-command.js'
-import { escapeLine } from './escape-controls.js'
-import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
-import { UsageError } from './parse-args.js'
+} from '../../tiers/scripts/workspace/session-workspace-slot.js'
+import type { CliCommand, CliIo } from '../shared/cli-command.js'
+import { escapeLine } from '../shared/escape-controls.js'
+import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
+import { UsageError } from '../shared/parse-args.js'
 import {
   parseSandboxFlags,
   SANDBOX_LIST_FLAGS,
   sandboxFlagsHelp,
   sandboxOptionsFrom,
-} from './sandbox-flags.js'
+} from '../shared/sandbox-flags.js'
 
 const HELP = `Usage: skillhost run <skill-dir> <script> [options] [--<param> value ...] [positional ...]
        skillhost run <skill-dir> <file> [options] [-- arg ...]

@@ -2,13 +2,17 @@ import { statSync } from 'node:fs'
 import { isIPv4 } from 'node:net'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { SpoolRetention } from '../common/prune-spool-directories.js'
-import type { SkillChannel } from '../manager/types.js'
-import { defaultSkillRootCandidates } from '../sources/default-skill-roots.js'
-import { cliRoots, ROOT_FLAGS } from './cli-roots.js'
-import { overlayDirs } from './overlay-dirs.js'
-import { parseArgs, UsageError } from './parse-args.js'
-import { parseSandboxFlags, SANDBOX_LIST_FLAGS, type SandboxFlags } from './sandbox-flags.js'
+import type { SpoolRetention } from '../../common/prune-spool-directories.js'
+import type { SkillChannel } from '../../manager/types.js'
+import { defaultSkillRootCandidates } from '../../sources/default-skill-roots.js'
+import { cliRoots, ROOT_FLAGS } from '../shared/cli-roots.js'
+import { overlayDirs } from '../shared/overlay-dirs.js'
+import { parseArgs, UsageError } from '../shared/parse-args.js'
+import {
+  parseSandboxFlags,
+  SANDBOX_LIST_FLAGS,
+  type SandboxFlags,
+} from '../shared/sandbox-flags.js'
 import type { ServeGateMode } from './serve-gate.js'
 
 /** The default spool bound of `skillhost serve`: 7 days since a folder's last write, 1 GiB in all. */

@@ -1,38 +1,38 @@
 import { readdir } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { parseSkillSidecar } from '../manifest/parse-skill-sidecar.js'
-import { runAsync } from '../sources/fs-steps.js'
-import { asyncSkillFs } from '../sources/skill-fs.js'
+import { SkillHostError } from '../../common/errors.js'
+import { parseSkillSidecar } from '../../manifest/parse-skill-sidecar.js'
+import { runAsync } from '../../sources/fs-steps.js'
+import { asyncSkillFs } from '../../sources/skill-fs.js'
 import {
   locateOverlaySteps,
   OVERLAY_SIDECAR_LABEL,
   readOverlayTextSteps,
-} from '../sources/skill-overlays.js'
-import { DEFAULT_SOURCE_LIMITS } from '../sources/source-limits.js'
-import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+} from '../../sources/skill-overlays.js'
+import { DEFAULT_SOURCE_LIMITS } from '../../sources/source-limits.js'
+import type { DiscoveredSkill, SkillProblem, SkillSource } from '../../sources/types.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
   scriptInterpreters,
-} from '../tiers/scripts/policy/script-interpreters.js'
-import { validateSkillScript } from '../tiers/scripts/tool/validate-skill-script.js'
-import type { SkillScript } from '../tiers/scripts/types.js'
-import type { CliCommand, CliIo } from './cli-command.js'
+} from '../../tiers/scripts/policy/script-interpreters.js'
+import { validateSkillScript } from '../../tiers/scripts/tool/validate-skill-script.js'
+import type { SkillScript } from '../../tiers/scripts/types.js'
+import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
   requireRoots,
   rootFlagsHelp,
-} from './cli-roots.js'
-import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
-import { discoveryProgress } from './discovery-progress.js'
-import { escapeLine } from './escape-controls.js'
-import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
-import { isNotSearched, notSearchedLines } from './not-searched.js'
-import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
-import { parseArgs, UsageError } from './parse-args.js'
-import { parseSandboxFlags } from './sandbox-flags.js'
+} from '../shared/cli-roots.js'
+import { type CollectOptions, collectSkills, skillFolderOf } from '../shared/collect-skills.js'
+import { discoveryProgress } from '../shared/discovery-progress.js'
+import { escapeLine } from '../shared/escape-controls.js'
+import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
+import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
+import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
+import { parseArgs, UsageError } from '../shared/parse-args.js'
+import { parseSandboxFlags } from '../shared/sandbox-flags.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
 export interface ValidateEntry {

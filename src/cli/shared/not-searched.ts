@@ -1,5 +1,5 @@
-import type { SkillProblem } from '../sources/types.js'
-import { NOT_SEARCHED } from '../sources/walk-skill-roots.js'
+import type { SkillProblem } from '../../sources/types.js'
+import { NOT_SEARCHED } from '../../sources/walk-skill-roots.js'
 
 /** How many of the folders not searched the text output names. */
 export const NOT_SEARCHED_SHOWN = 5

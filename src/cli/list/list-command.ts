@@ -1,24 +1,24 @@
 import { relative } from 'node:path'
-import { mapOrdered } from '../sources/map-ordered.js'
-import { scriptInterpreters } from '../tiers/scripts/policy/script-interpreters.js'
-import type { CliCommand, CliIo } from './cli-command.js'
+import { mapOrdered } from '../../sources/map-ordered.js'
+import { scriptInterpreters } from '../../tiers/scripts/policy/script-interpreters.js'
+import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
   requireRoots,
   rootFlagsHelp,
-} from './cli-roots.js'
-import { discoveryProgress } from './discovery-progress.js'
-import { escapeLine } from './escape-controls.js'
+} from '../shared/cli-roots.js'
+import { discoveryProgress } from '../shared/discovery-progress.js'
+import { escapeLine } from '../shared/escape-controls.js'
+import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
+import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
+import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
+import { parseArgs } from '../shared/parse-args.js'
+import { type CliCatalog, resolveCatalog } from '../shared/resolve-catalog.js'
+import { parseSandboxFlags } from '../shared/sandbox-flags.js'
+import { cutStartToWidth, cutToWidth, padToWidth, textWidth } from '../shared/text-width.js'
 import { type ListedTools, type ListServeShape, listTools } from './list-tools.js'
-import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
-import { isNotSearched, notSearchedLines } from './not-searched.js'
-import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
-import { parseArgs } from './parse-args.js'
-import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
-import { parseSandboxFlags } from './sandbox-flags.js'
-import { cutStartToWidth, cutToWidth, padToWidth, textWidth } from './text-width.js'
 
 const TOOLS_LEGEND =
   'TOOLS: m module, i isolated, s declared scripts, u run_<skill>_script (undeclared scripts); names in --json'

@@ -1,6 +1,6 @@
-import { escapeXml } from '../common/escape-markup.js'
-import { moreSkillsNote } from '../manager/lifecycle-tool-names.js'
-import { capDescription, MAX_DESCRIPTION_CHARS } from '../manifest/cap-description.js'
+import { escapeXml } from '../../common/escape-markup.js'
+import { moreSkillsNote } from '../../manager/lifecycle-tool-names.js'
+import { capDescription, MAX_DESCRIPTION_CHARS } from '../../manifest/cap-description.js'
 
 /** One entry of the `<available_skills>` block. */
 export interface AvailableSkillEntry {
