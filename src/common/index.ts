@@ -25,6 +25,7 @@ export {
   readerSchema,
   SpooledArtifact,
 } from './artifacts/index.js'
+export { catalogCutNote } from './catalog-cut-note.js'
 export { type DisposableLike, DisposableStore } from './disposable.js'
 export {
   ERROR_CODES,
@@ -34,6 +35,7 @@ export {
   type SkillHostErrorCode,
   type SkillHostErrorOptions,
 } from './errors.js'
+export { escapeXml } from './escape-markup.js'
 export { FileSpoolStore } from './file-spool-store.js'
 export {
   deny,

@@ -14,6 +14,8 @@ import { type SkillLock, type SkillLockFile, toSkillLock } from './skill-lock.js
 import {
   locateOverlaySteps,
   type OverlayHit,
+  type OverlaySidecar,
+  readOverlaySidecar,
   resolveOverlayDirs,
   sameOverlay,
 } from './skill-overlays.js'
@@ -611,6 +613,24 @@ export class FileSystemSkillSource implements SkillSource {
       isolatedTools: (sidecar?.isolatedTools ?? []).map((t) => t.name),
       unavailableTools: this.#notImported(ref.id, entry),
     }
+  }
+
+  /**
+   * The overlay sidecar a source with these `overlays` applies to a skill
+   * `id`, found as discovery finds it, read within `maxSkillMdBytes` and
+   * parsed, with no skill needed: a deployer checks an overlay before its
+   * skill arrives (`skillhost validate --overlays`). Undefined when no
+   * overlay directory has one; a sidecar that cannot be read or parsed
+   * throws its `SkillHostError` with `data.folder`, the overlay folder's
+   * host path.
+   */
+  static overlaySidecar(
+    overlays: string | readonly string[],
+    id: string,
+    limits?: Partial<SkillSourceLimits>,
+  ): Promise<OverlaySidecar | undefined> {
+    const max = resolveSourceLimits(limits).maxSkillMdBytes
+    return readOverlaySidecar(resolveOverlayDirs(overlays), id, max)
   }
 
   /** The module a skill declares that this source will not import (`importModules`), named by its path. */

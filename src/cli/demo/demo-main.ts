@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateText, stepCountIs } from 'ai'
-import { createSkillTools } from '../../adapters/ai-sdk/create-skill-tools.js'
 import {
+  createSkillTools,
   estimateTokens,
   renderAvailableSkills,
   renderProjectedSkills,
-} from '../../adapters/ai-sdk/render-skill-context.js'
+} from '../../adapters/ai-sdk/index.js'
 import { createPolicyGate, gatePolicyFor } from '../serve/serve-gate.js'
 import { SERVE_DEFAULT_CHANNEL } from '../serve/serve-options.js'
 import { createServeRuntime } from '../serve/serve-runtime.js'

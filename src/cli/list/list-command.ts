@@ -1,6 +1,5 @@
 import { relative } from 'node:path'
-import { mapOrdered } from '../../sources/map-ordered.js'
-import { scriptInterpreters } from '../../tiers/scripts/policy/script-interpreters.js'
+import { scriptInterpreters } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
@@ -19,6 +18,7 @@ import { type CliCatalog, resolveCatalog } from '../shared/resolve-catalog.js'
 import { parseSandboxFlags } from '../shared/sandbox-flags.js'
 import { cutStartToWidth, cutToWidth, padToWidth, textWidth } from '../shared/text-width.js'
 import { type ListedTools, type ListServeShape, listTools } from './list-tools.js'
+import { mapLimit } from './map-limit.js'
 
 const TOOLS_LEGEND =
   'TOOLS: m module, i isolated, s declared scripts, u run_<skill>_script (undeclared scripts); names in --json'
@@ -203,9 +203,7 @@ export const listCommand: CliCommand = {
       interpreters: scriptInterpreters(parseSandboxFlags(args.lists).interpreters),
     }
     // A bounded number at a time: a row without discovery's memory rescans its skill.
-    const tools: ListedTools[] = []
-    for await (const t of mapOrdered(catalog.rows, 16, (row) => listTools(row, shape)))
-      tools.push(t)
+    const tools: ListedTools[] = await mapLimit(catalog.rows, 16, (row) => listTools(row, shape))
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => {
         if (row.status !== 'active') return row

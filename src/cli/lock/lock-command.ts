@@ -1,9 +1,11 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import { FileSystemSkillSource } from '../../sources/file-system-skill-source.js'
-import { lockSkills } from '../../sources/lock-skills.js'
-import { formatSkillLock } from '../../sources/skill-lock.js'
-import type { SkillProblem } from '../../sources/types.js'
+import {
+  FileSystemSkillSource,
+  formatSkillLock,
+  lockSkills,
+  type SkillProblem,
+} from '../../index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,

@@ -1,6 +1,5 @@
-import { escapeXml } from '../../common/escape-markup.js'
-import { moreSkillsNote } from '../../manager/lifecycle-tool-names.js'
-import { capDescription, MAX_DESCRIPTION_CHARS } from '../../manifest/cap-description.js'
+import { catalogCutNote, escapeXml } from '../../common/index.js'
+import { capDescription, LIFECYCLE_TOOL, MAX_DESCRIPTION_CHARS } from '../../index.js'
 
 /** One entry of the `<available_skills>` block. */
 export interface AvailableSkillEntry {
@@ -30,6 +29,9 @@ export function estimateTokens(text: string): number {
 
 /** Re-exported from its one home, common/escape-markup. */
 export { escapeXml }
+
+/** The note a cut block ends with, naming the manager's list tool: the one sentence the library uses. */
+const moreSkillsNote = (hidden: number): string => catalogCutNote(hidden, LIFECYCLE_TOOL.list)
 
 function entryText(e: AvailableSkillEntry, cap: number): string {
   return [

@@ -1,21 +1,12 @@
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
-import { SkillHostError } from '../../common/errors.js'
-import { FileSystemSkillSource } from '../../sources/file-system-skill-source.js'
-import type { SkillScriptDeclaration } from '../../sources/types.js'
-import { createScriptSandbox } from '../../tiers/scripts/config/create-script-sandbox.js'
-import { runSkillScript } from '../../tiers/scripts/run/run-skill-script.js'
-import { filesFromSource } from '../../tiers/scripts/skill-copy/workspace-files.js'
+import { SkillHostError } from '../../common/index.js'
+import { FileSystemSkillSource } from '../../index.js'
 import {
-  undeclaredScriptCall,
-  undeclaredScripts,
-} from '../../tiers/scripts/tool/undeclared-script-tool.js'
-import { validateSkillScript } from '../../tiers/scripts/tool/validate-skill-script.js'
-import type { ScriptRunResult, SkillScript } from '../../tiers/scripts/types.js'
-import {
-  SessionWorkspaceSlot,
-  withWorkspaceDir,
-} from '../../tiers/scripts/workspace/session-workspace-slot.js'
+  createScriptSandbox,
+  runScriptOnce,
+  type ScriptRunResult,
+} from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import { escapeLine } from '../shared/escape-controls.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
@@ -26,6 +17,7 @@ import {
   sandboxFlagsHelp,
   sandboxOptionsFrom,
 } from '../shared/sandbox-flags.js'
+import { optionValues, runTarget, scriptArgs } from './run-args.js'
 
 const HELP = `Usage: skillhost run <skill-dir> <script> [options] [--<param> value ...] [positional ...]
        skillhost run <skill-dir> <file> [options] [-- arg ...]
@@ -96,117 +88,6 @@ function endedStatus(result: ScriptRunResult): number {
   return signal === undefined ? RUN_EXIT.unavailable : 128 + signal
 }
 
-const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
-// run's own flags that take a value; never passed to the script.
-const RUN_VALUE_FLAGS = new Set<string>(['timeout', 'workspace', 'overlays', ...SANDBOX_LIST_FLAGS])
-
-/** Splits argv into run options and script arguments typed by the script's declared params. */
-function scriptArgs(
-  script: SkillScriptDeclaration,
-  argv: readonly string[],
-): Record<string, unknown> {
-  const params = new Map((script.params ?? []).map((p) => [p.name, p]))
-  const positional = (script.params ?? []).filter((p) => p.positional)
-  const args: Record<string, unknown> = Object.create(null)
-  let nextPositional = 0
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (!arg.startsWith('--')) {
-      const param = positional[nextPositional++]
-      if (!param)
-        throw new UsageError(
-          `script '${script.name}' takes no more positional values (got '${arg}')`,
-        )
-      args[param.name] = coerce(param.type, arg, param.name)
-      continue
-    }
-    const eq = arg.indexOf('=')
-    const name = arg.slice(2, eq === -1 ? undefined : eq)
-    if (RUN_FLAGS.has(name) || RUN_VALUE_FLAGS.has(name)) {
-      if (RUN_VALUE_FLAGS.has(name)) i += eq === -1 ? 1 : 0
-      continue
-    }
-    const param = params.get(name)
-    if (!param) {
-      const known = [...params.keys()].map((n) => `--${n}`).join(', ') || 'none'
-      throw new UsageError(
-        `script '${script.name}' has no parameter --${name} (parameters: ${known})`,
-      )
-    }
-    if (param.type === 'boolean' && eq === -1) {
-      args[name] = true
-      continue
-    }
-    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1)
-    if (value === undefined) throw new UsageError(`--${name} needs a value`)
-    args[name] = coerce(param.type, value, name)
-  }
-  return args
-}
-
-function coerce(type: string, value: string, name: string): unknown {
-  if (type === 'number' || type === 'integer') {
-    const n = Number(value)
-    if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number`)
-    return n
-  }
-  if (type === 'boolean') return value === 'true'
-  return value
-}
-
-/** Every value of `--name` in argv (`--name value` or `--name=value`), in order. */
-function optionValues(argv: readonly string[], name: string): string[] {
-  const values: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (arg === `--${name}`) {
-      const value = argv[++i]
-      if (value === undefined) throw new UsageError(`--${name} needs a value`)
-      values.push(value)
-    } else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(name.length + 3))
-  }
-  return values
-}
-
-/**
- * `<skill-dir>` and `<script>`, the first two arguments that are not run's
- * own flags: run's flags may stand before, between or after them. The flags
- * met before them are kept, in order, ahead of the rest; a script's own
- * parameters go after its name.
- */
-function runTarget(argv: readonly string[]): {
-  skillDir: string
-  scriptName: string
-  rest: string[]
-} {
-  const own: string[] = []
-  const target: string[] = []
-  let i = 0
-  for (; i < argv.length && target.length < 2; i++) {
-    const arg = argv[i]!
-    if (!arg.startsWith('--')) {
-      target.push(arg)
-      continue
-    }
-    const eq = arg.indexOf('=')
-    const name = arg.slice(2, eq === -1 ? undefined : eq)
-    if (!RUN_FLAGS.has(name) && !RUN_VALUE_FLAGS.has(name))
-      throw new UsageError(
-        `give a skill folder and a script name before the script's parameters (got ${arg})`,
-      )
-    own.push(arg)
-    if (RUN_VALUE_FLAGS.has(name) && eq === -1) {
-      const value = argv[++i]
-      if (value === undefined) throw new UsageError(`--${name} needs a value`)
-      own.push(value)
-    }
-  }
-  const [skillDir, scriptName] = target
-  if (skillDir === undefined || scriptName === undefined)
-    throw new UsageError('give a skill folder and a script name')
-  return { skillDir, scriptName, rest: [...own, ...argv.slice(i)] }
-}
-
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout(`${HELP}\n`)
@@ -254,60 +135,33 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
     return RUN_EXIT.unavailable
   }
-  let workspace: SessionWorkspaceSlot | undefined
   try {
-    const config = withWorkspaceDir(sandbox.config, workspaceDir)
-    const files = await filesFromSource(source, ref)
-    const root = await config.workspace.materialize(ref, files)
-    try {
-      let script: SkillScript
-      let argv: string[] | undefined
-      if (declared) {
-        validateSkillScript(ref.id, declared as SkillScript, config.interpreters)
-        script = declared as SkillScript
-      } else {
-        const paths = files.map((f) => f.path)
-        const found = await undeclaredScripts(root, paths, config.interpreters)
-        const call = undeclaredScriptCall(
-          ref.id,
-          { script: scriptName, args: dash === -1 ? [] : rest.slice(dash + 1) },
-          found.runnable,
-          found.denied,
-        )
-        script = call.script
-        argv = call.argv
+    const result = await runScriptOnce(sandbox.config, {
+      source,
+      ref,
+      call: declared
+        ? { declared, args }
+        : { path: scriptName, argv: dash === -1 ? [] : rest.slice(dash + 1) },
+      ...(workspaceDir === undefined ? {} : { workspaceDir }),
+      returnTimedOut: true,
+      ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
+    })
+    if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
+    else {
+      io.stdout(result.stdout)
+      io.stderr(result.stderr)
+      if (result.truncated)
+        io.stderr(`\n[skillhost run: output truncated at ${sandbox.config.maxOutputBytes} bytes]\n`)
+      for (const c of result.workspace?.changes ?? []) {
+        io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
       }
-      workspace = new SessionWorkspaceSlot(config)
-      const result = await runSkillScript(config, {
-        skill: ref.id,
-        root,
-        script,
-        args,
-        ...(argv === undefined ? {} : { argv }),
-        workspace: await workspace.open(),
-        returnTimedOut: true,
-        ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
-      })
-      if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
-      else {
-        io.stdout(result.stdout)
-        io.stderr(result.stderr)
-        if (result.truncated)
-          io.stderr(`\n[skillhost run: output truncated at ${config.maxOutputBytes} bytes]\n`)
-        for (const c of result.workspace?.changes ?? []) {
-          io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
-        }
-      }
-      const status = endedStatus(result)
-      if (result.timedOut)
-        io.stderr(`[skillhost run: killed at the deadline; exit status ${status}]\n`)
-      else if (result.exitCode !== null && OWN_STATUSES.has(status))
-        io.stderr(`[skillhost run: the script itself exited ${status}]\n`)
-      return status
-    } finally {
-      await workspace?.dispose()
-      await sandbox.config.workspace.dispose(root)
     }
+    const status = endedStatus(result)
+    if (result.timedOut)
+      io.stderr(`[skillhost run: killed at the deadline; exit status ${status}]\n`)
+    else if (result.exitCode !== null && OWN_STATUSES.has(status))
+      io.stderr(`[skillhost run: the script itself exited ${status}]\n`)
+    return status
   } catch (err) {
     if (SkillHostError.isInstance(err)) {
       io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)

@@ -1,4 +1,4 @@
-import { AUTO_INLINE_MAX_CHARS } from '../../manager/body-channel.js'
+import { AUTO_INLINE_MAX_CHARS } from '../../index.js'
 import type { CliCommand } from '../shared/cli-command.js'
 import { DEFAULT_ROOTS_HELP, rootFlagsHelp } from '../shared/cli-roots.js'
 import { sandboxFlagsHelp } from '../shared/sandbox-flags.js'

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { deny, type GateRequest, type ToolGate } from '../../common/gate.js'
+import { deny, type GateRequest, type ToolGate } from '../../common/index.js'
 import { UsageError } from '../shared/parse-args.js'
 
 type Tier = NonNullable<GateRequest['tier']>

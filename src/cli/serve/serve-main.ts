@@ -1,6 +1,5 @@
-import { serveMcpHttp } from '../../adapters/mcp/serve-http.js'
-import { serveMcpStdio } from '../../adapters/mcp/serve-stdio.js'
-import { renderError, SkillHostError } from '../../common/errors.js'
+import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
+import { renderError, SkillHostError } from '../../common/index.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { escapeLine } from '../shared/escape-controls.js'
 import { lockedFlag } from '../shared/locked-flag.js'

@@ -2,9 +2,8 @@ import { statSync } from 'node:fs'
 import { isIPv4 } from 'node:net'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { SpoolRetention } from '../../common/prune-spool-directories.js'
-import type { SkillChannel } from '../../manager/types.js'
-import { defaultSkillRootCandidates } from '../../sources/default-skill-roots.js'
+import type { SpoolRetention } from '../../common/index.js'
+import { defaultSkillRoots, type SkillChannel } from '../../index.js'
 import { cliRoots, ROOT_FLAGS } from '../shared/cli-roots.js'
 import { overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
@@ -113,7 +112,7 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
  * (the conventional folders, then `./skills`) and how to add one.
  */
 export function noRootsMessage(cwd: string = process.cwd()): string {
-  const places = [...defaultSkillRootCandidates({ cwd }), resolve(cwd, 'skills')]
+  const places = [...defaultSkillRoots({ cwd, includeMissing: true }), resolve(cwd, 'skills')]
   return `no skill roots: none given, and none of the default folders exists (looked in ${places.join(', ')}). Pass a root (skillhost serve DIR, or --root DIR), or put skill folders in one of those places.`
 }
 

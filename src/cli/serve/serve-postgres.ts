@@ -8,8 +8,8 @@ import {
   PostgresSessionStore,
   PostgresSpoolStore,
 } from '../../adapters/postgres/index.js'
-import type { SpoolStore } from '../../common/spool-store.js'
-import type { SkillSessionStore } from '../../manager/session-state.js'
+import type { SpoolStore } from '../../common/index.js'
+import type { SkillSessionStore } from '../../index.js'
 import { missingOptionalPackage, missingPackageMessage } from '../shared/optional-package.js'
 
 /** What `serve --http --postgres` shares through the database, and how to let go of it. */
