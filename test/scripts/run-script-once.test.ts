@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,13 +22,15 @@ import {
 import { codeOf } from '../helpers/error-code.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-run-once-'))
+// The sandbox user must traverse to the workspace folder a test gives.
+chmodSync(base, 0o755)
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 const skillDir = join(base, 'skills', 'notes')
 for (const [path, text] of Object.entries({
   'SKILL.md': '---\nname: notes\ndescription: Writes notes.\n---\nRun scripts/note.sh.\n',
   'skillhost.yaml':
-    'scripts:\n  - name: note\n    path: scripts/note.sh\n    description: Writes a note.\n    interpreter: sh\n    params:\n      - { name: text, type: string, positional: true }\n',
+    'scripts:\n  - name: note\n    path: scripts/note.sh\n    description: Writes a note.\n    interpreter: sh\n    params:\n      - { name: text, type: string, positional: true, required: true }\n',
   'scripts/note.sh': '#!/bin/sh\nprintf "%s" "$1" > note.txt\necho wrote\n',
   'scripts/echo.sh': '#!/bin/sh\necho "[$1]"\n',
   'scripts/tool.rb': '#!/usr/bin/env ruby\nputs 1\n',
@@ -69,6 +79,7 @@ describe.skipIf(process.platform !== 'linux')('runScriptOnce', () => {
 
   it('runs a declared script with typed args in a folder given as /work, then removes the skill copy', async () => {
     const work = mkdtempSync(join(base, 'work-'))
+    chmodSync(work, 0o777)
     const { config, made, removed } = recording()
     const declared = descriptor.scripts!.find((s) => s.name === 'note')!
     const result = await runScriptOnce(config, {
