@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     globalSetup: ['test/global-setup.ts'],
+    // Fails a test file when a resource it made outlives it (the leak check).
+    setupFiles: ['test/helpers/leak-check.ts'],
   },
 })

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { link, mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { trackResource, type Untrack } from './leak-tracker.js'
 import type { Retrievable } from './retrievable.js'
 import { putIdempotencyKey } from './spool-put-key.js'
 import { resolveSpoolRange, spoolRangeStream } from './spool-range.js'
@@ -32,13 +34,18 @@ const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException)?.cod
 export class FileSpoolStore implements SpoolStore {
   readonly directory: string
   #ready: Promise<void> | undefined
+  /** The leak tracker's view of the directory: made by the first put, released by `destroy`. */
+  #untrack: Untrack | undefined
 
   constructor(options: { directory: string }) {
     this.directory = options.directory
   }
 
   #ensure(): Promise<void> {
-    this.#ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(() => undefined)
+    this.#ready ??= mkdir(this.directory, { recursive: true, mode: 0o700 }).then(() => {
+      const dir = this.directory
+      this.#untrack ??= trackResource('spool', dir, () => existsSync(dir))
+    })
     return this.#ready
   }
 
@@ -166,6 +173,8 @@ export class FileSpoolStore implements SpoolStore {
   async destroy(): Promise<void> {
     this.#ready = undefined
     await rm(this.directory, { recursive: true, force: true })
+    this.#untrack?.()
+    this.#untrack = undefined
   }
 
   async delete(id: string): Promise<boolean> {

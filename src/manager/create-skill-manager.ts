@@ -1,37 +1,20 @@
-import {
-  BUILTIN_ARTIFACT_KINDS,
-  forgeArtifactReaders,
-  RESERVED_READER_NAMES,
-  type SpooledArtifact,
-} from '../common/artifacts/index.js'
-import { renderError, SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../common/errors.js'
+import { trackResource } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
-import type { Tool } from '../common/tool.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
-import {
-  type ManagerWorkspace,
-  SessionWorkspaceSlot,
-  WORKSPACE_TOOL,
-} from '../tiers/scripts/tier.js'
-import type { TierForge } from '../tiers/tier-forge.js'
-import { resolveArtifactClass } from './artifact-binding.js'
-import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
-import {
-  buildCatalog,
-  type RefreshFailure,
-  refreshOutcomes,
-  searchCatalog,
-  summarizeRefresh,
-} from './catalog-view.js'
-import { LIFECYCLE_TOOL_NAMES, READ_SKILL_FILE_TOOL } from './lifecycle-tool-names.js'
+import type { ManagerWorkspace } from '../tiers/scripts/tier.js'
+import { refreshOutcomes } from './catalog-view.js'
+import { READ_SKILL_FILE_TOOL } from './lifecycle-tool-names.js'
+import { LiveCatalog } from './live-catalog.js'
 import { toLoadResult } from './load-result.js'
-import { type PrepareDeps, prepareSkill } from './prepare-skill.js'
-import { ProjectionTable } from './projection.js'
+import { LoadedSkills } from './loaded-skills.js'
+import { ManagerEvents } from './manager-events.js'
 import { forgeReadSkillFileTool } from './read-skill-file-tool.js'
 import { SerialQueue } from './serial-queue.js'
-import { settleWithin } from './settle-within.js'
-import type { SkillRecord } from './skill-record.js'
-import { createTierForges } from './tier-forges.js'
+import { SkillLoader } from './skill-loader.js'
+import { swapUpdates } from './swap-updates.js'
+import { type TierWiring, wireTiers } from './tier-wiring.js'
+import { TurnProjector } from './turn-projector.js'
 import type {
   CatalogPage,
   CatalogSearch,
@@ -50,7 +33,6 @@ import type {
 } from './types.js'
 import { validateManagerConfig } from './validate-config.js'
 
-const DEFAULT_AUTO_REFRESH_MS = 30_000
 /** The most files one `skillFiles` page holds. */
 const MAX_FILES_PAGE = 1_000
 
@@ -62,12 +44,16 @@ const MAX_FILES_PAGE = 1_000
 export async function createSkillManager(config: SkillManagerConfig): Promise<SkillManager> {
   const unsafe = validateManagerConfig(config)
   const manager = new Manager(config, unsafe)
-  await manager.rediscover()
-  manager.startAutoRefresh()
-  manager.watchSources()
+  await manager.start()
   return manager
 }
 
+/**
+ * The facade `createSkillManager` returns. It owns one of each part (the live
+ * catalog, the loaded skills, the loader, the turn projector, the tier
+ * wiring) and runs every mutation through one queue, so the parts never see
+ * two transitions interleave.
+ */
 class Manager implements SkillManager {
   readonly unsafe: readonly string[]
   readonly gate: SkillManager['gate']
@@ -75,89 +61,67 @@ class Manager implements SkillManager {
   readonly middleware: SkillManager['middleware']
   readonly #config: SkillManagerConfig
   readonly #queue = new SerialQueue()
-  readonly #records = new Map<string, SkillRecord>()
-  readonly #claims = new Map<string, string>()
-  readonly #projections: ProjectionTable
-  readonly #listeners = new Set<(event: SkillManagerEvent) => void>()
-  /** Unsubscribes from sources' change events, run at dispose. */
-  readonly #unsubscribes: (() => void)[] = []
-  readonly #readers: readonly Tool[]
-  readonly #reserved: ReadonlySet<string>
-  readonly #tiers: readonly TierForge[]
-  readonly #workspace: SessionWorkspaceSlot | undefined
   readonly #lifetime = new AbortController()
-  readonly #teardowns = new Set<Promise<void>>()
-  #snapshot: DiscoverySnapshot = { winners: new Map(), shadowed: [], skipped: [], sourceErrors: [] }
-  #timer: NodeJS.Timeout | undefined
-  #everLoaded = false
+  readonly #events = new ManagerEvents()
+  readonly #catalog: LiveCatalog
+  readonly #loaded = new LoadedSkills(reportTeardownError)
+  readonly #wiring: TierWiring
+  readonly #projector: TurnProjector
+  readonly #loader: SkillLoader
   #disposed: Promise<void> | undefined
+  readonly #untrack = trackResource('manager', 'skill manager')
 
   constructor(config: SkillManagerConfig, unsafe: string[]) {
     this.#config = config
     this.unsafe = Object.freeze(unsafe)
     this.gate = config.gate
     this.spool = config.spool ?? new MemorySpoolStore()
-    this.#readers = forgeArtifactReaders([
-      ...BUILTIN_ARTIFACT_KINDS,
-      ...Object.values(config.artifactKinds ?? {}).map((f) => f() as typeof SpooledArtifact),
+    this.#catalog = new LiveCatalog(config.sources, this.#lifetime.signal)
+    this.#wiring = wireTiers(config)
+    this.#projector = new TurnProjector(this.#loaded, this.#wiring.readers, [
+      forgeReadSkillFileTool((id) => this.#loaded.require(id), config.gate),
     ])
-    this.#reserved = new Set([
-      ...RESERVED_READER_NAMES,
-      ...this.#readers.map((t) => t.name),
-      ...LIFECYCLE_TOOL_NAMES,
-      ...(config.scripts ? Object.values(WORKSPACE_TOOL) : []),
-    ])
-    this.#workspace = config.scripts ? new SessionWorkspaceSlot(config.scripts) : undefined
-    const workspace = this.#workspace
-    this.#tiers = createTierForges(config, workspace ? () => workspace.open() : undefined)
-    this.#projections = new ProjectionTable([
-      forgeReadSkillFileTool((id) => this.#loadedRecord(id), config.gate),
-    ])
-    this.middleware = {
-      turnInput: async (ctx, next) => {
-        this.#projectAll(ctx)
-        return next()
-      },
-      turnOutput: async (ctx, next) => {
-        try {
-          return await next()
-        } finally {
-          this.#projections.stripAll(ctx)
-        }
-      },
-    }
+    this.middleware = this.#projector.middleware
+    this.#loader = new SkillLoader({
+      config,
+      gate: this.gate,
+      spool: this.spool,
+      catalog: this.#catalog,
+      loaded: this.#loaded,
+      wiring: this.#wiring,
+      lifetime: this.#lifetime.signal,
+    })
+  }
+
+  /** Discovers every source once, then starts the auto-refresh timer and follows the sources' changes. */
+  async start(): Promise<void> {
+    await this.#catalog.rediscover()
+    this.#catalog.autoRefresh(this.#config.autoRefresh, this.#queue)
+    this.#catalog.watch(this.#queue, () => this.#events.emit({ kind: 'refreshed' }))
   }
 
   get workspace(): ManagerWorkspace | undefined {
-    return this.#workspace
+    return this.#wiring.workspace
   }
 
   catalog(): SkillCatalog {
-    return buildCatalog(this.#snapshot, (id) => this.#records.get(id)?.version)
+    return this.#catalog.catalog((id) => this.#loaded.versionOf(id))
   }
 
   search(options: CatalogSearch = {}): CatalogPage {
-    return searchCatalog(this.#snapshot, (id) => this.#records.get(id)?.version, options)
+    return this.#catalog.search((id) => this.#loaded.versionOf(id), options)
   }
 
   loaded(): readonly string[] {
-    return [...this.#records.keys()]
+    return this.#loaded.ids()
   }
 
   loadedSkills(): readonly LoadedSkillInfo[] {
-    return [...this.#records.values()].map((r) => ({
-      id: r.id,
-      version: r.version,
-      channel: r.channel,
-      tools: r.tools.map((t) => t.name),
-      unavailableTools: r.unavailableTools,
-    }))
+    return this.#loaded.infos()
   }
 
   projected(ctx: TurnContext): readonly string[] {
-    return this.#projections
-      .ids(ctx)
-      .filter((id) => this.#records.get(id) === this.#projections.get(ctx, id))
+    return this.#projector.projected(ctx)
   }
 
   createTurnContext(options: Parameters<SkillManager['createTurnContext']>[0] = {}): TurnContext {
@@ -165,14 +129,13 @@ class Manager implements SkillManager {
   }
 
   onDidChange(listener: (event: SkillManagerEvent) => void): () => void {
-    this.#listeners.add(listener)
-    return () => void this.#listeners.delete(listener)
+    return this.#events.on(listener)
   }
 
   load(id: string, ctx: TurnContext, options: LoadOptions = {}): Promise<LoadResult> {
     return this.#mutate(async () => {
-      this.#pruneRetired(ctx)
-      const existing = this.#records.get(id)
+      this.#projector.pruneRetired(ctx)
+      const existing = this.#loaded.get(id)
       if (existing && options.version !== undefined && existing.version !== options.version) {
         throw new SkillHostError(
           'E_SKILL_ALREADY_LOADED',
@@ -181,7 +144,7 @@ class Manager implements SkillManager {
         )
       }
       if (existing) {
-        if (this.#projections.get(ctx, id) === existing) {
+        if (this.#projector.holds(ctx, existing)) {
           throw new SkillHostError(
             'E_SKILL_ALREADY_LOADED',
             `Skill '${id}' is already loaded here.`,
@@ -191,22 +154,21 @@ class Manager implements SkillManager {
           )
         }
         // Initialized but not in this turn (no turnInput middleware): project it.
-        return toLoadResult(existing, this.#project(ctx, existing))
+        return toLoadResult(existing, this.#projector.project(ctx, existing))
       }
       const record =
         options.version === undefined
-          ? await this.#prepareCurrent(id, ctx)
-          : await this.#preparePinned(id, options.version, ctx)
-      this.#records.set(id, record)
-      for (const tool of record.tools) this.#claims.set(tool.name, id)
-      const tools = this.#project(ctx, record)
-      this.#emit({ kind: 'loaded', id, ctx })
+          ? await this.#loader.current(id, ctx)
+          : await this.#loader.pinned(id, options.version, ctx)
+      this.#loaded.add(record)
+      const tools = this.#projector.project(ctx, record)
+      this.#events.emit({ kind: 'loaded', id, ctx })
       return toLoadResult(record, tools)
     })
   }
 
   skillFiles(id: string, query: SkillFilesQuery = {}): SkillFilePage {
-    const { files } = this.#loadedRecord(id)
+    const { files } = this.#loaded.require(id)
     const under = query.under ?? '.'
     const folder = files.folder(under)
     if (folder === undefined) throw files.notFound(under)
@@ -222,7 +184,7 @@ class Manager implements SkillManager {
   }
 
   async readSkillFile(id: string, path: string): Promise<SkillFileContent> {
-    const record = this.#loadedRecord(id)
+    const record = this.#loaded.require(id)
     record.enter(READ_SKILL_FILE_TOOL)
     try {
       return await record.files.read(path)
@@ -233,82 +195,51 @@ class Manager implements SkillManager {
 
   unload(id: string, ctx: TurnContext): Promise<UnloadResult> {
     return this.#mutate(async () => {
-      const record = this.#records.get(id)
+      const record = this.#loaded.get(id)
       if (!record) {
         throw new SkillHostError('E_SKILL_NOT_LOADED', `Skill '${id}' is not loaded.`, {
           data: { skill: id },
         })
       }
-      const removed = this.#projections.strip(ctx, id)
-      this.#retire(record)
-      this.#emit({ kind: 'unloaded', id, ctx })
+      const removed = this.#projector.strip(ctx, id)
+      this.#loaded.retire(record)
+      this.#events.emit({ kind: 'unloaded', id, ctx })
       return { id, toolsRemoved: removed.length > 0 ? removed : record.tools.map((t) => t.name) }
     })
   }
 
   refresh(id?: string): Promise<RefreshResult> {
     return this.#mutate(async () => {
-      const before = this.#snapshot
-      const records = this.#loadedVersions()
-      await this.rediscover()
-      this.#emit({ kind: 'refreshed', ...(id === undefined ? {} : { id }) })
-      const outcomes = refreshOutcomes(before, this.#snapshot, records, id, new Map(), new Map())
+      const before = this.#catalog.snapshot
+      const records = this.#loaded.versions()
+      await this.#catalog.rediscover()
+      this.#events.emit({ kind: 'refreshed', ...(id === undefined ? {} : { id }) })
+      const after = this.#catalog.snapshot
+      const outcomes = refreshOutcomes(before, after, records, id, new Map(), new Map())
       return { ...this.#refreshSummary(id), swapped: [], failed: [], outcomes }
     })
   }
 
   refreshAndProject(ctx: TurnContext, id?: string): Promise<RefreshResult> {
     return this.#mutate(async () => {
-      this.#pruneRetired(ctx)
-      const before = this.#snapshot
-      const records = this.#loadedVersions()
-      await this.rediscover()
+      this.#projector.pruneRetired(ctx)
+      const before = this.#catalog.snapshot
+      const records = this.#loaded.versions()
+      await this.#catalog.rediscover()
       const summary = this.#refreshSummary(id)
-      const swapped: { id: string; from: string; to: string }[] = []
-      const failed: { id: string; code: string; message: string }[] = []
-      for (const skillId of summary.updatesAvailable) {
-        const old = this.#records.get(skillId)
-        const row = this.#snapshot.winners.get(skillId)
-        if (!old || !row) continue
-        try {
-          const record = await prepareSkill(
-            { id: skillId, version: row.skill.version },
-            row.source,
-            {
-              ...this.#prepareDeps(ctx),
-              replacing: new Set(old.tools.map((t) => t.name)),
-            },
-          )
-          this.#projections.strip(ctx, skillId)
-          this.#retire(old)
-          this.#records.set(skillId, record)
-          for (const tool of record.tools) this.#claims.set(tool.name, skillId)
-          this.#project(ctx, record)
-          swapped.push({ id: skillId, from: old.version, to: record.version })
-          this.#emit({ kind: 'swapped', id: skillId, ctx })
-        } catch (err) {
-          // renderError: the model-facing text, host paths redacted, `CODE: message`.
-          const text = renderError(err)
-          const colon = text.indexOf(':')
-          failed.push({ id: skillId, code: text.slice(0, colon), message: text.slice(colon + 2) })
-        }
-      }
-      const failures = new Map<string, RefreshFailure>(
-        failed.map((f) => [
-          f.id,
-          {
-            code: f.code,
-            message: `Its new version failed to load (${f.code}: ${f.message}), so the loaded version stays.`,
-          },
-        ]),
-      )
+      const { swapped, failed, kept } = await swapUpdates(summary.updatesAvailable, ctx, {
+        loaded: this.#loaded,
+        loader: this.#loader,
+        projector: this.#projector,
+        events: this.#events,
+      })
       const outcomes = refreshOutcomes(
         before,
-        this.#snapshot,
+        this.#catalog.snapshot,
         records,
         id,
         new Map(swapped.map((w) => [w.id, w.to])),
-        failures,
+        kept,
       )
       return {
         ...summary,
@@ -323,65 +254,20 @@ class Manager implements SkillManager {
   dispose(): Promise<void> {
     this.#disposed ??= (async () => {
       this.#lifetime.abort()
-      if (this.#timer) clearInterval(this.#timer)
-      for (const unsubscribe of this.#unsubscribes.splice(0)) unsubscribe()
+      this.#catalog.stop()
       // Wait for queued mutations, then retire everything that is left.
       await this.#queue.run(async () => undefined)
-      const records = [...this.#records.values()]
-      this.#records.clear()
-      this.#claims.clear()
-      for (const record of records) this.#retire(record)
-      const timeoutMs = this.#config.disposeTimeoutMs ?? 5_000
-      const outcome = await settleWithin(Promise.all([...this.#teardowns]), timeoutMs)
-      if (outcome === 'timeout') {
-        // Calls that never settle must not keep workspaces and guests alive.
-        await Promise.all(records.map((r) => r.forceTeardown(reportTeardownError)))
-      }
+      await this.#loaded.retireAll(this.#config.disposeTimeoutMs ?? 5_000)
       // Last: no script call can still be writing to it.
-      await this.#workspace?.dispose().catch(reportTeardownError)
-      this.#listeners.clear()
+      await this.#wiring.workspace?.dispose().catch(reportTeardownError)
+      this.#events.clear()
     })()
+    this.#untrack(this.#disposed)
     return this.#disposed
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose()
-  }
-
-  /** Runs one discovery pass and replaces the snapshot atomically. */
-  async rediscover(): Promise<void> {
-    this.#snapshot = await discoverAll(this.#config.sources, this.#lifetime.signal)
-  }
-
-  /**
-   * Rediscovers (catalog only) whenever a source says it changed, and tells
-   * listeners with a `refreshed` event; never swaps a loaded version.
-   */
-  watchSources(): void {
-    for (const source of this.#config.sources) {
-      const unsubscribe = source.onDidChange?.(() => {
-        if (this.#disposed) return
-        void this.#queue
-          .run(async () => {
-            if (this.#disposed) return
-            await this.rediscover()
-            this.#emit({ kind: 'refreshed' })
-          })
-          .catch(() => undefined)
-      })
-      if (unsubscribe) this.#unsubscribes.push(unsubscribe)
-    }
-  }
-
-  startAutoRefresh(): void {
-    const auto = this.#config.autoRefresh
-    if (!auto) return
-    const ms = auto === true ? DEFAULT_AUTO_REFRESH_MS : auto.intervalMs
-    this.#timer = setInterval(() => {
-      // Catalog knowledge only: never swaps a loaded version.
-      void this.#queue.run(() => this.rediscover()).catch(() => undefined)
-    }, ms)
-    this.#timer.unref()
   }
 
   #mutate<T>(task: () => Promise<T>): Promise<T> {
@@ -393,162 +279,8 @@ class Manager implements SkillManager {
     return this.#queue.run(task)
   }
 
-  /** The record of a loaded skill; `E_SKILL_NOT_LOADED`, saying to load it again, otherwise. */
-  #loadedRecord(id: string): SkillRecord {
-    const record = typeof id === 'string' ? this.#records.get(id) : undefined
-    if (!record) {
-      const shown = typeof id === 'string' ? id.slice(0, 80) : `(${typeof id})`
-      throw new SkillHostError(
-        'E_SKILL_NOT_LOADED',
-        `Skill '${shown}' is not loaded, so its files cannot be read. Load it (again) with load_skill.`,
-        { data: { skill: shown } },
-      )
-    }
-    return record
-  }
-
-  #row(id: string): CatalogSkill {
-    const row = this.#snapshot.winners.get(id)
-    if (!row) {
-      throw new SkillHostError(
-        'E_SKILL_NOT_FOUND',
-        `No skill '${String(id).slice(0, 80)}' in the catalog; call list_skills to see what exists.`,
-        {
-          data: { skill: String(id).slice(0, 80) },
-        },
-      )
-    }
-    return row
-  }
-
-  /**
-   * Prepares the catalog's version of `id`. When the source says that version
-   * is gone (the skill changed since the last discovery), rediscovers once and
-   * tries the new version, so a model never has to refresh by hand to load.
-   */
-  async #prepareCurrent(id: string, ctx: TurnContext): Promise<SkillRecord> {
-    const row = this.#row(id)
-    try {
-      return await prepareSkill(
-        { id, version: row.skill.version },
-        row.source,
-        this.#prepareDeps(ctx),
-      )
-    } catch (err) {
-      if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
-      await this.rediscover()
-      const fresh = this.#row(id)
-      if (fresh.skill.version === row.skill.version && fresh.source === row.source) throw err
-      return prepareSkill(
-        { id, version: fresh.skill.version },
-        fresh.source,
-        this.#prepareDeps(ctx),
-      )
-    }
-  }
-
-  /**
-   * Prepares `id` at exactly `version`. A catalog holding another version is
-   * rediscovered once (another process may have changed the skill since this
-   * manager last looked); still another version, or no skill, is
-   * `E_SKILL_VERSION_GONE`.
-   */
-  async #preparePinned(id: string, version: string, ctx: TurnContext): Promise<SkillRecord> {
-    if (this.#snapshot.winners.get(id)?.skill.version !== version) await this.rediscover()
-    const row = this.#snapshot.winners.get(id)
-    const gone = (available: string | undefined): SkillHostError =>
-      new SkillHostError(
-        'E_SKILL_VERSION_GONE',
-        `Skill '${String(id).slice(0, 80)}' was loaded at version ${String(version).slice(0, 80)}, which its source no longer holds (${available === undefined ? 'the skill is not in the catalog' : `it now has ${available}`}). Start a new session and load it again.`,
-        {
-          data: {
-            skill: String(id).slice(0, 80),
-            version: String(version).slice(0, 80),
-            ...(available === undefined ? {} : { available }),
-          },
-        },
-      )
-    if (!row || row.skill.version !== version) throw gone(row?.skill.version)
-    try {
-      return await prepareSkill({ id, version }, row.source, this.#prepareDeps(ctx))
-    } catch (err) {
-      if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
-      // The source changed since this manager's last discovery: say what it holds now.
-      await this.rediscover()
-      throw gone(this.#snapshot.winners.get(id)?.skill.version)
-    }
-  }
-
-  #prepareDeps(ctx: TurnContext): PrepareDeps {
-    return {
-      gate: this.gate,
-      spool: this.spool,
-      defaultChannel: this.#config.defaultChannel ?? 'handle',
-      reserved: this.#reserved,
-      claimed: this.#claims,
-      hostTools: ctx.tools,
-      artifactClassFor: (skill, tool) => resolveArtifactClass(this.#config, skill, tool),
-      tiers: this.#tiers,
-      signal: AbortSignal.any([ctx.abortSignal, this.#lifetime.signal]),
-    }
-  }
-
-  #project(ctx: TurnContext, record: SkillRecord): string[] {
-    this.#everLoaded = true
-    this.#registerReaders(ctx)
-    return this.#projections.project(ctx, record)
-  }
-
-  /**
-   * Takes out of `ctx` the projections of records retired elsewhere (a skill
-   * unloaded through another context). Their wrappers already refuse calls;
-   * removing them keeps this context's registry truthful and frees their
-   * names for a fresh load here.
-   */
-  #pruneRetired(ctx: TurnContext): void {
-    for (const id of this.#projections.ids(ctx)) {
-      if (this.#projections.get(ctx, id) !== this.#records.get(id)) this.#projections.strip(ctx, id)
-    }
-  }
-
-  #projectAll(ctx: TurnContext): void {
-    this.#pruneRetired(ctx)
-    // Once a skill has been loaded in this conversation, its results may be
-    // cited by id at any later turn, so the readers stay offered after unload.
-    if (this.#everLoaded) this.#registerReaders(ctx)
-    for (const record of this.#records.values()) this.#project(ctx, record)
-  }
-
-  #registerReaders(ctx: TurnContext): void {
-    for (const reader of this.#readers) if (!ctx.tools.has(reader.name)) ctx.tools.register(reader)
-  }
-
-  #retire(record: SkillRecord): void {
-    if (this.#records.get(record.id) === record) this.#records.delete(record.id)
-    for (const tool of record.tools)
-      if (this.#claims.get(tool.name) === record.id) this.#claims.delete(tool.name)
-    const teardown = record.retire(reportTeardownError)
-    this.#teardowns.add(teardown)
-    void teardown.finally(() => this.#teardowns.delete(teardown))
-  }
-
-  /** The loaded records' ids and versions, captured before a refresh swaps any. */
-  #loadedVersions(): { id: string; version: string }[] {
-    return [...this.#records.values()].map((r) => ({ id: r.id, version: r.version }))
-  }
-
   #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed' | 'outcomes'> {
-    return summarizeRefresh(this.#snapshot, this.#records.values(), id)
-  }
-
-  #emit(event: SkillManagerEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event)
-      } catch {
-        // A listener must not break a lifecycle transition that already happened.
-      }
-    }
+    return this.#catalog.summarize(this.#loaded.records(), id)
   }
 }
 

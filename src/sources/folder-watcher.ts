@@ -1,4 +1,5 @@
 import { type FSWatcher, watch } from 'node:fs'
+import { trackResource, type Untrack } from '../common/leak-tracker.js'
 
 /** Options for `FolderWatcher`. */
 export interface FolderWatcherOptions {
@@ -22,6 +23,8 @@ export class FolderWatcher {
   readonly #watchers = new Map<string, FSWatcher>()
   #refused: string | undefined
   #closed = false
+  /** The leak tracker's view: alive while any folder is watched, released by `close`. */
+  #untrack: Untrack | undefined
 
   constructor(options: FolderWatcherOptions) {
     this.#options = options
@@ -58,6 +61,7 @@ export class FolderWatcher {
       this.#options.onChange(dir)
     })
     this.#watchers.set(dir, watcher)
+    this.#untrack ??= trackResource('watcher', dir, () => this.#watchers.size > 0)
     return true
   }
 
@@ -79,5 +83,6 @@ export class FolderWatcher {
     this.#closed = true
     for (const watcher of this.#watchers.values()) watcher.close()
     this.#watchers.clear()
+    this.#untrack?.()
   }
 }

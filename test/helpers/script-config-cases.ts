@@ -74,4 +74,5 @@ export const BAD_SCRIPT_CONFIGS: readonly (readonly [string, Record<string, unkn
   ['scripts.sessionWorkspace.dir', { sessionWorkspace: { dir: 'relative' } }],
   ['scripts.sessionWorkspace.dir', { sessionWorkspace: { dir: '/elsewhere' } }],
   ['scripts.sessionWorkspace.maxBytes', { sessionWorkspace: { maxBytes: 0 } }],
+  ['scripts.sessionWorkspace.maxEntries', { sessionWorkspace: { maxEntries: 1.5 } }],
 ]

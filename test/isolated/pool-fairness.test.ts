@@ -51,7 +51,7 @@ async function normalCallWorks(pool: QuickJsGuestPool): Promise<void> {
 
 describe('guest pool fairness', () => {
   it('a short call behind a busy long guest ends by its own deadline, not the long one', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const config = configFor(pool)
     const order: string[] = []
     const long = new AbortController()
@@ -82,7 +82,7 @@ describe('guest pool fairness', () => {
   })
 
   it('gives the guest only what the queue left of the timeout', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const budgets: number[] = []
     // The real pool guest, with the deadline it is handed recorded on the way.
     const resolveGuest: GuestResolver = async (options) => {
@@ -121,7 +121,7 @@ describe('guest pool fairness', () => {
   })
 
   it('fails fast with E_SKILL_ISOLATED_BUSY when the wait queue is full', async () => {
-    const pool = createQuickJsGuest({
+    await using pool = createQuickJsGuest({
       poolSize: 1,
       fairShare: { maxQueued: 2, maxQueuedPerOwner: 2 },
     })
@@ -158,7 +158,7 @@ describe('guest pool fairness', () => {
   })
 
   it("refuses one session's flood past its share of the queue, and still queues the others", async () => {
-    const pool = createQuickJsGuest({
+    await using pool = createQuickJsGuest({
       poolSize: 1,
       fairShare: { maxQueued: 10, maxQueuedPerOwner: 2 },
     })
@@ -196,7 +196,7 @@ describe('guest pool fairness', () => {
   })
 
   it("serves a second session's single call before the first session's queued flood", async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const hold = gate()
     const starts: string[] = []
     const config = configFor(pool, {
@@ -229,7 +229,7 @@ describe('guest pool fairness', () => {
   })
 
   it('caps the workers one session holds, so another session always finds one', async () => {
-    const pool = createQuickJsGuest({ poolSize: 2 })
+    await using pool = createQuickJsGuest({ poolSize: 2 })
     expect(pool.fairShare.maxActivePerOwner).toBe(1)
     const hold = gate()
     const config = configFor(pool, { hold: hold.wait })
@@ -253,7 +253,7 @@ describe('guest pool fairness', () => {
   })
 
   it('makes each manager (one per MCP session in serve) its own pool owner', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const owners: unknown[] = []
     const resolveGuest: GuestResolver = (options) => {
       owners.push(options.owner)
@@ -300,7 +300,7 @@ describe('guest pool fairness', () => {
   })
 
   it('forgeIsolatedTool makes the turn context (an MCP session keeps one) the owner', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const owners: unknown[] = []
     const resolveGuest: GuestResolver = (options) => {
       owners.push(options.owner)

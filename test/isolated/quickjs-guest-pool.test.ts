@@ -22,7 +22,7 @@ const configFor = (resolveGuest: SkillIsolationConfig['resolveGuest']): SkillIso
 
 describe('createQuickJsGuest', () => {
   it('starts workers lazily, reuses them, and terminates them all on dispose', async () => {
-    const pool = createQuickJsGuest({ poolSize: 2 })
+    await using pool = createQuickJsGuest({ poolSize: 2 })
     expect(pool.stats().alive).toBe(0)
     const config = configFor(pool.resolveGuest)
     for (let i = 0; i < 5; i++) await runIsolatedTool(config, tool('async () => 1'), {})
@@ -34,7 +34,7 @@ describe('createQuickJsGuest', () => {
   })
 
   it('kill() on a running guest terminates its worker and a replacement takes over', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const guest = await pool.resolveGuest(resolveOptions())
     const running = guest.run({
       source: 'async () => { while (true) {} }',
@@ -54,7 +54,7 @@ describe('createQuickJsGuest', () => {
   })
 
   it('kill() before run only returns the lease', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const guest = await pool.resolveGuest(resolveOptions())
     guest.kill()
     await expectCode(
@@ -74,7 +74,7 @@ describe('createQuickJsGuest', () => {
   })
 
   it('a caller waiting for a busy pool can abort', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const held = await pool.resolveGuest(resolveOptions())
     const ac = new AbortController()
     const waiting = pool.resolveGuest({ ...resolveOptions(), signal: ac.signal })
@@ -88,7 +88,7 @@ describe('createQuickJsGuest', () => {
   })
 
   it('dispose fails running and waiting calls instead of hanging them', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const config = {
       ...configFor(pool.resolveGuest),
       maxTimeoutSeconds: 30,
@@ -110,7 +110,7 @@ describe('createQuickJsGuest', () => {
   })
 
   it('enforces the memory cap with the WebAssembly memory size', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const config = configFor(pool.resolveGuest)
     // 24 MiB fits the default 32 MiB; 40 MiB does not.
     expect(
@@ -133,7 +133,7 @@ describe('createQuickJsGuest', () => {
       'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
     )
     await pool.dispose()
-    const roomy = createQuickJsGuest({ poolSize: 1, limits: { memoryBytes: 64 * MiB } })
+    await using roomy = createQuickJsGuest({ poolSize: 1, limits: { memoryBytes: 64 * MiB } })
     const roomyConfig = { ...configFor(roomy.resolveGuest), limits: { memoryBytes: 64 * MiB } }
     expect(
       (

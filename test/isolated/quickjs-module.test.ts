@@ -74,7 +74,7 @@ describe('a fresh context per call', () => {
   }
 
   it('never carries guest state or console lines into the next call (pool and in-process)', async () => {
-    const pool = createQuickJsGuest({ poolSize: 1 })
+    await using pool = createQuickJsGuest({ poolSize: 1 })
     const configs: SkillIsolationConfig[] = [
       { resolveGuest: pool.resolveGuest, maxTimeoutSeconds: 1, defaultTimeoutSeconds: 1 },
       { resolveGuest: createInProcessGuest(), maxTimeoutSeconds: 1, defaultTimeoutSeconds: 1 },

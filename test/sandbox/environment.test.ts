@@ -13,8 +13,6 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildBwrapCommand } from '../../src/tiers/scripts/sandbox/bwrap-args.js'
-import { hostCertificatePaths } from '../../src/tiers/scripts/sandbox/minimal-etc.js'
 import {
   createScriptSandbox,
   DEFAULT_SANDBOX_LIMITS,
@@ -23,6 +21,8 @@ import {
   type SkillScriptConfig,
 } from '../../src/tiers/scripts/index.js'
 import { scriptInterpreters } from '../../src/tiers/scripts/policy/script-interpreters.js'
+import { buildBwrapCommand } from '../../src/tiers/scripts/sandbox/bwrap-args.js'
+import { hostCertificatePaths } from '../../src/tiers/scripts/sandbox/minimal-etc.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 import { files, makeRig, onLinux, type Rig, script } from './helpers.js'
 

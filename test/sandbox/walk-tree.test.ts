@@ -1,11 +1,22 @@
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { diffTrees, walkTree } from '../../src/tiers/scripts/workspace/walk-tree.js'
+import { openRoot, walkBeneath } from '../../src/tiers/scripts/workspace/beneath.js'
+import { diffTrees } from '../../src/tiers/scripts/workspace/diff-trees.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-walk-'))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
+
+async function walkTree(root: string, maxEntries: number, maxDepth = 256) {
+  const handle = await openRoot(root)
+  try {
+    return await walkBeneath(handle, { maxEntries, maxDepth })
+  } finally {
+    await handle.close()
+  }
+}
 
 /** A tree with more files in one folder than one batch of lstat calls, plus nested folders. */
 function tree(name: string, files: number): string {
@@ -20,19 +31,36 @@ function tree(name: string, files: number): string {
   return root
 }
 
-describe('walkTree', () => {
+describe('walkBeneath', () => {
   it('reports every file of a folder larger than one stat batch, with its size, and never follows a symlink', async () => {
     const root = tree('full', 300)
     const { entries, complete } = await walkTree(root, 50_000)
     expect(complete).toBe(true)
     const files = [...entries].filter(([, e]) => e.kind === 'file')
-    expect(files).toHaveLength(300 + 1)
+    expect(files).toHaveLength(300 + 2)
     for (let i = 0; i < 300; i++) expect(entries.get(`big/f${i}.txt`)?.size).toBe(i % 7)
     expect(entries.get('a/b/deep.txt')).toMatchObject({ kind: 'file', size: 4 })
     expect(entries.get('a/link')?.kind).toBe('symlink')
     expect([...entries.keys()].some((p) => p.startsWith('a/link/'))).toBe(false)
+    // Every byte counts against the cap: tooling folders are walked too.
     expect(entries.get('node_modules')?.kind).toBe('dir')
-    expect(entries.has('node_modules/pkg')).toBe(false)
+    expect(entries.get('node_modules/pkg/index.js')).toMatchObject({ kind: 'file', size: 1 })
+  })
+
+  it('names FIFOs and sockets by kind without opening them', async () => {
+    const root = tree('special', 1)
+    execFileSync('mkfifo', [join(root, 'out.txt')])
+    const { entries, complete } = await walkTree(root, 50_000)
+    expect(complete).toBe(true)
+    expect(entries.get('out.txt')?.kind).toBe('fifo')
+  })
+
+  it('is incomplete past maxDepth, so a deep tree counts as unmeasured', async () => {
+    const root = tree('deep', 1)
+    mkdirSync(join(root, 'd1/d2/d3/d4'), { recursive: true })
+    writeFileSync(join(root, 'd1/d2/d3/d4/f'), 'x')
+    expect((await walkTree(root, 50_000, 3)).complete).toBe(false)
+    expect((await walkTree(root, 50_000, 4)).complete).toBe(true)
   })
 
   it('stops at maxEntries, inside a stat batch, and says the walk is incomplete', async () => {

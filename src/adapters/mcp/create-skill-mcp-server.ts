@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { DisposableStore } from '../../common/disposable.js'
 import { SkillHostError } from '../../common/errors.js'
+import { trackResource } from '../../common/leak-tracker.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
@@ -191,6 +192,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     if (event.kind !== 'refreshed') announceResources()
   })
 
+  const untrack = trackResource('mcp-session', options.serverInfo?.name ?? 'skillhost')
   let closed: Promise<void> | undefined
   const close = (): Promise<void> => {
     // Deferred a microtask so `closed` is set before anything can re-enter close().
@@ -208,6 +210,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
         }
       }
     })
+    untrack(closed)
     return closed
   }
 

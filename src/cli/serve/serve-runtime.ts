@@ -178,6 +178,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
       // A deployer's own mistake is theirs to fix, not a reason to serve without scripts.
       const code = SkillHostError.isInstance(err) ? err.code : undefined
       if (code === 'E_INVALID_SKILLS_CONFIG' || code === 'E_SKILL_SCRIPT_POLICY_WIDENED') {
+        source.close()
         await pool.dispose()
         throw err
       }

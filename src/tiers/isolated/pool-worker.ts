@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { SkillHostError } from '../../common/errors.js'
+import { trackResource, type Untrack } from '../../common/leak-tracker.js'
 import type { QuickJsPoolGuest } from './quickjs-pool-guest.js'
 import type { FromWorker, WorkerBoot } from './worker-protocol.js'
 
@@ -11,6 +12,8 @@ export interface PoolWorker {
   lease: QuickJsPoolGuest | undefined
   /** Settles when the worker is ready or gone. */
   readonly settled: Promise<void>
+  /** Tells the leak tracker the worker is going (with `terminate()`'s promise) or gone. */
+  readonly untrack: Untrack
 }
 
 /** What the pool hears from one worker. */
@@ -49,7 +52,8 @@ export function startPoolWorker(boot: WorkerBoot, events: PoolWorkerEvents): Poo
   const settled = new Promise<void>((resolve) => {
     settle = resolve
   })
-  const w: PoolWorker = { worker, ready: false, dead: false, lease: undefined, settled }
+  const untrack = trackResource('worker', 'QuickJS guest worker')
+  const w: PoolWorker = { worker, ready: false, dead: false, lease: undefined, settled, untrack }
   worker.on('message', (message: FromWorker) => {
     if (message.type !== 'ready') {
       w.lease?.onMessage(message)
@@ -63,6 +67,7 @@ export function startPoolWorker(boot: WorkerBoot, events: PoolWorkerEvents): Poo
   })
   worker.on('error', (err) => events.lost(w, err))
   worker.on('exit', () => {
+    untrack()
     settle()
     events.lost(w, undefined)
   })

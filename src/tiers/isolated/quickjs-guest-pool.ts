@@ -283,6 +283,7 @@ export class QuickJsGuestPool implements AsyncDisposable {
       () => {},
       () => {},
     )
+    w.untrack(done)
     if (!wasDead && !this.#disposed) this.#replace()
     return done
   }

@@ -110,6 +110,7 @@ export type {
   SkillScriptParam,
   SkillScriptParamType,
 } from './types.js'
+export type { TreeChange } from './workspace/diff-trees.js'
 export {
   DEFAULT_WORKSPACE_MAX_BYTES,
   SessionWorkspace,
@@ -118,4 +119,3 @@ export {
 } from './workspace/session-workspace.js'
 export type { ManagerWorkspace } from './workspace/session-workspace-slot.js'
 export { withWorkspaceDir } from './workspace/session-workspace-slot.js'
-export type { TreeChange } from './workspace/walk-tree.js'

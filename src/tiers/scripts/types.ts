@@ -5,7 +5,7 @@ import type {
   SandboxLimits,
   SkillWorkspace,
 } from './sandbox/types.js'
-import type { TreeChange } from './workspace/walk-tree.js'
+import type { TreeChange } from './workspace/diff-trees.js'
 
 /** The JSON value types a script parameter may take. */
 export type SkillScriptParamType = 'string' | 'number' | 'integer' | 'boolean' | 'enum'
@@ -73,7 +73,12 @@ export interface SkillScriptConfig {
    * files it holds (default 1 GiB). The directory must lie inside
    * `policy.filesystem.allowWrite`.
    */
-  readonly sessionWorkspace?: { readonly dir?: string; readonly maxBytes?: number }
+  readonly sessionWorkspace?: {
+    readonly dir?: string
+    readonly maxBytes?: number
+    /** Most entries (files, folders, links, `.git` and `node_modules` included); default 50,000. */
+    readonly maxEntries?: number
+  }
 }
 
 /** What one script call produced; output text is decoded and host paths are redacted. */

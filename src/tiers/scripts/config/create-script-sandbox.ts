@@ -3,6 +3,7 @@ import { chmod, chown, mkdtemp } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
+import { trackResource } from '../../../common/leak-tracker.js'
 import {
   assertPolicySubset,
   derivePolicy,
@@ -175,6 +176,9 @@ export async function createScriptSandbox(
         ? {}
         : { failOnNonzeroExit: options.failOnNonzeroExit }),
     }
+    const untrack = owned
+      ? trackResource('sandbox-dir', baseDir, () => existsSync(baseDir))
+      : undefined
     return {
       config,
       baseDir,
@@ -182,6 +186,7 @@ export async function createScriptSandbox(
         await handle.dispose?.()
         // removeTree copes with whatever a script left (deep chains, no permissions).
         if (owned) await removeTree(baseDir)
+        untrack?.()
       },
     }
   } catch (err) {

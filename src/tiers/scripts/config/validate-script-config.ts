@@ -92,7 +92,7 @@ function checkLimits(config: Record<string, unknown>): void {
 function checkSessionWorkspace(value: unknown, allowWrite: readonly string[]): void {
   if (value === undefined) return
   if (!isObject(value)) bad('sessionWorkspace', 'must be an object.')
-  const { dir, maxBytes } = value
+  const { dir, maxBytes, maxEntries } = value
   if (dir !== undefined) {
     const path = typeof dir === 'string' ? normalizeAbsolutePath(dir) : undefined
     if (path === undefined) bad('sessionWorkspace.dir', 'must be an absolute path.')
@@ -108,6 +108,12 @@ function checkSessionWorkspace(value: unknown, allowWrite: readonly string[]): v
     (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1)
   ) {
     bad('sessionWorkspace.maxBytes', 'must be a positive integer.')
+  }
+  if (
+    maxEntries !== undefined &&
+    (typeof maxEntries !== 'number' || !Number.isSafeInteger(maxEntries) || maxEntries < 1)
+  ) {
+    bad('sessionWorkspace.maxEntries', 'must be a positive integer.')
   }
 }
 

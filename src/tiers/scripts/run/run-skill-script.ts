@@ -7,8 +7,12 @@ import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
 import type { SandboxRunResult } from '../sandbox/types.js'
 import { TIMEOUT_PARAM, validateSkillScript } from '../tool/validate-skill-script.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../types.js'
-import { SessionWorkspace } from '../workspace/session-workspace.js'
-import { diffTrees } from '../workspace/walk-tree.js'
+import { diffTrees } from '../workspace/diff-trees.js'
+import {
+  type ProtectedEntry,
+  SessionWorkspace,
+  unmeasurable,
+} from '../workspace/session-workspace.js'
 import { buildArgv } from './build-argv.js'
 
 /** One script call. */
@@ -131,10 +135,15 @@ export async function runSkillScript(
   const workspace = input.workspace
   const run = async (): Promise<ScriptRunResult> => {
     const before = workspace === undefined ? undefined : await workspace.snapshot()
+    // A workspace that cannot be measured whole could hide any amount of data: fail closed.
+    if (before !== undefined && !before.complete) {
+      throw unmeasurable((workspace as SessionWorkspace).maxEntries)
+    }
     const scratch = await config.workspace.createScratch()
     let raw: SandboxRunResult | undefined
     let failure: unknown
     let watch: WorkspaceWatch | undefined
+    let protectedEntries: ProtectedEntry[] = []
     const translator = config.translator.forCall({
       skillRoot: input.root,
       scratchDir: scratch,
@@ -153,6 +162,10 @@ export async function runSkillScript(
         workspace === undefined || before === undefined
           ? undefined
           : new WorkspaceWatch(workspace, SessionWorkspace.usage(before.entries), input.signal)
+      protectedEntries =
+        workspace === undefined
+          ? []
+          : await workspace.openProtected(config.translator.workspaceMount)
       raw = await config.handle.run({
         argv,
         cwd: translator.toSandbox(workspace?.path ?? scratch),
@@ -170,11 +183,17 @@ export async function runSkillScript(
         ...(config.limits === undefined ? {} : { limits: config.limits }),
         toSandboxPath: (p) => translator.toSandbox(p),
         scratch,
+        ...(protectedEntries.length === 0
+          ? {}
+          : {
+              readOnlyFds: protectedEntries.map((e) => ({ fd: e.handle.fd, sandbox: e.sandbox })),
+            }),
       })
     } catch (err) {
       failure = err
     } finally {
       watch?.stop()
+      for (const e of protectedEntries) await e.handle.close().catch(() => undefined)
     }
     try {
       await config.workspace.disposeScratch(scratch)
@@ -271,7 +290,9 @@ class WorkspaceWatch {
   async #tick(): Promise<void> {
     const started = performance.now()
     try {
-      const bytes = SessionWorkspace.usage((await this.workspace.snapshot()).entries)
+      const { entries, complete } = await this.workspace.snapshot()
+      const bytes = complete ? SessionWorkspace.usage(entries) : Number.POSITIVE_INFINITY
+      // Past the entry or depth limit the tree is unmeasured: counted as over the cap.
       if (bytes > this.workspace.maxBytes && bytes > this.startBytes) {
         this.overCap = bytes
         this.#controller.abort()

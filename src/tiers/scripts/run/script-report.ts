@@ -1,4 +1,5 @@
 import { SpooledArtifact } from '../../../common/artifacts/index.js'
+import { quoteName } from '../../../common/escape-text.js'
 import { fileType } from '../../../common/file-type.js'
 import type { Provenance } from '../../../common/retrievable.js'
 import type { SpoolStore } from '../../../common/spool-store.js'
@@ -119,7 +120,7 @@ export function describeChanges(
     const size = c.change === 'deleted' ? '' : ` (${c.size} bytes)`
     const where =
       c.id !== undefined ? `, copy: ${c.id}` : c.notSpooled ? `, not spooled: ${c.notSpooled}` : ''
-    lines.push(`${c.change} ${c.path}${size}${where}`)
+    lines.push(`${c.change} ${quoteName(c.path)}${size}${where}`)
   }
   if (changes.length > LISTED_CHANGES) lines.push(`… and ${changes.length - LISTED_CHANGES} more`)
   if (!report.complete) lines.push('(the workspace holds too many entries to track every change)')

@@ -4,8 +4,9 @@ import { chown } from 'node:fs/promises'
 import type { Duplex } from 'node:stream'
 import { promisify } from 'node:util'
 import { redactHostPaths, SkillHostError } from '../../../common/errors.js'
+import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import { inspectPolicyPaths } from '../policy/inspect-policy-paths.js'
-import { type BwrapDataFile, buildBwrapCommand } from './bwrap-args.js'
+import { type BwrapDataFile, type BwrapFdBind, buildBwrapCommand } from './bwrap-args.js'
 import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
 import { pidsInNamespace, reapNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
@@ -150,7 +151,8 @@ function killGroup(child: ChildProcess): void {
 
 class BubblewrapHandle implements SandboxHandle {
   readonly #s: HandleSettings
-  readonly #running = new Set<ChildProcess>()
+  /** Each running child and its leak-tracker release. */
+  readonly #running = new Map<ChildProcess, Untrack>()
   #disposed = false
 
   constructor(settings: HandleSettings) {
@@ -205,7 +207,7 @@ class BubblewrapHandle implements SandboxHandle {
         }
       }
     }
-    const { args, dataFiles } = buildBwrapCommand({
+    const { args, dataFiles, fdBinds } = buildBwrapCommand({
       request,
       limits,
       prlimitPath: this.#s.prlimitPath,
@@ -217,12 +219,13 @@ class BubblewrapHandle implements SandboxHandle {
       facts,
       firstDataFd: FIRST_DATA_FD,
     })
-    return this.#spawn(args, dataFiles, request, timeoutMs)
+    return this.#spawn(args, dataFiles, fdBinds, request, timeoutMs)
   }
 
   #spawn(
     args: string[],
     dataFiles: readonly BwrapDataFile[],
+    fdBinds: readonly BwrapFdBind[],
     request: SandboxRunRequest,
     timeoutMs: number,
   ): Promise<SandboxRunResult> {
@@ -230,14 +233,26 @@ class BubblewrapHandle implements SandboxHandle {
     const child = spawn(this.#s.bwrapPath, args, {
       // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte;
       // fds from FIRST_DATA_FD: the minimal /etc, which bwrap reads and closes.
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...dataFiles.map(() => 'pipe' as const)],
+      // Then the descriptors bwrap binds read-only (--ro-bind-fd), which it closes after setup.
+      stdio: [
+        'ignore',
+        'pipe',
+        'pipe',
+        'pipe',
+        'pipe',
+        ...dataFiles.map(() => 'pipe' as const),
+        ...fdBinds.map((b) => b.hostFd),
+      ],
       env: {},
       cwd: '/',
       // Its own process group, so one kill reaches bwrap and its init.
       detached: true,
       ...(hostUser === undefined ? {} : { uid: hostUser.uid, gid: hostUser.gid }),
     })
-    this.#running.add(child)
+    this.#running.set(
+      child,
+      trackResource('process', `bwrap: ${request.argv.join(' ').slice(0, 120)}`),
+    )
     for (const file of dataFiles) {
       const pipe = child.stdio[file.fd] as Duplex | null | undefined
       if (!pipe) continue
@@ -315,6 +330,7 @@ class BubblewrapHandle implements SandboxHandle {
         if (graceTimer) clearTimeout(graceTimer)
         if (closeGuard) clearTimeout(closeGuard)
         request.signal?.removeEventListener('abort', onAbort)
+        this.#running.get(child)?.()
         this.#running.delete(child)
         const inode = status.pidNamespace
         const leakedProcesses = inode === undefined ? 0 : await reapNamespace(inode)
@@ -352,6 +368,9 @@ class BubblewrapHandle implements SandboxHandle {
 
   async dispose(): Promise<void> {
     this.#disposed = true
-    for (const child of this.#running) killGroup(child)
+    for (const [child, untrack] of this.#running) {
+      killGroup(child)
+      untrack(new Promise((closed) => child.once('close', closed)))
+    }
   }
 }

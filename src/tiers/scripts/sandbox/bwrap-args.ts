@@ -39,11 +39,22 @@ export interface BwrapDataFile extends SyntheticFile {
   readonly fd: number
 }
 
-/** The bwrap argv and the synthetic files it expects on extra fds. */
+/** A host descriptor bwrap binds read-only, and the fd number the spawner hands it on. */
+export interface BwrapFdBind {
+  /** The fd in bwrap's fd table (after the data files). */
+  readonly fd: number
+  /** The host descriptor to pass there (the request's `readOnlyFds` entry). */
+  readonly hostFd: number
+  readonly sandbox: string
+}
+
+/** The bwrap argv and the synthetic files and descriptors it expects on extra fds. */
 export interface BwrapCommand {
   readonly args: string[]
   /** What the spawner must write (then close) on each fd, in fd order. */
   readonly dataFiles: readonly BwrapDataFile[]
+  /** Host descriptors the spawner passes on the given fds, after the data files. */
+  readonly fdBinds: readonly BwrapFdBind[]
 }
 
 /**
@@ -139,6 +150,12 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   const home = scratch === undefined ? request.cwd : toSandbox(scratch)
   const env = { ...sandboxBaseEnv(home), ...request.env }
   const dataFiles = etcDataFiles(input, env.HOME ?? home)
+  const firstBindFd = (input.firstDataFd ?? input.statusFd + 1) + dataFiles.length
+  const fdBinds = (request.readOnlyFds ?? []).map((b, i) => ({
+    fd: firstBindFd + i,
+    hostFd: b.fd,
+    sandbox: posix.normalize(b.sandbox),
+  }))
   const args = [
     '--unshare-all',
     '--unshare-user',
@@ -159,6 +176,8 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     '--dev',
     '/dev',
     ...mounts.flatMap((m) => m.args),
+    // After every policy mount, so each lands on top of the writable bind it protects.
+    ...fdBinds.flatMap((b) => ['--ro-bind-fd', String(b.fd), b.sandbox]),
     ...dataFiles.flatMap((f) => ['--perms', '0444', '--file', String(f.fd), f.path]),
     // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
     // outside the policy. Freeze both once every mount point exists.
@@ -183,7 +202,7 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
       ...request.argv,
     ]),
   ]
-  return { args, dataFiles }
+  return { args, dataFiles, fdBinds }
 }
 
 /** The synthetic `/etc` files of one call, numbered from `firstDataFd`; none when it is unset. */

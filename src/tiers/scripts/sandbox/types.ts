@@ -51,6 +51,13 @@ export interface SandboxRunRequest {
    * disk, are bounded in total, and vanish with the sandbox.
    */
   readonly scratch?: string
+  /**
+   * Host descriptors (held open by the caller for the call's start) bound
+   * read-only at sandbox paths on top of the policy's mounts: how a folder
+   * inside a writable bind (a workspace's `.git`) is re-protected without
+   * naming it by a host path a script could have swapped for a symlink.
+   */
+  readonly readOnlyFds?: readonly { readonly fd: number; readonly sandbox: string }[]
 }
 
 /** Why and how a sandboxed process ended, and what it wrote. */

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { constants } from 'node:fs'
+import { constants, existsSync } from 'node:fs'
 import { chmod, chown, lstat, mkdir, mkdtemp, open, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
+import {
+  currentResourceTracker,
+  trackResource,
+  type Untrack,
+} from '../../../common/leak-tracker.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
 import {
@@ -160,6 +165,19 @@ export async function createDirectoryWorkspace(
     }
   }
 
+  // What the leak tracker knows of each skill copy and scratch directory made
+  // here; kept only while a tracker is installed (tests), so it never grows otherwise.
+  const untracks = new Map<string, Untrack>()
+  const track = (kind: 'skill-copy' | 'scratch', dir: string): string => {
+    const release = trackResource(kind, dir, () => existsSync(dir))
+    if (currentResourceTracker() !== undefined) untracks.set(dir, release)
+    return dir
+  }
+  const untrack = (dir: string): void => {
+    untracks.get(dir)?.()
+    untracks.delete(dir)
+  }
+
   return {
     skillsDir,
     scratchDir,
@@ -190,7 +208,7 @@ export async function createDirectoryWorkspace(
         if (SkillHostError.isInstance(cause)) throw cause
         throw failed(`Skill '${ref.id}' could not be materialized.`, cause)
       }
-      return root
+      return track('skill-copy', root)
     },
     async dispose(root) {
       const path = normalizeAbsolutePath(root)
@@ -202,10 +220,11 @@ export async function createDirectoryWorkspace(
       } catch (cause) {
         throw failed('A skill copy could not be removed.', cause)
       }
+      untrack(path)
     },
     async createScratch() {
       try {
-        return await mkdtemp(join(scratchDir, 'call-'))
+        return track('scratch', await mkdtemp(join(scratchDir, 'call-')))
       } catch (cause) {
         throw failed('A scratch directory could not be created.', cause)
       }
@@ -220,6 +239,7 @@ export async function createDirectoryWorkspace(
       } catch (cause) {
         throw failed('A scratch directory could not be removed.', cause)
       }
+      untrack(path)
     },
   }
 }

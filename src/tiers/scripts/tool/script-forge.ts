@@ -17,7 +17,7 @@ import {
 } from '../run/script-report.js'
 import { filesFromSource } from '../skill-copy/workspace-files.js'
 import type { ScriptRunResult, SkillScriptConfig } from '../types.js'
-import { full, type SessionWorkspace } from '../workspace/session-workspace.js'
+import { full, type SessionWorkspace, unmeasurable } from '../workspace/session-workspace.js'
 import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
 import { scriptToolName } from './script-tool-name.js'
@@ -138,7 +138,10 @@ async function runAndReport(
   const changed = describeChanges(result, changes)
   const report = result.workspace
   if (report?.overCap) {
-    const err = full(report.bytes, report.maxBytes)
+    const err =
+      report.complete || workspace === undefined
+        ? full(report.bytes, report.maxBytes)
+        : unmeasurable(workspace.maxEntries)
     throw new SkillHostError(
       'E_SKILL_WORKSPACE_FULL',
       `Script tool '${call.name}' was killed for growing the workspace past its cap of ${report.maxBytes} bytes; its output is in ${id}. ${err.message}\n${changed.join('\n')}`,

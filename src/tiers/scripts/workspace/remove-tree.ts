@@ -1,45 +1,25 @@
-import { randomBytes } from 'node:crypto'
-import { chmod, lstat, readdir, rename, rm } from 'node:fs/promises'
-import { join } from 'node:path'
-
-// Well under PATH_MAX (4096) even after one more 255-byte name.
-const SAFE_PATH_LENGTH = 2_048
+import { basename, dirname } from 'node:path'
+import { openRoot, removeBeneath } from './beneath.js'
 
 /**
  * Removes `path` and everything below it, whatever a script left there:
- * directories without permissions, and chains nested deeper than PATH_MAX
- * (where `fs.rm` fails with ENAMETOOLONG). The walk is iterative; a directory
- * whose path grows past a safe length is first renamed to a short name
- * directly below `path`, so every path it touches stays short. Rejects only
- * when something truly cannot be removed.
+ * folders without permissions, symlinks swapped in for folders (the link is
+ * removed, never its target) and chains nested deeper than PATH_MAX. `path`
+ * is a host folder the host made (a private workspace, a skill copy, the
+ * sandbox's base); everything below it is removed through held descriptors
+ * (`removeBeneath`), so nothing a script did below it can redirect the
+ * removal to a host file. Rejects only when something truly cannot be
+ * removed; a path already gone is not an error.
  */
 export async function removeTree(path: string): Promise<void> {
+  const parent = await openRoot(dirname(path)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined
+    throw err
+  })
+  if (parent === undefined) return
   try {
-    await rm(path, { recursive: true, force: true })
-    return
-  } catch {
-    // Fall through: fix permissions and cut deep chains, then remove again.
+    await removeBeneath(parent, basename(path))
+  } finally {
+    await parent.close()
   }
-  const top = await lstat(path).catch(() => undefined)
-  if (!top?.isDirectory()) {
-    await rm(path, { force: true })
-    return
-  }
-  const pending = [path]
-  while (pending.length > 0) {
-    const dir = pending.pop() as string
-    await chmod(dir, 0o700).catch(() => undefined)
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
-    for (const entry of entries) {
-      if (!entry.isDirectory()) continue
-      let child = join(dir, entry.name)
-      if (child.length > SAFE_PATH_LENGTH) {
-        const short = join(path, `.cut-${randomBytes(8).toString('hex')}`)
-        await rename(child, short)
-        child = short
-      }
-      pending.push(child)
-    }
-  }
-  await rm(path, { recursive: true, force: true })
 }

@@ -53,6 +53,7 @@ export class SessionWorkspaceSlot implements ManagerWorkspace {
         ? { privateDir: () => this.#config.workspace.createScratch() }
         : { dir: options.dir }),
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      ...(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries }),
       ...(sandboxUser === undefined ? {} : { sandboxUser }),
     })
     // A failed creation is retried on the next use rather than cached.

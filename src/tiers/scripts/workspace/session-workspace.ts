@@ -1,11 +1,24 @@
 import { constants } from 'node:fs'
-import { chmod, chown, lstat, mkdir, open, realpath, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { chmod, chown, type FileHandle, lstat, open, realpath } from 'node:fs/promises'
+import { posix } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
+import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import { type HostIdentity, untraversableAncestor } from '../sandbox/sandbox-host-user.js'
+import {
+  at,
+  BeneathError,
+  type EntryKind,
+  openDirBeneath,
+  openEntry,
+  openRoot,
+  removeBeneath,
+  type TreeEntry,
+  walkBeneath,
+} from './beneath.js'
+import { PROTECTED_NAMES, protectedPart } from './protected-names.js'
 import { removeTree } from './remove-tree.js'
-import { type TreeEntry, walkTree } from './walk-tree.js'
+import { folderLock, type TurnLock } from './turn-lock.js'
 
 /** The default total size cap of a session workspace: 1 GiB. */
 export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024
@@ -14,7 +27,7 @@ export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024
 export interface WorkspaceEntry {
   /** Relative to the workspace, `/`-separated. */
   readonly path: string
-  readonly kind: 'file' | 'dir' | 'symlink' | 'other'
+  readonly kind: EntryKind
   readonly size: number
 }
 
@@ -36,9 +49,16 @@ export interface SessionWorkspaceOptions {
    * the model writes is group-shared with it, so the next script can read it.
    */
   readonly sandboxUser?: HostIdentity
-  /** Most entries a walk tracks; past it, changes are not reported. Default 50,000. */
+  /**
+   * Most entries (files, folders, links, anything) the workspace may hold,
+   * `.git` and `node_modules` included; default 50,000. A workspace with
+   * more cannot be measured, so it counts as full (`E_SKILL_WORKSPACE_FULL`).
+   */
   readonly maxEntries?: number
 }
+
+/** Deepest folder the host walks; a deeper tree cannot be measured, so it counts as full. */
+export const WORKSPACE_MAX_DEPTH = 256
 
 function failed(message: string, cause?: unknown): SkillHostError {
   return new SkillHostError('E_SKILL_WORKSPACE_FAILED', message, { cause })
@@ -55,52 +75,19 @@ function rejected(path: unknown, why: string): SkillHostError {
 }
 
 /**
- * Shared-or-exclusive turns on the workspace: script calls share it (each
- * sees the others' files as a shell would), a host or model write takes it
- * alone, so a path checked for symlinks cannot be swapped by a running script
- * before the write opens it.
- */
-class TurnLock {
-  #shared = 0
-  #exclusive = false
-  readonly #waiting: { exclusive: boolean; go: () => void }[] = []
-
-  async run<T>(exclusive: boolean, work: () => Promise<T>): Promise<T> {
-    await new Promise<void>((go) => {
-      this.#waiting.push({ exclusive, go })
-      this.#pump()
-    })
-    try {
-      return await work()
-    } finally {
-      if (exclusive) this.#exclusive = false
-      else this.#shared -= 1
-      this.#pump()
-    }
-  }
-
-  #pump(): void {
-    while (this.#waiting.length > 0 && !this.#exclusive) {
-      const next = this.#waiting[0] as { exclusive: boolean; go: () => void }
-      if (next.exclusive && this.#shared > 0) return
-      this.#waiting.shift()
-      if (next.exclusive) this.#exclusive = true
-      else this.#shared += 1
-      next.go()
-      if (next.exclusive) return
-    }
-  }
-}
-
-/**
  * One conversation's working directory: mounted read-write at `/work` for
  * every script call, and read and written by the host (`put`, `get`, `list`)
- * and by the model's workspace tools. Every path goes through the skill
- * model's path rule and is refused (`E_SKILL_SOURCE_PATH_REJECTED`) when any
- * existing segment is a symlink, since a script may have planted one; files
- * are opened with O_NOFOLLOW. Writes wait until no script call is running.
- * The total size of regular files is capped (`E_SKILL_WORKSPACE_FULL`). A
- * private workspace is removed on dispose; a deployer's directory is kept.
+ * and by the model's workspace tools while a script may be rewriting it.
+ * Every host operation resolves names from held directory descriptors, one
+ * component at a time, never through a symlink (see `beneath.ts`), so no
+ * swap of any parent can make it reach a file outside the workspace; special
+ * files are never opened blocking. Paths go through the skill model's path
+ * rule; `.git`, `.hg` and `.svn` are not written or removed. Writes wait until
+ * no script call is running, on one lock per folder shared by every session
+ * that uses it. The workspace's size and entry count are capped
+ * (`E_SKILL_WORKSPACE_FULL`), counting everything; a tree that cannot be
+ * measured whole counts as full. A private workspace is removed on dispose;
+ * a deployer's directory is kept.
  */
 export class SessionWorkspace {
   /** Host path of the workspace directory (real path). */
@@ -109,18 +96,29 @@ export class SessionWorkspace {
   readonly maxEntries: number
   readonly #owned: boolean
   readonly #share: HostIdentity | undefined
-  readonly #lock = new TurnLock()
+  readonly #lock: TurnLock
+  readonly #releaseLock: () => void
   /** Total bytes as last measured and kept up to date by our own writes; undefined once unknown. */
   #usage: number | undefined
   #disposed = false
+  /** Every workspace holds its folder's lock until disposed; a private one also its folder. */
+  readonly #untrack: Untrack
 
-  private constructor(path: string, owned: boolean, options: SessionWorkspaceOptions) {
+  private constructor(
+    path: string,
+    owned: boolean,
+    options: SessionWorkspaceOptions,
+    lock: { lock: TurnLock; release: () => void },
+  ) {
     this.path = path
     this.#owned = owned
+    this.#untrack = trackResource('session-workspace', path)
     // Shared in a deployer's directory too: a root-owned 0600 file is unreadable to the sandbox.
     this.#share = options.sandboxUser
     this.maxBytes = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
     this.maxEntries = options.maxEntries ?? 50_000
+    this.#lock = lock.lock
+    this.#releaseLock = lock.release
   }
 
   /**
@@ -137,6 +135,13 @@ export class SessionWorkspace {
         'sessionWorkspace.maxBytes must be a positive integer.',
       )
     }
+    const entries = options.maxEntries ?? 50_000
+    if (!Number.isSafeInteger(entries) || entries < 1) {
+      throw new SkillHostError(
+        'E_INVALID_SKILLS_CONFIG',
+        'sessionWorkspace.maxEntries must be a positive integer.',
+      )
+    }
     if (options.dir !== undefined) {
       const real = await realpath(options.dir).catch((cause: unknown) => {
         throw failed('The session workspace directory does not exist.', cause)
@@ -144,7 +149,7 @@ export class SessionWorkspace {
       const st = await lstat(real)
       if (!st.isDirectory()) throw failed('The session workspace is not a directory.')
       await assertReachable(real, options.sandboxUser, st)
-      return new SessionWorkspace(real, false, options)
+      return new SessionWorkspace(real, false, options, folderLock(st))
     }
     if (options.privateDir === undefined) {
       throw new SkillHostError(
@@ -157,14 +162,15 @@ export class SessionWorkspace {
       const share = options.sandboxUser
       if (share !== undefined) await chown(dir, -1, share.gid)
       await chmod(dir, share === undefined ? 0o700 : 0o770)
-      await assertReachable(dir, share, await lstat(dir))
+      const st = await lstat(dir)
+      await assertReachable(dir, share, st)
+      return new SessionWorkspace(dir, true, options, folderLock(st))
     } catch (err) {
       await removeTree(dir).catch(() => undefined)
       throw SkillHostError.isInstance(err)
         ? err
         : failed('The session workspace could not be prepared.', err)
     }
-    return new SessionWorkspace(dir, true, options)
   }
 
   /** Runs a script call against the workspace; calls share it, writes wait for them. */
@@ -173,12 +179,60 @@ export class SessionWorkspace {
     return this.#lock.run(false, work)
   }
 
-  /** Every entry below the workspace (symlinks not followed; `.git` and `node_modules` not entered). */
+  /**
+   * Every entry below the workspace, `.git` and `node_modules` included,
+   * never following a symlink; `complete: false` when the tree holds more
+   * than `maxEntries` entries, nests deeper than `WORKSPACE_MAX_DEPTH` or has
+   * a folder the host cannot read (such a workspace counts as full).
+   */
   async snapshot(): Promise<{ entries: Map<string, TreeEntry>; complete: boolean }> {
     this.#alive()
-    const walked = await walkTree(this.path, this.maxEntries)
-    this.#usage = walked.complete ? SessionWorkspace.usage(walked.entries) : undefined
-    return walked
+    const root = await this.#root()
+    try {
+      const walked = await walkBeneath(root, {
+        maxEntries: this.maxEntries,
+        maxDepth: WORKSPACE_MAX_DEPTH,
+      })
+      this.#usage = walked.complete ? SessionWorkspace.usage(walked.entries) : undefined
+      return walked
+    } finally {
+      await root.close()
+    }
+  }
+
+  /**
+   * Opens, by descriptor, the version-control state at the workspace's root
+   * (`.git`, `.hg`, `.svn`, and the folder a `.git` file's `gitdir:` names
+   * when it lies inside the workspace), for the sandbox to bind read-only at
+   * `mount/<path>` over the writable workspace. Symlinks are not followed
+   * (a symlinked `.git` is left as it is: inside the sandbox it resolves in
+   * the sandbox's view). The caller closes every handle after the sandbox
+   * has started.
+   */
+  async openProtected(mount: string): Promise<ProtectedEntry[]> {
+    this.#alive()
+    const root = await this.#root()
+    const out: ProtectedEntry[] = []
+    try {
+      for (const name of PROTECTED_NAMES) {
+        const entry = await openPathAt(root, name)
+        if (entry === undefined) continue
+        out.push({ handle: entry.handle, sandbox: `${mount}/${name}` })
+        if (name === '.git' && entry.isFile) {
+          const target = await gitdirTarget(root)
+          if (target !== undefined) {
+            const dir = await openDirBeneath(root, target.split('/')).catch(() => undefined)
+            if (dir !== undefined) out.push({ handle: dir, sandbox: `${mount}/${target}` })
+          }
+        }
+      }
+      return out
+    } catch (err) {
+      for (const e of out) await e.handle.close().catch(() => undefined)
+      throw failed('The workspace version-control state could not be protected.', err)
+    } finally {
+      await root.close()
+    }
   }
 
   /** Total bytes of the regular files a snapshot saw. */
@@ -188,7 +242,7 @@ export class SessionWorkspace {
     return total
   }
 
-  /** The files below `prefix` (default the whole workspace), sorted by path. */
+  /** The entries below `prefix` (default the whole workspace), sorted by path, each with its kind. */
   async list(prefix?: string): Promise<WorkspaceEntry[]> {
     const base = prefix === undefined || prefix === '' || prefix === '.' ? '' : this.#rel(prefix)
     const { entries } = await this.snapshot()
@@ -203,7 +257,8 @@ export class SessionWorkspace {
 
   /**
    * The bytes of one regular file, at most `maxBytes` of them (`truncated`
-   * says when more exist). Never follows a symlink.
+   * says when more exist). Never follows a symlink in any component; a FIFO,
+   * socket or device is refused without blocking.
    */
   async get(
     path: string,
@@ -211,20 +266,10 @@ export class SessionWorkspace {
   ): Promise<{ bytes: Uint8Array; size: number; truncated: boolean }> {
     this.#alive()
     const rel = this.#rel(path)
-    await this.#checkParents(rel, false)
-    const handle = await open(
-      join(this.path, rel),
-      constants.O_RDONLY | constants.O_NOFOLLOW,
-    ).catch((err: NodeJS.ErrnoException) => {
-      throw err.code === 'ELOOP'
-        ? rejected(path, 'it is a symlink')
-        : err.code === 'ENOENT'
-          ? new SkillHostError('E_SKILL_WORKSPACE_FAILED', `No file '${rel}' in the workspace.`)
-          : failed(`The workspace file '${rel}' could not be opened.`, err)
-    })
+    const handle = await this.#openFile(rel, constants.O_RDONLY, false)
     try {
       const st = await handle.stat()
-      if (!st.isFile()) throw failed(`The workspace path '${rel}' is not a regular file.`)
+      if (!st.isFile()) throw notAFile(rel, st)
       const want = Math.min(st.size, maxBytes)
       const bytes = new Uint8Array(want)
       let got = 0
@@ -242,57 +287,77 @@ export class SessionWorkspace {
   /**
    * Writes one file (replacing a regular file, creating parent folders),
    * after every script call in flight has finished. Refuses a path through a
-   * symlink, and a write that would take the workspace past `maxBytes`.
+   * symlink, into `.git`/`.hg`/`.svn`, onto anything but a regular file, and a
+   * write that would take the workspace past `maxBytes`.
    */
   async put(path: string, data: string | Uint8Array): Promise<WorkspaceEntry> {
     this.#alive()
-    const rel = this.#rel(path)
+    const rel = this.#writable(path)
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
     return this.#lock.run(true, async () => {
-      await this.#checkParents(rel, false)
-      const before = await lstat(join(this.path, rel)).catch(() => undefined)
-      if (before !== undefined && !before.isFile()) {
-        throw rejected(path, before.isSymbolicLink() ? 'it is a symlink' : 'it is not a file')
-      }
-      const delta = bytes.byteLength - (before?.size ?? 0)
-      // The running total makes a put O(1); only a write that would cross the
-      // cap (or an unknown total) pays for a walk, which confirms the figure.
-      let after = this.#usage === undefined ? undefined : this.#usage + delta
-      if (after === undefined || after > this.maxBytes) {
-        await this.snapshot()
-        after = (this.#usage ?? 0) + delta
-      }
-      if (after > this.maxBytes) throw full(after, this.maxBytes)
-      await this.#checkParents(rel, true)
-      const flags =
-        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW
-      const handle = await open(join(this.path, rel), flags, 0o600).catch(
-        (err: NodeJS.ErrnoException) => {
-          throw err.code === 'ELOOP'
-            ? rejected(path, 'it is a symlink')
-            : failed(`The workspace file '${rel}' could not be written.`, err)
-        },
-      )
+      const parts = rel.split('/')
+      const name = parts.pop() as string
+      const parent = await this.#openDir(rel, parts, true)
       try {
-        if (this.#share !== undefined) await handle.chown(-1, this.#share.gid)
-        await handle.chmod(this.#share === undefined ? 0o600 : 0o660)
-        await handle.writeFile(bytes)
+        const before = await lstatAt(parent, name)
+        if (before !== undefined && !before.isFile()) throw notAFile(rel, before)
+        const delta = bytes.byteLength - (before?.size ?? 0)
+        // The running total makes a put O(1); only a write that would cross the
+        // cap (or an unknown total) pays for a walk, which confirms the figure.
+        let after = this.#usage === undefined ? undefined : this.#usage + delta
+        if (after === undefined || after > this.maxBytes) {
+          const { complete } = await this.snapshot()
+          if (!complete) throw unmeasurable(this.maxEntries)
+          after = (this.#usage ?? 0) + delta
+        }
+        if (after > this.maxBytes) throw full(after, this.maxBytes)
+        const handle = await openEntry(parent, name, constants.O_WRONLY | constants.O_CREAT).catch(
+          (err: NodeJS.ErrnoException) => {
+            throw err.code === 'ELOOP'
+              ? rejected(path, 'it is a symlink')
+              : err.code === 'ENXIO'
+                ? rejected(path, 'it is a FIFO')
+                : failed(`The workspace file '${rel}' could not be written.`, err)
+          },
+        )
+        try {
+          const st = await handle.stat()
+          if (!st.isFile()) throw notAFile(rel, st)
+          await handle.truncate(0)
+          if (this.#share !== undefined) await handle.chown(-1, this.#share.gid)
+          await handle.chmod(this.#share === undefined ? 0o600 : 0o660)
+          await handle.writeFile(bytes)
+        } finally {
+          await handle.close()
+        }
+        if (this.#usage !== undefined) this.#usage += delta
+        return { path: rel, kind: 'file', size: bytes.byteLength }
       } finally {
-        await handle.close()
+        await parent.close()
       }
-      if (this.#usage !== undefined) this.#usage += delta
-      return { path: rel, kind: 'file', size: bytes.byteLength }
     })
   }
 
-  /** Removes one file or folder of the workspace (never through a symlink). */
+  /** Removes one file or folder of the workspace (never through a symlink, never `.git` and the like). */
   async remove(path: string): Promise<void> {
     this.#alive()
-    const rel = this.#rel(path)
+    const rel = this.#writable(path)
     await this.#lock.run(true, async () => {
-      await this.#checkParents(rel, false)
-      await rm(join(this.path, rel), { recursive: true, force: true })
-      this.#usage = undefined
+      const parts = rel.split('/')
+      const name = parts.pop() as string
+      const parent = await this.#openDir(rel, parts, false).catch((err: unknown) => {
+        if (err instanceof MissingParent) return undefined
+        throw err
+      })
+      if (parent === undefined) return
+      try {
+        await removeBeneath(parent, name)
+      } catch (err) {
+        throw failed(`The workspace path '${rel}' could not be removed.`, err)
+      } finally {
+        await parent.close()
+        this.#usage = undefined
+      }
     })
   }
 
@@ -300,11 +365,66 @@ export class SessionWorkspace {
   async dispose(): Promise<void> {
     if (this.#disposed) return
     this.#disposed = true
+    this.#releaseLock()
     if (this.#owned) await removeTree(this.path)
+    this.#untrack()
   }
 
   #alive(): void {
     if (this.#disposed) throw failed('The session workspace has been disposed.')
+  }
+
+  #root(): Promise<FileHandle> {
+    return openRoot(this.path).catch((err: unknown) => {
+      throw failed('The session workspace could not be opened.', err)
+    })
+  }
+
+  /** The folder holding `rel`'s last part, opened by descriptor from the root. */
+  async #openDir(rel: string, parts: readonly string[], create: boolean): Promise<FileHandle> {
+    const root = await this.#root()
+    const share = this.#share
+    try {
+      return await openDirBeneath(
+        root,
+        parts,
+        create
+          ? {
+              mode: 0o700,
+              made: async (dir) => {
+                if (share !== undefined) await dir.chown(-1, share.gid)
+                await dir.chmod(share === undefined ? 0o700 : 0o770)
+              },
+            }
+          : undefined,
+      )
+    } catch (err) {
+      if (err instanceof BeneathError) {
+        if (err.reason === 'symlink') throw rejected(rel, 'it passes through a symlink')
+        if (err.reason === 'not-a-folder') throw rejected(rel, 'a parent is not a folder')
+        throw new MissingParent(rel)
+      }
+      throw failed(`The workspace path '${rel}' could not be reached.`, err)
+    } finally {
+      await root.close()
+    }
+  }
+
+  async #openFile(rel: string, flags: number, create: boolean): Promise<FileHandle> {
+    const parts = rel.split('/')
+    const name = parts.pop() as string
+    const parent = await this.#openDir(rel, parts, create)
+    try {
+      return await openEntry(parent, name, flags).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ELOOP'
+          ? rejected(rel, 'it is a symlink')
+          : err.code === 'ENOENT'
+            ? new MissingParent(rel)
+            : failed(`The workspace file '${rel}' could not be opened.`, err)
+      })
+    } finally {
+      await parent.close()
+    }
   }
 
   #rel(path: string): string {
@@ -318,27 +438,101 @@ export class SessionWorkspace {
     }
   }
 
-  /** Refuses a path whose existing parents include a symlink or a non-folder; creates missing ones when asked. */
-  async #checkParents(rel: string, create: boolean): Promise<void> {
-    let dir = this.path
-    for (const part of rel.split('/').slice(0, -1)) {
-      dir = join(dir, part)
-      const st = await lstat(dir).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return undefined
-        throw failed('A workspace folder could not be checked.', err)
-      })
-      if (st === undefined) {
-        if (!create) return
-        await mkdir(dir, { mode: 0o700 })
-        if (this.#share !== undefined) await chown(dir, -1, this.#share.gid)
-        await chmod(dir, this.#share === undefined ? 0o700 : 0o770)
-      } else if (st.isSymbolicLink()) {
-        throw rejected(rel, 'it passes through a symlink')
-      } else if (!st.isDirectory()) {
-        throw rejected(rel, 'a parent is not a folder')
-      }
+  /** A path the host and the model may write or remove: not inside version-control state. */
+  #writable(path: string): string {
+    const rel = this.#rel(path)
+    const part = protectedPart(rel)
+    if (part !== undefined) {
+      throw rejected(path, `'${part}' is version-control state, read-only to skills and the model`)
     }
+    return rel
   }
+}
+
+/** A version-control entry held open for a read-only bind, and where the sandbox shows it. */
+export interface ProtectedEntry {
+  readonly handle: FileHandle
+  readonly sandbox: string
+}
+
+/** Linux `O_PATH` (not in `fs.constants`): names an inode for a bind without opening it for I/O. */
+const O_PATH = 0o10000000
+
+/** The entry `name` of `dir` as an O_PATH descriptor, unless it is missing or a symlink. */
+async function openPathAt(
+  dir: FileHandle,
+  name: string,
+): Promise<{ handle: FileHandle; isFile: boolean } | undefined> {
+  const handle = await open(at(dir, name), O_PATH | constants.O_NOFOLLOW).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined
+      throw err
+    },
+  )
+  if (handle === undefined) return undefined
+  const st = await handle.stat()
+  if (!st.isDirectory() && !st.isFile()) {
+    await handle.close()
+    return undefined
+  }
+  return { handle, isFile: st.isFile() }
+}
+
+/** The relative folder a root `.git` file (a worktree or submodule) points at, when it is inside the workspace. */
+async function gitdirTarget(root: FileHandle): Promise<string | undefined> {
+  const file = await openEntry(root, '.git', constants.O_RDONLY).catch(() => undefined)
+  if (file === undefined) return undefined
+  try {
+    const st = await file.stat()
+    if (!st.isFile() || st.size > 4096) return undefined
+    const text = (await file.readFile('utf8')).trim()
+    const m = /^gitdir:\s*(.+)$/m.exec(text)
+    if (m === null) return undefined
+    const target = posix.normalize(m[1] as string)
+    if (target.startsWith('/') || target === '.' || target.startsWith('..')) return undefined
+    return target
+  } finally {
+    await file.close()
+  }
+}
+
+/** A missing folder or file on the way: "no such file" to a reader, nothing to do for a remover. */
+class MissingParent extends SkillHostError {
+  constructor(rel: string) {
+    super('E_SKILL_WORKSPACE_FAILED', `No file '${rel}' in the workspace.`)
+  }
+}
+
+async function lstatAt(dir: FileHandle, name: string) {
+  return lstat(at(dir, name)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined
+    throw failed('A workspace file could not be checked.', err)
+  })
+}
+
+function notAFile(
+  rel: string,
+  st: { isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean },
+): SkillHostError {
+  const what = st.isSymbolicLink()
+    ? 'it is a symlink'
+    : st.isFIFO()
+      ? 'it is a FIFO'
+      : st.isSocket()
+        ? 'it is a socket'
+        : st.isDirectory()
+          ? 'it is a folder'
+          : 'it is not a regular file'
+  return rejected(rel, what)
+}
+
+/** `E_SKILL_WORKSPACE_FULL` for a workspace too large or deep to measure whole. */
+export function unmeasurable(maxEntries: number): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_WORKSPACE_FULL',
+    `The session workspace holds more than ${maxEntries} entries or nests deeper than ${WORKSPACE_MAX_DEPTH} folders, so it cannot be measured and counts as full; delete files you no longer need (or have the host raise sessionWorkspace.maxEntries).`,
+    { data: { maxEntries } },
+  )
 }
 
 /** `E_SKILL_WORKSPACE_FULL` for a workspace that would hold `bytes`. */

@@ -1,5 +1,6 @@
 import { SpooledArtifact } from '../../../common/artifacts/index.js'
 import { SkillHostError } from '../../../common/errors.js'
+import { quoteName } from '../../../common/escape-text.js'
 import { fileType } from '../../../common/file-type.js'
 import { enforceToolGate, type ToolGate } from '../../../common/gate.js'
 import { Tool } from '../../../common/tool.js'
@@ -91,7 +92,7 @@ export function forgeWorkspaceTools(
         mimeType: type.mediaType,
       })
       const id = artifact.retrievable.id
-      const head = `/work/${args.path}: ${size} bytes, ${type.mediaType}${truncated ? `, first ${bytes.byteLength} bytes kept` : ''}; copy: ${id}`
+      const head = `${quoteName(`/work/${args.path}`)}: ${size} bytes, ${type.mediaType}${truncated ? `, first ${bytes.byteLength} bytes kept` : ''}; copy: ${id}`
       if (!type.text) return `${head} (binary, not shown)`
       const preview = new TextDecoder().decode(bytes.subarray(0, READ_PREVIEW_BYTES))
       const more = bytes.byteLength > READ_PREVIEW_BYTES ? `\n[… more in ${id}]` : ''
@@ -125,7 +126,7 @@ export function forgeWorkspaceTools(
         )
       }
       const entry = await ws.put(args.path, bytes)
-      return `wrote /work/${entry.path} (${entry.size} bytes)`
+      return `wrote ${quoteName(`/work/${entry.path}`)} (${entry.size} bytes)`
     }),
   })
   return [list, read, write]

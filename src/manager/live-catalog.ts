@@ -1,0 +1,115 @@
+import { SkillHostError } from '../common/errors.js'
+import type { SkillSource } from '../sources/types.js'
+import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
+import {
+  buildCatalog,
+  type LoadedVersionOf,
+  searchCatalog,
+  summarizeRefresh,
+} from './catalog-view.js'
+import type { SerialQueue } from './serial-queue.js'
+import type { CatalogPage, CatalogSearch, SkillCatalog, SkillManagerConfig } from './types.js'
+
+const DEFAULT_AUTO_REFRESH_MS = 30_000
+
+/**
+ * One manager's current knowledge of its sources: the last discovery
+ * snapshot, replaced whole by each pass so `catalog()` answers synchronously
+ * and never sees half a pass. Passes started by a source's change event or
+ * the auto-refresh timer run on the manager's mutation queue and only ever
+ * change catalog knowledge, never a loaded version.
+ */
+export class LiveCatalog {
+  readonly #sources: readonly SkillSource[]
+  /** The manager's lifetime: aborted first at dispose, it stops discovery and watching. */
+  readonly #signal: AbortSignal
+  /** Unsubscribes from sources' change events, run at `stop`. */
+  readonly #unsubscribes: (() => void)[] = []
+  #snapshot: DiscoverySnapshot = { winners: new Map(), shadowed: [], skipped: [], sourceErrors: [] }
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(sources: readonly SkillSource[], signal: AbortSignal) {
+    this.#sources = sources
+    this.#signal = signal
+  }
+
+  /** The last complete discovery pass. */
+  get snapshot(): DiscoverySnapshot {
+    return this.#snapshot
+  }
+
+  /** Runs one discovery pass and replaces the snapshot atomically. */
+  async rediscover(): Promise<void> {
+    this.#snapshot = await discoverAll(this.#sources, this.#signal)
+  }
+
+  /** The winning row for `id`; `E_SKILL_NOT_FOUND`, pointing at list_skills, otherwise. */
+  row(id: string): CatalogSkill {
+    const row = this.#snapshot.winners.get(id)
+    if (!row) {
+      throw new SkillHostError(
+        'E_SKILL_NOT_FOUND',
+        `No skill '${String(id).slice(0, 80)}' in the catalog; call list_skills to see what exists.`,
+        {
+          data: { skill: String(id).slice(0, 80) },
+        },
+      )
+    }
+    return row
+  }
+
+  /** Every row of the current snapshot, with the loaded state `loadedVersionOf` reports. */
+  catalog(loadedVersionOf: LoadedVersionOf): SkillCatalog {
+    return buildCatalog(this.#snapshot, loadedVersionOf)
+  }
+
+  /** One page of the current snapshot matching `options`. */
+  search(loadedVersionOf: LoadedVersionOf, options: CatalogSearch): CatalogPage {
+    return searchCatalog(this.#snapshot, loadedVersionOf, options)
+  }
+
+  /** Which ids the current snapshot covers for `id`, and which of `records` lag it. */
+  summarize(
+    records: Iterable<{ readonly id: string; readonly version: string }>,
+    id?: string,
+  ): { refreshed: string[]; updatesAvailable: string[] } {
+    return summarizeRefresh(this.#snapshot, records, id)
+  }
+
+  /**
+   * Rediscovers (catalog only) on `queue` whenever a source says it changed,
+   * then calls `onRefreshed`; never swaps a loaded version.
+   */
+  watch(queue: SerialQueue, onRefreshed: () => void): void {
+    for (const source of this.#sources) {
+      const unsubscribe = source.onDidChange?.(() => {
+        if (this.#signal.aborted) return
+        void queue
+          .run(async () => {
+            if (this.#signal.aborted) return
+            await this.rediscover()
+            onRefreshed()
+          })
+          .catch(() => undefined)
+      })
+      if (unsubscribe) this.#unsubscribes.push(unsubscribe)
+    }
+  }
+
+  /** Rediscovers on `queue` every interval the setting names (30 s for `true`); off when unset. */
+  autoRefresh(setting: SkillManagerConfig['autoRefresh'], queue: SerialQueue): void {
+    if (!setting) return
+    const ms = setting === true ? DEFAULT_AUTO_REFRESH_MS : setting.intervalMs
+    this.#timer = setInterval(() => {
+      // Catalog knowledge only: never swaps a loaded version.
+      void queue.run(() => this.rediscover()).catch(() => undefined)
+    }, ms)
+    this.#timer.unref()
+  }
+
+  /** Stops the timer and unsubscribes from every source; passes already queued find the lifetime aborted. */
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer)
+    for (const unsubscribe of this.#unsubscribes.splice(0)) unsubscribe()
+  }
+}

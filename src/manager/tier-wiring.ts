@@ -1,0 +1,45 @@
+import {
+  BUILTIN_ARTIFACT_KINDS,
+  forgeArtifactReaders,
+  RESERVED_READER_NAMES,
+  type SpooledArtifact,
+} from '../common/artifacts/index.js'
+import type { Tool } from '../common/tool.js'
+import { SessionWorkspaceSlot, WORKSPACE_TOOL } from '../tiers/scripts/tier.js'
+import type { TierForge } from '../tiers/tier-forge.js'
+import { LIFECYCLE_TOOL_NAMES } from './lifecycle-tool-names.js'
+import { createTierForges } from './tier-forges.js'
+import type { SkillManagerConfig } from './types.js'
+
+/** What one manager's configuration turns on for every skill it loads, built once. */
+export interface TierWiring {
+  /** The tier-2 and tier-3 forges (an off tier reports its tools unavailable). */
+  readonly tiers: readonly TierForge[]
+  /** The conversation's session workspace when scripts are on; the manager disposes it last. */
+  readonly workspace: SessionWorkspaceSlot | undefined
+  /** The artifact reader tools (built-in kinds and the host's `artifactKinds`). */
+  readonly readers: readonly Tool[]
+  /** Tool names no skill may take: the readers', the lifecycle tools', the workspace tools'. */
+  readonly reserved: ReadonlySet<string>
+}
+
+/**
+ * Builds the tiers, the session workspace, the artifact readers and the
+ * reserved names from a validated configuration. The workspace is created
+ * here but opened only when a script tool first needs it.
+ */
+export function wireTiers(config: SkillManagerConfig): TierWiring {
+  const readers = forgeArtifactReaders([
+    ...BUILTIN_ARTIFACT_KINDS,
+    ...Object.values(config.artifactKinds ?? {}).map((f) => f() as typeof SpooledArtifact),
+  ])
+  const reserved = new Set([
+    ...RESERVED_READER_NAMES,
+    ...readers.map((t) => t.name),
+    ...LIFECYCLE_TOOL_NAMES,
+    ...(config.scripts ? Object.values(WORKSPACE_TOOL) : []),
+  ])
+  const workspace = config.scripts ? new SessionWorkspaceSlot(config.scripts) : undefined
+  const tiers = createTierForges(config, workspace ? () => workspace.open() : undefined)
+  return { tiers, workspace, readers, reserved }
+}
