@@ -25,6 +25,18 @@ describe('api/report.md', () => {
     expect(r.status).toBe(0)
   }, 60_000)
 
+  it('keeps the root entry to what a host needs: at most 100 names', () => {
+    const fresh = join(dir, 'fresh.md')
+    const r = spawnSync(process.execPath, ['scripts/api-report.mjs', '--report', fresh], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    expect(r.status).toBe(0)
+    const count = Number(/^## `skillhost` \((\d+) names\)$/m.exec(readFileSync(fresh, 'utf8'))?.[1])
+    expect(count).toBeGreaterThan(0)
+    expect(count).toBeLessThanOrEqual(100)
+  }, 60_000)
+
   it('fails when the report and the package differ', () => {
     const copy = join(dir, 'report.md')
     copyFileSync(join(root, 'api/report.md'), copy)

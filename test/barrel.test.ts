@@ -46,6 +46,14 @@ describe('entry points stay clean', () => {
     expect(loaded).not.toContain('NativeModule worker_threads')
   })
 
+  it('skillhost/sources and skillhost/manifest load neither child_process nor worker_threads', () => {
+    for (const entry of ['skillhost/sources', 'skillhost/manifest']) {
+      const loaded = added(entry)
+      expect(loaded).not.toContain('NativeModule child_process')
+      expect(loaded).not.toContain('NativeModule worker_threads')
+    }
+  })
+
   it('the isolation and sandbox subpaths are where those built-ins load', () => {
     expect(added('skillhost/isolation')).toContain('NativeModule worker_threads')
     expect(added('skillhost/sandbox')).toContain('NativeModule child_process')
@@ -55,6 +63,7 @@ describe('entry points stay clean', () => {
     expect(loadsPg('skillhost')).toBe(false)
     expect(loadsPg('skillhost/common')).toBe(false)
     expect(loadsPg('skillhost/conformance')).toBe(false)
+    expect(loadsPg('skillhost/sources')).toBe(false)
     // skillhost/postgres uses only pg's types: the caller brings the Pool.
     expect(loadsPg('skillhost/postgres')).toBe(false)
     expect(loadsPg('pg')).toBe(true)

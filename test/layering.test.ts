@@ -158,6 +158,8 @@ describe('layers only point down', () => {
     expect(PUBLIC_ENTRIES).toEqual([
       'index.ts',
       'common/index.ts',
+      'sources/index.ts',
+      'manifest/index.ts',
       'sources/conformance/index.ts',
       'tiers/isolated/index.ts',
       'tiers/scripts/index.ts',
@@ -176,12 +178,12 @@ describe('layers only point down', () => {
         "import { x } from '../shared/parse-args.js'\n" +
         "import { y } from '../../index.js'\n",
       [join(SRC, 'cli/shared/collect-skills.ts')]:
-        "import type { SkillSource } from '../../sources/index.js'\n",
+        "import type { SkillSource } from '../../sources/types.js'\n",
     }
     const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
     expect(cliInternalsReached(files, read)).toEqual([
       'cli/run/run-command.ts -> tiers/scripts/run/run-skill-script.ts',
-      'cli/shared/collect-skills.ts -> sources/index.ts',
+      'cli/shared/collect-skills.ts -> sources/types.ts',
     ])
   })
 })

@@ -1,7 +1,8 @@
 /**
  * `skillhost/common`: the host primitives every layer and adapter shares.
  * Named exports only: what is listed here (and in api/report.md) is public;
- * everything else under `common/` is internal and may change.
+ * everything else under `common/` is internal and may change. The share the
+ * root entry also exports is `essentials.ts`, re-exported whole.
  */
 export {
   ARTIFACT_ID_PROPERTY,
@@ -25,27 +26,9 @@ export {
   readerSchema,
   SpooledArtifact,
 } from './artifacts/index.js'
-export { catalogCutNote } from './catalog-cut-note.js'
 export { type DisposableLike, DisposableStore } from './disposable.js'
-export {
-  ERROR_CODES,
-  isSkillHostErrorCode,
-  renderError,
-  SkillHostError,
-  type SkillHostErrorCode,
-  type SkillHostErrorOptions,
-} from './errors.js'
-export { escapeXml } from './escape-markup.js'
-export { FileSpoolStore } from './file-spool-store.js'
-export {
-  deny,
-  GateDenied,
-  type GateRequest,
-  type GateVerdict,
-  type ToolGate,
-} from './gate.js'
+export * from './essentials.js'
 export { Media } from './media.js'
-export { MemorySpoolStore } from './memory-spool-store.js'
 export {
   type PruneSpoolOptions,
   type PruneSpoolResult,
@@ -58,7 +41,6 @@ export {
   type Retrievable,
   RetrievableSet,
 } from './retrievable.js'
-export type { JsonSchemaObject, ToolInputSchema } from './schema.js'
 export { checkSpoolTag, SPOOL_TAG_MAX } from './spool-put-key.js'
 export { type ResolvedSpoolRange, resolveSpoolRange } from './spool-range.js'
 export {
@@ -71,19 +53,5 @@ export {
   type SpoolPruneOptions,
   type SpoolPruneResult,
   type SpoolPutOptions,
-  type SpoolStore,
 } from './spool-store.js'
-export {
-  defineTool,
-  TOOL_NAME_PATTERN,
-  Tool,
-  type ToolHandler,
-  type ToolResult,
-  type ToolSpec,
-} from './tool.js'
-export {
-  type ToolRegistration,
-  ToolRegistry,
-  type ToolRegistryChange,
-} from './tool-registry.js'
-export { createTurnContext, type TurnContext, type TurnContextOptions } from './turn-context.js'
+export { TOOL_NAME_PATTERN } from './tool.js'

@@ -5,6 +5,14 @@ export {
   LIFECYCLE_TOOL_NAMES,
   READ_SKILL_FILE_TOOL,
 } from './lifecycle-tool-names.js'
+export {
+  type AvailableSkill,
+  CHARS_PER_TOKEN,
+  estimateTokens,
+  type RenderAvailableSkillsOptions,
+  type RenderedAvailableSkills,
+  renderAvailableSkills,
+} from './render-available-skills.js'
 export type {
   CatalogChangeFeed,
   SkillSessionSkill,

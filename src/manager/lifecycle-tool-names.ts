@@ -1,5 +1,3 @@
-import { catalogCutNote } from '../common/catalog-cut-note.js'
-
 /**
  * The names of the five lifecycle tools, in one place: `lifecycle-tools.ts`
  * builds the tools under these names and the manager reserves them, so no
@@ -34,7 +32,8 @@ export const LIFECYCLE_TOOL_NAMES: readonly string[] = Object.freeze([
  * it leaves out and how the model finds them, so no catalog is cut silently.
  */
 export function moreSkillsNote(hidden: number): string {
-  return catalogCutNote(hidden, LIFECYCLE_TOOL.list)
+  const what = hidden === 1 ? '1 more skill is' : `${hidden} more skills are`
+  return `<more_skills count="${hidden}">${what} not listed here; call ${LIFECYCLE_TOOL.list} with a query (words from what you need) to find them.</more_skills>`
 }
 
 /** The `skill` argument of every tool that names a skill. */

@@ -1,7 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
+import { fileType } from '../common/file-type.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import type { SkillRef, SkillSource } from '../sources/types.js'
-import { skillFileMimeType } from './skill-file-type.js'
 import type { SkillFileContent, SkillFileInfo, SkillFilePage } from './types.js'
 
 /** How many files a load result lists before it says how to page on. */
@@ -100,7 +100,7 @@ export class SkillFiles {
     const size = this.#sizes.get(rel)
     if (size === undefined) throw this.notFound(rel)
     const bytes = await this.#read(rel)
-    return { path: rel, size: bytes.byteLength, mimeType: skillFileMimeType(rel, bytes), bytes }
+    return { path: rel, size: bytes.byteLength, mimeType: fileType(rel, bytes).mediaType, bytes }
   }
 
   /** The error for a path the skill does not ship; says how to see what it does. */

@@ -1,3 +1,9 @@
+/**
+ * `skillhost/manifest`: SKILL.md and its `skillhost.yaml` sidecar, read and
+ * checked the way the sources and `skillhost validate` do: parsing, the
+ * agentskills.io rules, skill names, description caps. A host that only
+ * serves skills does not need it; a linter or a custom source does.
+ */
 export { normalizeSkillPath } from '../skill-model/skill-path.js'
 export {
   capDescription,

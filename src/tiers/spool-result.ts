@@ -139,8 +139,3 @@ export function toHostToolResult(value: unknown): ToolResult | undefined {
     return undefined
   }
 }
-
-/** True for the result shapes a skill tool may return: string, Uint8Array, Media, non-empty Media[]. Never throws. */
-export function isValidToolResult(value: unknown): value is ToolResult {
-  return toHostToolResult(value) !== undefined
-}

@@ -3,15 +3,15 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSkillTools } from '../../src/adapters/ai-sdk/create-skill-tools.js'
 import { promptCommand } from '../../src/cli/prompt/prompt-command.js'
-import {
-  estimateTokens,
-  renderAvailableSkills,
-  SHORT_DESCRIPTION_CHARS,
-} from '../../src/cli/prompt/render-available-skills.js'
 import type { Tool } from '../../src/common/tool.js'
 import type { TurnContext } from '../../src/common/turn-context.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
+import {
+  estimateTokens,
+  renderAvailableSkills,
+  SHORT_DESCRIPTION_CHARS,
+} from '../../src/manager/render-available-skills.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { rejectsWith } from '../helpers/error-code.js'
 import { memorySource, writeSkillRoot } from '../manager/fixtures.js'
@@ -42,7 +42,7 @@ describe('AI SDK catalog says what it does not show (issue 12 item 7)', () => {
     const ctx = manager.createTurnContext()
     using st = createSkillTools({ manager, ctx, catalog: { limit: 3 } })
     const system = st.system()
-    expect(system.match(/<skill id=/g)).toHaveLength(3)
+    expect(system.match(/<skill>/g)).toHaveLength(3)
     expect(system).toContain('<more_skills count="4">4 more skills are not listed here')
     expect(system).toContain('call list_skills with a query')
     // The note is inside the block.
@@ -57,7 +57,7 @@ describe('AI SDK catalog says what it does not show (issue 12 item 7)', () => {
       gate: async () => {},
     })
     using st = createSkillTools({ manager, ctx: manager.createTurnContext(), catalog: true })
-    expect(st.system().match(/<skill id=/g)).toHaveLength(3)
+    expect(st.system().match(/<skill>/g)).toHaveLength(3)
     expect(st.system()).not.toContain('more_skills')
   })
 })
@@ -149,7 +149,7 @@ describe('prompt --max-tokens uses the budget well and says what it cut (issue 1
   it('shortens no description when everything fits', () => {
     // 18 skills of ~300-character descriptions: about 1,600 tokens, under 2,000.
     const list = entries(18, (i) => 250 + i * 5)
-    const out = renderAvailableSkills(list, 2000)
+    const out = renderAvailableSkills(list, { maxTokens: 2000 })
     expect(out.shortened).toBe(0)
     expect(out.dropped).toBe(0)
     expect(out.estimatedTokens).toBeLessThanOrEqual(2000)
@@ -161,7 +161,7 @@ describe('prompt --max-tokens uses the budget well and says what it cut (issue 1
     const list = entries(18, (i) => (i === 5 ? 1000 : 200))
     const full = renderAvailableSkills(list)
     const budget = full.estimatedTokens - 100
-    const out = renderAvailableSkills(list, budget)
+    const out = renderAvailableSkills(list, { maxTokens: budget })
     expect(out.estimatedTokens).toBeLessThanOrEqual(budget)
     expect(out.shortened).toBe(1)
     expect(out.dropped).toBe(0)
@@ -172,7 +172,7 @@ describe('prompt --max-tokens uses the budget well and says what it cut (issue 1
 
   it('drops skills only when 160 characters each does not fit, and says so in the block', () => {
     const list = entries(30, () => 400)
-    const out = renderAvailableSkills(list, 600)
+    const out = renderAvailableSkills(list, { maxTokens: 600 })
     expect(out.dropped).toBeGreaterThan(0)
     expect(estimateTokens(out.text)).toBeLessThanOrEqual(600)
     expect(out.text).toContain(`<more_skills count="${out.dropped}">`)

@@ -1,13 +1,10 @@
 import { rm } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
 import { createSkillTools } from '../../src/adapters/ai-sdk/create-skill-tools.js'
-import {
-  renderAvailableSkills,
-  renderProjectedSkills,
-} from '../../src/adapters/ai-sdk/render-skill-context.js'
+import { renderProjectedSkills } from '../../src/adapters/ai-sdk/render-skill-context.js'
 import type { ProjectedRetrievable } from '../../src/common/retrievable.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
-import type { CatalogEntry } from '../../src/manager/types.js'
+import { renderAvailableSkills } from '../../src/manager/render-available-skills.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { writeSkillRoot } from '../manager/fixtures.js'
 
@@ -51,9 +48,13 @@ describe('the <available_skills> system-prompt block caps descriptions (issue 10
       const skills = createSkillTools({ manager, ctx: manager.createTurnContext(), catalog: true })
       const system = skills.system()
       skills.dispose()
-      const shown = [...system.matchAll(/<skill id="([^"]+)">([^<]*)<\/skill>/g)].map(
-        ([, id, text]) => [id, text] as const,
-      )
+      // The spec's shape, without a host location: the model loads by the id in <name>.
+      expect(system).not.toContain('<location>')
+      const shown = [
+        ...system.matchAll(
+          /<skill>\n<name>([^<]+)<\/name>\n<description>([^<]*)<\/description>\n<\/skill>/g,
+        ),
+      ].map(([, id, text]) => [id, text] as const)
       expect(shown.map(([id]) => id).sort()).toEqual(['emoji', 'flood', 'short'])
       for (const [, text] of shown) expect(text!.length).toBeLessThanOrEqual(1024)
       expect(Object.fromEntries(shown).short).toBe('Counts words.')
@@ -66,8 +67,7 @@ describe('the <available_skills> system-prompt block caps descriptions (issue 10
   })
 
   it('renderAvailableSkills caps a description handed to it directly', () => {
-    const entry = { id: 'x', description: 'y'.repeat(5_000), loaded: false } as CatalogEntry
-    const out = renderAvailableSkills([entry])
-    expect(out).toContain(`<skill id="x">${'y'.repeat(1023)}…</skill>`)
+    const out = renderAvailableSkills([{ name: 'x', description: 'y'.repeat(5_000) }]).text
+    expect(out).toContain(`<name>x</name>\n<description>${'y'.repeat(1023)}…</description>`)
   })
 })

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createTurnContext } from '../../src/common/turn-context.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import {
   createQuickJsGuest,
-  forgeIsolatedTool,
   type GuestResolver,
   type QuickJsGuestPool,
   runIsolatedTool,
@@ -296,20 +294,6 @@ describe('guest pool fairness', () => {
     expect(owners[0]).not.toBe(owners[2])
     expect(owners.slice(4)).toEqual(['user-1', 'user-1'])
     await normalCallWorks(pool)
-    await pool.dispose()
-  })
-
-  it('forgeIsolatedTool makes the turn context (an MCP session keeps one) the owner', async () => {
-    await using pool = createQuickJsGuest({ poolSize: 1 })
-    const owners: unknown[] = []
-    const resolveGuest: GuestResolver = (options) => {
-      owners.push(options.owner)
-      return pool.resolveGuest(options)
-    }
-    const forged = forgeIsolatedTool({ ...configFor(pool), resolveGuest }, tool('async () => 1'))
-    const ctx = createTurnContext({ id: 'session-1' })
-    expect(await forged.execute({}, ctx)).toBe('1')
-    expect(owners).toEqual(['session-1'])
     await pool.dispose()
   })
 

@@ -10,7 +10,8 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FileSystemSkillSource, type SkillDescriptor, type SkillRef } from '../../src/index.js'
+import { FileSystemSkillSource } from '../../src/index.js'
+import type { SkillDescriptor, SkillRef } from '../../src/sources/index.js'
 import {
   createScriptSandbox,
   previewScriptTools,

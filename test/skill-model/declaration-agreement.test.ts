@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
 import { parseSkillSidecar } from '../../src/manifest/parse-skill-sidecar.js'
 import { scriptDeclarationProblems } from '../../src/skill-model/script-declaration.js'
-import { withTimeoutParam } from '../../src/tiers/isolated/forge-isolated-tool.js'
+import { withTimeoutParam } from '../../src/tiers/isolated/with-timeout-param.js'
 import { validateSkillScript } from '../../src/tiers/scripts/tool/validate-skill-script.js'
 import { codeOf } from '../helpers/error-code.js'
 

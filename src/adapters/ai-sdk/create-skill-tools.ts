@@ -3,8 +3,9 @@ import { DisposableStore } from '../../common/disposable.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
+import { renderAvailableSkills } from '../../manager/render-available-skills.js'
 import type { SkillManager } from '../../manager/types.js'
-import { renderAvailableSkills, renderProjectedSkills } from './render-skill-context.js'
+import { renderProjectedSkills } from './render-skill-context.js'
 import { toAiSdkTool } from './to-ai-sdk-tool.js'
 
 /** Skills the `catalog: true` block lists before it points to `list_skills`. */
@@ -120,7 +121,9 @@ export function createSkillTools(options: SkillToolsOptions): SkillTools {
     if (options.catalog) {
       const limit = options.catalog === true ? DEFAULT_CATALOG_LIMIT : options.catalog.limit
       const page = manager.search({ limit, forModel: true })
-      parts.push(renderAvailableSkills(page.entries, page.total))
+      // The model loads by id through load_skill, so the id is the name and no host location is shown.
+      const skills = page.entries.map((e) => ({ name: e.id, description: e.description }))
+      parts.push(renderAvailableSkills(skills, { total: page.total }).text)
     }
     const projected = renderProjectedSkills(ctx.retrievables.all())
     if (projected) parts.push(projected)

@@ -1,9 +1,5 @@
 export { createSkillTools, type SkillTools, type SkillToolsOptions } from './create-skill-tools.js'
-export {
-  estimateTokens,
-  renderAvailableSkills,
-  renderProjectedSkills,
-} from './render-skill-context.js'
+export { renderProjectedSkills } from './render-skill-context.js'
 export {
   type SkillToolBinaryPart,
   SkillToolCallError,

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { decodeArtifactText } from '../../common/artifacts/artifact-text.js'
 import { renderError, SkillHostError } from '../../common/errors.js'
-import { skillFileMimeTypeByName } from '../../manager/skill-file-type.js'
+import { mediaTypeByName } from '../../common/file-type.js'
 import type { SkillManager } from '../../manager/types.js'
 
 /** Resources one `resources/list` page holds; `nextCursor` pages on. */
@@ -101,7 +101,7 @@ export function serveSkillResources(server: Server, manager: SkillManager): void
         const { files } = manager.skillFiles(id, { offset: skip, limit: want })
         if (files.length === 0) break
         for (const file of files) {
-          const mimeType = skillFileMimeTypeByName(file.path)
+          const mimeType = mediaTypeByName(file.path)
           resources.push({
             uri: skillResourceUri(id, file.path),
             name: file.path,

@@ -3,12 +3,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateText, stepCountIs } from 'ai'
-import {
-  createSkillTools,
-  estimateTokens,
-  renderAvailableSkills,
-  renderProjectedSkills,
-} from '../../adapters/ai-sdk/index.js'
+import { createSkillTools, renderProjectedSkills } from '../../adapters/ai-sdk/index.js'
+import { estimateTokens, renderAvailableSkills } from '../../index.js'
 import { createPolicyGate, gatePolicyFor } from '../serve/serve-gate.js'
 import { SERVE_DEFAULT_CHANNEL } from '../serve/serve-options.js'
 import { createServeRuntime } from '../serve/serve-runtime.js'
@@ -106,7 +102,13 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     }
     const ctx = manager.createTurnContext()
     const skills = createSkillTools({ manager, ctx, system: SYSTEM, catalog: true })
-    const catalogTokens = estimateTokens(renderAvailableSkills(manager.search().entries))
+    const catalogTokens = renderAvailableSkills(
+      manager
+        .search()
+        .entries.flatMap((e) =>
+          e.shadowedBy === undefined ? [{ name: e.id, description: e.description }] : [],
+        ),
+    ).estimatedTokens
     out(
       `catalog: ${manager.catalog().entries.length} skills, ≈${catalogTokens} tokens in the system prompt`,
     )

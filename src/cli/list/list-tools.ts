@@ -1,5 +1,6 @@
 import { SkillHostError } from '../../common/index.js'
-import { FileSystemSkillSource, type SkillDescriptor, type UnavailableTool } from '../../index.js'
+import { FileSystemSkillSource, type UnavailableTool } from '../../index.js'
+import type { SkillDescriptor } from '../../sources/index.js'
 import { previewScriptTools } from '../../tiers/scripts/index.js'
 import type { CatalogRow } from '../shared/resolve-catalog.js'
 

@@ -1,11 +1,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import {
-  FileSystemSkillSource,
-  formatSkillLock,
-  lockSkills,
-  type SkillProblem,
-} from '../../index.js'
+import { FileSystemSkillSource, type SkillProblem } from '../../index.js'
+import { formatSkillLock, lockSkills } from '../../sources/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,

@@ -1,3 +1,4 @@
+import { CHARS_PER_TOKEN, renderAvailableSkills } from '../../index.js'
 import type { CliCommand } from '../shared/cli-command.js'
 import {
   cliRoots,
@@ -11,7 +12,6 @@ import { escapeLine } from '../shared/escape-controls.js'
 import { notSearchedLines } from '../shared/not-searched.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { resolveCatalog } from '../shared/resolve-catalog.js'
-import { CHARS_PER_TOKEN, renderAvailableSkills } from './render-available-skills.js'
 
 const HELP = `Usage: skillhost prompt [--max-tokens N] [--strict] [--root DIR] [root...]
 
@@ -70,7 +70,7 @@ export const promptCommand: CliCommand = {
       // disable-model-invocation: the block is the model's catalog, so host-only skills stay out.
       .filter((r) => r.status === 'active' && r.skill?.disableModelInvocation !== true)
       .map((r) => ({ name: r.name, description: r.description, location: r.location }))
-    const out = renderAvailableSkills(entries, maxTokens)
+    const out = renderAvailableSkills(entries, maxTokens === undefined ? {} : { maxTokens })
     io.stdout(`${out.text}\n`)
     if (out.shortened > 0 || out.dropped > 0) {
       io.stderr(

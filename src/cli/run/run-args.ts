@@ -1,4 +1,4 @@
-import type { SkillScriptDeclaration } from '../../index.js'
+import type { SkillScriptDeclaration } from '../../sources/index.js'
 import { UsageError } from '../shared/parse-args.js'
 import { SANDBOX_LIST_FLAGS } from '../shared/sandbox-flags.js'
 

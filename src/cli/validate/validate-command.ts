@@ -4,10 +4,10 @@ import { SkillHostError } from '../../common/index.js'
 import {
   type DiscoveredSkill,
   FileSystemSkillSource,
-  SKILL_SIDECAR_FILE,
   type SkillProblem,
   type SkillSource,
 } from '../../index.js'
+import { SKILL_SIDECAR_FILE } from '../../manifest/index.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
   type SkillScript,

@@ -2,11 +2,6 @@
 // This entry loads `worker_threads`; the root entry must not import it.
 
 export { type GuestPoolFairShare, resolveFairShare } from './fair-queue.js'
-export {
-  type ForgeIsolatedToolOptions,
-  forgeIsolatedTool,
-  TIMEOUT_ARG,
-} from './forge-isolated-tool.js'
 export { createInProcessGuest } from './in-process-guest.js'
 export {
   DEFAULT_ISOLATION_LIMITS,
@@ -40,3 +35,4 @@ export type {
   SkillIsolatedTool,
   SkillIsolationConfig,
 } from './types.js'
+export { TIMEOUT_ARG } from './with-timeout-param.js'

@@ -4,10 +4,10 @@ import type { Tool } from '../../common/tool.js'
 import type { SkillDescriptor, SkillIsolatedToolDeclaration } from '../../sources/types.js'
 import { forgeSkillTool } from '../skill-tool-envelope.js'
 import type { ForgeTarget, TierForge } from '../tier-forge.js'
-import { TIMEOUT_ARG, withTimeoutParam } from './forge-isolated-tool.js'
 import { renderIsolatedResult } from './render-isolated-result.js'
 import { runIsolatedTool } from './run-isolated-tool.js'
 import type { GuestResolver, SkillIsolationConfig } from './types.js'
+import { TIMEOUT_ARG, withTimeoutParam } from './with-timeout-param.js'
 
 /**
  * Tier 2's forge for the manager: each declared isolated tool becomes a host-owned,

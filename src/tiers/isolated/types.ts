@@ -56,7 +56,7 @@ export interface SkillIsolationConfig {
   /**
    * The fair-share key of calls made with this config (see
    * `GuestResolveOptions.owner`). Default: the manager gives each of its
-   * instances its own; `forgeIsolatedTool` uses the turn context's id.
+   * instances its own.
    */
   owner?: unknown
   /** Upper bound of the model-supplied `timeout_seconds`. */
