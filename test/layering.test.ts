@@ -21,8 +21,10 @@ const LAYERS: readonly [string, number][] = [
   ['adapters/ai-sdk/', 8],
   ['adapters/mcp/', 8],
   ['adapters/postgres/', 8],
+  // The root entry re-exports layers up to lifecycle-tools.ts; the CLI, its
+  // user, sits above it (and imports nothing else but the subpath entries).
+  ['index.ts', 8.5],
   ['cli/', 9],
-  ['index.ts', 10],
 ]
 const SRC = resolve(import.meta.dirname, '../src')
 
@@ -66,8 +68,6 @@ function layeringViolations(
 const TIER_FOLDERS = ['tiers/module/', 'tiers/isolated/', 'tiers/scripts/'] as const
 /** What a tier shows the layers above it: its public entry and its internal face. */
 const TIER_FACES = ['index.ts', 'tier.ts']
-/** Layers not yet moved onto the tiers' faces (the CLI still reaches in; issue 21 part 4). */
-const FACE_EXEMPT = ['cli/']
 
 /** Every import from outside a tier folder into a file that is not one of its faces. */
 function tierInternalsReached(
@@ -77,12 +77,43 @@ function tierInternalsReached(
   const bad: string[] = []
   for (const file of files) {
     const from = relative(SRC, file)
-    if (FACE_EXEMPT.some((p) => from.startsWith(p))) continue
     for (const m of read(file).matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
       const to = relative(SRC, resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))
       const tier = TIER_FOLDERS.find((t) => to.startsWith(t))
       if (tier === undefined || from.startsWith(tier)) continue
       if (!TIER_FACES.includes(to.slice(tier.length))) bad.push(`${from} -> ${to}`)
+    }
+  }
+  return bad
+}
+
+/**
+ * The package's public entries, read from package.json `exports`
+ * (`./dist/x/index.js` is `src/x/index.ts`): what a user of the library can
+ * import, and so all the CLI may.
+ */
+const PUBLIC_ENTRIES: readonly string[] = Object.values(
+  JSON.parse(readFileSync(resolve(SRC, '../package.json'), 'utf8')).exports as Record<
+    string,
+    string | { import?: string }
+  >,
+)
+  .map((e) => (typeof e === 'string' ? undefined : e.import))
+  .filter((e): e is string => e?.startsWith('./dist/') === true)
+  .map((e) => e.slice('./dist/'.length).replace(/\.js$/, '.ts'))
+
+/** Every import from a file in cli/ into the rest of src/ that is not a public entry. */
+function cliInternalsReached(
+  files: readonly string[],
+  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
+): string[] {
+  const bad: string[] = []
+  for (const file of files) {
+    const from = relative(SRC, file)
+    if (!from.startsWith('cli/')) continue
+    for (const m of read(file).matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      const to = relative(SRC, resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))
+      if (!to.startsWith('cli/') && !PUBLIC_ENTRIES.includes(to)) bad.push(`${from} -> ${to}`)
     }
   }
   return bad
@@ -120,6 +151,39 @@ describe('layers only point down', () => {
     const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
     expect(tierInternalsReached(files, read)).toEqual([
       'manager/catalog.ts -> tiers/scripts/workspace/session-workspace.ts',
+    ])
+  })
+
+  it('lets the CLI import the rest of src/ only through the public entries', () => {
+    expect(PUBLIC_ENTRIES).toEqual([
+      'index.ts',
+      'common/index.ts',
+      'sources/index.ts',
+      'manifest/index.ts',
+      'sources/conformance/index.ts',
+      'tiers/isolated/index.ts',
+      'tiers/scripts/index.ts',
+      'adapters/ai-sdk/index.ts',
+      'adapters/mcp/index.ts',
+      'adapters/postgres/index.ts',
+    ])
+    expect(cliInternalsReached(sources(SRC))).toEqual([])
+  })
+
+  it('catches a CLI import past a public entry', () => {
+    const files = sources(SRC)
+    const planted: Record<string, string> = {
+      [join(SRC, 'cli/run/run-command.ts')]:
+        "import { runSkillScript } from '../../tiers/scripts/run/run-skill-script.js'\n" +
+        "import { x } from '../shared/parse-args.js'\n" +
+        "import { y } from '../../index.js'\n",
+      [join(SRC, 'cli/shared/collect-skills.ts')]:
+        "import type { SkillSource } from '../../sources/types.js'\n",
+    }
+    const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
+    expect(cliInternalsReached(files, read)).toEqual([
+      'cli/run/run-command.ts -> tiers/scripts/run/run-skill-script.ts',
+      'cli/shared/collect-skills.ts -> sources/types.ts',
     ])
   })
 })

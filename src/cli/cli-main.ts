@@ -1,13 +1,13 @@
-import type { CliCommand, CliIo } from './cli-command.js'
-import { demoCommand } from './demo.js'
-import { listCommand } from './list-command.js'
-import { lockCommand } from './lock-command.js'
-import { packageVersion } from './package-version.js'
-import { UsageError } from './parse-args.js'
-import { promptCommand } from './prompt-command.js'
-import { runCommand } from './run-command.js'
-import { serveCommand } from './serve.js'
-import { validateCommand } from './validate-command.js'
+import { demoCommand } from './demo/demo-command.js'
+import { listCommand } from './list/list-command.js'
+import { lockCommand } from './lock/lock-command.js'
+import { promptCommand } from './prompt/prompt-command.js'
+import { runCommand } from './run/run-command.js'
+import { serveCommand } from './serve/serve-command.js'
+import type { CliCommand, CliIo } from './shared/cli-command.js'
+import { packageVersion } from './shared/package-version.js'
+import { UsageError } from './shared/parse-args.js'
+import { validateCommand } from './validate/validate-command.js'
 
 /**
  * The command table. `run` (one script under the sandbox) and `serve` (MCP

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-import type { CliIo } from './cli-command.js'
 import { main } from './cli-main.js'
-import { CLEAR_LINE, DISCOVERY_PROGRESS_DELAY_MS } from './discovery-progress.js'
-import { escapeControls } from './escape-controls.js'
+import type { CliIo } from './shared/cli-command.js'
+import { CLEAR_LINE, DISCOVERY_PROGRESS_DELAY_MS } from './shared/discovery-progress.js'
+import { escapeControls } from './shared/escape-controls.js'
 
 // The process entry: only wiring. Commands live in cli-main.ts, which tests
 // import without running the CLI.

@@ -8,6 +8,11 @@ export interface DefaultSkillRootsOptions {
   readonly cwd?: string
   /** The user's home; defaults to `os.homedir()`. */
   readonly home?: string
+  /**
+   * Keep the folders that do not exist too: every place looked in, in the
+   * same order (to tell a user where skills were looked for).
+   */
+  readonly includeMissing?: boolean
 }
 
 /** The skill folders of one project or user folder, agentskills.io's first. */
@@ -34,20 +39,22 @@ function projectFolders(cwd: string): string[] {
 
 /**
  * The conventional skill roots (agentskills.io and Claude Code), in
- * precedence order, keeping only folders that exist: the project's
- * `.agents/skills` and `.claude/skills` in `cwd`, then in each parent up to
- * the repository root (the nearest folder holding `.git`; only `cwd` when
- * there is none), then the user's `~/.agents/skills` and `~/.claude/skills`.
+ * precedence order, keeping only folders that exist (all of them with
+ * `includeMissing`): the project's `.agents/skills` and `.claude/skills` in
+ * `cwd`, then in each parent up to the repository root (the nearest folder
+ * holding `.git`; only `cwd` when there is none), then the user's
+ * `~/.agents/skills` and `~/.claude/skills`.
  * Project wins over user and a nearer folder over a farther one: given to a
  * `FileSystemSkillSource` in this order, an earlier root wins an id
  * collision and later copies are shadowed. No path appears twice.
  */
 export function defaultSkillRoots(options: DefaultSkillRootsOptions = {}): string[] {
-  return defaultSkillRootCandidates(options).filter(isDirectory)
+  const candidates = defaultSkillRootCandidates(options)
+  return options.includeMissing === true ? candidates : candidates.filter(isDirectory)
 }
 
 /** Every place `defaultSkillRoots` looks, in the same order, whether or not it exists. */
-export function defaultSkillRootCandidates(options: DefaultSkillRootsOptions = {}): string[] {
+function defaultSkillRootCandidates(options: DefaultSkillRootsOptions = {}): string[] {
   const cwd = resolve(options.cwd ?? process.cwd())
   const home = resolve(options.home ?? homedir())
   const roots: string[] = []

@@ -5,7 +5,7 @@ import { ServedSkills } from './served-skills.js'
 import { SharedDiscovery } from './shared-discovery.js'
 import { SkillDigests } from './skill-digests.js'
 import { type SkillLock, type SkillLockFile, toSkillLock } from './skill-lock.js'
-import { resolveOverlayDirs } from './skill-overlays.js'
+import { type OverlaySidecar, readOverlaySidecar, resolveOverlayDirs } from './skill-overlays.js'
 import { SkillPins } from './skill-pins.js'
 import { type DeclaredSkill, SkillReader } from './skill-reader.js'
 import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
@@ -251,6 +251,24 @@ export class FileSystemSkillSource implements SkillSource {
    */
   declared(ref: SkillRef): DeclaredSkill | undefined {
     return this.#reader.declared(ref)
+  }
+
+  /**
+   * The overlay sidecar a source with these `overlays` applies to a skill
+   * `id`, found as discovery finds it, read within `maxSkillMdBytes` and
+   * parsed, with no skill needed: a deployer checks an overlay before its
+   * skill arrives (`skillhost validate --overlays`). Undefined when no
+   * overlay directory has one; a sidecar that cannot be read or parsed
+   * throws its `SkillHostError` with `data.folder`, the overlay folder's
+   * host path.
+   */
+  static overlaySidecar(
+    overlays: string | readonly string[],
+    id: string,
+    limits?: Partial<SkillSourceLimits>,
+  ): Promise<OverlaySidecar | undefined> {
+    const max = resolveSourceLimits(limits).maxSkillMdBytes
+    return readOverlaySidecar(resolveOverlayDirs(overlays), id, max)
   }
 
   async list(ref: SkillRef): Promise<readonly string[]> {

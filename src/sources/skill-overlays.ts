@@ -1,10 +1,14 @@
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { SkillHostError } from '../common/errors.js'
 import { decodeSkillText } from '../manifest/decode-skill-text.js'
-import { SKILL_SIDECAR_FILE } from '../manifest/parse-skill-sidecar.js'
-import { type FsSteps, readCappedStep, realpathStep, statStep } from './fs-steps.js'
+import {
+  parseSkillSidecar,
+  SKILL_SIDECAR_FILE,
+  type SkillSidecar,
+} from '../manifest/parse-skill-sidecar.js'
+import { type FsSteps, readCappedStep, realpathStep, runAsync, statStep } from './fs-steps.js'
 import { shortDigest } from './scan-skill-folder.js'
-import { childPath, type FileIdentity } from './skill-fs.js'
+import { asyncSkillFs, childPath, type FileIdentity } from './skill-fs.js'
 
 /** How an overlay sidecar is named in messages: model-safe, never a host path. */
 export const OVERLAY_SIDECAR_LABEL = `overlay ${SKILL_SIDECAR_FILE}`
@@ -114,4 +118,38 @@ export function overlaidHash(scanHash: string, overlay: OverlayHit | undefined):
   if (overlay === undefined) return scanHash
   const { ino, size, mtimeMs } = overlay.identity
   return shortDigest(`${scanHash}\0overlay\0${overlay.path}\0${size}\0${mtimeMs}\0${ino}`)
+}
+
+/** An overlay sidecar on its own: the overlay folder holding it and what it declares. */
+export interface OverlaySidecar {
+  /** Host path of the overlay folder `<overlay>/<id>` (symlinks resolved). */
+  readonly folder: string
+  readonly sidecar: SkillSidecar
+}
+
+/**
+ * The overlay sidecar for skill `id`, found as discovery finds it
+ * (`locateOverlaySteps`), read within `maxBytes` and parsed by the one
+ * sidecar parser, with no skill needed. Undefined when no overlay has one.
+ * A sidecar that cannot be read or parsed throws its `SkillHostError` with
+ * `data.folder` added; a failed lookup is `E_SKILL_SOURCE_FAILED`.
+ */
+export async function readOverlaySidecar(
+  overlays: readonly string[],
+  id: string,
+  maxBytes: number,
+): Promise<OverlaySidecar | undefined> {
+  const hit = await runAsync(locateOverlaySteps(overlays, id), asyncSkillFs)
+  if (!hit) return undefined
+  const folder = dirname(hit.path)
+  try {
+    const text = await runAsync(readOverlayTextSteps(hit, maxBytes), asyncSkillFs)
+    return { folder, sidecar: parseSkillSidecar(text, OVERLAY_SIDECAR_LABEL) }
+  } catch (err) {
+    if (!SkillHostError.isInstance(err)) throw err
+    throw new SkillHostError(err.code, err.message, {
+      data: { ...err.data, folder },
+      cause: err,
+    })
+  }
 }

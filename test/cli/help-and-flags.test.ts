@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import type { CliIo } from '../../src/cli/cli-command.js'
 import { COMMANDS, main } from '../../src/cli/cli-main.js'
-import { parseServeOptions } from '../../src/cli/serve-options.js'
+import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
+import type { CliIo } from '../../src/cli/shared/cli-command.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const examples = join(repo, 'examples/skills')

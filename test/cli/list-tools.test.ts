@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { CliIo } from '../../src/cli/cli-command.js'
 import { main } from '../../src/cli/cli-main.js'
-import { escapeControls } from '../../src/cli/escape-controls.js'
-import { LIST_DESCRIPTION_WIDTH } from '../../src/cli/list-command.js'
-import { cutToWidth, textWidth } from '../../src/cli/text-width.js'
+import { LIST_DESCRIPTION_WIDTH } from '../../src/cli/list/list-command.js'
+import type { CliIo } from '../../src/cli/shared/cli-command.js'
+import { escapeControls } from '../../src/cli/shared/escape-controls.js'
+import { cutToWidth, textWidth } from '../../src/cli/shared/text-width.js'
 
 const examples = fileURLToPath(new URL('../../examples/skills', import.meta.url))
 

@@ -2,12 +2,12 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { CliCommand } from '../../src/cli/cli-command.js'
-import { listCommand } from '../../src/cli/list-command.js'
-import { UsageError } from '../../src/cli/parse-args.js'
-import { runCommand } from '../../src/cli/run-command.js'
-import { parseServeOptions } from '../../src/cli/serve-options.js'
-import { validateCommand } from '../../src/cli/validate-command.js'
+import { listCommand } from '../../src/cli/list/list-command.js'
+import { runCommand } from '../../src/cli/run/run-command.js'
+import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
+import type { CliCommand } from '../../src/cli/shared/cli-command.js'
+import { UsageError } from '../../src/cli/shared/parse-args.js'
+import { validateCommand } from '../../src/cli/validate/validate-command.js'
 import {
   PDF_FORM_SKILL,
   pypdfPython,

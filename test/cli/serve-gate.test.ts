@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { createPolicyGate, gatePolicyFor, parseGatePolicy } from '../../src/cli/serve-gate.js'
+import { createPolicyGate, gatePolicyFor, parseGatePolicy } from '../../src/cli/serve/serve-gate.js'
 import {
   DEFAULT_SPOOL_RETENTION,
   isLoopbackHost,
   parseServeOptions,
-} from '../../src/cli/serve-options.js'
+} from '../../src/cli/serve/serve-options.js'
 import { GateDenied, runToolGate } from '../../src/common/gate.js'
 import { createTurnContext } from '../../src/common/turn-context.js'
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { parseServeOptions } from '../../src/cli/serve-options.js'
+import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
 
 const examples = join(fileURLToPath(new URL('../..', import.meta.url)), 'examples/skills')
 

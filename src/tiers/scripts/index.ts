@@ -31,6 +31,11 @@ export {
 } from './policy/script-interpreters.js'
 export { type InterpreterChoice, interpreterFor } from './policy/undeclared-interpreter.js'
 export { assertSafeArgValue, buildArgv } from './run/build-argv.js'
+export {
+  type RunScriptOnceInput,
+  runScriptOnce,
+  type ScriptOnceCall,
+} from './run/run-script-once.js'
 export { type RunSkillScriptInput, runSkillScript } from './run/run-skill-script.js'
 export { formatScriptAcknowledgement, settleScriptResult } from './run/script-outcome.js'
 export {
@@ -85,6 +90,11 @@ export {
   type SkippedLink,
   type WorkspaceFileSource,
 } from './skill-copy/workspace-files.js'
+export {
+  previewScriptTools,
+  type ScriptToolsPreview,
+  type ScriptToolsPreviewOptions,
+} from './tool/preview-script-tools.js'
 export { type JsonSchemaObject, scriptInputSchema } from './tool/script-input-schema.js'
 export { scriptToolName } from './tool/script-tool-name.js'
 export {
@@ -108,3 +118,4 @@ export {
   type WorkspaceEntry,
 } from './workspace/session-workspace.js'
 export type { ManagerWorkspace } from './workspace/session-workspace-slot.js'
+export { withWorkspaceDir } from './workspace/session-workspace-slot.js'

@@ -1,7 +1,7 @@
-import { AUTO_INLINE_MAX_CHARS } from '../manager/body-channel.js'
-import type { CliCommand } from './cli-command.js'
-import { DEFAULT_ROOTS_HELP, rootFlagsHelp } from './cli-roots.js'
-import { sandboxFlagsHelp } from './sandbox-flags.js'
+import { AUTO_INLINE_MAX_CHARS } from '../../index.js'
+import type { CliCommand } from '../shared/cli-command.js'
+import { DEFAULT_ROOTS_HELP, rootFlagsHelp } from '../shared/cli-roots.js'
+import { sandboxFlagsHelp } from '../shared/sandbox-flags.js'
 
 const HELP = `Usage: skillhost serve [options] [root...]
 

@@ -1,5 +1,5 @@
-import type { CliCommand } from './cli-command.js'
-import { missingOptionalPackage, missingPackageMessage } from './optional-package.js'
+import type { CliCommand } from '../shared/cli-command.js'
+import { missingOptionalPackage, missingPackageMessage } from '../shared/optional-package.js'
 
 const HELP = `Usage: skillhost demo [--root DIR [--import-modules]] [--model ID] [--no-scripts]
                      [--no-undeclared-scripts]

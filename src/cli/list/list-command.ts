@@ -1,24 +1,24 @@
 import { relative } from 'node:path'
-import { mapOrdered } from '../sources/map-ordered.js'
-import { scriptInterpreters } from '../tiers/scripts/policy/script-interpreters.js'
-import type { CliCommand, CliIo } from './cli-command.js'
+import { scriptInterpreters } from '../../tiers/scripts/index.js'
+import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
   requireRoots,
   rootFlagsHelp,
-} from './cli-roots.js'
-import { discoveryProgress } from './discovery-progress.js'
-import { escapeLine } from './escape-controls.js'
+} from '../shared/cli-roots.js'
+import { discoveryProgress } from '../shared/discovery-progress.js'
+import { escapeLine } from '../shared/escape-controls.js'
+import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
+import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
+import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
+import { parseArgs } from '../shared/parse-args.js'
+import { type CliCatalog, resolveCatalog } from '../shared/resolve-catalog.js'
+import { parseSandboxFlags } from '../shared/sandbox-flags.js'
+import { cutStartToWidth, cutToWidth, padToWidth, textWidth } from '../shared/text-width.js'
 import { type ListedTools, type ListServeShape, listTools } from './list-tools.js'
-import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
-import { isNotSearched, notSearchedLines } from './not-searched.js'
-import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
-import { parseArgs } from './parse-args.js'
-import { type CliCatalog, resolveCatalog } from './resolve-catalog.js'
-import { parseSandboxFlags } from './sandbox-flags.js'
-import { cutStartToWidth, cutToWidth, padToWidth, textWidth } from './text-width.js'
+import { mapLimit } from './map-limit.js'
 
 const TOOLS_LEGEND =
   'TOOLS: m module, i isolated, s declared scripts, u run_<skill>_script (undeclared scripts); names in --json'
@@ -203,9 +203,7 @@ export const listCommand: CliCommand = {
       interpreters: scriptInterpreters(parseSandboxFlags(args.lists).interpreters),
     }
     // A bounded number at a time: a row without discovery's memory rescans its skill.
-    const tools: ListedTools[] = []
-    for await (const t of mapOrdered(catalog.rows, 16, (row) => listTools(row, shape)))
-      tools.push(t)
+    const tools: ListedTools[] = await mapLimit(catalog.rows, 16, (row) => listTools(row, shape))
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => {
         if (row.status !== 'active') return row

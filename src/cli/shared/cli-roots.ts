@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
-import { defaultSkillRoots } from '../sources/default-skill-roots.js'
+import { defaultSkillRoots } from '../../index.js'
 import { type ParsedArgs, UsageError } from './parse-args.js'
 
 /** The flags every command that searches roots takes, for `parseArgs`. */

@@ -2,13 +2,16 @@ import { statSync } from 'node:fs'
 import { isIPv4 } from 'node:net'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { SpoolRetention } from '../common/prune-spool-directories.js'
-import type { SkillChannel } from '../manager/types.js'
-import { defaultSkillRootCandidates } from '../sources/default-skill-roots.js'
-import { cliRoots, ROOT_FLAGS } from './cli-roots.js'
-import { overlayDirs } from './overlay-dirs.js'
-import { parseArgs, UsageError } from './parse-args.js'
-import { parseSandboxFlags, SANDBOX_LIST_FLAGS, type SandboxFlags } from './sandbox-flags.js'
+import type { SpoolRetention } from '../../common/index.js'
+import { defaultSkillRoots, type SkillChannel } from '../../index.js'
+import { cliRoots, ROOT_FLAGS } from '../shared/cli-roots.js'
+import { overlayDirs } from '../shared/overlay-dirs.js'
+import { parseArgs, UsageError } from '../shared/parse-args.js'
+import {
+  parseSandboxFlags,
+  SANDBOX_LIST_FLAGS,
+  type SandboxFlags,
+} from '../shared/sandbox-flags.js'
 import type { ServeGateMode } from './serve-gate.js'
 
 /** The default spool bound of `skillhost serve`: 7 days since a folder's last write, 1 GiB in all. */
@@ -124,7 +127,7 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
  * (the conventional folders, then `./skills`) and how to add one.
  */
 export function noRootsMessage(cwd: string = process.cwd()): string {
-  const places = [...defaultSkillRootCandidates({ cwd }), resolve(cwd, 'skills')]
+  const places = [...defaultSkillRoots({ cwd, includeMissing: true }), resolve(cwd, 'skills')]
   return `no skill roots: none given, and none of the default folders exists (looked in ${places.join(', ')}). Pass a root (skillhost serve DIR, or --root DIR), or put skill folders in one of those places.`
 }
 

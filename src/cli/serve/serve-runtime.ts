@@ -1,22 +1,30 @@
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
-import type { McpSessionScope } from '../adapters/mcp/serve-stdio.js'
-import { SkillHostError } from '../common/errors.js'
-import { FileSpoolStore } from '../common/file-spool-store.js'
-import type { ToolGate } from '../common/gate.js'
-import { pruneSpoolDirectories, type SpoolRetention } from '../common/prune-spool-directories.js'
-import type { SpoolStore } from '../common/spool-store.js'
-import { createSkillManager } from '../manager/create-skill-manager.js'
-import type { SkillChannel, SkillManager, SkillManagerConfig } from '../manager/types.js'
-import { FileSystemSkillSource, type SkillLock } from '../sources/index.js'
-import { createQuickJsGuest, type QuickJsGuestPool } from '../tiers/isolated/index.js'
+import type { McpSessionScope } from '../../adapters/mcp/index.js'
+import {
+  FileSpoolStore,
+  pruneSpoolDirectories,
+  SkillHostError,
+  type SpoolRetention,
+  type SpoolStore,
+  type ToolGate,
+} from '../../common/index.js'
+import {
+  createSkillManager,
+  FileSystemSkillSource,
+  type SkillChannel,
+  type SkillLock,
+  type SkillManager,
+  type SkillManagerConfig,
+} from '../../index.js'
+import { createQuickJsGuest, type QuickJsGuestPool } from '../../tiers/isolated/index.js'
 import {
   createScriptSandbox,
   type ScriptSandbox,
   type ScriptSandboxOptions,
   type SkillScriptConfig,
-} from '../tiers/scripts/index.js'
-import { withWorkspaceDir } from '../tiers/scripts/workspace/session-workspace-slot.js'
+  withWorkspaceDir,
+} from '../../tiers/scripts/index.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { readSkillLock } from '../sources/read-skill-lock.js'
-import type { SkillLock } from '../sources/skill-lock.js'
+import { SkillHostError } from '../../common/index.js'
+import { readSkillLock, type SkillLock } from '../../index.js'
 
 /** The help line of `--locked FILE`, for every command that takes it. */
 export const LOCKED_HELP =

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 export function packageVersion(): string {
   try {
     const pkg = JSON.parse(
-      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
     ) as {
       version?: unknown
     }

@@ -1,17 +1,17 @@
-import { CHARS_PER_TOKEN, renderAvailableSkills } from '../manager/render-available-skills.js'
-import type { CliCommand } from './cli-command.js'
+import { CHARS_PER_TOKEN, renderAvailableSkills } from '../../index.js'
+import type { CliCommand } from '../shared/cli-command.js'
 import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
   requireRoots,
   rootFlagsHelp,
-} from './cli-roots.js'
-import { discoveryProgress } from './discovery-progress.js'
-import { escapeLine } from './escape-controls.js'
-import { notSearchedLines } from './not-searched.js'
-import { parseArgs, UsageError } from './parse-args.js'
-import { resolveCatalog } from './resolve-catalog.js'
+} from '../shared/cli-roots.js'
+import { discoveryProgress } from '../shared/discovery-progress.js'
+import { escapeLine } from '../shared/escape-controls.js'
+import { notSearchedLines } from '../shared/not-searched.js'
+import { parseArgs, UsageError } from '../shared/parse-args.js'
+import { resolveCatalog } from '../shared/resolve-catalog.js'
 
 const HELP = `Usage: skillhost prompt [--max-tokens N] [--strict] [--root DIR] [root...]
 

@@ -1,23 +1,21 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
-import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
-import { lockSkills } from '../sources/lock-skills.js'
-import { formatSkillLock } from '../sources/skill-lock.js'
-import type { SkillProblem } from '../sources/types.js'
-import type { CliCommand, CliIo } from './cli-command.js'
+import { FileSystemSkillSource, type SkillProblem } from '../../index.js'
+import { formatSkillLock, lockSkills } from '../../sources/index.js'
+import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
   requireRoots,
   rootFlagsHelp,
-} from './cli-roots.js'
-import { discoveryProgress } from './discovery-progress.js'
-import { escapeLine } from './escape-controls.js'
+} from '../shared/cli-roots.js'
+import { discoveryProgress } from '../shared/discovery-progress.js'
+import { escapeLine } from '../shared/escape-controls.js'
+import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
+import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
+import { parseArgs } from '../shared/parse-args.js'
 import { lockSourceLabel } from './lock-source-label.js'
-import { isNotSearched, notSearchedLines } from './not-searched.js'
-import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
-import { parseArgs } from './parse-args.js'
 
 /** Where `skillhost lock` writes unless `--out` says otherwise. */
 export const DEFAULT_LOCKFILE = 'skills.lock.json'

@@ -1,8 +1,12 @@
 import { resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
-import type { SkillLock } from '../sources/skill-lock.js'
-import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+import { SkillHostError } from '../../common/index.js'
+import {
+  type DiscoveredSkill,
+  FileSystemSkillSource,
+  type SkillLock,
+  type SkillProblem,
+  type SkillSource,
+} from '../../index.js'
 import type { DiscoveryProgressLine } from './discovery-progress.js'
 
 /** What one root yielded: its skills, the problems reported, and a thrown error if discovery failed. */

@@ -3,15 +3,14 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateText, stepCountIs } from 'ai'
-import { createSkillTools } from '../adapters/ai-sdk/create-skill-tools.js'
-import { renderProjectedSkills } from '../adapters/ai-sdk/render-skill-context.js'
-import { estimateTokens, renderAvailableSkills } from '../manager/render-available-skills.js'
-import type { CliIo } from './cli-command.js'
+import { createSkillTools, renderProjectedSkills } from '../../adapters/ai-sdk/index.js'
+import { estimateTokens, renderAvailableSkills } from '../../index.js'
+import { createPolicyGate, gatePolicyFor } from '../serve/serve-gate.js'
+import { SERVE_DEFAULT_CHANNEL } from '../serve/serve-options.js'
+import { createServeRuntime } from '../serve/serve-runtime.js'
+import type { CliIo } from '../shared/cli-command.js'
+import { parseArgs } from '../shared/parse-args.js'
 import { DEMO_FORM, pickDemoModel } from './demo-model.js'
-import { parseArgs } from './parse-args.js'
-import { createPolicyGate, gatePolicyFor } from './serve-gate.js'
-import { SERVE_DEFAULT_CHANNEL } from './serve-options.js'
-import { createServeRuntime } from './serve-runtime.js'
 
 const PROMPT =
   'Four questions. (1) How many kilometres is a marathon (26.2 miles)? (2) What changed between the config ' +
@@ -71,7 +70,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
   const given = args.strings.root
   const root = given
     ? resolve(given)
-    : fileURLToPath(new URL('../../examples/skills', import.meta.url))
+    : fileURLToPath(new URL('../../../examples/skills', import.meta.url))
   // Module tools run in this process: the bundled examples are ours; a folder
   // given with --root is imported only when --import-modules says so.
   const importModules = given === undefined || args.booleans['import-modules'] === true

@@ -1,10 +1,10 @@
-import { SkillHostError } from '../common/errors.js'
-import type { ScriptSandboxOptions } from '../tiers/scripts/config/create-script-sandbox.js'
+import { SkillHostError } from '../../common/index.js'
 import {
   assertInterpreterProgram,
   assertReadPath,
+  type ScriptSandboxOptions,
   scriptInterpreters,
-} from '../tiers/scripts/policy/script-interpreters.js'
+} from '../../tiers/scripts/index.js'
 import { UsageError } from './parse-args.js'
 
 /** The repeatable flags `serve`, `run` and `validate` share to shape the script sandbox. */

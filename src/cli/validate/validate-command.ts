@@ -1,38 +1,35 @@
 import { readdir } from 'node:fs/promises'
-import { dirname, relative, resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { parseSkillSidecar } from '../manifest/parse-skill-sidecar.js'
-import { runAsync } from '../sources/fs-steps.js'
-import { asyncSkillFs } from '../sources/skill-fs.js'
+import { relative, resolve } from 'node:path'
+import { SkillHostError } from '../../common/index.js'
 import {
-  locateOverlaySteps,
-  OVERLAY_SIDECAR_LABEL,
-  readOverlayTextSteps,
-} from '../sources/skill-overlays.js'
-import { DEFAULT_SOURCE_LIMITS } from '../sources/source-limits.js'
-import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+  type DiscoveredSkill,
+  FileSystemSkillSource,
+  type SkillProblem,
+  type SkillSource,
+} from '../../index.js'
+import { SKILL_SIDECAR_FILE } from '../../manifest/index.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
+  type SkillScript,
   scriptInterpreters,
-} from '../tiers/scripts/policy/script-interpreters.js'
-import { validateSkillScript } from '../tiers/scripts/tool/validate-skill-script.js'
-import type { SkillScript } from '../tiers/scripts/types.js'
-import type { CliCommand, CliIo } from './cli-command.js'
+  validateSkillScript,
+} from '../../tiers/scripts/index.js'
+import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
   requireRoots,
   rootFlagsHelp,
-} from './cli-roots.js'
-import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
-import { discoveryProgress } from './discovery-progress.js'
-import { escapeLine } from './escape-controls.js'
-import { LOCKED_HELP, lockedFlag } from './locked-flag.js'
-import { isNotSearched, notSearchedLines } from './not-searched.js'
-import { OVERLAYS_HELP, overlayDirs } from './overlay-dirs.js'
-import { parseArgs, UsageError } from './parse-args.js'
-import { parseSandboxFlags } from './sandbox-flags.js'
+} from '../shared/cli-roots.js'
+import { type CollectOptions, collectSkills, skillFolderOf } from '../shared/collect-skills.js'
+import { discoveryProgress } from '../shared/discovery-progress.js'
+import { escapeLine } from '../shared/escape-controls.js'
+import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
+import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
+import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
+import { parseArgs, UsageError } from '../shared/parse-args.js'
+import { parseSandboxFlags } from '../shared/sandbox-flags.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
 export interface ValidateEntry {
@@ -174,7 +171,8 @@ async function validateRoot(
 
 /**
  * Overlay sidecars for skills none of the paths holds: each id's winning
- * overlay (the same lookup serve makes), parsed by the one sidecar parser.
+ * overlay (the same lookup serve makes, `FileSystemSkillSource.overlaySidecar`),
+ * parsed by the one sidecar parser.
  * Its declared files cannot be checked without the skill, hence a warning.
  */
 async function validateOrphanOverlays(
@@ -186,22 +184,17 @@ async function validateOrphanOverlays(
     for (const e of await readdir(dir, { withFileTypes: true }).catch(() => []))
       if (!ids.has(e.name)) candidates.add(e.name)
   }
+  const label = `overlay ${SKILL_SIDECAR_FILE}`
   const entries: ValidateEntry[] = []
   for (const id of [...candidates].sort()) {
-    let path = id
     try {
-      const hit = await runAsync(locateOverlaySteps(overlays, id), asyncSkillFs)
+      const hit = await FileSystemSkillSource.overlaySidecar(overlays, id)
       if (!hit) continue
-      path = dirname(hit.path)
-      const max = DEFAULT_SOURCE_LIMITS.maxSkillMdBytes
-      parseSkillSidecar(
-        await runAsync(readOverlayTextSteps(hit, max), asyncSkillFs),
-        OVERLAY_SIDECAR_LABEL,
-      )
-      const warning = `no skill "${id}" among the given paths; the files its ${OVERLAY_SIDECAR_LABEL} names were not checked`
-      entries.push({ path, name: id, valid: true, errors: [], warnings: [warning] })
+      const warning = `no skill "${id}" among the given paths; the files its ${label} names were not checked`
+      entries.push({ path: hit.folder, name: id, valid: true, errors: [], warnings: [warning] })
     } catch (err) {
       if (!SkillHostError.isInstance(err)) throw err
+      const path = typeof err.data.folder === 'string' ? err.data.folder : id
       entries.push({ path, name: id, valid: false, errors: [err.message], warnings: [] })
     }
   }

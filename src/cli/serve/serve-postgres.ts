@@ -7,11 +7,10 @@ import {
   PostgresCatalogFeed,
   PostgresSessionStore,
   PostgresSpoolStore,
-} from '../adapters/postgres/index.js'
-import { SPOOL_QUOTA_DEFAULTS } from '../common/spool-quota.js'
-import type { SpoolStore } from '../common/spool-store.js'
-import type { SkillSessionStore } from '../manager/session-state.js'
-import { missingOptionalPackage, missingPackageMessage } from './optional-package.js'
+} from '../../adapters/postgres/index.js'
+import { SPOOL_QUOTA_DEFAULTS, type SpoolStore } from '../../common/index.js'
+import type { SkillSessionStore } from '../../index.js'
+import { missingOptionalPackage, missingPackageMessage } from '../shared/optional-package.js'
 
 /** What `serve --http --postgres` shares through the database, and how to let go of it. */
 export interface ServePostgres extends AsyncDisposable {

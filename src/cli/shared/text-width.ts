@@ -6,7 +6,7 @@
  * (`\u001b`, `\n`, see `escape-controls.ts`) is kept whole or cut whole.
  */
 
-import { TRUNCATION_MARK } from '../manifest/cap-description.js'
+import { TRUNCATION_MARK } from '../../manifest/index.js'
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
 

@@ -1,5 +1,4 @@
-import type { SkillPin } from '../sources/skill-pins.js'
-import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
+import type { DiscoveredSkill, SkillPin, SkillProblem, SkillSource } from '../../index.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
 
 /** A skill as the CLI shows it: which root served it and whether an earlier one wins. */

@@ -1,5 +1,8 @@
-import type { SkillProblem } from '../sources/types.js'
-import { NOT_SEARCHED } from '../sources/walk-skill-roots.js'
+import type { SkillHostErrorCode } from '../../common/index.js'
+import type { SkillProblem } from '../../index.js'
+
+/** The code discovery gives a folder it did not search (docs/errors.md). */
+const NOT_SEARCHED: SkillHostErrorCode = 'E_SKILL_NOT_SEARCHED'
 
 /** How many of the folders not searched the text output names. */
 export const NOT_SEARCHED_SHOWN = 5

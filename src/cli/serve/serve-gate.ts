@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { deny, type GateRequest, type ToolGate } from '../common/gate.js'
-import { UsageError } from './parse-args.js'
+import { deny, type GateRequest, type ToolGate } from '../../common/index.js'
+import { UsageError } from '../shared/parse-args.js'
 
 type Tier = NonNullable<GateRequest['tier']>
 const TIERS: readonly Tier[] = ['host', 'lifecycle', 'module', 'isolated', 'script', 'workspace']

@@ -1,4 +1,4 @@
-import type { DiscoveryProgress } from '../sources/types.js'
+import type { DiscoveryProgress } from '../../sources/index.js'
 import type { CliIo } from './cli-command.js'
 
 /** How long a walk runs before the binary draws a progress line. */

@@ -1,14 +1,8 @@
-import { join } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import { FileSystemSkillSource } from '../sources/file-system-skill-source.js'
-import type { SkillDescriptor } from '../sources/types.js'
-import { readScriptHead } from '../tiers/scripts/policy/undeclared-interpreter.js'
-import { partitionScripts, scriptsOffTools } from '../tiers/scripts/tool/script-availability.js'
-import { undeclaredToolName } from '../tiers/scripts/tool/script-forge.js'
-import { scriptToolName } from '../tiers/scripts/tool/script-tool-name.js'
-import { shipsUndeclaredScripts } from '../tiers/scripts/tool/undeclared-script-tool.js'
-import type { CatalogRow } from './resolve-catalog.js'
+import { SkillHostError } from '../../common/index.js'
+import { FileSystemSkillSource, type UnavailableTool } from '../../index.js'
+import type { SkillDescriptor } from '../../sources/index.js'
+import { previewScriptTools } from '../../tiers/scripts/index.js'
+import type { CatalogRow } from '../shared/resolve-catalog.js'
 
 /** How the `serve` that `list` answers for would run: the flags both commands share. */
 export interface ListServeShape {
@@ -46,18 +40,6 @@ const NOTHING: ListedTools = {
   unavailable: [],
 }
 
-/** Whether the skill gets `run_<skill>_script`: the forge's rule over the files it ships. */
-async function undeclaredOffered(
-  row: CatalogRow,
-  shape: ListServeShape,
-  files: readonly string[] | undefined,
-): Promise<boolean> {
-  if (!shape.scripts || !shape.undeclaredScripts || !row.skill) return false
-  const paths = files ?? (row.source?.list ? await row.source.list(row.skill) : undefined)
-  if (!paths) return false
-  return shipsUndeclaredScripts(paths, (p) => readScriptHead(join(row.path, p)), shape.interpreters)
-}
-
 /**
  * What `listTools` needs of a skill: from discovery's memory when the source
  * keeps it (`FileSystemSkillSource.declared`, no filesystem call), else from
@@ -89,32 +71,36 @@ async function declarationsOf(
 
 /**
  * What one active row's skill would offer under `shape`, by the rules a load
- * applies: the source's own report for a module it does not import,
- * `partitionScripts` or `scriptsOffTools` for declared scripts, the forge's
- * rule for the undeclared-script tool, tool names by `scriptToolName` and
- * `undeclaredToolName`.
- * Reading the descriptor never imports a module, and no script runs. A
- * descriptor that cannot be read yields nothing here: discovery already
- * reported why.
+ * applies: the source's own report for a module it does not import, and
+ * tier 3's `previewScriptTools` for declared scripts and the
+ * undeclared-script tool (its file list read only when that tool could be
+ * offered). Reading the descriptor never imports a module, and no script
+ * runs. A descriptor that cannot be read yields nothing here: discovery
+ * already reported why.
  */
 export async function listTools(row: CatalogRow, shape: ListServeShape): Promise<ListedTools> {
   if (row.status !== 'active') return NOTHING
   const declared = await declarationsOf(row)
   if (!declared) return NOTHING
-  const { descriptor, files } = declared
+  const { descriptor } = declared
   const modules = (descriptor.unavailableTools ?? []).filter(
     (t) => t.reason === 'module-imports-off',
   )
-  const { valid, unavailable } = shape.scripts
-    ? partitionScripts(descriptor, shape.interpreters)
-    : { valid: [], unavailable: scriptsOffTools(descriptor) }
+  const files =
+    shape.scripts && shape.undeclaredScripts
+      ? (declared.files ??
+        (row.skill && row.source?.list ? await row.source.list(row.skill) : undefined))
+      : undefined
+  const scripts = await previewScriptTools(descriptor, {
+    enabled: shape.scripts,
+    interpreters: shape.interpreters,
+    ...(files === undefined ? {} : { undeclared: { dir: row.path, files } }),
+  })
   return {
     module: shape.importModules ? modules.map((t) => t.name) : [],
     isolated: (descriptor.isolatedTools ?? []).map((t) => String(t.name)),
-    scripts: valid.map((s) => scriptToolName(descriptor.id, s.name)),
-    undeclared: (await undeclaredOffered(row, shape, files))
-      ? [undeclaredToolName(descriptor.id)]
-      : [],
-    unavailable: [...(shape.importModules ? [] : modules), ...unavailable],
+    scripts: scripts.declared,
+    undeclared: scripts.undeclared,
+    unavailable: [...(shape.importModules ? [] : modules), ...scripts.unavailable],
   }
 }
