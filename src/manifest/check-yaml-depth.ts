@@ -30,6 +30,9 @@ const isCollection = (t: CST.Token): boolean =>
  * `MAX_YAML_DEPTH` (counted as that constant says), before anything composes
  * it: the `yaml` package's composer and `toJS` recurse once per level, so
  * 100k nested `[` or `- ` abort the process (not a catchable error).
+ * Returns the CST it built, for `parseYamlDocument` to compose without
+ * parsing the text again; `onNewLine` receives each line's start offset
+ * (a `LineCounter` for error positions).
  *
  * The check feeds the package's own lexer and CST parser one lexeme at a
  * time; both keep their state on explicit stacks, so quotes, comments, block
@@ -42,10 +45,15 @@ const isCollection = (t: CST.Token): boolean =>
  * one-pair map the composer makes of it. Anything the walk does not know is
  * refused. `what` names the file in the model-safe message.
  */
-export function checkYamlDepth(yamlText: string, what: string): void {
-  const parser = new Parser()
+export function checkYamlDepth(
+  yamlText: string,
+  what: string,
+  onNewLine?: (offset: number) => void,
+): CST.Token[] {
+  const parser = new Parser(onNewLine)
   const top: CST.Token[] = []
   try {
+    onNewLine?.(0)
     for (const lexeme of new Lexer().lex(yamlText)) {
       for (const token of parser.next(lexeme)) top.push(token)
       if (parser.stack.length > MAX_YAML_DEPTH && openCollections(parser.stack) > MAX_YAML_DEPTH)
@@ -61,6 +69,7 @@ export function checkYamlDepth(yamlText: string, what: string): void {
     if (depth === undefined) throw unjudged(what)
     if (depth > MAX_YAML_DEPTH) throw tooDeep(what)
   }
+  return top
 }
 
 function openCollections(stack: readonly CST.Token[]): number {

@@ -1,9 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isMap, isPair, isSeq, parseDocument } from 'yaml'
+import { type Document, isMap, isPair, isSeq, parseDocument } from 'yaml'
 import { checkYamlDepth, MAX_YAML_DEPTH } from '../../src/manifest/check-yaml-depth.js'
+import { parseYamlDocument } from '../../src/manifest/parse-yaml-document.js'
 import { fuzzParams } from './fuzz-config.js'
-import { yamlDocument } from './yaml-documents.js'
+import { yamlDocument, yamlNoise } from './yaml-documents.js'
 
 /**
  * The `yaml` package's own depth: collections on the longest root-to-leaf
@@ -55,5 +56,39 @@ describe('fuzz: YAML depth guard', () => {
     expect(seen.accepted).toBeGreaterThan(0)
     expect(seen.atLimit).toBeGreaterThan(0)
     expect(seen.pastLimit).toBeGreaterThan(0)
+  })
+
+  it('parseYamlDocument composes what parseDocument composes (value, errors, positions)', () => {
+    const summary = (doc: Document.Parsed) => {
+      let value: unknown
+      try {
+        value = doc.toJS()
+      } catch (err) {
+        value = (err as Error).name
+      }
+      const problems = [...doc.errors, ...doc.warnings].map((e) => ({
+        code: e.code,
+        // parseDocument ends the line with ':' before a source excerpt; ours has none.
+        message: e.message.split('\n')[0]?.replace(/:$/, ''),
+        linePos: e.linePos,
+      }))
+      return { value, problems }
+    }
+    fc.assert(
+      fc.property(
+        fc.oneof(yamlDocument(MAX_YAML_DEPTH), yamlNoise),
+        fc.boolean(),
+        (text, strict) => {
+          let ours: Document.Parsed
+          try {
+            ours = parseYamlDocument(text, 'doc', { strict })
+          } catch {
+            return // refused for depth: the first property covers that verdict
+          }
+          expect(summary(ours)).toEqual(summary(parseDocument(text, { strict })))
+        },
+      ),
+      fuzzParams,
+    )
   })
 })

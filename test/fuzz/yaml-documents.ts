@@ -107,6 +107,12 @@ export function yamlDocument(limit: number): fc.Arbitrary<string> {
     )
 }
 
+/** Random text over YAML's indicator characters: mostly invalid, every error path. */
+export const yamlNoise: fc.Arbitrary<string> = fc.string({
+  unit: fc.constantFrom(...'ab-_:# \n\t\'"[]{}&*!|>%@`?,.01\\\r\ufeff'.split('')),
+  maxLength: 300,
+})
+
 // ---------------------------------------------------------------------------
 // Rendering. Every key is unique (its index in the document), so the yaml
 // package never reports a duplicate key.

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { checkYamlDepth, MAX_YAML_DEPTH } from '../../src/manifest/check-yaml-depth.js'
 import { parseSkillMd } from '../../src/manifest/parse-skill-md.js'
@@ -122,6 +124,17 @@ describe('YAML nesting is bounded before parsing', () => {
       const sidecar = `isolatedTools:\n  - name: t\n    description: d\n    source: t.js\n    params:\n      type: object\n      properties:\n${indent(nestedTo(depth - 4), 8)}`
       expect(codeOf(() => parseSkillSidecar(sidecar))).toBe(verdict)
     }
+  })
+
+  it('is the only way into the yaml package: every manifest parse holds the limit', () => {
+    const src = resolve(import.meta.dirname, '../../src')
+    const users = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) => /from 'yaml'/.test(readFileSync(join(src, f), 'utf8')))
+    expect(users.sort()).toEqual([
+      'manifest/check-yaml-depth.ts',
+      'manifest/parse-yaml-document.ts',
+    ])
   })
 
   it('refuses 10,000 nested flow sequences or block maps before the parser builds them', () => {
