@@ -22,6 +22,9 @@ const unjudged = (what: string, cause?: unknown): SkillHostError =>
     cause === undefined ? {} : { cause },
   )
 
+// Stack entries that are not collections: the document, a scalar, and spare.
+const STACK_SLACK = 4
+
 const isCollection = (t: CST.Token): boolean =>
   t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection'
 
@@ -56,8 +59,12 @@ export function checkYamlDepth(
     onNewLine?.(0)
     for (const lexeme of new Lexer().lex(yamlText)) {
       for (const token of parser.next(lexeme)) top.push(token)
-      if (parser.stack.length > MAX_YAML_DEPTH && openCollections(parser.stack) > MAX_YAML_DEPTH)
-        throw tooDeep(what)
+      if (parser.stack.length > MAX_YAML_DEPTH) {
+        if (openCollections(parser.stack) > MAX_YAML_DEPTH) throw tooDeep(what)
+        // Besides collections the stack holds the document and one scalar;
+        // a taller stack of something else is not this check's to judge.
+        if (parser.stack.length > MAX_YAML_DEPTH + STACK_SLACK) throw unjudged(what)
+      }
     }
     for (const token of parser.end()) top.push(token)
   } catch (cause) {
@@ -108,6 +115,8 @@ function cstDepth(root: CST.Token): number | undefined {
           const pair =
             pairsAreMaps &&
             (sep !== undefined || item.start.some((s) => s.type === 'explicit-key-ind'))
+          // That map is a level even when its key and value are scalars.
+          if (pair && depth + 1 > max) max = depth + 1
           add(key, pair ? depth + 1 : depth)
           add(item.value, pair ? depth + 1 : depth)
         }

@@ -62,7 +62,7 @@ describe('fuzz: YAML depth guard', () => {
     const summary = (doc: Document.Parsed) => {
       let value: unknown
       try {
-        value = doc.toJS()
+        value = doc.toJS({ mapAsMap: true })
       } catch (err) {
         value = (err as Error).name
       }

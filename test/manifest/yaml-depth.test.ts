@@ -116,6 +116,9 @@ describe('YAML nesting is bounded before parsing', () => {
     for (const depth of [MAX_YAML_DEPTH, MAX_YAML_DEPTH + 1]) {
       const verdict = depth > MAX_YAML_DEPTH ? 'E_SKILL_MANIFEST_INVALID' : 'resolved'
       expect(codeOf(() => checkYamlDepth(nestedTo(depth), 'x'))).toBe(verdict)
+      // A pair in a flow sequence composes to a one-pair map: one more level.
+      const flowPair = `${'['.repeat(depth - 1)}k: x${']'.repeat(depth - 1)}`
+      expect(codeOf(() => checkYamlDepth(flowPair, 'x'))).toBe(verdict)
       // The frontmatter's own mapping is the first level.
       const fm = `name: x\ndescription: y\nmeta:\n${indent(nestedTo(depth - 1), 2)}`
       expect(codeOf(() => parseSkillMd(`---\n${fm}---\n`))).toBe(verdict)
