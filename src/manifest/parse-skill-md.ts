@@ -1,7 +1,6 @@
-import { parseDocument } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
-import { checkYamlDepth } from './check-yaml-depth.js'
 import { parseSimpleFrontmatter } from './parse-simple-frontmatter.js'
+import { parseYamlDocument } from './parse-yaml-document.js'
 
 /** The two halves of a SKILL.md: parsed frontmatter and the markdown body. */
 export interface ParsedSkillMd {
@@ -74,8 +73,7 @@ function parseFrontmatterYaml(
   // ~60-100 µs a document, which alone would cap discovery below 10k skills/s.
   const simple = parseSimpleFrontmatter(yamlText)
   if (simple !== undefined) return simple
-  checkYamlDepth(yamlText, 'SKILL.md frontmatter')
-  const doc = parseDocument(yamlText, { prettyErrors: true, strict: true })
+  const doc = parseYamlDocument(yamlText, 'SKILL.md frontmatter', { strict: true })
   const first = doc.errors[0]
   if (first) {
     const line = first.linePos?.[0]?.line

@@ -1,4 +1,3 @@
-import { parseDocument } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
 import { TOOL_NAME_PATTERN } from '../common/tool.js'
 import type {
@@ -8,8 +7,8 @@ import type {
 import { scriptDeclarationProblems } from '../skill-model/script-declaration.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { TIMEOUT_PARAM } from '../skill-model/timeout-param.js'
-import { checkYamlDepth } from './check-yaml-depth.js'
 import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
+import { parseYamlDocument } from './parse-yaml-document.js'
 
 /** File name of the optional sidecar beside SKILL.md. */
 export const SKILL_SIDECAR_FILE = 'skillhost.yaml'
@@ -181,8 +180,7 @@ function isolated(
  * rules are the same wherever the sidecar lives.
  */
 export function parseSkillSidecar(yamlText: string, label = SKILL_SIDECAR_FILE): SkillSidecar {
-  checkYamlDepth(yamlText, label)
-  const doc = parseDocument(yamlText, { prettyErrors: true })
+  const doc = parseYamlDocument(yamlText, label)
   const fail = (problems: Problems, cause?: unknown): SkillHostError =>
     new SkillHostError('E_SKILL_MANIFEST_INVALID', `${label} is invalid: ${problems.join('; ')}`, {
       data: { problems },

@@ -1,0 +1,39 @@
+import { Composer, type Document, LineCounter, YAMLParseError } from 'yaml'
+import { checkYamlDepth } from './check-yaml-depth.js'
+
+/**
+ * Parses a manifest's YAML as `yaml`'s `parseDocument` would, after
+ * `checkYamlDepth` has refused anything nested deeper than `MAX_YAML_DEPTH`
+ * (`E_SKILL_MANIFEST_INVALID`). The one way manifests reach the composer, so
+ * every caller holds the same limit; it composes the CST the check already
+ * built, so the guard costs no second parse. Errors and warnings carry
+ * `linePos` and end their first line with "at line L, column C". A second
+ * document is a `MULTIPLE_DOCS` error, as in `parseDocument`. `strict` is the
+ * `yaml` option of that name.
+ */
+export function parseYamlDocument(
+  yamlText: string,
+  what: string,
+  options: { readonly strict?: boolean } = {},
+): Document.Parsed {
+  const lines = new LineCounter()
+  const tokens = checkYamlDepth(yamlText, what, lines.addNewLine)
+  const composer = new Composer(options)
+  let doc: Document.Parsed | undefined
+  for (const next of composer.compose(tokens, true, yamlText.length)) {
+    if (doc === undefined) doc = next
+    else {
+      const message = 'Source contains multiple documents; please use YAML.parseAllDocuments()'
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', message))
+      break
+    }
+  }
+  // compose(…, forceDoc = true) always yields a document, even for empty text.
+  const parsed = doc as Document.Parsed
+  for (const problem of [...parsed.errors, ...parsed.warnings]) {
+    if (problem.pos[0] === -1) continue
+    problem.linePos = [lines.linePos(problem.pos[0]), lines.linePos(problem.pos[1])]
+    problem.message += ` at line ${problem.linePos[0].line}, column ${problem.linePos[0].col}`
+  }
+  return parsed
+}
