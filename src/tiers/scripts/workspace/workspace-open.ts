@@ -1,0 +1,82 @@
+import type { FileHandle } from 'node:fs/promises'
+import { SkillHostError } from '../../../common/errors.js'
+import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
+import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
+import { BeneathError, openDirBeneath, openEntry } from './beneath.js'
+import { protectedPart } from './protected-names.js'
+import { failed, MissingParent, rejected } from './workspace-errors.js'
+
+/** A path the model or host named, by the skill-path rule, or `E_SKILL_SOURCE_PATH_REJECTED`. */
+export function workspaceRel(path: string): string {
+  try {
+    return normalizeSkillPath(path)
+  } catch (err) {
+    const reason = SkillHostError.isInstance(err) ? String(err.data?.reason ?? 'unsafe') : 'unsafe'
+    throw rejected(path, reason.replace('the skill folder itself', 'the workspace itself'))
+  }
+}
+
+/** A path the host and the model may write or remove: not inside version-control state. */
+export function writableRel(path: string): string {
+  const rel = workspaceRel(path)
+  const part = protectedPart(rel)
+  if (part !== undefined) {
+    throw rejected(path, `'${part}' is version-control state, read-only to skills and the model`)
+  }
+  return rel
+}
+
+/**
+ * The folder `parts` below `root`, opened by descriptor (`openDirBeneath`),
+ * with the workspace's refusals: through a symlink or a non-folder is
+ * `E_SKILL_SOURCE_PATH_REJECTED`, a missing folder `MissingParent` (unless
+ * `create`, which makes it group-shared with `create.share` when set).
+ */
+export async function openWorkspaceDir(
+  root: FileHandle,
+  rel: string,
+  parts: readonly string[],
+  create: { readonly share: HostIdentity | undefined } | undefined,
+): Promise<FileHandle> {
+  const share = create?.share
+  try {
+    return await openDirBeneath(
+      root,
+      parts,
+      create === undefined
+        ? undefined
+        : {
+            mode: 0o700,
+            made: async (dir) => {
+              if (share !== undefined) await dir.chown(-1, share.gid)
+              await dir.chmod(share === undefined ? 0o700 : 0o770)
+            },
+          },
+    )
+  } catch (err) {
+    if (err instanceof BeneathError) {
+      if (err.reason === 'symlink') throw rejected(rel, 'it passes through a symlink')
+      if (err.reason === 'not-a-folder') throw rejected(rel, 'a parent is not a folder')
+      throw new MissingParent(rel)
+    }
+    throw failed(`The workspace path '${rel}' could not be reached.`, err)
+  }
+}
+
+/** The entry `name` of `parent` opened without following a symlink or blocking, with the workspace's refusals. */
+export function openWorkspaceEntry(
+  parent: FileHandle,
+  rel: string,
+  name: string,
+  flags: number,
+): Promise<FileHandle> {
+  return openEntry(parent, name, flags).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ELOOP'
+      ? rejected(rel, 'it is a symlink')
+      : err.code === 'ENXIO'
+        ? rejected(rel, 'it is a FIFO')
+        : err.code === 'ENOENT'
+          ? new MissingParent(rel)
+          : failed(`The workspace file '${rel}' could not be opened.`, err)
+  })
+}
