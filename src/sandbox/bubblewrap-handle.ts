@@ -25,11 +25,15 @@ export { DEFAULT_SANDBOX_LIMITS }
 export interface BubblewrapHandleOptions {
   /** Path of `bwrap`; default: the first of /usr/bin, /usr/local/bin, /bin that exists. */
   readonly bwrapPath?: string
-  /** Path of util-linux `prlimit`, which applies the limits inside the sandbox; default /usr/bin/prlimit. */
+  /**
+   * Ignored: the limits are applied by bash `ulimit` builtins in the sandbox
+   * (no `prlimit` exec, which cost about a millisecond per call). Accepted so
+   * existing options objects still type-check.
+   */
   readonly prlimitPath?: string
   /**
-   * Path of the bash that closes every inherited fd above 2 before the
-   * command runs; default /usr/bin/bash, then /bin/bash.
+   * Path of the bash that applies the limits and closes every inherited fd
+   * above 2 before the command runs; default /usr/bin/bash, then /bin/bash.
    */
   readonly fdCloserShell?: string
   /** The uid/gid the child has inside its user namespace; default 65534 (nobody). */
@@ -67,15 +71,16 @@ function executable(path: string): boolean {
 
 /**
  * A `SandboxHandle` that runs each request under bubblewrap. Probes once at
- * creation (a real sandboxed run of `prlimit --version`) and throws
- * `E_SANDBOX_UNAVAILABLE` naming `apt-get install bubblewrap` when bwrap or
- * prlimit is missing, the platform is not Linux, or user namespaces are
+ * creation (a real sandboxed run of `bash --version` under the default
+ * limits) and throws `E_SANDBOX_UNAVAILABLE` naming `apt-get install
+ * bubblewrap` when bwrap or bash is missing, the platform is not Linux, a
+ * limit cannot be applied, or user namespaces are
  * unavailable. Each run: fresh namespaces, no network, empty environment plus
  * PATH/HOME/TMPDIR/LANG, a minimal generated `/etc` (`minimalEtcFiles`: the
  * sandbox user, localhost, files-only nsswitch, no resolver) passed to bwrap
  * on pipes, so nothing lands on disk, read-only binds of the read entries, the write entries as
  * the only writable binds (the request's scratch as a size-capped tmpfs),
- * rlimits via prlimit, SIGTERM then SIGKILL of the whole sandbox on timeout
+ * rlimits via bash `ulimit` (memory as RLIMIT_DATA, see `SandboxLimits`), SIGTERM then SIGKILL of the whole sandbox on timeout
  * or abort, and `/proc` scanned afterwards so nothing outlives the call. A
  * sandbox whose setup fails is `E_SANDBOX_UNAVAILABLE`, never a script exit.
  */
@@ -90,10 +95,6 @@ export async function createBubblewrapHandle(
     ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find(executable) ??
     '/usr/bin/bwrap'
   if (!executable(bwrapPath)) throw unavailable(`bwrap is not installed. ${INSTALL_HINT}.`)
-  const prlimitPath = options.prlimitPath ?? '/usr/bin/prlimit'
-  if (!executable(prlimitPath)) {
-    throw unavailable('prlimit is missing. Install util-linux (`apt-get install util-linux`).')
-  }
   const fdCloserShell = options.fdCloserShell ?? FD_CLOSER_SHELLS.find(executable)
   if (fdCloserShell === undefined || !executable(fdCloserShell)) {
     throw unavailable(
@@ -115,7 +116,6 @@ export async function createBubblewrapHandle(
   const hostUser = resolveSandboxHostUser(options.hostUser)
   const handle = new BubblewrapHandle({
     bwrapPath,
-    prlimitPath,
     fdCloserShell,
     sandboxUid: options.sandboxUid ?? 65534,
     sandboxGid: options.sandboxGid ?? 65534,
@@ -130,7 +130,6 @@ export async function createBubblewrapHandle(
 
 interface HandleSettings {
   bwrapPath: string
-  prlimitPath: string
   fdCloserShell: string
   sandboxUid: number
   sandboxGid: number
@@ -161,7 +160,7 @@ class BubblewrapHandle implements SandboxHandle {
     let result: SandboxRunResult
     try {
       result = await this.run({
-        argv: [this.#s.prlimitPath, '--version'],
+        argv: [this.#s.fdCloserShell, '--version'],
         cwd: '/',
         policy: {
           filesystem: { allowRead: ['/'], denyRead: [], allowWrite: [], denyWrite: [] },
@@ -190,7 +189,7 @@ class BubblewrapHandle implements SandboxHandle {
     if (this.#disposed) throw unavailable('the handle has been disposed.')
     if (request.signal?.aborted)
       throw new SkillHostError('E_ABORTED', 'The call was aborted before it started.')
-    validateRequest(request, this.#s.prlimitPath, this.#s.fdCloserShell)
+    validateRequest(request, this.#s.fdCloserShell)
     const timeoutMs = Math.max(1, Math.floor(request.timeoutMs))
     const limits = resolveLimits(request.limits, this.#s.limits, timeoutMs)
     const facts = await inspectPolicyPaths(request.policy)
@@ -208,7 +207,6 @@ class BubblewrapHandle implements SandboxHandle {
     const { args, dataFiles } = buildBwrapCommand({
       request,
       limits,
-      prlimitPath: this.#s.prlimitPath,
       fdCloserShell: this.#s.fdCloserShell,
       sandboxUid: this.#s.sandboxUid,
       sandboxGid: this.#s.sandboxGid,
