@@ -10,8 +10,10 @@ import { expectCode, tool } from './helpers.js'
 const pool = createQuickJsGuest({ poolSize: 1 })
 const config: SkillIsolationConfig = {
   resolveGuest: pool.resolveGuest,
-  maxTimeoutSeconds: 3,
-  defaultTimeoutSeconds: 1,
+  // A deadline no machine is that slow for: it covers a worker's start, which a
+  // loaded machine stretches. No call here is meant to time out.
+  maxTimeoutSeconds: 20,
+  defaultTimeoutSeconds: 20,
 }
 afterAll(() => pool.dispose())
 
@@ -25,7 +27,7 @@ describe('forgeIsolatedTool', () => {
     )
     expect(t.trusted).toBe(false)
     expect(t.jsonSchema).toMatchObject({
-      properties: { n: { type: 'number' }, timeout_seconds: { maximum: 3 } },
+      properties: { n: { type: 'number' }, timeout_seconds: { maximum: 20 } },
     })
     const out = await t.execute({ n: 1, timeout_seconds: 2 }, createTurnContext())
     expect(JSON.parse(out as string)).toEqual({
@@ -45,7 +47,7 @@ describe('forgeIsolatedTool', () => {
     const ac = new AbortController()
     setTimeout(() => ac.abort(), 100)
     await expectCode(
-      t.execute({ n: 1, timeout_seconds: 3 }, createTurnContext({ abortSignal: ac.signal })),
+      t.execute({ n: 1, timeout_seconds: 20 }, createTurnContext({ abortSignal: ac.signal })),
       'E_ABORTED',
     )
   })

@@ -136,7 +136,7 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: hostile scripts', () => {
     const token = marker()
     const bomb = 'b() { b | b & }; b; sleep 2'
     const before = process.memoryUsage().rss
-    const err = await run(bomb, { args: { token }, decl: tokenParam }).then(
+    const err = await run(bomb, { args: { token, timeout_seconds: 5 }, decl: tokenParam }).then(
       (r) => r,
       (e: unknown) => e,
     )
