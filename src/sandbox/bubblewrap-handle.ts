@@ -7,7 +7,7 @@ import { redactHostPaths, SkillHostError } from '../common/errors.js'
 import { type BwrapDataFile, buildBwrapCommand } from './bwrap-args.js'
 import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
 import { inspectPolicyPaths } from './inspect-policy-paths.js'
-import { pidsInNamespace, reapNamespace } from './namespace-reaper.js'
+import { pidsInNamespace, reapNamespace, settleNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
 import { type BwrapStatus, readBwrapStatus } from './read-bwrap-status.js'
 import {
@@ -315,7 +315,16 @@ class BubblewrapHandle implements SandboxHandle {
         request.signal?.removeEventListener('abort', onAbort)
         this.#running.delete(child)
         const inode = status.pidNamespace
-        const leakedProcesses = inode === undefined ? 0 : await reapNamespace(inode)
+        // bwrap exited on its own: its init is dying with it, and watching
+        // the init alone proves the namespace empty. After a kill of ours
+        // bwrap did not report an exit: /proc is scanned and every survivor
+        // SIGKILLed, as settleNamespace also does when the init lingers.
+        const leakedProcesses =
+          inode === undefined
+            ? 0
+            : sent === null && status.exitCode !== undefined
+              ? await settleNamespace(inode, status.childPid)
+              : await reapNamespace(inode)
         const output = capture.result()
         if (spawnError !== undefined) {
           reject(
