@@ -52,6 +52,7 @@ export type {
   CallPathTranslator,
   PathMount,
   PathTranslator,
+  ResolvedSandboxLimits,
   SandboxHandle,
   SandboxLimits,
   SandboxRunRequest,
