@@ -228,7 +228,7 @@ const lines = [
   '',
   `Machine: ${cpus().length} CPUs (nproc), ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}, run as uid ${process.getuid?.()}; 1-min load average ${loadBefore.toFixed(1)} at start (the machine is shared); ${new Date().toISOString().slice(0, 10)}.`,
   'Command: `npx tsc -p tsconfig.build.json && node bench/scripts.mjs`. Plain = `spawn` with `env: {}`;',
-  'sandboxed = `createBubblewrapHandle().run` (bwrap + prlimit, read-only /usr /bin /lib /lib64, post-call /proc scan).',
+  'sandboxed = `createBubblewrapHandle().run` (bwrap, limits by bash `ulimit`, read-only /usr /bin /lib /lib64, generated /etc, post-call survivor check).',
   'Bare bwrap = `bwrap --unshare-all --die-with-parent --new-session --clearenv` with read-only /usr, /proc and /dev and nothing else, spawned the same way as plain.',
   'Rounds interleaved plain/bare/sandboxed; times in ms, wall clock per call including process exit and pipe close.',
   '',
