@@ -8,6 +8,10 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for an event (a workspace removed, a session closed),
+    // not for a duration: its default 1 s would fail on a loaded machine.
+    // 20 s stays below the test timeout, so a real hang reports the poll.
+    expect: { poll: { timeout: 20_000 } },
     globalSetup: ['test/global-setup.ts'],
     // Fails a test file when a resource it made outlives it (the leak check).
     setupFiles: ['test/helpers/leak-check.ts'],

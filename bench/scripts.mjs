@@ -84,6 +84,16 @@ const sandboxed = (argv) =>
     maxOutputBytes: 65_536,
   })
 
+// Bare bwrap with the fewest options that still make a sandbox (every
+// namespace, a read-only /usr, /proc and /dev): the floor the handle's own
+// overhead is compared against, measured in the same run.
+const BWRAP_BARE = [
+  '/usr/bin/bwrap',
+  ...'--unshare-all --die-with-parent --new-session --clearenv --ro-bind /usr /usr'.split(' '),
+  ...'--symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64'.split(' '),
+  ...'--proc /proc --dev /dev'.split(' '),
+]
+
 const cases = [
   ['/bin/true', ['/bin/true'], ROUNDS.true],
   ['python3 -c pass', ['/usr/bin/python3', '-c', 'pass'], ROUNDS.python],
@@ -94,15 +104,20 @@ const rows = []
 for (const [label, argv, rounds] of cases) {
   for (let i = 0; i < 5; i++) {
     await plain(argv)
+    await plain([...BWRAP_BARE, ...argv])
     await sandboxed(argv)
   }
   const a = []
+  const w = []
   const b = []
-  // Interleaved, so machine noise hits both columns alike.
+  // Interleaved, so machine noise hits every column alike.
   for (let i = 0; i < rounds; i++) {
     let t = performance.now()
     await plain(argv)
     a.push(performance.now() - t)
+    t = performance.now()
+    await plain([...BWRAP_BARE, ...argv])
+    w.push(performance.now() - t)
     t = performance.now()
     const r = await sandboxed(argv)
     b.push(performance.now() - t)
@@ -110,14 +125,17 @@ for (const [label, argv, rounds] of cases) {
       throw new Error(`${label} failed in the sandbox: ${Buffer.from(r.stderr)}`)
   }
   const p = stats(a)
+  const bare = stats(w)
   const s = stats(b)
   rows.push({
     label,
     rounds,
     plain: p,
+    bare,
     sandboxed: s,
     overhead50: s.p50 - p.p50,
     overhead95: s.p95 - p.p95,
+    bare50: bare.p50 - p.p50,
   })
 }
 
@@ -210,14 +228,15 @@ const lines = [
   '',
   `Machine: ${cpus().length} CPUs (nproc), ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}, run as uid ${process.getuid?.()}; 1-min load average ${loadBefore.toFixed(1)} at start (the machine is shared); ${new Date().toISOString().slice(0, 10)}.`,
   'Command: `npx tsc -p tsconfig.build.json && node bench/scripts.mjs`. Plain = `spawn` with `env: {}`;',
-  'sandboxed = `createBubblewrapHandle().run` (bwrap + prlimit, read-only /usr /bin /lib /lib64, post-call /proc scan).',
-  'Rounds interleaved plain/sandboxed; times in ms, wall clock per call including process exit and pipe close.',
+  'sandboxed = `createBubblewrapHandle().run` (bwrap, limits by bash `ulimit`, read-only /usr /bin /lib /lib64, generated /etc, post-call survivor check).',
+  'Bare bwrap = `bwrap --unshare-all --die-with-parent --new-session --clearenv` with read-only /usr, /proc and /dev and nothing else, spawned the same way as plain.',
+  'Rounds interleaved plain/bare/sandboxed; times in ms, wall clock per call including process exit and pipe close.',
   '',
-  '| command | rounds | plain p50 | plain p95 | sandboxed p50 | sandboxed p95 | overhead p50 | overhead p95 |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|',
+  '| command | rounds | plain p50 | plain p95 | bare bwrap p50 | sandboxed p50 | sandboxed p95 | bare bwrap overhead p50 | overhead p50 | overhead p95 |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map(
     (r) =>
-      `| \`${r.label}\` | ${r.rounds} | ${f(r.plain.p50)} | ${f(r.plain.p95)} | ${f(r.sandboxed.p50)} | ${f(r.sandboxed.p95)} | ${f(r.overhead50)} | ${f(r.overhead95)} |`,
+      `| \`${r.label}\` | ${r.rounds} | ${f(r.plain.p50)} | ${f(r.plain.p95)} | ${f(r.bare.p50)} | ${f(r.sandboxed.p50)} | ${f(r.sandboxed.p95)} | ${f(r.bare50)} | ${f(r.overhead50)} | ${f(r.overhead95)} |`,
   ),
   '',
   `Target: overhead ≤ 10 ms p50 for \`/bin/true\` — measured ${f(rows[0].overhead50)} ms (${rows[0].overhead50 <= 10 ? 'met' : 'NOT met'}).`,

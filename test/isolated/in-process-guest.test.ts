@@ -22,8 +22,10 @@ describe('createInProcessGuest (unsafe opt-in)', () => {
 
   const config: SkillIsolationConfig = {
     resolveGuest: createInProcessGuest(),
-    maxTimeoutSeconds: 1,
-    defaultTimeoutSeconds: 1,
+    // Generous for calls that must succeed (a loaded machine is slow); the
+    // one runaway below asks for 1 s itself.
+    maxTimeoutSeconds: 20,
+    defaultTimeoutSeconds: 20,
     globals: { echo: async (a) => a },
   }
 
@@ -47,7 +49,7 @@ describe('createInProcessGuest (unsafe opt-in)', () => {
       'E_SKILL_ISOLATED_RESOURCE_EXHAUSTED',
     )
     await expectCode(
-      runIsolatedTool(config, tool('async () => { while (true) {} }'), {}),
+      runIsolatedTool(config, tool('async () => { while (true) {} }'), {}, { timeoutSeconds: 1 }),
       'E_SKILL_ISOLATED_TIMEOUT',
     )
     expect((await runIsolatedTool(config, tool('async () => "ok"'), {})).json).toBe('"ok"')

@@ -75,9 +75,11 @@ describe('a fresh context per call', () => {
 
   it('never carries guest state or console lines into the next call (pool and in-process)', async () => {
     await using pool = createQuickJsGuest({ poolSize: 1 })
+    // Generous deadlines: the calls must succeed however loaded the machine is
+    // (the first one includes a worker's start).
     const configs: SkillIsolationConfig[] = [
-      { resolveGuest: pool.resolveGuest, maxTimeoutSeconds: 1, defaultTimeoutSeconds: 1 },
-      { resolveGuest: createInProcessGuest(), maxTimeoutSeconds: 1, defaultTimeoutSeconds: 1 },
+      { resolveGuest: pool.resolveGuest, maxTimeoutSeconds: 20, defaultTimeoutSeconds: 20 },
+      { resolveGuest: createInProcessGuest(), maxTimeoutSeconds: 20, defaultTimeoutSeconds: 20 },
     ]
     for (const config of configs) {
       for (let i = 0; i < 3; i++) {

@@ -20,8 +20,10 @@ beforeAll(async () => {
   await pool.warm()
   config = {
     resolveGuest: pool.resolveGuest,
-    maxTimeoutSeconds: 5,
-    defaultTimeoutSeconds: 2,
+    // A deadline no machine is that slow for: it covers a worker's start, which a
+    // loaded machine stretches; vitest's 30 s test timeout still reports a hang.
+    maxTimeoutSeconds: 20,
+    defaultTimeoutSeconds: 20,
     globals: {
       lookup: async (args) => ({ found: args, at: 'host' }),
       record: async (args, { signal }) => {

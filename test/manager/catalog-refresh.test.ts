@@ -91,9 +91,7 @@ describe('refresh', () => {
     const { version } = await manager.load('reports', ctx)
     const before = ctx.tools.get('echo')
     source.replace(reportSkill({ body: '# v2\n' }))
-    await expect
-      .poll(() => manager.catalog().entries[0]?.updateAvailable, { timeout: 5_000 })
-      .toBe(true)
+    await expect.poll(() => manager.catalog().entries[0]?.updateAvailable).toBe(true)
     expect(ctx.tools.get('echo')).toBe(before)
     expect(manager.catalog().entries[0]?.loadedVersion).toBe(version)
   })

@@ -33,8 +33,9 @@ describe('skill-declared schema patterns', () => {
       gate: async () => {},
       isolation: {
         resolveGuest: pool.resolveGuest,
-        maxTimeoutSeconds: 5,
-        defaultTimeoutSeconds: 2,
+        // Generous: the calls must succeed however loaded the machine is.
+        maxTimeoutSeconds: 20,
+        defaultTimeoutSeconds: 20,
       },
     })
 

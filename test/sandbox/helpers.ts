@@ -54,7 +54,9 @@ export async function makeRig(overrides: Partial<SkillScriptConfig> = {}): Promi
     interpreters: { sh: ['/bin/sh'], python: ['/usr/bin/python3'], node: ['/usr/bin/node'] },
     interpreterReadPaths: SYSTEM_READ_PATHS,
     maxTimeoutSeconds: 30,
-    defaultTimeoutSeconds: 5,
+    // Generous: scripts meant to succeed must do so however loaded the
+    // machine is; tests of the deadline ask for 1 s themselves.
+    defaultTimeoutSeconds: 20,
     maxOutputBytes: 64 * 1024,
     hostEnvIsolated: true,
     ...overrides,

@@ -307,7 +307,7 @@ describe.skipIf(!linux)('session workspace and undeclared scripts (real bubblewr
     await m.load('doc-tool', ctx)
     const running = call(ctx, 'run_doc_tool_script', { script: 'scripts/slow_check.sh' })
     await expect
-      .poll(async () => (await m.workspace!.list()).map((e) => e.path), { timeout: 10_000 })
+      .poll(async () => (await m.workspace!.list()).map((e) => e.path))
       .toContain('started')
     const written = call(ctx, 'workspace_write', { path: 'note.txt', content: 'hi' })
     expect(await running).toContain('no note')

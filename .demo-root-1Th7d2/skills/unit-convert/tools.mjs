@@ -68,4 +68,5 @@ export const convertUnits = new Tool({
 })
 
 import { writeFileSync } from 'node:fs'
+
 writeFileSync(new URL('../../imported.txt', import.meta.url), 'imported')

@@ -71,6 +71,7 @@ export type {
   CallPathTranslator,
   PathMount,
   PathTranslator,
+  ResolvedSandboxLimits,
   SandboxHandle,
   SandboxLimits,
   SandboxRunRequest,

@@ -1,13 +1,13 @@
-import { lstat, readlink, realpath } from 'node:fs/promises'
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import type { HostPathFact } from '../sandbox/bwrap-args.js'
 import type { SandboxPolicy } from './policy.js'
 import { normalizeAbsolutePath } from './policy.js'
 
-async function inspect(path: string): Promise<HostPathFact> {
+function inspect(path: string): HostPathFact {
   try {
-    const stat = await lstat(path)
+    const stat = lstatSync(path)
     if (stat.isSymbolicLink()) {
-      return { kind: 'symlink', target: await readlink(path), resolved: await realpath(path) }
+      return { kind: 'symlink', target: readlinkSync(path), resolved: realpathSync(path) }
     }
     return { kind: stat.isDirectory() ? 'dir' : 'file' }
   } catch {
@@ -20,6 +20,9 @@ async function inspect(path: string): Promise<HostPathFact> {
  * What the host holds at every path of `policy` (directory, file, symlink
  * with its target, or nothing), keyed by normalized path. bwrap needs this to
  * choose between a bind, a symlink and a mask, and to skip absent entries.
+ * Synchronous on purpose: a policy holds a handful of local paths, and one
+ * `lstat` each costs microseconds, while as many thread-pool round trips cost
+ * a few milliseconds of every sandboxed call on a busy event loop.
  */
 export async function inspectPolicyPaths(
   policy: SandboxPolicy,
@@ -27,11 +30,10 @@ export async function inspectPolicyPaths(
   const fs = policy.filesystem
   const paths = [...new Set([...fs.allowRead, ...fs.allowWrite, ...fs.denyRead, ...fs.denyWrite])]
   const facts = new Map<string, HostPathFact>()
-  await Promise.all(
-    paths.map(async (p) => {
-      const normalized = normalizeAbsolutePath(p)
-      if (normalized !== undefined) facts.set(normalized, await inspect(normalized))
-    }),
-  )
+  for (const p of paths) {
+    const normalized = normalizeAbsolutePath(p)
+    if (normalized !== undefined && !facts.has(normalized))
+      facts.set(normalized, inspect(normalized))
+  }
   return facts
 }

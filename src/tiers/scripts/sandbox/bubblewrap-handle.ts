@@ -8,7 +8,7 @@ import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import { inspectPolicyPaths } from '../policy/inspect-policy-paths.js'
 import { type BwrapDataFile, type BwrapFdBind, buildBwrapCommand } from './bwrap-args.js'
 import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
-import { pidsInNamespace, reapNamespace } from './namespace-reaper.js'
+import { pidsInNamespace, reapNamespace, settleNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
 import { type BwrapStatus, readBwrapStatus } from './read-bwrap-status.js'
 import {
@@ -26,11 +26,15 @@ export { DEFAULT_SANDBOX_LIMITS }
 export interface BubblewrapHandleOptions {
   /** Path of `bwrap`; default: the first of /usr/bin, /usr/local/bin, /bin that exists. */
   readonly bwrapPath?: string
-  /** Path of util-linux `prlimit`, which applies the limits inside the sandbox; default /usr/bin/prlimit. */
+  /**
+   * Ignored: the limits are applied by bash `ulimit` builtins in the sandbox
+   * (no `prlimit` exec, which cost about a millisecond per call). Accepted so
+   * existing options objects still type-check.
+   */
   readonly prlimitPath?: string
   /**
-   * Path of the bash that closes every inherited fd above 2 before the
-   * command runs; default /usr/bin/bash, then /bin/bash.
+   * Path of the bash that applies the limits and closes every inherited fd
+   * above 2 before the command runs; default /usr/bin/bash, then /bin/bash.
    */
   readonly fdCloserShell?: string
   /** The uid/gid the child has inside its user namespace; default 65534 (nobody). */
@@ -68,15 +72,16 @@ function executable(path: string): boolean {
 
 /**
  * A `SandboxHandle` that runs each request under bubblewrap. Probes once at
- * creation (a real sandboxed run of `prlimit --version`) and throws
- * `E_SANDBOX_UNAVAILABLE` naming `apt-get install bubblewrap` when bwrap or
- * prlimit is missing, the platform is not Linux, or user namespaces are
+ * creation (a real sandboxed run of `bash --version` under the default
+ * limits) and throws `E_SANDBOX_UNAVAILABLE` naming `apt-get install
+ * bubblewrap` when bwrap or bash is missing, the platform is not Linux, a
+ * limit cannot be applied, or user namespaces are
  * unavailable. Each run: fresh namespaces, no network, empty environment plus
  * PATH/HOME/TMPDIR/LANG, a minimal generated `/etc` (`minimalEtcFiles`: the
  * sandbox user, localhost, files-only nsswitch, no resolver) passed to bwrap
  * on pipes, so nothing lands on disk, read-only binds of the read entries, the write entries as
  * the only writable binds (the request's scratch as a size-capped tmpfs),
- * rlimits via prlimit, SIGTERM then SIGKILL of the whole sandbox on timeout
+ * rlimits via bash `ulimit` (memory as RLIMIT_DATA, see `SandboxLimits`), SIGTERM then SIGKILL of the whole sandbox on timeout
  * or abort, and `/proc` scanned afterwards so nothing outlives the call. A
  * sandbox whose setup fails is `E_SANDBOX_UNAVAILABLE`, never a script exit.
  */
@@ -91,10 +96,6 @@ export async function createBubblewrapHandle(
     ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'].find(executable) ??
     '/usr/bin/bwrap'
   if (!executable(bwrapPath)) throw unavailable(`bwrap is not installed. ${INSTALL_HINT}.`)
-  const prlimitPath = options.prlimitPath ?? '/usr/bin/prlimit'
-  if (!executable(prlimitPath)) {
-    throw unavailable('prlimit is missing. Install util-linux (`apt-get install util-linux`).')
-  }
   const fdCloserShell = options.fdCloserShell ?? FD_CLOSER_SHELLS.find(executable)
   if (fdCloserShell === undefined || !executable(fdCloserShell)) {
     throw unavailable(
@@ -116,7 +117,6 @@ export async function createBubblewrapHandle(
   const hostUser = resolveSandboxHostUser(options.hostUser)
   const handle = new BubblewrapHandle({
     bwrapPath,
-    prlimitPath,
     fdCloserShell,
     sandboxUid: options.sandboxUid ?? 65534,
     sandboxGid: options.sandboxGid ?? 65534,
@@ -131,7 +131,6 @@ export async function createBubblewrapHandle(
 
 interface HandleSettings {
   bwrapPath: string
-  prlimitPath: string
   fdCloserShell: string
   sandboxUid: number
   sandboxGid: number
@@ -163,7 +162,7 @@ class BubblewrapHandle implements SandboxHandle {
     let result: SandboxRunResult
     try {
       result = await this.run({
-        argv: [this.#s.prlimitPath, '--version'],
+        argv: [this.#s.fdCloserShell, '--version'],
         cwd: '/',
         policy: {
           filesystem: { allowRead: ['/'], denyRead: [], allowWrite: [], denyWrite: [] },
@@ -192,7 +191,7 @@ class BubblewrapHandle implements SandboxHandle {
     if (this.#disposed) throw unavailable('the handle has been disposed.')
     if (request.signal?.aborted)
       throw new SkillHostError('E_ABORTED', 'The call was aborted before it started.')
-    validateRequest(request, this.#s.prlimitPath, this.#s.fdCloserShell)
+    validateRequest(request, this.#s.fdCloserShell)
     const timeoutMs = Math.max(1, Math.floor(request.timeoutMs))
     const limits = resolveLimits(request.limits, this.#s.limits, timeoutMs)
     const facts = await inspectPolicyPaths(request.policy)
@@ -210,7 +209,6 @@ class BubblewrapHandle implements SandboxHandle {
     const { args, dataFiles, fdBinds } = buildBwrapCommand({
       request,
       limits,
-      prlimitPath: this.#s.prlimitPath,
       fdCloserShell: this.#s.fdCloserShell,
       sandboxUid: this.#s.sandboxUid,
       sandboxGid: this.#s.sandboxGid,
@@ -333,7 +331,16 @@ class BubblewrapHandle implements SandboxHandle {
         this.#running.get(child)?.()
         this.#running.delete(child)
         const inode = status.pidNamespace
-        const leakedProcesses = inode === undefined ? 0 : await reapNamespace(inode)
+        // bwrap exited on its own: its init is dying with it, and watching
+        // the init alone proves the namespace empty. After a kill of ours
+        // bwrap did not report an exit: /proc is scanned and every survivor
+        // SIGKILLed, as settleNamespace also does when the init lingers.
+        const leakedProcesses =
+          inode === undefined
+            ? 0
+            : sent === null && status.exitCode !== undefined
+              ? await settleNamespace(inode, status.childPid)
+              : await reapNamespace(inode)
         const output = capture.result()
         if (spawnError !== undefined) {
           reject(

@@ -2,7 +2,8 @@ import { posix } from 'node:path'
 import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
 import { closingInheritedFds } from './close-inherited-fds.js'
 import { minimalEtcFiles, type SyntheticFile, uncoveredFiles } from './minimal-etc.js'
-import type { SandboxLimits, SandboxRunRequest } from './types.js'
+import { ulimitCommand } from './run-request.js'
+import type { ResolvedSandboxLimits, SandboxRunRequest } from './types.js'
 
 /** What the host knows about one policy path before the sandbox starts. */
 export type HostPathFact =
@@ -12,10 +13,16 @@ export type HostPathFact =
 /** Everything `buildBwrapArgs` needs besides the request. */
 export interface BwrapArgsInput {
   readonly request: SandboxRunRequest
-  readonly limits: Required<SandboxLimits>
-  /** Absolute path of `prlimit`; it runs inside the sandbox, so it must be readable there. */
-  readonly prlimitPath: string
-  /** Absolute path of the bash that closes inherited fds before the command; readable in the sandbox. */
+  readonly limits: ResolvedSandboxLimits
+  /**
+   * Ignored: the limits are bash `ulimit` builtins of the fd closer now, so
+   * no `prlimit` runs. Accepted so existing callers still compile.
+   */
+  readonly prlimitPath?: string
+  /**
+   * Absolute path of the bash that applies the limits and closes inherited
+   * fds before the command; readable in the sandbox.
+   */
   readonly fdCloserShell: string
   readonly sandboxUid: number
   readonly sandboxGid: number
@@ -79,8 +86,9 @@ function depth(path: string): number {
  * read-only. A top-level symlink whose target is itself readable is recreated
  * as a symlink rather than bound twice (merged-/usr systems: `/bin -> usr/bin`).
  * Every namespace is unshared, the environment cleared, capabilities dropped,
- * and the command runs as an unprivileged uid under `prlimit`, with every
- * inherited fd above 2 closed first (`closingInheritedFds`).
+ * and the command runs as an unprivileged uid under the limits (bash `ulimit`,
+ * `ulimitCommand`), with every inherited fd above 2 closed first
+ * (`closingInheritedFds`).
  */
 export function buildBwrapArgs(input: BwrapArgsInput): string[] {
   return buildBwrapCommand(input).args
@@ -191,16 +199,7 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     '--json-status-fd',
     String(input.statusFd),
     '--',
-    ...closingInheritedFds(input.fdCloserShell, [
-      input.prlimitPath,
-      `--as=${limits.addressSpaceBytes}`,
-      `--cpu=${limits.cpuSeconds}`,
-      `--fsize=${limits.fileSizeBytes}`,
-      `--nofile=${limits.openFiles}`,
-      `--nproc=${limits.processes}`,
-      '--',
-      ...request.argv,
-    ]),
+    ...closingInheritedFds(input.fdCloserShell, request.argv, ulimitCommand(limits)),
   ]
   return { args, dataFiles, fdBinds }
 }

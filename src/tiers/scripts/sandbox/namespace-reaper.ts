@@ -53,6 +53,28 @@ function killAll(pids: readonly number[]): void {
 }
 
 /**
+ * Whether the pid namespace `pid:[inode]` is certainly empty, known from its
+ * init alone (`initPid`, bwrap's `child-pid`): the init is gone, no longer in
+ * that namespace, or a zombie. When a namespace's init exits, the kernel kills
+ * every other process in it and waits until all of them are released before
+ * the init becomes a zombie, so nothing in the namespace outlives that moment.
+ * (bwrap's own exit is no such proof: it returns as soon as its init reports
+ * the command's status, before the init has finished exiting.) Two small reads
+ * instead of a scan of `/proc`; when this cannot tell, `reapNamespace` scans.
+ */
+export function namespaceIsEmpty(inode: number, initPid: number | undefined): boolean {
+  if (initPid === undefined) return false
+  const pid = String(initPid)
+  try {
+    if (readlinkSync(`/proc/${pid}/ns/pid`) !== `pid:[${inode}]`) return true
+  } catch {
+    // No such process: the init was reaped, and the namespace emptied before.
+    return true
+  }
+  return isZombie(pid)
+}
+
+/**
  * After a sandbox ended: finds any process still alive in its pid namespace,
  * SIGKILLs it, and waits until the namespace is empty. A process still found
  * after `graceMs` (the kernel's own teardown window) counts as leaked; the
@@ -79,4 +101,30 @@ export async function reapNamespace(
     if (Date.now() - start >= graceMs) leaked = Math.max(leaked, pids.length)
   }
   return leaked
+}
+
+/**
+ * After bwrap exited on its own: waits until `namespaceIsEmpty` proves the
+ * pid namespace empty, which usually takes a few event-loop turns (bwrap's
+ * exit kills its init through die-with-parent, and the kernel empties the
+ * namespace as the init dies). Checking costs two small reads, not a scan of
+ * `/proc`. If that has not happened within `settleMs`, falls back to
+ * `reapNamespace` (scan, SIGKILL, wait), so the guarantee is the same: the
+ * result is the count of processes that outlived the call, expected 0.
+ */
+export async function settleNamespace(
+  inode: number,
+  initPid: number | undefined,
+  settleMs = 100,
+): Promise<number> {
+  if (initPid !== undefined) {
+    const start = Date.now()
+    for (let turn = 0; Date.now() - start < settleMs; turn++) {
+      if (namespaceIsEmpty(inode, initPid)) return 0
+      // A few immediate turns first: the init is usually gone by then.
+      if (turn < 8) await new Promise((resolve) => setImmediate(resolve))
+      else await sleep(1)
+    }
+  }
+  return reapNamespace(inode)
 }

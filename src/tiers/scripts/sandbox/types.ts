@@ -4,9 +4,24 @@ import type { SandboxPolicy } from '../policy/policy.js'
  * Resource limits applied to the sandboxed child and everything it starts.
  * Each is per process (as `setrlimit` defines them) except `processes`, which
  * bounds the number of tasks (processes and threads) inside one sandbox.
+ * Byte limits are applied in whole KiB (rounded down, at least 1 KiB).
  */
 export interface SandboxLimits {
-  /** RLIMIT_AS: virtual address space per process, bytes. */
+  /**
+   * RLIMIT_DATA: writable private memory per process (heap, anonymous
+   * mappings, writable private file mappings), bytes. Past it allocations
+   * fail (Python raises MemoryError, V8 aborts with "heap out of memory") and
+   * the script exits nonzero. Address space that is only reserved
+   * (`PROT_NONE`, e.g. V8's code range or WebAssembly guard regions) is not
+   * counted, so runtimes that reserve large ranges (Node 24) still start.
+   */
+  readonly memoryBytes?: number
+  /**
+   * RLIMIT_AS: virtual address space per process, bytes. Not applied unless
+   * set (`memoryBytes` bounds memory): it counts reservations too, and Node
+   * 24 cannot start below several GiB of it ("Failed to reserve virtual
+   * memory for CodeRange").
+   */
   readonly addressSpaceBytes?: number
   /** RLIMIT_CPU: CPU seconds per process (SIGXCPU, then SIGKILL). */
   readonly cpuSeconds?: number
@@ -23,6 +38,10 @@ export interface SandboxLimits {
    */
   readonly writableBytes?: number
 }
+
+/** The limits one run applies: every field set except the opt-in `addressSpaceBytes`. */
+export type ResolvedSandboxLimits = Required<Omit<SandboxLimits, 'addressSpaceBytes'>> &
+  Pick<SandboxLimits, 'addressSpaceBytes'>
 
 /** One process to run under a policy. Everything is explicit; nothing is inherited from the host. */
 export interface SandboxRunRequest {
