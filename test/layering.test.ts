@@ -45,22 +45,26 @@ function sources(dir: string): string[] {
   )
 }
 
-/** Every wrong-way import: `from` in a higher or sideways layer than `to`'s. */
-function layeringViolations(
-  files: readonly string[],
-  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
-): string[] {
-  const bad: string[] = []
+type Read = (file: string) => string
+const readSource: Read = (f) => readFileSync(f, 'utf8')
+
+/** Every relative import in `files`, as `src/`-relative paths (`x.js` read as `x.ts`): the one walker of the rules below. */
+function* imports(files: readonly string[], read: Read): Generator<{ from: string; to: string }> {
   for (const file of files) {
-    const [name, rank] = layerOf(file)
-    const text = read(file)
-    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    for (const m of read(file).matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
       const target = resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts'))
-      const [toName, toRank] = layerOf(target)
-      if (toRank > rank || (toRank === rank && toName !== name)) {
-        bad.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`)
-      }
+      yield { from: relative(SRC, file), to: relative(SRC, target) }
     }
+  }
+}
+
+/** Every wrong-way import: `from` in a higher or sideways layer than `to`'s. */
+function layeringViolations(files: readonly string[], read: Read = readSource): string[] {
+  const bad: string[] = []
+  for (const { from, to } of imports(files, read)) {
+    const [name, rank] = layerOf(join(SRC, from))
+    const [toName, toRank] = layerOf(join(SRC, to))
+    if (toRank > rank || (toRank === rank && toName !== name)) bad.push(`${from} -> ${to}`)
   }
   return bad
 }
@@ -70,19 +74,12 @@ const TIER_FOLDERS = ['tiers/module/', 'tiers/isolated/', 'tiers/scripts/'] as c
 const TIER_FACES = ['index.ts', 'tier.ts']
 
 /** Every import from outside a tier folder into a file that is not one of its faces. */
-function tierInternalsReached(
-  files: readonly string[],
-  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
-): string[] {
+function tierInternalsReached(files: readonly string[], read: Read = readSource): string[] {
   const bad: string[] = []
-  for (const file of files) {
-    const from = relative(SRC, file)
-    for (const m of read(file).matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
-      const to = relative(SRC, resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))
-      const tier = TIER_FOLDERS.find((t) => to.startsWith(t))
-      if (tier === undefined || from.startsWith(tier)) continue
-      if (!TIER_FACES.includes(to.slice(tier.length))) bad.push(`${from} -> ${to}`)
-    }
+  for (const { from, to } of imports(files, read)) {
+    const tier = TIER_FOLDERS.find((t) => to.startsWith(t))
+    if (tier === undefined || from.startsWith(tier)) continue
+    if (!TIER_FACES.includes(to.slice(tier.length))) bad.push(`${from} -> ${to}`)
   }
   return bad
 }
@@ -103,18 +100,11 @@ const PUBLIC_ENTRIES: readonly string[] = Object.values(
   .map((e) => e.slice('./dist/'.length).replace(/\.js$/, '.ts'))
 
 /** Every import from a file in cli/ into the rest of src/ that is not a public entry. */
-function cliInternalsReached(
-  files: readonly string[],
-  read: (file: string) => string = (f) => readFileSync(f, 'utf8'),
-): string[] {
+function cliInternalsReached(files: readonly string[], read: Read = readSource): string[] {
   const bad: string[] = []
-  for (const file of files) {
-    const from = relative(SRC, file)
-    if (!from.startsWith('cli/')) continue
-    for (const m of read(file).matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
-      const to = relative(SRC, resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')))
-      if (!to.startsWith('cli/') && !PUBLIC_ENTRIES.includes(to)) bad.push(`${from} -> ${to}`)
-    }
+  for (const { from, to } of imports(files, read)) {
+    if (!from.startsWith('cli/') || to.startsWith('cli/') || PUBLIC_ENTRIES.includes(to)) continue
+    bad.push(`${from} -> ${to}`)
   }
   return bad
 }
