@@ -1,8 +1,8 @@
 #!/usr/bin/env node
+import { escapeControls } from '../common/index.js'
 import { main } from './cli-main.js'
 import type { CliIo } from './shared/cli-command.js'
 import { CLEAR_LINE, DISCOVERY_PROGRESS_DELAY_MS } from './shared/discovery-progress.js'
-import { escapeControls } from './shared/escape-controls.js'
 
 // The process entry: only wiring. Commands live in cli-main.ts, which tests
 // import without running the CLI.

@@ -27,6 +27,7 @@ export {
   SpooledArtifact,
 } from './artifacts/index.js'
 export { type DisposableLike, DisposableStore } from './disposable.js'
+export { escapeControls, escapeLine, quoteName } from './escape-text.js'
 export * from './essentials.js'
 export { Media } from './media.js'
 export {

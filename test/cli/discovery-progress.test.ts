@@ -7,7 +7,7 @@ import { main } from '../../src/cli/cli-main.js'
 import { createServeRuntime } from '../../src/cli/serve/serve-runtime.js'
 import type { CliIo } from '../../src/cli/shared/cli-command.js'
 import { CLEAR_LINE, discoveryProgress } from '../../src/cli/shared/discovery-progress.js'
-import { escapeControls } from '../../src/cli/shared/escape-controls.js'
+import { escapeControls } from '../../src/common/escape-text.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import type { DiscoveryProgress } from '../../src/sources/types.js'
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli-main.js'
 import { LIST_DESCRIPTION_WIDTH } from '../../src/cli/list/list-command.js'
 import type { CliIo } from '../../src/cli/shared/cli-command.js'
-import { escapeControls } from '../../src/cli/shared/escape-controls.js'
 import { cutToWidth, textWidth } from '../../src/cli/shared/text-width.js'
+import { escapeControls } from '../../src/common/escape-text.js'
 
 const examples = fileURLToPath(new URL('../../examples/skills', import.meta.url))
 

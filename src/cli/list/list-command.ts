@@ -1,4 +1,5 @@
 import { relative } from 'node:path'
+import { escapeLine } from '../../common/index.js'
 import { scriptInterpreters } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
@@ -9,7 +10,6 @@ import {
   rootFlagsHelp,
 } from '../shared/cli-roots.js'
 import { discoveryProgress } from '../shared/discovery-progress.js'
-import { escapeLine } from '../shared/escape-controls.js'
 import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'

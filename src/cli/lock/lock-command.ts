@@ -1,5 +1,6 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, relative, resolve } from 'node:path'
+import { escapeLine } from '../../common/index.js'
 import { FileSystemSkillSource, type SkillProblem } from '../../index.js'
 import { formatSkillLock, lockSkills } from '../../sources/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
@@ -11,7 +12,6 @@ import {
   rootFlagsHelp,
 } from '../shared/cli-roots.js'
 import { discoveryProgress } from '../shared/discovery-progress.js'
-import { escapeLine } from '../shared/escape-controls.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs } from '../shared/parse-args.js'

@@ -1,3 +1,4 @@
+import { escapeLine } from '../../common/index.js'
 import { CHARS_PER_TOKEN, renderAvailableSkills } from '../../index.js'
 import type { CliCommand } from '../shared/cli-command.js'
 import {
@@ -8,7 +9,6 @@ import {
   rootFlagsHelp,
 } from '../shared/cli-roots.js'
 import { discoveryProgress } from '../shared/discovery-progress.js'
-import { escapeLine } from '../shared/escape-controls.js'
 import { notSearchedLines } from '../shared/not-searched.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { resolveCatalog } from '../shared/resolve-catalog.js'

@@ -1,6 +1,6 @@
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
-import { SkillHostError } from '../../common/index.js'
+import { escapeLine, SkillHostError } from '../../common/index.js'
 import { FileSystemSkillSource } from '../../index.js'
 import {
   createScriptSandbox,
@@ -8,7 +8,6 @@ import {
   type ScriptRunResult,
 } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
-import { escapeLine } from '../shared/escape-controls.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { UsageError } from '../shared/parse-args.js'
 import {

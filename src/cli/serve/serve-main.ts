@@ -1,7 +1,6 @@
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
-import { renderError, SkillHostError } from '../../common/index.js'
+import { escapeLine, renderError, SkillHostError } from '../../common/index.js'
 import type { CliIo } from '../shared/cli-command.js'
-import { escapeLine } from '../shared/escape-controls.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { packageVersion } from '../shared/package-version.js'
 import { sandboxOptionsFrom } from '../shared/sandbox-flags.js'

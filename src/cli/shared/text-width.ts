@@ -3,7 +3,7 @@
  * CLI's tables. Text is taken in grapheme clusters (`Intl.Segmenter`), so a
  * cut never splits a surrogate pair, a base from its combining marks, or an
  * emoji sequence; an escape the CLI prints for a control character
- * (`\u001b`, `\n`, see `escape-controls.ts`) is kept whole or cut whole.
+ * (`\u001b`, `\n`, see `common/escape-text.ts`) is kept whole or cut whole.
  */
 
 import { TRUNCATION_MARK } from '../../manifest/index.js'

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises'
 import { relative, resolve } from 'node:path'
-import { SkillHostError } from '../../common/index.js'
+import { escapeLine, SkillHostError } from '../../common/index.js'
 import {
   type DiscoveredSkill,
   FileSystemSkillSource,
@@ -24,7 +24,6 @@ import {
 } from '../shared/cli-roots.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from '../shared/collect-skills.js'
 import { discoveryProgress } from '../shared/discovery-progress.js'
-import { escapeLine } from '../shared/escape-controls.js'
 import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
