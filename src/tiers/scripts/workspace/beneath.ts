@@ -36,7 +36,7 @@ export function at(dir: FileHandle, name?: string): string {
 }
 
 /** Linux `O_PATH`: a descriptor that names an inode without opening it for I/O (not in `fs.constants`). */
-const O_PATH = 0o10000000
+export const O_PATH = 0o10000000
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
 

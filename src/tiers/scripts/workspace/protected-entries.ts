@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { posix } from 'node:path'
-import { at, openDirBeneath, openEntry } from './beneath.js'
+import { at, O_PATH, openDirBeneath, openEntry } from './beneath.js'
 import { PROTECTED_NAMES } from './protected-names.js'
 
 /** A version-control entry held open for a read-only bind, and where the sandbox shows it. */
@@ -9,9 +9,6 @@ export interface ProtectedEntry {
   readonly handle: FileHandle
   readonly sandbox: string
 }
-
-/** Linux `O_PATH` (not in `fs.constants`): names an inode for a bind without opening it for I/O. */
-const O_PATH = 0o10000000
 
 /** The entry `name` of `dir` as an O_PATH descriptor, unless it is missing or a symlink. */
 async function openPathAt(
