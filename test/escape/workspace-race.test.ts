@@ -10,7 +10,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { SessionWorkspace } from '../../src/tiers/scripts/workspace/session-workspace.js'
 import { ATTEMPTS, type Swapper, startSwapper } from './swapper.js'
 
