@@ -63,8 +63,16 @@ function* segments(text: string): Generator<string> {
   for (const { segment } of segmenter.segment(text)) yield segment
 }
 
+/**
+ * Printable ASCII only: one column per character, and every character its own
+ * grapheme cluster. Most of what a listing prints (ids, paths, English
+ * descriptions) is this, and segmenting it cost half of a 24,000-skill list.
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+
 /** How many terminal columns `text` takes (one line; wide characters count 2, marks 0). */
 export function textWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length
   let width = 0
   for (const { segment } of segmenter.segment(text)) width += clusterWidth(segment)
   return width
@@ -77,6 +85,9 @@ export function textWidth(text: string): number {
 export function cutToWidth(text: string, width: number): string {
   if (textWidth(text) <= width) return text
   if (width <= 0) return ''
+  // Plain ASCII without printed escapes: every character is a unit of one column.
+  if (PRINTABLE_ASCII.test(text) && !text.includes('\\'))
+    return `${text.slice(0, width - 1).trimEnd()}${TRUNCATION_MARK}`
   let out = ''
   let used = 0
   for (const unit of units(text)) {
@@ -95,6 +106,8 @@ export function cutToWidth(text: string, width: number): string {
 export function cutStartToWidth(text: string, width: number): string {
   if (textWidth(text) <= width) return text
   if (width <= 0) return ''
+  if (PRINTABLE_ASCII.test(text) && !text.includes('\\'))
+    return `${TRUNCATION_MARK}${text.slice(text.length - (width - 1))}`
   const kept: string[] = []
   let used = 0
   for (const unit of [...units(text)].reverse()) {
