@@ -18,6 +18,7 @@ const ALL = [
   'workspace',
   'spool',
   'sessions',
+  'real-corpus',
 ]
 const picked = process.argv.slice(2)
 const names = picked.length > 0 ? picked : ALL

@@ -88,6 +88,32 @@ function withRequestSignal(ctx: TurnContext, signal: AbortSignal): TurnContext {
   return Object.freeze({ ...ctx, abortSignal: AbortSignal.any([ctx.abortSignal, signal]) })
 }
 
+/** What a skill MCP server says about itself at initialization. */
+export interface SkillMcpServerIdentity {
+  readonly serverInfo: { readonly name: string; readonly version: string }
+  readonly capabilities: {
+    readonly tools: { listChanged: true }
+    readonly resources: { listChanged: true }
+  }
+  readonly instructions: string
+}
+
+/**
+ * The one description of a skill MCP server's identity: its name and
+ * version, capabilities and instructions. The server announces it, and a
+ * transport that answers `initialize` before the server exists (see
+ * `serveMcpStdio`) announces exactly the same.
+ */
+export function skillMcpServerIdentity(
+  options: Pick<SkillMcpServerOptions, 'serverInfo' | 'instructions'>,
+): SkillMcpServerIdentity {
+  return {
+    serverInfo: options.serverInfo ?? { name: 'skillhost', version: '0.0.0' },
+    capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+    instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
+  }
+}
+
 /**
  * An MCP server (official SDK, low-level `Server`: tool lists here are
  * dynamic and described by plain JSON Schemas, which the high-level
@@ -115,10 +141,8 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const lifecycle = options.lifecycleTools ?? forgeSkillTools(manager)
   if (lifecycle) for (const tool of lifecycle) ctx.tools.register(tool)
 
-  const server = new Server(options.serverInfo ?? { name: 'skillhost', version: '0.0.0' }, {
-    capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
-    instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
-  })
+  const { serverInfo, ...identity } = skillMcpServerIdentity(options)
+  const server = new Server(serverInfo, identity)
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: ctx.tools.all().map(

@@ -7,7 +7,9 @@ import {
   createSkillMcpServer,
   type SkillMcpServerOptions,
   type SkillMcpSession,
+  skillMcpServerIdentity,
 } from './create-skill-mcp-server.js'
+import { HeldTransport } from './held-transport.js'
 
 /**
  * What a manager factory learns about the session it builds for: the
@@ -56,7 +58,12 @@ export interface ServeMcpStdioOptions extends McpSessionFactoryOptions {
 
 /** A running stdio server. */
 export interface McpStdioServer extends AsyncDisposable {
-  readonly session: SkillMcpSession
+  /**
+   * The session, once its manager is made. The client is answered before
+   * that: `initialize` at once, everything else as soon as the manager is
+   * ready. Rejects when the manager cannot be made (the server then closes).
+   */
+  readonly ready: Promise<SkillMcpSession>
   /** Resolves once the session is closed (stdin ended, the client closed, or `close()`). */
   readonly closed: Promise<void>
   /** Closes the session and disposes its manager. Idempotent. */
@@ -65,22 +72,29 @@ export interface McpStdioServer extends AsyncDisposable {
 
 /**
  * Serves one MCP session over stdio (stdout is the protocol channel: log to
- * stderr only). The session ends, and its manager is disposed, when stdin
- * ends, the transport closes or `close()` is called.
+ * stderr only). The client's `initialize` is answered at once, while the
+ * session's manager is still being made (a first discovery over a large
+ * corpus can outlast a client's initialize timeout); its other requests are
+ * answered once the manager is ready. The session ends, and its manager is
+ * disposed, when stdin ends, the transport closes or `close()` is called.
  */
 export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpStdioServer> {
   const { createManager, stdin = process.stdin, stdout = process.stdout, ...rest } = options
-  const { manager, disposables } = await openSessionManager(createManager, randomUUID())
-  const session = createSkillMcpServer({ ...rest, manager, disposeManager: true, disposables })
-  const transport = new StdioServerTransport(stdin, stdout)
+  const transport = new HeldTransport(
+    new StdioServerTransport(stdin, stdout),
+    skillMcpServerIdentity(rest),
+  )
   let resolveClosed: () => void = () => undefined
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve
   })
+  let session: SkillMcpSession | undefined
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
     closing ??= Promise.resolve()
-      .then(() => session.close())
+      // Without a session yet, closing the transport is all there is; the
+      // manager, if it is still being made, is disposed when it arrives.
+      .then(() => (session ? session.close() : transport.close()))
       .finally(() => {
         stdin.off('end', onEnd)
         resolveClosed()
@@ -89,7 +103,29 @@ export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpS
   }
   const onEnd = (): void => void close()
   stdin.on('end', onEnd)
-  await session.server.connect(transport)
-  session.server.onclose = onEnd
-  return { session, closed, close, [Symbol.asyncDispose]: close }
+  transport.onclose = onEnd
+  await transport.open()
+  const ready = (async () => {
+    let opened: Awaited<ReturnType<typeof openSessionManager>>
+    try {
+      opened = await openSessionManager(createManager, randomUUID())
+    } catch (err) {
+      await transport.fail('The server could not start its skill session.')
+      await close()
+      throw err
+    }
+    const { manager, disposables } = opened
+    const made = createSkillMcpServer({ ...rest, manager, disposeManager: true, disposables })
+    if (closing) {
+      await made.close()
+      throw new Error('the stdio session closed before its manager was ready')
+    }
+    session = made
+    await made.server.connect(transport)
+    made.server.onclose = onEnd
+    return made
+  })()
+  // The caller may never look at `ready`; its failure is reported through `closed`'s caller.
+  ready.catch(() => undefined)
+  return { ready, closed, close, [Symbol.asyncDispose]: close }
 }

@@ -101,7 +101,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   } else log(describeSpool(options))
   if (options.http) describeAuth(options.http, log)
   const signal = onSignal()
-  const runtime = await createServeRuntime({
+  const runtimeMade = createServeRuntime({
     roots: options.roots,
     ...(options.maxDepth !== undefined && { maxDepth: options.maxDepth }),
     overlays: options.overlays,
@@ -123,12 +123,24 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     await shared?.dispose()
     throw err
   })
-  const common = {
-    createManager: runtime.createManager,
+  const session = {
     serverInfo: { name: 'skillhost', version: packageVersion() },
     onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
       log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
   }
+  // Over stdio the client's initialize is answered while discovery runs (a
+  // client gives up on a slow one); its other requests wait for the runtime.
+  const stdio = options.http
+    ? undefined
+    : await serveMcpStdio({
+        ...session,
+        createManager: async (scope) => (await runtimeMade).createManager(scope),
+      })
+  const runtime = await runtimeMade.catch(async (err) => {
+    await stdio?.close()
+    throw err
+  })
+  const common = { ...session, createManager: runtime.createManager }
   try {
     if (options.http) {
       const server = await serveMcpHttp({
@@ -153,8 +165,9 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
       const why = await signal.promise
       log(`${why}: shutting down`)
       await server.close()
-    } else {
-      const server = await serveMcpStdio(common)
+    } else if (stdio) {
+      const server = stdio
+      await server.ready.catch(() => undefined)
       log('serving MCP on stdio')
       const why = await Promise.race([signal.promise, server.closed.then(() => 'stdin closed')])
       log(`${why}: shutting down`)
