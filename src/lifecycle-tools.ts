@@ -218,6 +218,8 @@ export function forgeSkillTools(
         ...(result.handle === undefined ? {} : { handle: result.handle }),
         files: result.files,
         filesTotal: result.filesTotal,
+        // Fixed keys and reasons from skillhost's own table: nothing the skill wrote.
+        ...(result.ignored ? { ignored: result.ignored } : {}),
         ...(result.files.length < result.filesTotal
           ? {
               moreFiles: `${READ_SKILL_FILE_TOOL} ${JSON.stringify({ skill: result.id, path: SKILL_ROOT_PATH, range: { startLine: result.files.length + 1 } })} lists the rest (path<TAB>size per line)`,

@@ -1,6 +1,7 @@
 import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
+import type { IgnoredKey } from '../manifest/claude-code-keys.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillPin } from '../sources/skill-pins.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
@@ -178,6 +179,12 @@ export interface LoadResult {
   readonly files: readonly SkillFileInfo[]
   /** How many files the skill ships besides SKILL.md. */
   readonly filesTotal: number
+  /**
+   * Claude Code frontmatter keys the skill uses that skillhost does not
+   * honour (`context`, `hooks`, `allowed-tools`…), each with the reason;
+   * absent when none. The skill loads regardless.
+   */
+  readonly ignored?: readonly IgnoredKey[]
 }
 
 /** One skill initialized in a manager: its version, its tools, and the declared tools it lacks. */

@@ -10,6 +10,7 @@ export {
   MAX_DESCRIPTION_CHARS,
   TRUNCATION_MARK,
 } from './cap-description.js'
+export { IGNORED_CLAUDE_CODE_KEYS, type IgnoredKey, ignoredKeys } from './claude-code-keys.js'
 export { decodeSkillText } from './decode-skill-text.js'
 export {
   DEFAULT_MAX_ALIAS_COUNT,

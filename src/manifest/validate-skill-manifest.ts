@@ -1,3 +1,4 @@
+import { type IgnoredKey, ignoredKeys } from './claude-code-keys.js'
 import { MAX_SKILL_NAME_LENGTH, skillNameProblems } from './skill-name-problems.js'
 
 /** Names `skillNameProblems` finds nothing wrong with (when not too long): the common case. */
@@ -15,6 +16,8 @@ export interface SkillManifest {
   /** A top-level `version` (not part of the spec): a hint for the skill's version. */
   readonly version?: string
   readonly extra: Readonly<Record<string, unknown>>
+  /** Claude Code keys the skill uses that skillhost does not honour, with why (empty when none). */
+  readonly ignored: readonly IgnoredKey[]
 }
 
 /** Options for `validateSkillManifest`. */
@@ -173,5 +176,6 @@ export function validateSkillManifest(
   if (allowedTools !== undefined) manifest.allowedTools = allowedTools
   if (version) manifest.version = version
   manifest.extra = extra
+  manifest.ignored = ignoredKeys(frontmatter)
   return { ok: true, manifest, errors, warnings }
 }

@@ -114,6 +114,7 @@ export class SkillReader {
       ...(isolatedTools.length > 0 && { isolatedTools }),
       ...(sidecar && sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
       ...(unavailableTools.length > 0 && { unavailableTools }),
+      ...(m.ignored.length > 0 && { ignored: m.ignored }),
     }
   }
 

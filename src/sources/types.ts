@@ -1,4 +1,5 @@
 import type { Tool } from '../common/tool.js'
+import type { IgnoredKey } from '../manifest/claude-code-keys.js'
 import type {
   SkillIsolatedToolDeclaration,
   SkillRef,
@@ -103,6 +104,8 @@ export interface SkillDescriptor extends SkillRef {
    * did not import). The manager adds them to the load result.
    */
   readonly unavailableTools?: readonly UnavailableTool[]
+  /** Claude Code frontmatter keys the skill uses that skillhost does not honour, and why. */
+  readonly ignored?: readonly IgnoredKey[]
 }
 
 /** Size and version of a skill's body or one of its files. */

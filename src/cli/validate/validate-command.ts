@@ -86,7 +86,8 @@ holds no skill, 2 on a usage error.`
 /**
  * Each declared script's interpreter, checked by the check `run` makes
  * (`validateSkillScript` against `scriptInterpreters`): a name run refuses
- * is an error, a default name missing on this host a warning.
+ * is an error, a default name missing on this host a warning. Claude Code
+ * keys skillhost does not honour are warnings too.
  */
 async function interpreterProblems(
   source: SkillSource,
@@ -97,7 +98,11 @@ async function interpreterProblems(
   const warnings: string[] = []
   let scripts: readonly SkillScript[] = []
   try {
-    scripts = ((await source.descriptor(skill)).scripts ?? []) as readonly SkillScript[]
+    const descriptor = await source.descriptor(skill)
+    scripts = (descriptor.scripts ?? []) as readonly SkillScript[]
+    // Claude Code keys skillhost reads but does not act on: named, never silent.
+    for (const { key, reason } of descriptor.ignored ?? [])
+      warnings.push(`'${key}' is a Claude Code key skillhost does not honour: ${reason}.`)
   } catch (err) {
     errors.push(SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : String(err))
   }
