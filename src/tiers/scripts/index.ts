@@ -25,6 +25,7 @@ export {
   assertInterpreterProgram,
   assertReadPath,
   DEFAULT_INTERPRETER_NAMES,
+  INTERPRETER_FAMILIES,
   INTERPRETER_NAME,
   interpreterReadPrefixes,
   scriptInterpreters,

@@ -49,11 +49,19 @@ export function assertInterpreterProgram(name: string, program: string): string 
 }
 
 /**
+ * Names scripts use for one interpreter: setting one of them (and not the
+ * others) sets them all. Skills say `python` and `python3` interchangeably.
+ */
+export const INTERPRETER_FAMILIES: readonly (readonly string[])[] = [['python', 'python3']]
+
+/**
  * The interpreter allow-list `skillhost run` and `serve` use, and the one
  * `validate` checks against: `sh`, `bash`, `python` and `python3` (both the
  * system python3), `node`, each where installed, then the deployer's
  * `extra` entries (name → absolute program path, checked by
- * `assertInterpreterProgram`), which add names or replace defaults.
+ * `assertInterpreterProgram`), which add names or replace defaults. An entry
+ * for one name of an `INTERPRETER_FAMILIES` family (`python`) sets the whole
+ * family unless the deployer names more than one of it.
  */
 export function scriptInterpreters(
   extra: Readonly<Record<string, string>> = {},
@@ -65,6 +73,13 @@ export function scriptInterpreters(
   }
   for (const [name, program] of Object.entries(extra))
     out[name] = [assertInterpreterProgram(name, program)]
+  // One family, one choice: a deployer who names a python for `python` means
+  // it for `python3` too (and back), unless they name both.
+  for (const family of INTERPRETER_FAMILIES) {
+    const given = family.filter((name) => Object.hasOwn(extra, name))
+    if (given.length !== 1) continue
+    for (const name of family) out[name] = [...out[given[0]!]!]
+  }
   return out
 }
 
