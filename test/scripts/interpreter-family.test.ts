@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { INTERPRETER_FAMILIES, scriptInterpreters } from '../../src/tiers/scripts/index.js'
+import {
+  INTERPRETER_FAMILIES,
+  scriptInterpreters,
+  withInterpreterFamilies,
+} from '../../src/tiers/scripts/index.js'
 
 // Any executable file will do as a deployer's program: these two always exist.
 const NODE = process.execPath
@@ -29,5 +33,15 @@ describe('interpreter families (issue 23: python and python3 are one choice)', (
     expect(() => scriptInterpreters({ python: '/nonexistent/python' })).toThrow(
       expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }),
     )
+  })
+})
+
+describe('the library option completes families the same way', () => {
+  it('withInterpreterFamilies: python alone gives python3 the same prefix; both given stay apart', () => {
+    const one = withInterpreterFamilies({ python: [NODE, '-I'] })
+    expect(one.python3).toEqual([NODE, '-I'])
+    const both = withInterpreterFamilies({ python: [NODE], python3: [SH] })
+    expect(both.python3).toEqual([SH])
+    expect(withInterpreterFamilies({ node: [NODE] })).toEqual({ node: [NODE] })
   })
 })

@@ -29,6 +29,7 @@ export {
   INTERPRETER_NAME,
   interpreterReadPrefixes,
   scriptInterpreters,
+  withInterpreterFamilies,
 } from './policy/script-interpreters.js'
 export { type InterpreterChoice, interpreterFor } from './policy/undeclared-interpreter.js'
 export { assertSafeArgValue, buildArgv } from './run/build-argv.js'

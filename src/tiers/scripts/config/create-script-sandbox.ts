@@ -16,6 +16,7 @@ import {
   assertReadPath,
   interpreterReadPrefixes,
   scriptInterpreters,
+  withInterpreterFamilies,
 } from '../policy/script-interpreters.js'
 import { createBubblewrapHandle } from '../sandbox/bubblewrap-handle.js'
 import { hostCertificatePaths } from '../sandbox/minimal-etc.js'
@@ -39,6 +40,7 @@ export interface ScriptSandboxOptions {
    * installed). A program outside the system read paths (a venv's
    * `bin/python`, an nvm node) is made readable by binding its prefix
    * read-only (`interpreterReadPrefixes`), in the session policy as well.
+   * `python` alone also serves `python3` (and back): see `withInterpreterFamilies`.
    */
   readonly interpreters?: Readonly<Record<string, readonly string[]>>
   /** More directories scripts may read (read-only), each checked by `assertReadPath`; in the session policy too. */
@@ -120,7 +122,9 @@ export async function createScriptSandbox(
       )
     }
     const systemPaths = SYSTEM_READ_PATHS.filter((p) => existsSync(p))
-    const interpreters = options.interpreters ?? scriptInterpreters()
+    const interpreters = options.interpreters
+      ? withInterpreterFamilies(options.interpreters)
+      : scriptInterpreters()
     const extraPaths = (options.readPaths ?? []).map((p) => assertReadPath(p))
     for (const [name, prefix] of Object.entries(interpreters)) {
       const program = Array.isArray(prefix) ? prefix[0] : undefined

@@ -73,12 +73,25 @@ export function scriptInterpreters(
   }
   for (const [name, program] of Object.entries(extra))
     out[name] = [assertInterpreterProgram(name, program)]
-  // One family, one choice: a deployer who names a python for `python` means
-  // it for `python3` too (and back), unless they name both.
+  return withInterpreterFamilies(out, extra)
+}
+
+/**
+ * `interpreters` with each `INTERPRETER_FAMILIES` family completed from the
+ * one name of it the deployer gave in `given`: a deployer who names a python
+ * for `python` means it for `python3` too (and back). A family named more
+ * than once, or not at all, is left as it is. Returns a new map.
+ */
+export function withInterpreterFamilies<T extends readonly string[]>(
+  interpreters: Readonly<Record<string, T>>,
+  given: Readonly<Record<string, unknown>> = interpreters,
+): Record<string, T> {
+  const out: Record<string, T> = Object.assign(Object.create(null), interpreters)
   for (const family of INTERPRETER_FAMILIES) {
-    const given = family.filter((name) => Object.hasOwn(extra, name))
-    if (given.length !== 1) continue
-    for (const name of family) out[name] = [...out[given[0]!]!]
+    const named = family.filter((name) => Object.hasOwn(given, name))
+    const chosen = named.length === 1 ? interpreters[named[0]!] : undefined
+    if (chosen === undefined) continue
+    for (const name of family) out[name] = [...chosen] as unknown as T
   }
   return out
 }
