@@ -26,7 +26,7 @@ if (typeof module.registerHooks !== 'function') {
 }
 
 const FILES = 20
-const ROUNDS = 9
+const ROUNDS = 15
 const PER_ROUND = 20
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
@@ -60,14 +60,9 @@ async function graphs(locked, count) {
   for (let i = 0; i < count; i++) {
     n += 1
     const { dir, scan } = await graph(`g${n}`)
-    const pin = locked
-      ? {
-          id: 'graph',
-          dir,
-          scan,
-          ...(await new SkillDigests(limits.maxFileBytes).fileDigests(dir, scan)),
-        }
-      : undefined
+    // Both paths read the folder once before the clock starts (a load's digest check does).
+    const digests = await new SkillDigests(limits.maxFileBytes).fileDigests(dir, scan)
+    const pin = locked ? { id: 'graph', dir, scan, ...digests } : undefined
     out.push({ main: join(dir, 'tools.mjs'), pin })
   }
   return out
@@ -89,9 +84,8 @@ for (let i = 0; i < 50; i++) {
   hashMs.push(performance.now() - start)
 }
 
-// Unlocked before any locked import: Node without the hooks (two rounds warm up).
-await timeImports(false, PER_ROUND)
-await timeImports(false, PER_ROUND)
+// Unlocked before any locked import: Node without the hooks (three rounds warm up).
+for (let r = 0; r < 3; r++) await timeImports(false, PER_ROUND)
 const bare = []
 for (let r = 0; r < ROUNDS; r++) bare.push(await timeImports(false, PER_ROUND))
 // The first locked import puts the hooks in place for the process.
@@ -100,11 +94,13 @@ const unlocked = []
 const locked = []
 const ratios = []
 for (let r = 0; r < ROUNDS; r++) {
-  const u = await timeImports(false, PER_ROUND)
+  // Alternating which goes first, so neither always follows the other's garbage.
+  const u = r % 2 === 0 ? await timeImports(false, PER_ROUND) : undefined
   const l = await timeImports(true, PER_ROUND)
-  unlocked.push(u)
+  const u2 = u ?? (await timeImports(false, PER_ROUND))
+  unlocked.push(u2)
   locked.push(l)
-  ratios.push(l / u)
+  ratios.push(l / u2)
 }
 await rm(base, { recursive: true, force: true })
 
@@ -124,7 +120,7 @@ writeSection(
 Command: \`node bench/pinned-imports.mjs\` on Node.js 22.15+ (\`npm run bench -- pinned-imports\` with such a Node first on PATH).
 Graph: \`tools.mjs\` importing ${FILES} modules of ~4 KB each and \`skillhost\` (the host's own package,
 allowed by the bare-specifier check); every import is of a fresh copy of the folder, so Node loads each file.
-${ROUNDS} interleaved rounds of ${PER_ROUND} imports.
+${ROUNDS} interleaved rounds of ${PER_ROUND} imports (which path goes first alternates).
 
 | import of the graph | ms per graph (median round) |
 |---|---:|

@@ -118,12 +118,12 @@ function graphOf(url: string, path: string): Graph | undefined {
   const token = tokenOf(url)
   const tokened = token === undefined ? undefined : byToken.get(token)
   if (tokened && path.startsWith(tokened.prefix)) return tokened
-  let found: Graph | undefined
-  for (const graph of byRoot.values()) {
-    if (path.startsWith(graph.prefix) && graph.prefix.length > (found?.prefix.length ?? 0))
-      found = graph
+  // Each ancestor folder, deepest first: a map lookup per level, however many folders are locked.
+  for (let end = path.lastIndexOf(sep); end > 0; end = path.lastIndexOf(sep, end - 1)) {
+    const graph = byRoot.get(path.slice(0, end + 1))
+    if (graph) return graph
   }
-  return found
+  return undefined
 }
 
 function withToken(url: string, token: string): string {

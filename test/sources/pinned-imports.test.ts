@@ -71,16 +71,27 @@ async function refusedWith(run: Promise<unknown>, reason: string): Promise<void>
 }
 
 describe.runIf(CAN_CHECK)('a locked skill whose module graph stays pinned', () => {
-  it('imports ./lib.mjs, a host package (yaml) and a builtin', async () => {
+  it('imports pinned files (ESM, CommonJS by import and by require, JSON), a host package (yaml) and a builtin', async () => {
     const { skills } = await base({
       ...skill(
         'plain',
-        "import { word } from './lib.mjs'\nimport { parse } from 'yaml'\nimport { sep } from 'node:path'",
-        "[word, parse('n: 1').n, sep].join(' ')",
+        [
+          "import { word } from './lib.mjs'",
+          "import common from './lib/common.cjs'",
+          "import data from './data.json' with { type: 'json' }",
+          "import { parse } from 'yaml'",
+          "import { createRequire } from 'node:module'",
+          'const require = createRequire(import.meta.url)',
+        ].join('\n'),
+        "[word, common, data.n, require('./lib/late.cjs'), parse('n: 1').n].join(' ')",
       ),
       'plain/lib.mjs': "export const word = 'pinned'\n",
+      'plain/lib/common.cjs': "module.exports = require('./shared.cjs') + '-cjs'\n",
+      'plain/lib/shared.cjs': "module.exports = 'shared'\n",
+      'plain/lib/late.cjs': "module.exports = 'late'\n",
+      'plain/data.json': '{ "n": 7 }\n',
     })
-    expect(await say(await locked(skills), 'plain')).toBe('pinned 1 /')
+    expect(await say(await locked(skills), 'plain')).toBe('pinned shared-cjs 7 late 1')
   })
 })
 
