@@ -3,6 +3,10 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Skill modules in folders named skillhost-native-import-* are imported by
+    // Node itself, not transformed by Vite: the pinned-import tests need Node's
+    // module hooks (module.registerHooks) to see every file such a graph loads.
+    server: { deps: { external: [/skillhost-native-import-/] } },
     // Sandbox and guest tests spawn real processes and workers; two cores
     // cannot run many such files at once without starving each other.
     maxWorkers: 2,

@@ -12,6 +12,7 @@ const ALL = [
   'incremental',
   'list-skills',
   'module-tool',
+  'pinned-imports',
   'managers',
   'isolated',
   'scripts',

@@ -153,7 +153,13 @@ export class FileSystemSkillSource implements SkillSource {
       walk: (onProgress) => discoverSkills({ ...walk, signal: this.#lifetime.signal, onProgress }),
       current: () => this.#cache.clean,
     })
-    this.#reader = new SkillReader({ served, rows, digests, limits: this.limits })
+    this.#reader = new SkillReader({
+      served,
+      rows,
+      digests,
+      limits: this.limits,
+      pins: this.#pins,
+    })
   }
 
   /** The lockfile in force (see `FileSystemSkillSource({ lock })`), if any. */

@@ -37,11 +37,15 @@ const byBytes = (a: [Uint8Array, string], b: [Uint8Array, string]): number =>
  * saw (`E_SKILL_SOURCE_FAILED` otherwise), so the digest belongs to this
  * scan and to no other. `known` holds bytes the caller already read and
  * checked against this scan (discovery's SKILL.md): those are not read again.
+ * `perFile`, when given, receives each file's own SHA-256 (base64) taken from
+ * the very bytes hashed into the digest, so it pins exactly what the digest
+ * pins (see `pinned-imports.ts`).
  */
 export function* skillDigestSteps(
   scan: SkillFolderScan,
   maxFileBytes: number,
   known?: ReadonlyMap<string, Uint8Array>,
+  perFile?: Map<string, string>,
 ): FsSteps<string> {
   const order = [...scan.files.keys()]
     .map((rel): [Uint8Array, string] => [encoder.encode(rel), rel])
@@ -72,9 +76,15 @@ export function* skillDigestSteps(
       const content = known?.get(rel) ?? files[next++]!.bytes
       hash.update(lengthPrefix(path.byteLength)).update(path)
       hash.update(lengthPrefix(content.byteLength)).update(content)
+      perFile?.set(rel, fileSha256(content))
     })
   }
   return `sha256-${hash.digest('base64')}`
+}
+
+/** The SHA-256 (base64) of one file's bytes or of a module source as Node hands it to V8. */
+export function fileSha256(content: Uint8Array | string): string {
+  return createHash('sha256').update(content).digest('base64')
 }
 
 /** True for a string shaped like a skill content digest (`SKILL_DIGEST_PATTERN`). */

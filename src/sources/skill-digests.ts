@@ -6,6 +6,12 @@ import { asyncSkillFs } from './skill-fs.js'
 /** Runs digest steps with a discovery driver (direct calls or the thread pool). */
 export type DigestRunner = (steps: FsSteps<string>) => string | Promise<string>
 
+/** A content digest and each file's own SHA-256 (base64, by scan path), all from the same bytes. */
+export interface FileDigests {
+  readonly digest: string
+  readonly files: ReadonlyMap<string, string>
+}
+
 const POOL: DigestRunner = (steps) => runAsync(steps, asyncSkillFs)
 
 /**
@@ -20,6 +26,10 @@ const POOL: DigestRunner = (steps) => runAsync(steps, asyncSkillFs)
 export class SkillDigests {
   readonly #maxFileBytes: number
   readonly #byFolder = new Map<string, { readonly hash: string; readonly digest: string }>()
+  readonly #filesByFolder = new Map<
+    string,
+    { readonly hash: string; readonly value: FileDigests }
+  >()
 
   /** `maxFileBytes`: the largest file read (a larger one fails the digest). */
   constructor(maxFileBytes: number) {
@@ -43,6 +53,23 @@ export class SkillDigests {
     return digest
   }
 
+  /**
+   * The content digest of `scan` with each file's own SHA-256, hashed from
+   * the same reads (so the per-file hashes pin exactly what the digest pins);
+   * cached for this scan identity like `digest`. Read only for a locked
+   * skill whose module is imported (see `pinned-imports.ts`).
+   */
+  async fileDigests(dir: string, scan: SkillFolderScan): Promise<FileDigests> {
+    const kept = this.#filesByFolder.get(dir)
+    if (kept?.hash === scan.hash) return kept.value
+    const files = new Map<string, string>()
+    const digest = await POOL(skillDigestSteps(scan, this.#maxFileBytes, undefined, files))
+    const value: FileDigests = { digest, files }
+    this.#filesByFolder.set(dir, { hash: scan.hash, value })
+    this.#byFolder.set(dir, { hash: scan.hash, digest })
+    return value
+  }
+
   /** How many folders have a digest kept. */
   get size(): number {
     return this.#byFolder.size
@@ -51,5 +78,7 @@ export class SkillDigests {
   /** Forgets the digests of folders not in `dirs` (those a completed discovery no longer serves). */
   keepOnly(dirs: ReadonlySet<string>): void {
     for (const dir of this.#byFolder.keys()) if (!dirs.has(dir)) this.#byFolder.delete(dir)
+    for (const dir of this.#filesByFolder.keys())
+      if (!dirs.has(dir)) this.#filesByFolder.delete(dir)
   }
 }

@@ -1,6 +1,6 @@
 import { SkillHostError } from '../common/errors.js'
 import type { SkillFolderScan } from './scan-skill-folder.js'
-import type { DigestRunner, SkillDigests } from './skill-digests.js'
+import type { DigestRunner, FileDigests, SkillDigests } from './skill-digests.js'
 import type { SkillLock } from './skill-lock.js'
 import type { SkillProblem } from './types.js'
 
@@ -69,6 +69,26 @@ export class SkillPins {
   async verify(id: string, dir: string, scan: SkillFolderScan): Promise<void> {
     const pin = await this.pin(id, dir, scan)
     if (pin?.state !== 'pinned') throw notPinnedError(id, pin)
+  }
+
+  /**
+   * Each file's SHA-256 for a scan whose content is exactly what the lock
+   * pins for `id`, taken from the same reads as the digest checked against
+   * the lock; throws `E_SKILL_NOT_PINNED` otherwise. What a locked skill's
+   * module graph is held to (see `pinned-imports.ts`).
+   */
+  async pinnedFiles(id: string, dir: string, scan: SkillFolderScan): Promise<FileDigests> {
+    const pinned = this.lock.skills.get(id)
+    if (pinned === undefined) throw notPinnedError(id, undefined)
+    const found = await this.#digests.fileDigests(dir, scan)
+    if (found.digest !== pinned.digest) {
+      throw notPinnedError(id, {
+        state: 'changed-since-pinned',
+        digest: found.digest,
+        pinnedDigest: pinned.digest,
+      })
+    }
+    return found
   }
 
   /**

@@ -11,6 +11,7 @@ import type { SkillFolderScan } from './scan-skill-folder.js'
 import type { ServedSkills } from './served-skills.js'
 import type { SkillDigests } from './skill-digests.js'
 import { asyncSkillFs } from './skill-fs.js'
+import type { SkillPins } from './skill-pins.js'
 import type { SkillSourceLimits } from './source-limits.js'
 import type {
   SkillDescriptor,
@@ -39,6 +40,8 @@ export interface SkillReaderOptions {
   readonly rows: CatalogRows
   readonly digests: SkillDigests
   readonly limits: SkillSourceLimits
+  /** The lockfile in force, if any: a locked skill's module graph is held to its pinned files. */
+  readonly pins: SkillPins | undefined
 }
 
 const encoder = new TextEncoder()
@@ -62,12 +65,14 @@ export class SkillReader {
   readonly #rows: CatalogRows
   readonly #digests: SkillDigests
   readonly #limits: SkillSourceLimits
+  readonly #pins: SkillPins | undefined
 
   constructor(options: SkillReaderOptions) {
     this.#served = options.served
     this.#rows = options.rows
     this.#digests = options.digests
     this.#limits = options.limits
+    this.#pins = options.pins
   }
 
   /** The content digest of the skill at `ref`, cached per scan identity. */
@@ -94,10 +99,13 @@ export class SkillReader {
     let tools: Tool[] | undefined
     const unavailableTools = this.#rows.notImported(ref.id, entry)
     if (sidecar?.module && unavailableTools.length === 0) {
+      // Locked: each file's hash, from the same reads as a digest equal to the lock's.
+      const pinned = await this.#pins?.pinnedFiles(ref.id, entry.dir, scan)
       tools = await importModuleTools(
         scan.files.get(sidecar.module)!.abs,
         entry.version,
         sidecar.module,
+        pinned && { id: ref.id, dir: entry.dir, scan, ...pinned },
       )
     }
     options.signal?.throwIfAborted()
