@@ -1,6 +1,6 @@
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
-import { escapeLine, SkillHostError } from '../../common/index.js'
+import { escapeLine, personText, SkillHostError } from '../../common/index.js'
 import { FileSystemSkillSource } from '../../index.js'
 import {
   createScriptSandbox,
@@ -131,7 +131,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     sandbox = await createScriptSandbox(sandboxOptionsFrom(flags))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
-    io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
+    io.stderr(`skillhost run: ${err.code}: ${personText(err)}\n`)
     return RUN_EXIT.unavailable
   }
   try {
@@ -163,7 +163,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return status
   } catch (err) {
     if (SkillHostError.isInstance(err)) {
-      io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
+      io.stderr(`skillhost run: ${err.code}: ${personText(err)}\n`)
       return ARGUMENT_CODES.has(err.code) ? RUN_EXIT.usage : RUN_EXIT.unavailable
     }
     throw err
