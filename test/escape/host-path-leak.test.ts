@@ -12,6 +12,7 @@ import { basename, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSkillTools } from '../../src/adapters/ai-sdk/index.js'
 import { createSkillMcpServer } from '../../src/adapters/mcp/index.js'
 import { personText, renderError, SkillHostError } from '../../src/common/errors.js'
 import { createSkillManager } from '../../src/manager/index.js'
@@ -133,6 +134,39 @@ describe.skipIf(!linux)('no host path reaches the model, whatever the folder is 
     expect(seen.traceback).toContain('/skill/scripts/fail.py')
     expect(seen.traceback).not.toContain('<path>')
     expect(seen.where).toContain('/work')
+  })
+
+  it('keeps the AI SDK adapter’s tool errors free of it too (message, string and JSON)', async () => {
+    const manager = await createSkillManager({
+      sources: [new FileSystemSkillSource({ roots: [roots], importModules: true })],
+      gate: async () => undefined,
+      scripts: withWorkspaceDir({ ...sandbox.config, undeclared: 'allow' }, wsDir),
+    })
+    const ctx = manager.createTurnContext()
+    const skills = createSkillTools({ manager, ctx })
+    const call = async (name: string, input: Record<string, unknown>) => {
+      const execute = skills.tools[name]?.execute
+      if (execute === undefined) throw new Error(`no tool ${name}`)
+      return execute(input, { toolCallId: 't', messages: [] }).then(
+        (ok: unknown) => JSON.stringify(ok),
+        (err: unknown) => `${String(err)} ${(err as Error).message} ${JSON.stringify(err)}`,
+      )
+    }
+    try {
+      const seen = [
+        await call('workspace_read', { path: 'no/such/file.txt' }),
+        await call('load_skill', { skill: 'bad-module' }),
+        await call('load_skill', { skill: 'leaky' }),
+      ]
+      seen.push(await call('run_leaky_script', { script: 'scripts/fail.py' }))
+      for (const text of seen) expect(leaks(text), text).toEqual([])
+      expect(seen[0]).toContain('E_SKILL_WORKSPACE_FAILED')
+      expect(seen[1]).toContain('E_SKILL_SOURCE_FAILED')
+      expect(seen[3]).toContain('/skill/scripts/fail.py')
+    } finally {
+      skills.dispose()
+      await manager.dispose()
+    }
   })
 
   // Root hosts run the sandbox as another uid, which cannot traverse a 0700 folder.
