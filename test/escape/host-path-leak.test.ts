@@ -49,6 +49,7 @@ write(
   '---\nname: leaky\ndescription: Fails in every way a script can.\n---\nRun scripts/fail.py.\n',
 )
 write('leaky/scripts/fail.py', 'import os\ndef inner():\n    open("missing-input.txt")\ninner()\n')
+write('leaky/scripts/fail.js', "function inner() {\n  throw new Error('boom')\n}\ninner()\n")
 write('leaky/scripts/where.sh', '#!/bin/sh\npwd\nls -d /skill /work\nexit 3\n')
 write('leaky/scripts/mounts.sh', '#!/bin/sh\ncat /proc/self/mountinfo > mountinfo.txt\n')
 write(
@@ -115,6 +116,7 @@ describe.skipIf(!linux)('no host path reaches the model, whatever the folder is 
       seen.loadModule = await mcp.call('load_skill', { skill: 'bad-module' })
       seen.loadLeaky = await mcp.call('load_skill', { skill: 'leaky' })
       seen.traceback = await mcp.call('run_leaky_script', { script: 'scripts/fail.py' })
+      seen.nodeTrace = await mcp.call('run_leaky_script', { script: 'scripts/fail.js' })
       seen.where = await mcp.call('run_leaky_script', { script: 'scripts/where.sh' })
       seen.noScript = await mcp.call('run_leaky_script', { script: 'scripts/none.py' })
       seen.readFile = await mcp.call('read_skill_file', { skill: 'leaky', path: 'nope.md' })
@@ -133,6 +135,8 @@ describe.skipIf(!linux)('no host path reaches the model, whatever the folder is 
     // A Python traceback keeps its sandbox frames: /skill/... is not a host path.
     expect(seen.traceback).toContain('/skill/scripts/fail.py')
     expect(seen.traceback).not.toContain('<path>')
+    expect(seen.nodeTrace).toContain('/skill/scripts/fail.js:2')
+    expect(seen.nodeTrace).not.toContain('<path>')
     expect(seen.where).toContain('/work')
   })
 
