@@ -153,6 +153,22 @@ describe('failures: the error code, the person text, exit 1 (run: its sysexits)'
     expect(jsonError(stdout)).toEqual({ code: 'E_CLI_FAILED', message: 'the disk is full' })
   })
 
+  it('list: a lockfile it cannot use keeps its code; the person text names the flag', async () => {
+    const missing = join(base, 'missing.lock.json')
+    const text = await cli('list', '--locked', missing, empty)
+    expect(text.code).toBe(1)
+    expect(text.stderr).toBe(
+      `skillhost list: E_INVALID_SKILLS_CONFIG: --locked ${missing}: The skill lockfile could not be read (ENOENT).\n`,
+    )
+    const json = await cli('list', '--json', '--locked', missing, empty)
+    expect(json.code).toBe(1)
+    expect(json.stderr).toBe('')
+    expect(jsonError(json.stdout)).toEqual({
+      code: 'E_INVALID_SKILLS_CONFIG',
+      message: `--locked ${missing}: The skill lockfile could not be read (ENOENT).`,
+    })
+  })
+
   it('lock: no skill to pin is E_CLI_FAILED, exit 1, saying what was not written', async () => {
     const out = join(base, 'skills.lock.json')
     const text = await cli('lock', '--no-default-roots', '--root', empty, '--out', out)
