@@ -6,7 +6,7 @@ import { runCommand } from './run/run-command.js'
 import { serveCommand } from './serve/serve-command.js'
 import type { CliCommand, CliIo } from './shared/cli-command.js'
 import { packageVersion } from './shared/package-version.js'
-import { UsageError } from './shared/parse-args.js'
+import { reportError, wantsJson } from './shared/report-error.js'
 import { validateCommand } from './validate/validate-command.js'
 
 /**
@@ -83,11 +83,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     return await command.run(rest, io)
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`skillhost ${name}: ${err.message}\n\n${command.help}\n`)
-      return 2
-    }
-    io.stderr(`skillhost ${name}: ${err instanceof Error ? err.message : String(err)}\n`)
-    return 1
+    return reportError(err, {
+      io,
+      command: name,
+      json: command.json === true && wantsJson(rest),
+      usage: command.help,
+    })
   }
 }

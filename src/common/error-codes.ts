@@ -14,6 +14,9 @@ export const ERROR_CODES = {
   E_TOOL_GATE_UNAVAILABLE: { status: 503, summary: 'The gate is missing or broken; nothing ran.' },
   E_INTERNAL: { status: 500, summary: 'The host failed; details are kept host-side.' },
   E_ABORTED: { status: 499, summary: 'The turn was aborted by the caller.' },
+  // the command line (skillhost's CLI only)
+  E_CLI_USAGE: { status: 400, summary: 'A command line is wrong: a flag, a value or an argument.' },
+  E_CLI_FAILED: { status: 500, summary: 'A CLI command failed for a reason no other code names.' },
   // manifests and sources
   E_SKILL_MANIFEST_INVALID: {
     status: 422,

@@ -2,22 +2,34 @@ import { ERROR_CODES, isSkillHostErrorCode, type SkillHostErrorCode } from './er
 
 const BRAND = Symbol.for('skillhost.error')
 
-/** Options for a `SkillHostError`. `data` is structured and model-safe; `cause` stays host-side. */
+/**
+ * Options for a `SkillHostError`. `data` is structured and model-safe; `cause`
+ * stays host-side. `person` is the host-only voice of the same error: what a
+ * person at the terminal or in the host's log needs (host paths, the deployer's
+ * file names, what to type next). It is never shown to a model.
+ */
 export interface SkillHostErrorOptions {
   data?: Readonly<Record<string, unknown>>
   cause?: unknown
+  person?: string
 }
 
 /**
  * The one error class skillhost throws. `code` is stable, `status` is HTTP-like,
- * `message` is safe to show a model (no host path, stack or secret), `data` is
- * structured and model-safe, and `cause` keeps the original for the host only.
+ * `message` is safe to show a model (no host path, stack or secret): every
+ * site builds it only from values known to be safe (ids, codes, sizes, sandbox
+ * paths such as /skill/... and /work/...), never by redacting a formatted host
+ * message. `data` is structured and model-safe, `cause` keeps the original
+ * for the host only, and `person` (non-enumerable, so no JSON or spread
+ * carries it) holds the host-only text for a person; read it with `personText`.
  */
 export class SkillHostError extends Error {
   override readonly name = 'SkillHostError'
   readonly code: SkillHostErrorCode
   readonly status: number
   readonly data: Readonly<Record<string, unknown>>
+  /** The host-only text for a person, when it differs from `message`; see `personText`. */
+  declare readonly person?: string
 
   constructor(code: SkillHostErrorCode, message: string, options: SkillHostErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
@@ -25,6 +37,10 @@ export class SkillHostError extends Error {
     this.status = ERROR_CODES[code].status
     this.data = Object.freeze({ ...(options.data ?? {}) })
     Object.defineProperty(this, BRAND, { value: true })
+    // Non-enumerable: JSON.stringify, structuredClone of own enumerable keys
+    // and object spread never carry the host's text to a model.
+    if (options.person !== undefined)
+      Object.defineProperty(this, 'person', { value: options.person, enumerable: false })
   }
 
   /** Recognizes skillhost errors even across two copies of the package. */
@@ -52,19 +68,31 @@ export function skillError(
 }
 
 const MAX_RENDERED = 2_000
-// Absolute POSIX paths of two or more segments, Windows drive paths and UNC
-// paths: anything that looks like a host location is redacted from model text.
-const HOST_PATH = /(?:[A-Za-z]:\\[^\s'"`]*|\\\\[^\s'"`]+|(?<![\w.:/])\/(?:[\w.@+-]+\/)+[\w.@+-]*)/g
 
-/** Replaces anything that looks like a host path with `<path>`. */
-export function redactHostPaths(text: string): string {
-  return text.replace(HOST_PATH, '<path>')
+/**
+ * The person's voice of an error, for a terminal or the host's log: a
+ * skillhost error's `person` text when it has one, else its message (already
+ * written for anyone); any other thrown value's message, or its string form.
+ * May carry host paths: never give it to a model (that is `renderError`).
+ */
+export function personText(err: unknown): string {
+  try {
+    if (SkillHostError.isInstance(err)) {
+      const person = Object.getOwnPropertyDescriptor(err, 'person')?.value
+      return typeof person === 'string' ? person : String(err.message)
+    }
+    if (err instanceof Error) return err.message
+    return String(err)
+  } catch {
+    return 'an error that cannot be described'
+  }
 }
 
 /**
  * The text a model sees for an error: `CODE: safe message`. A skillhost error
- * renders its own message with host paths redacted; anything else renders as a
- * generic internal error, because a thrown value's message may carry secrets.
+ * renders its own message (model-safe by construction; its `person` text never
+ * appears); anything else renders as a generic internal error, because a
+ * thrown value's message may carry secrets or host paths.
  */
 export function renderError(err: unknown): string {
   // Reading a brand, code or message can run code (a Proxy trap, a getter);
@@ -73,7 +101,7 @@ export function renderError(err: unknown): string {
     if (SkillHostError.isInstance(err)) {
       const { code, message } = err
       if (isSkillHostErrorCode(code) && typeof message === 'string') {
-        const text = `${code}: ${redactHostPaths(message)}`
+        const text = `${code}: ${message}`
         return text.length > MAX_RENDERED ? `${text.slice(0, MAX_RENDERED)}…` : text
       }
     } else if (typeof err === 'object' && err !== null && (err as Error).name === 'AbortError') {

@@ -8,6 +8,7 @@
 export {
   ERROR_CODES,
   isSkillHostErrorCode,
+  personText,
   renderError,
   SkillHostError,
   type SkillHostErrorCode,

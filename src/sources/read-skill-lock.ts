@@ -3,9 +3,11 @@ import { open } from 'node:fs/promises'
 import { SkillHostError } from '../common/errors.js'
 import { MAX_SKILL_LOCK_BYTES, parseSkillLock, type SkillLock } from './skill-lock.js'
 
-function unreadable(message: string, cause?: unknown): SkillHostError {
+// The message never names the file (a host path); the person text does.
+function unreadable(message: string, path: string, cause?: unknown): SkillHostError {
   return new SkillHostError('E_INVALID_SKILLS_CONFIG', message, {
     data: { lockfile: true },
+    person: `${message} (${path})`,
     ...(cause !== undefined && { cause }),
   })
 }
@@ -23,10 +25,11 @@ export async function readSkillLock(path: string): Promise<SkillLock> {
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
     const s = await handle.stat()
-    if (!s.isFile()) throw unreadable('The skill lockfile is not a regular file.')
+    if (!s.isFile()) throw unreadable('The skill lockfile is not a regular file.', path)
     if (s.size > MAX_SKILL_LOCK_BYTES) {
       throw unreadable(
         `The skill lockfile is ${s.size} bytes; the limit is ${MAX_SKILL_LOCK_BYTES}.`,
+        path,
       )
     }
     const buffer = new Uint8Array(s.size)
@@ -40,7 +43,7 @@ export async function readSkillLock(path: string): Promise<SkillLock> {
   } catch (err) {
     if (SkillHostError.isInstance(err)) throw err
     const errno = (err as NodeJS.ErrnoException).code ?? 'error'
-    throw unreadable(`The skill lockfile could not be read (${errno}).`, err)
+    throw unreadable(`The skill lockfile could not be read (${errno}).`, path, err)
   } finally {
     await handle?.close()
   }

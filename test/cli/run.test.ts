@@ -155,7 +155,10 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     expect(unknown.stderr).toContain('--file, --top, --lowercase')
     const injected = await run([wordCount, 'count', 'samples/sample.txt', '--top', '-1'])
     expect(injected.code).toBe(64)
-    expect(injected.stderr).toMatch(/E_SKILL_SCRIPT_INVALID_ARGS|E_TOOL_INVALID_ARGS/)
+    // Said in flags (the person's voice), not as the model's parameter.
+    expect(injected.stderr).toBe(
+      "skillhost run: --top value must not start with '-' (it would be read as an option).\n",
+    )
   })
 
   it('explains a TMPDIR the sandbox user cannot traverse instead of failing opaquely', async () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { redactHostPaths, skillError } from '../../src/common/errors.js'
+import { skillError } from '../../src/common/errors.js'
 import {
   ERROR_CODES,
   isSkillHostErrorCode,
+  personText,
   renderError,
   SkillHostError,
 } from '../../src/common/index.js'
@@ -68,24 +69,43 @@ describe('renderError', () => {
     expect(renderError(abort)).toBe('E_ABORTED: the call was aborted.')
   })
 
-  it('redacts host paths (POSIX, Windows drive, UNC) from a skillhost error message', () => {
-    const err = new SkillHostError(
-      'E_SKILL_SOURCE_FAILED',
-      'cannot read /home/alice/x/SKILL.md or C:\\Users\\x\\skills or \\\\server\\share\\f',
-    )
-    const text = renderError(err)
-    expect(text).not.toContain('alice')
-    expect(text).not.toContain('Users')
-    expect(text).not.toContain('server')
-    expect(text).toContain('<path>')
-    expect(text.startsWith('E_SKILL_SOURCE_FAILED: cannot read <path>')).toBe(true)
+  it('keeps the person text host-only: not in renderError, JSON, spread or keys', () => {
+    const host = '/home/Jane Doe/clients/acme secret (é,#)/ws'
+    const err = new SkillHostError('E_SKILL_WORKSPACE_FAILED', 'The workspace is unreachable.', {
+      person: `The workspace ${host} is unreachable.`,
+    })
+    expect(personText(err)).toBe(`The workspace ${host} is unreachable.`)
+    expect(err.person).toBe(`The workspace ${host} is unreachable.`)
+    expect(renderError(err)).toBe('E_SKILL_WORKSPACE_FAILED: The workspace is unreachable.')
+    expect(JSON.stringify(err)).not.toContain('Jane')
+    expect(JSON.stringify({ ...err })).not.toContain('Jane')
+    expect(Object.keys(err)).not.toContain('person')
+    expect(structuredClone(err).message).not.toContain('Jane')
   })
 
-  it('redactHostPaths leaves ordinary text, URLs and relative paths alone', () => {
-    expect(redactHostPaths('see scripts/run.py and a/b')).toBe('see scripts/run.py and a/b')
-    expect(redactHostPaths('https://example.com/a/b')).toBe('https://example.com/a/b')
-    expect(redactHostPaths('at /home/alice/x')).toBe('at <path>')
-    expect(redactHostPaths('C:\\Users\\x')).toBe('<path>')
+  it('personText falls back to the message of any error, and to the string form', () => {
+    expect(personText(new SkillHostError('E_INTERNAL', 'plain'))).toBe('plain')
+    expect(personText(new Error('boom'))).toBe('boom')
+    expect(personText('text')).toBe('text')
+    const hostile = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error('trap')
+        },
+      },
+    )
+    expect(personText(hostile)).toBe('an error that cannot be described')
+  })
+
+  it('renders a message as written: sandbox paths in a traceback are not redacted', () => {
+    const text = renderError(
+      new SkillHostError(
+        'E_SKILL_SCRIPT_FAILED',
+        'File "/skill/scripts/run.py", line 3; /work/out',
+      ),
+    )
+    expect(text).toBe('E_SKILL_SCRIPT_FAILED: File "/skill/scripts/run.py", line 3; /work/out')
   })
 
   it('caps the rendered length', () => {

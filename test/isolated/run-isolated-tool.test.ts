@@ -34,7 +34,9 @@ beforeAll(async () => {
         throw new Error('secret at /home/user/.ssh/id_rsa')
       },
       refusing: async () => {
-        throw new SkillHostError('E_TOOL_DENIED', 'lookup refused for /etc/shadow')
+        throw new SkillHostError('E_TOOL_DENIED', 'lookup refused for this key', {
+          person: 'lookup refused: /etc/shadow is off limits',
+        })
       },
       cyclic: async () => {
         const o: Record<string, unknown> = {}
@@ -148,7 +150,8 @@ describe('runIsolatedTool', () => {
     )
     const messages = JSON.parse(r.json) as string[]
     expect(messages[0]).toBe("Host function 'broken' failed.")
-    expect(messages[1]).toBe('lookup refused for <path>')
+    // The model-safe message crosses; the host-only person text never does.
+    expect(messages[1]).toBe('lookup refused for this key')
     expect(messages[2]).toMatch(/not JSON/)
     expect(messages[3]).toBe('ReferenceError')
     expect(r.json).not.toMatch(/ssh|shadow/)

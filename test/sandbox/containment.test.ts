@@ -14,7 +14,7 @@ import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
+import { personText, SkillHostError } from '../../src/common/errors.js'
 import { createScriptSandbox } from '../../src/tiers/scripts/config/create-script-sandbox.js'
 import {
   createDirectoryWorkspace,
@@ -209,6 +209,7 @@ describe.skipIf(!onLinux)(
           expect(SkillHostError.is(err, 'E_SANDBOX_UNAVAILABLE')).toBe(true)
           expect((err as Error).message).toMatch(/failed to set up the sandbox.*traversable/)
           expect((err as Error).message).not.toContain(hidden)
+          expect(personText(err)).toMatch(/bwrap said: /)
           const ok = await rig.handle.run({
             argv: ['/bin/true'],
             cwd: '/',
@@ -243,7 +244,11 @@ describe.skipIf(!onLinux)(
             .materialize({ id: 'x', version: '1' }, files({ 'a.txt': 'a' }))
             .catch((e: unknown) => e)
           expect(SkillHostError.is(err, 'E_SKILL_WORKSPACE_FAILED')).toBe(true)
-          expect((err as Error).message).toMatch(/cannot traverse .*chmod o\+x/)
+          // The person is told which folder and what to run; the model, neither.
+          expect(personText(err)).toMatch(/cannot traverse .*chmod o\+x/)
+          expect(personText(err)).toContain(hidden)
+          expect((err as Error).message).not.toContain(hidden)
+          expect((err as Error).message).toMatch(/not traversable/)
           expect(readdirSync(ws.skillsDir)).toEqual([])
         } finally {
           rmSync(hidden, { recursive: true, force: true })

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../src/common/errors.js'
+import { personText, SkillHostError } from '../../src/common/errors.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { readSkillLock } from '../../src/sources/read-skill-lock.js'
 import {
@@ -134,6 +134,9 @@ describe('readSkillLock', () => {
       'E_INVALID_SKILLS_CONFIG',
     )
     expect(missing.message).toMatch(/ENOENT/)
+    // The host path is the person's to read, never in the model-safe message.
+    expect(missing.message).not.toContain(dir)
+    expect(personText(missing)).toContain(dir)
     const big = join(dir, 'big.json')
     await writeFile(big, '')
     await truncate(big, MAX_SKILL_LOCK_BYTES + 1)

@@ -167,6 +167,7 @@ export const listCommand: CliCommand = {
   name: 'list',
   summary: 'list discovered skills, shadowed copies and skipped folders',
   help: HELP,
+  json: true,
   async run(argv, io) {
     const args = parseArgs(argv, {
       booleans: [

@@ -10,6 +10,7 @@ import {
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { UsageError } from '../shared/parse-args.js'
+import { reportError, wantsJson } from '../shared/report-error.js'
 import {
   parseSandboxFlags,
   SANDBOX_LIST_FLAGS,
@@ -100,11 +101,10 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   })
   const found = []
   for await (const skill of source.discover()) found.push(skill)
+  const json = wantsJson(argv)
   if (found.length !== 1) {
-    io.stderr(
-      `skillhost run: ${skillDir} must be one skill folder holding SKILL.md (found ${found.length} skills)\n`,
-    )
-    return RUN_EXIT.usage
+    const why = `${skillDir} must be one skill folder holding SKILL.md (found ${found.length} skills)`
+    return reportError(new UsageError(why), { io, command: 'run', json, status: RUN_EXIT.usage })
   }
   const ref = { id: found[0]!.id, version: found[0]!.version }
   const descriptor = await source.descriptor(ref)
@@ -116,10 +116,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const undeclared = declared === undefined && /[./]/.test(scriptName)
   if (!declared && !undeclared) {
     const names = (descriptor.scripts ?? []).map((s) => s.name).join(', ') || 'none'
-    io.stderr(
-      `skillhost run: skill '${ref.id}' declares no script '${scriptName}' (scripts: ${names}); give a file path such as scripts/run.py to run it undeclared\n`,
-    )
-    return RUN_EXIT.usage
+    const why = `skill '${ref.id}' declares no script '${scriptName}' (scripts: ${names}); give a file path such as scripts/run.py to run it undeclared`
+    return reportError(new UsageError(why), { io, command: 'run', json, status: RUN_EXIT.usage })
   }
   const args = declared ? scriptArgs(declared, rest) : {}
   const timeout = optionValues(own, 'timeout')[0]
@@ -131,10 +129,16 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     sandbox = await createScriptSandbox(sandboxOptionsFrom(flags))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
-    io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
-    return RUN_EXIT.unavailable
+    return reportError(err, { io, command: 'run', json, status: RUN_EXIT.unavailable })
   }
   try {
+    const timeoutSeconds = timeout === undefined ? undefined : Number(timeout)
+    const max = sandbox.config.maxTimeoutSeconds
+    if (
+      timeoutSeconds !== undefined &&
+      !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= max)
+    )
+      throw new UsageError(`--timeout must be a whole number of seconds from 1 to ${max}`)
     const result = await runScriptOnce(sandbox.config, {
       source,
       ref,
@@ -143,7 +147,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         : { path: scriptName, argv: dash === -1 ? [] : rest.slice(dash + 1) },
       ...(workspaceDir === undefined ? {} : { workspaceDir }),
       returnTimedOut: true,
-      ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
+      ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
     })
     if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
     else {
@@ -163,8 +167,13 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return status
   } catch (err) {
     if (SkillHostError.isInstance(err)) {
-      io.stderr(`skillhost run: ${err.code}: ${err.message}\n`)
-      return ARGUMENT_CODES.has(err.code) ? RUN_EXIT.usage : RUN_EXIT.unavailable
+      const usage = ARGUMENT_CODES.has(err.code)
+      return reportError(flagVoice(err, declared), {
+        io,
+        command: 'run',
+        json,
+        status: usage ? RUN_EXIT.usage : RUN_EXIT.unavailable,
+      })
     }
     throw err
   } finally {
@@ -172,17 +181,38 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * A declared parameter's refusal said in flags (`--top must be an integer.`),
+ * not the model's parameter words; any other error as it is.
+ */
+function flagVoice(
+  err: SkillHostError,
+  declared: { params?: readonly { name: string }[] } | undefined,
+) {
+  const { param, problem } = err.data
+  if (
+    err.code !== 'E_SKILL_SCRIPT_INVALID_ARGS' ||
+    typeof param !== 'string' ||
+    typeof problem !== 'string' ||
+    !(declared?.params ?? []).some((p) => p.name === param)
+  )
+    return err
+  return new UsageError(`--${param} ${problem}`)
+}
+
 /** `run` with its own statuses: a usage error is 64 and an unexpected failure 70, never 2 or 1. */
 async function runWithStatus(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     return await run(argv, io)
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`skillhost run: ${err.message}\n\n${HELP}\n`)
-      return RUN_EXIT.usage
-    }
-    io.stderr(`skillhost run: ${err instanceof Error ? err.message : String(err)}\n`)
-    return RUN_EXIT.internal
+    const usage = err instanceof UsageError
+    return reportError(err, {
+      io,
+      command: 'run',
+      json: wantsJson(argv),
+      status: usage ? RUN_EXIT.usage : RUN_EXIT.internal,
+      usage: HELP,
+    })
   }
 }
 
@@ -191,5 +221,6 @@ export const runCommand: CliCommand = {
   name: 'run',
   summary: 'run one script of a skill under the sandbox',
   help: HELP,
+  json: true,
   run: runWithStatus,
 }

@@ -1,5 +1,5 @@
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
-import { escapeLine, renderError, SkillHostError } from '../../common/index.js'
+import { escapeLine, personText, SkillHostError } from '../../common/index.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { packageVersion } from '../shared/package-version.js'
@@ -157,7 +157,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
           sessionStore: shared.sessionStore,
           onSharedError: (e: { sessionId?: string; error: unknown }) =>
             log(
-              `session ${e.sessionId ?? '-'}: ${e.error instanceof Error ? (SkillHostError.isInstance(e.error) ? renderError(e.error) : e.error.message) : String(e.error)}`,
+              `session ${e.sessionId ?? '-'}: ${e.error instanceof Error ? (SkillHostError.isInstance(e.error) ? `${e.error.code}: ${personText(e.error)}` : e.error.message) : String(e.error)}`,
             ),
         }),
       })

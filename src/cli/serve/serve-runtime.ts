@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { McpSessionScope } from '../../adapters/mcp/index.js'
 import {
   FileSpoolStore,
+  personText,
   pruneSpoolDirectories,
   SkillHostError,
   type SpoolRetention,
@@ -182,15 +183,15 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
         await pool.dispose()
         throw err
       }
-      scriptsOff = err instanceof Error ? err.message : String(err)
+      // The operator's log: the person's voice, naming the folder to fix.
+      scriptsOff = personText(err)
     }
   }
   if (scriptsOff) log(`scripts off: ${scriptsOff}`)
 
   const spoolRoot = join(options.stateDir, 'spool')
   const retention = options.spoolRetention ?? DEFAULT_SPOOL_RETENTION
-  const report = (what: string, err: unknown): void =>
-    log(`${what}: ${err instanceof Error ? err.message : String(err)}`)
+  const report = (what: string, err: unknown): void => log(`${what}: ${personText(err)}`)
   // Open spools by folder name, each with its release step.
   const live = new Map<string, () => Promise<void>>()
   let pruning: Promise<void> = Promise.resolve()

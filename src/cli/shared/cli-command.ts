@@ -35,5 +35,10 @@ export interface CliCommand {
   readonly summary: string
   /** Full `--help` text. */
   readonly help: string
+  /**
+   * The command takes `--json`; with it, its errors are JSON on stdout too
+   * (`reportError`). Commands without it report errors as text only.
+   */
+  readonly json?: boolean
   run(argv: readonly string[], io: CliIo): Promise<number>
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { SkillHostError } from '../../common/index.js'
+import { personText, SkillHostError } from '../../common/index.js'
 import {
   type DiscoveredSkill,
   FileSystemSkillSource,
@@ -62,7 +62,9 @@ export async function collectSkills(
         skills.push(skill)
       scans.push({ root, source, skills, problems })
     } catch (err) {
-      const message = SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : String(err)
+      const message = SkillHostError.isInstance(err)
+        ? `${err.code}: ${personText(err)}`
+        : String(err)
       scans.push({ root, source, skills, problems, error: message })
     }
   }

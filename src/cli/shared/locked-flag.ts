@@ -8,8 +8,9 @@ export const LOCKED_HELP =
 
 /**
  * The lockfile `--locked FILE` names, read and validated (see
- * `readSkillLock`); undefined without the flag. A bad lockfile is an error
- * naming the file (exit 1), not a usage error.
+ * `readSkillLock`); undefined without the flag. A bad lockfile is its own
+ * `E_INVALID_SKILLS_CONFIG` (exit 1, not a usage error) whose person text
+ * names the flag and the file as the user typed it.
  */
 export async function lockedFlag(value: string | undefined): Promise<SkillLock | undefined> {
   if (value === undefined) return undefined
@@ -17,6 +18,10 @@ export async function lockedFlag(value: string | undefined): Promise<SkillLock |
     return await readSkillLock(resolve(value))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
-    throw new Error(`--locked ${value}: ${err.message}`, { cause: err })
+    throw new SkillHostError(err.code, err.message, {
+      data: err.data,
+      cause: err,
+      person: `--locked ${value}: ${err.message}`,
+    })
   }
 }

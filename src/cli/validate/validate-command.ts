@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises'
 import { relative, resolve } from 'node:path'
-import { escapeLine, SkillHostError } from '../../common/index.js'
+import { escapeLine, personText, SkillHostError } from '../../common/index.js'
 import {
   type DiscoveredSkill,
   FileSystemSkillSource,
@@ -104,7 +104,7 @@ async function interpreterProblems(
     for (const { key, reason } of descriptor.ignored ?? [])
       warnings.push(`'${key}' is a Claude Code key skillhost does not honour: ${reason}.`)
   } catch (err) {
-    errors.push(SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : String(err))
+    errors.push(SkillHostError.isInstance(err) ? `${err.code}: ${personText(err)}` : String(err))
   }
   for (const script of scripts) {
     try {
@@ -199,7 +199,7 @@ async function validateOrphanOverlays(
     } catch (err) {
       if (!SkillHostError.isInstance(err)) throw err
       const path = typeof err.data.folder === 'string' ? err.data.folder : id
-      entries.push({ path, name: id, valid: false, errors: [err.message], warnings: [] })
+      entries.push({ path, name: id, valid: false, errors: [personText(err)], warnings: [] })
     }
   }
   return entries
@@ -230,6 +230,7 @@ export const validateCommand: CliCommand = {
   name: 'validate',
   summary: 'check skills against the agentskills.io rules',
   help: HELP,
+  json: true,
   async run(argv, io) {
     const args = parseArgs(argv, {
       booleans: ['json', 'strict', 'lenient', ...ROOT_FLAGS.booleans],

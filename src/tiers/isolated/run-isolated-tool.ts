@@ -1,4 +1,4 @@
-import { redactHostPaths, SkillHostError } from '../../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
 import { type CompiledSchema, compileInputSchema } from '../../common/schema.js'
 import { resolveIsolationLimits } from './limits.js'
 import type {
@@ -222,8 +222,9 @@ async function callHostGlobal(
   try {
     return await fn(args, { signal })
   } catch (err) {
-    // The guest sees this message: only a skillhost error's safe text crosses.
-    if (SkillHostError.isInstance(err)) throw new Error(redactHostPaths(err.message))
+    // The guest sees this message: only a skillhost error's model-safe message
+    // crosses (never its host-only person text).
+    if (SkillHostError.isInstance(err)) throw new Error(err.message)
     if (signal.aborted) throw new Error(`Host function '${name}' was aborted.`)
     throw new Error(`Host function '${name}' failed.`)
   }

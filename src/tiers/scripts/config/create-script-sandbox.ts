@@ -27,7 +27,13 @@ import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
 
 function normalizeDeny(path: string): string {
-  return normalizeAbsolutePath(path) ?? refuse(`deny entry '${path}' must be an absolute path.`)
+  return (
+    normalizeAbsolutePath(path) ??
+    refuse(
+      'a deny entry is not an absolute path.',
+      `deny entry '${path}' must be an absolute path.`,
+    )
+  )
 }
 
 /** Options for `createScriptSandbox`; every field has a working default. */
@@ -86,8 +92,11 @@ export function credentialDenyPaths(home: string = homedir()): string[] {
   return CREDENTIAL_DIRS.map((d) => join(home, d))
 }
 
-function refuse(why: string): never {
-  throw new SkillHostError('E_INVALID_SKILLS_CONFIG', `scripts: ${why}`)
+// `why` is model-safe (no host path); `person` may name the deployer's paths.
+function refuse(why: string, person: string): never {
+  throw new SkillHostError('E_INVALID_SKILLS_CONFIG', `scripts: ${why}`, {
+    person: `scripts: ${person}`,
+  })
 }
 
 /**
@@ -118,7 +127,8 @@ export async function createScriptSandbox(
     if (blocked !== undefined) {
       throw new SkillHostError(
         'E_SANDBOX_UNAVAILABLE',
-        `The sandbox cannot reach its base directory: ${blocked}.`,
+        `The sandbox cannot reach its base directory: a folder above it is not traversable by the sandbox user (uid ${String(sandboxUser?.uid)}); the host operator must put the base elsewhere or make that folder traversable.`,
+        { person: `The sandbox cannot reach its base directory: ${blocked}.` },
       )
     }
     const systemPaths = SYSTEM_READ_PATHS.filter((p) => existsSync(p))
@@ -135,12 +145,16 @@ export async function createScriptSandbox(
     for (const path of extraPaths) {
       if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
         refuse(
+          'a read path overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.',
           `read path '${path}' overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.`,
         )
       }
       const closed = await untraversableAncestor(path, sandboxUser)
       if (closed !== undefined)
-        refuse(`read path '${path}' is out of the sandbox's reach: ${closed}.`)
+        refuse(
+          "a read path is out of the sandbox's reach (a folder above it is not traversable).",
+          `read path '${path}' is out of the sandbox's reach: ${closed}.`,
+        )
     }
     const readPaths = [...new Set([...systemPaths, ...hostCertificatePaths(), ...extraPaths])]
     const denyRead = [

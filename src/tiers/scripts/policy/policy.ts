@@ -65,10 +65,8 @@ function must(path: string, what: string): string {
   if (normalized === undefined) {
     throw new SkillHostError(
       'E_SKILL_SCRIPT_POLICY_WIDENED',
-      `The ${what} '${path}' is not an absolute path.`,
-      {
-        data: { entry: what },
-      },
+      `The ${what} is not an absolute path.`,
+      { data: { entry: what }, person: `The ${what} '${path}' is not an absolute path.` },
     )
   }
   return normalized

@@ -3,8 +3,9 @@ import { unsafeArgValueReason } from '../../../skill-model/arg-value.js'
 import type { SkillScriptParam } from '../types.js'
 
 function bad(name: string, why: string): never {
+  // `problem` lets a host say it in its own terms (the CLI: `--name is required.`).
   throw new SkillHostError('E_SKILL_SCRIPT_INVALID_ARGS', `Parameter '${name}' ${why}`, {
-    data: { param: name },
+    data: { param: name, problem: why },
   })
 }
 

@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs'
 import { chown } from 'node:fs/promises'
 import type { Duplex } from 'node:stream'
 import { promisify } from 'node:util'
-import { redactHostPaths, SkillHostError } from '../../../common/errors.js'
+import { SkillHostError } from '../../../common/errors.js'
 import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import { inspectPolicyPaths } from '../policy/inspect-policy-paths.js'
 import { type BwrapDataFile, type BwrapFdBind, buildBwrapCommand } from './bwrap-args.js'
@@ -182,7 +182,9 @@ class BubblewrapHandle implements SandboxHandle {
     if (result.exitCode !== 0) {
       const stderr = Buffer.from(result.stderr).toString('utf8').trim()
       throw unavailable(
-        `the probe exited ${String(result.exitCode)} (${redactHostPaths(stderr) || 'no message'}). User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, AppArmor's apparmor_restrict_unprivileged_userns, or a container seccomp profile).`,
+        `the probe exited ${String(result.exitCode)}. User namespaces may be disabled (sysctl kernel.unprivileged_userns_clone, AppArmor's apparmor_restrict_unprivileged_userns, or a container seccomp profile).`,
+        undefined,
+        stderr,
       )
     }
   }
@@ -352,10 +354,13 @@ class BubblewrapHandle implements SandboxHandle {
           return
         }
         if (!started && !timedOut && !aborted) {
-          const text = redactHostPaths(Buffer.from(output.stderr).toString('utf8').trim())
+          // bwrap's words name host paths: they go to the person's voice only.
+          const text = Buffer.from(output.stderr).toString('utf8').trim()
           reject(
             unavailable(
-              `bwrap failed to set up the sandbox (${text || `exit ${String(exitCode)}`}). Every path of the policy must exist and be traversable by the sandbox user; check the workspace base directory's permissions.`,
+              `bwrap failed to set up the sandbox (exit ${String(exitCode)}). Every path of the policy must exist and be traversable by the sandbox user; check the workspace base directory's permissions.`,
+              undefined,
+              text,
             ),
           )
           return

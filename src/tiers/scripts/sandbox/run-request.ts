@@ -14,13 +14,17 @@ export const DEFAULT_SANDBOX_LIMITS = {
   writableBytes: 128 * 1024 * 1024,
 } as const
 
-/** The `E_SANDBOX_UNAVAILABLE` error, with a reason saying what is missing. */
-export function unavailable(reason: string, cause?: unknown): SkillHostError {
-  return new SkillHostError(
-    'E_SANDBOX_UNAVAILABLE',
-    `The bubblewrap sandbox cannot run here: ${reason}`,
-    { cause },
-  )
+/**
+ * The `E_SANDBOX_UNAVAILABLE` error, with a model-safe reason saying what is
+ * missing; `detail` (bwrap's own words, which name host paths) goes only to
+ * the person's voice.
+ */
+export function unavailable(reason: string, cause?: unknown, detail?: string): SkillHostError {
+  const message = `The bubblewrap sandbox cannot run here: ${reason}`
+  return new SkillHostError('E_SANDBOX_UNAVAILABLE', message, {
+    cause,
+    ...(detail ? { person: `${message} bwrap said: ${detail}` } : {}),
+  })
 }
 
 function positiveInt(value: number | undefined, fallback: number): number {

@@ -190,8 +190,12 @@ export async function createDirectoryWorkspace(
       )
       const blocked = await untraversableAncestor(skillsDir, share).catch(() => undefined)
       if (blocked !== undefined) {
-        throw failed(
-          `Skill '${ref.id}' cannot be materialized where the sandbox can read it: ${blocked}.`,
+        throw new SkillHostError(
+          'E_SKILL_WORKSPACE_FAILED',
+          `Skill '${ref.id}' cannot be materialized where the sandbox can read it: a folder above the host's skill copies is not traversable by the sandbox user; the host operator must fix its permissions.`,
+          {
+            person: `Skill '${ref.id}' cannot be materialized where the sandbox can read it: ${blocked}.`,
+          },
         )
       }
       try {

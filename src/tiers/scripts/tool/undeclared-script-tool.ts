@@ -93,8 +93,11 @@ export function undeclaredInputSchema(maxTimeoutSeconds: number): JsonSchemaObje
   }
 }
 
-function invalid(message: string, data: Record<string, unknown> = {}): never {
-  throw new SkillHostError('E_SKILL_SCRIPT_INVALID_ARGS', message, { data })
+function invalid(message: string, data: Record<string, unknown> = {}, person?: string): never {
+  throw new SkillHostError('E_SKILL_SCRIPT_INVALID_ARGS', message, {
+    data,
+    ...(person === undefined ? {} : { person }),
+  })
 }
 
 /**
@@ -139,9 +142,12 @@ export function undeclaredScriptCall(
         { script: path, interpreter: wanted },
       )
     }
+    // The model is pointed at its tools; a person is shown the files.
+    const files = [...runnable.keys()].slice(0, 20).join(', ') || 'none'
     invalid(
       `Skill '${skill}' has no runnable script '${path}'; call read_skill_file or see this tool's description for the scripts it can run.`,
       { script: path },
+      `Skill '${skill}' has no runnable script '${path}' (runnable files: ${files}).`,
     )
   }
   const raw = input.args ?? []

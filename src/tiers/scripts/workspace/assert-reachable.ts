@@ -1,3 +1,4 @@
+import { SkillHostError } from '../../../common/errors.js'
 import { type HostIdentity, untraversableAncestor } from '../sandbox/sandbox-host-user.js'
 import { failed } from './workspace-errors.js'
 
@@ -13,8 +14,13 @@ export async function assertReachable(
 ): Promise<void> {
   if (identity === undefined) return
   const blocked = await untraversableAncestor(dir, identity)
-  if (blocked !== undefined)
-    throw failed(`The sandbox cannot reach the session workspace: ${blocked}.`)
+  if (blocked !== undefined) {
+    throw new SkillHostError(
+      'E_SKILL_WORKSPACE_FAILED',
+      `The sandbox (uid ${identity.uid}) cannot reach the session workspace: a folder above it is not traversable; the host operator must fix its permissions.`,
+      { person: `The sandbox cannot reach the session workspace: ${blocked}.` },
+    )
+  }
   const bits = st.uid === identity.uid ? 0o300 : st.gid === identity.gid ? 0o030 : 0o003
   if ((st.mode & bits) !== bits) {
     throw failed(
