@@ -184,8 +184,12 @@ describe('serve logs its discovery', () => {
     try {
       const manager = await runtime.createManager()
       await manager.dispose()
-      expect(lines.filter((l) => l.startsWith('discovery:'))).toEqual([
-        expect.stringMatching(/^discovery: 5 skills, 1 skipped in \d+ ms$/),
+      expect(lines.filter((l) => l.startsWith('session catalog:'))).toEqual([
+        expect.stringMatching(/^session catalog: 5 skills, 1 skipped \(ready in \d+ ms\)$/),
+      ])
+      // One discovery, one discovery time (issue 26.6): the manager's line is not another.
+      expect(lines.filter((l) => /^discover/.test(l))).toEqual([
+        expect.stringMatching(/^discovered 5 skills in \d+ ms \(2 problems reported\)$/),
       ])
     } finally {
       await runtime.dispose()

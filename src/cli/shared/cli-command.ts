@@ -1,3 +1,5 @@
+import type { HelpSpec } from './help-text.js'
+
 /**
  * What the CLI may do on a terminal besides writing text: present only when
  * stderr is a TTY, so its absence means no progress line is ever drawn.
@@ -28,12 +30,16 @@ export interface CliIo {
   readonly terminal?: CliTerminal
 }
 
-/** One `skillhost` subcommand. `run` resolves to the process exit code. */
+/**
+ * One `skillhost` subcommand. `run` resolves to the process exit code; help
+ * (`--help` or `-h` before any `--`) is answered by the CLI from `help`,
+ * before `run` is called.
+ */
 export interface CliCommand {
   readonly name: string
   /** One line for the command list in `skillhost --help`. */
   readonly summary: string
-  /** Full `--help` text. */
-  readonly help: string
+  /** The `--help` text, drawn by `renderHelp` at the terminal's width (at most 80). */
+  readonly help: HelpSpec
   run(argv: readonly string[], io: CliIo): Promise<number>
 }
