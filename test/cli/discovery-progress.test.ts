@@ -113,7 +113,7 @@ describe('the progress line (issue 12 item 5)', () => {
     const out = term.stderr()
     const draws = out.split(CLEAR_LINE).slice(1)
     expect(draws).toEqual([
-      'skillhost list: searching… 10 folders, 1 skills',
+      'skillhost list: searching… 10 folders, 1 skill',
       'skillhost list: searching… 15 folders, 3 skills',
       'skillhost list: searching… 25 folders, 5 skills',
       expect.stringMatching(/^skillhost list: searched 25 folders, found 5 skills in \d+\.\d s\n$/),

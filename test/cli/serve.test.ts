@@ -136,7 +136,7 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     const quiet = await serve(['--no-scripts', '--no-watch', root])
     try {
       await until(() => /discovered 1 skill in \d+ ms/.test(s.stderr()))
-      expect(s.stderr()).toMatch(/watching \d+ folder\(s\) for changes/)
+      expect(s.stderr()).toMatch(/watching \d+ folders? for changes/)
       expect(quiet.stderr()).not.toMatch(/watching/)
       expect(await ids(s.client)).toEqual(['first'])
       const before = s.changes()

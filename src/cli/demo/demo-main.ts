@@ -10,6 +10,7 @@ import { SERVE_DEFAULT_CHANNEL } from '../serve/serve-options.js'
 import { createServeRuntime } from '../serve/serve-runtime.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { parseArgs } from '../shared/parse-args.js'
+import { plural } from '../shared/plural.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { DEMO_FORM, pickDemoModel } from './demo-model.js'
 
@@ -113,7 +114,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
         ),
     ).estimatedTokens
     out(
-      `catalog: ${manager.catalog().entries.length} skills, ≈${catalogTokens} tokens in the system prompt`,
+      `catalog: ${plural(manager.catalog().entries.length, 'skill')}, ≈${catalogTokens} tokens in the system prompt`,
     )
     out()
     out(`user: ${PROMPT}`)

@@ -11,6 +11,7 @@ import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { UsageError } from '../shared/parse-args.js'
+import { plural } from '../shared/plural.js'
 import {
   parseSandboxFlags,
   SANDBOX_FLAGS_HELP,
@@ -115,7 +116,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   for await (const skill of source.discover()) found.push(skill)
   if (found.length !== 1) {
     io.stderr(
-      `skillhost run: ${skillDir} must be one skill folder holding SKILL.md (found ${found.length} skills)\n`,
+      `skillhost run: ${skillDir} must be one skill folder holding SKILL.md (found ${plural(found.length, 'skill')}).\n`,
     )
     return RUN_EXIT.usage
   }

@@ -3,6 +3,7 @@ import { escapeLine, renderError, SkillHostError } from '../../common/index.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { packageVersion } from '../shared/package-version.js'
+import { plural } from '../shared/plural.js'
 import { sandboxOptionsFrom } from '../shared/sandbox-flags.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
@@ -81,7 +82,9 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   const lock = await lockedFlag(options.locked)
   log(`roots: ${roots.join(', ')}`)
   if (lock)
-    log(`locked: ${options.locked} (${lock.skills.size} skills pinned; others are not served)`)
+    log(
+      `locked: ${options.locked} (${plural(lock.skills.size, 'skill')} pinned; others are not served)`,
+    )
   log(
     `gate: ${'policyFile' in options.gate ? options.gate.policyFile : options.gate.mode}; state: ${options.stateDir}`,
   )
@@ -104,7 +107,8 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
         log(`postgres: session prune failed: ${err.message}`)
         return 0
       })
-    if (pruned > 0) log(`postgres: pruned ${pruned} session(s) not seen for the spool's max age`)
+    if (pruned > 0)
+      log(`postgres: pruned ${plural(pruned, 'session')} not seen for the spool's max age`)
   } else log(describeSpool(options))
   if (options.http) describeAuth(options.http, log)
   const signal = onSignal()

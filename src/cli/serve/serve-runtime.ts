@@ -127,7 +127,7 @@ async function discoverOnce(source: FileSystemSkillSource, log: (line: string) =
   const watch = source.watchState()
   if (watch) {
     log(
-      `watching ${watch.folders} folder(s) for changes${watch.unwatched ? `; ${watch.unwatched}, re-read on each discovery` : ''}`,
+      `watching ${plural(watch.folders, 'folder')} for changes${watch.unwatched ? `; ${watch.unwatched}, re-read on each discovery` : ''}`,
     )
   }
 }
@@ -203,7 +203,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
           ...retention,
           keep: live,
         })
-        if (removed.length > 0) log(`spool: pruned ${removed.length} old session folder(s)`)
+        if (removed.length > 0) log(`spool: pruned ${plural(removed.length, 'old session folder')}`)
       })
       .catch((err) => report('spool prune', err))
     return pruning
