@@ -5,6 +5,7 @@ import { promptCommand } from './prompt/prompt-command.js'
 import { runCommand } from './run/run-command.js'
 import { serveCommand } from './serve/serve-command.js'
 import type { CliCommand, CliIo } from './shared/cli-command.js'
+import { type HelpSpec, helpWidth, renderHelp } from './shared/help-text.js'
 import { packageVersion } from './shared/package-version.js'
 import { reportError, wantsJson } from './shared/report-error.js'
 import { validateCommand } from './validate/validate-command.js'
@@ -25,50 +26,64 @@ export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
   ].map((c) => [c.name, c]),
 )
 
-function usage(): string {
-  const width = Math.max(...[...COMMANDS.keys()].map((n) => n.length))
-  const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)
-  return `Usage: skillhost <command> [options]
-       skillhost help [command] | --help | -h
-       skillhost --version | -v
+/** `skillhost --help`: the forms of the command line and the command table. */
+function usage(): HelpSpec {
+  return {
+    usage: [
+      'skillhost <command> [options]',
+      'skillhost help [command] | --help | -h',
+      'skillhost --version | -v',
+    ],
+    blocks: [
+      {
+        title: 'Commands:',
+        items: [...COMMANDS.values()].map((c) => ({ term: c.name, text: c.summary })),
+      },
+      "Flags go before or after a command's other arguments. Run skillhost help <command> (or skillhost <command> --help) for a command's options.",
+    ],
+  }
+}
 
-Commands:
-${lines.join('\n')}
+/** A usage error: one line and where to read more, on stderr; exit 2. */
+function usageError(io: CliIo, prefix: string, message: string, helpCommand: string): number {
+  io.stderr(`${prefix}: ${message}\nTry '${helpCommand} --help'.\n`)
+  return 2
+}
 
-Flags go before or after a command's other arguments. Run skillhost help
-<command> (or skillhost <command> --help) for a command's options.`
+/** True when help is asked for: `--help` or `-h` before any `--` (what follows is a script's). */
+function asksHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h')
 }
 
 /**
  * Runs the CLI on `argv` (without node and script) and resolves to the exit
  * code. Help asked for (`--help`, `-h`, `help`, `help <command>`,
- * `<command> --help`) goes to stdout with 0; a usage error (no command, an
- * unknown one, a bad option) goes to stderr with 2; `--version`/`-v` prints
+ * `<command> --help`) goes to stdout with 0, drawn at the terminal's width
+ * (at most 80 columns); a usage error (no command, an unknown one, a bad
+ * option) is one line and a hint on stderr with 2; `--version`/`-v` prints
  * the version.
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const width = helpWidth(io.columns)
   const [name, ...rest] = argv
-  if (name === undefined) {
-    io.stderr(`skillhost: no command given\n\n${usage()}\n`)
-    return 2
-  }
+  if (name === undefined) return usageError(io, 'skillhost', 'no command given', 'skillhost')
   if (name === '--help' || name === '-h') {
-    io.stdout(`${usage()}\n`)
+    io.stdout(`${renderHelp(usage(), width)}\n`)
     return 0
   }
   if (name === 'help') {
     if (rest.length === 0) {
-      io.stdout(`${usage()}\n`)
+      io.stdout(`${renderHelp(usage(), width)}\n`)
       return 0
     }
     const [topic, ...extra] = rest
     const command = COMMANDS.get(topic ?? '')
     if (!command || extra.length > 0) {
       const why = command ? 'help takes one command' : `no command "${topic}"`
-      io.stderr(`skillhost help: ${why}\n\n${usage()}\n`)
-      return 2
+      return usageError(io, 'skillhost help', why, 'skillhost')
     }
-    io.stdout(`${command.help}\n`)
+    io.stdout(`${renderHelp(command.help, width)}\n`)
     return 0
   }
   if (name === '--version' || name === '-v') {
@@ -76,9 +91,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 0
   }
   const command = COMMANDS.get(name)
-  if (!command) {
-    io.stderr(`skillhost: unknown command "${name}"\n\n${usage()}\n`)
-    return 2
+  if (!command) return usageError(io, 'skillhost', `unknown command "${name}"`, 'skillhost')
+  if (asksHelp(rest)) {
+    io.stdout(`${renderHelp(command.help, width)}\n`)
+    return 0
   }
   try {
     return await command.run(rest, io)
@@ -87,7 +103,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io,
       command: name,
       json: command.json === true && wantsJson(rest),
-      usage: command.help,
+      usage: `Try 'skillhost ${name} --help'.`,
     })
   }
 }

@@ -1,6 +1,6 @@
 import { SkillHostError } from '../common/errors.js'
 import { parseSimpleFrontmatter } from './parse-simple-frontmatter.js'
-import { parseYamlDocument } from './parse-yaml-document.js'
+import { parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
 
 /** The two halves of a SKILL.md: parsed frontmatter and the markdown body. */
 export interface ParsedSkillMd {
@@ -79,7 +79,7 @@ function parseFrontmatterYaml(
     const line = first.linePos?.[0]?.line
     const where = line === undefined ? '' : ` (frontmatter line ${line})`
     throw invalid(
-      `SKILL.md frontmatter is not valid YAML${where}: ${first.message.split('\n')[0]}`,
+      `SKILL.md frontmatter is not valid YAML${where}: ${yamlErrorSentence(first)}`,
       first,
     )
   }

@@ -8,7 +8,7 @@ import { scriptDeclarationProblems } from '../skill-model/script-declaration.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { TIMEOUT_PARAM } from '../skill-model/timeout-param.js'
 import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
-import { parseYamlDocument } from './parse-yaml-document.js'
+import { parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
 
 /** File name of the optional sidecar beside SKILL.md. */
 export const SKILL_SIDECAR_FILE = 'skillhost.yaml'
@@ -187,7 +187,7 @@ export function parseSkillSidecar(yamlText: string, label = SKILL_SIDECAR_FILE):
       ...(cause !== undefined && { cause }),
     })
   if (doc.errors[0])
-    throw fail([`not valid YAML: ${doc.errors[0].message.split('\n')[0]}`], doc.errors[0])
+    throw fail([`not valid YAML: ${yamlErrorSentence(doc.errors[0])}`], doc.errors[0])
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: DEFAULT_MAX_ALIAS_COUNT })

@@ -18,7 +18,10 @@ export function parseYamlDocument(
 ): Document.Parsed {
   const lines = new LineCounter()
   const tokens = checkYamlDepth(yamlText, what, lines.addNewLine)
-  const composer = new Composer(options)
+  // logLevel 'error': the library's own warnings (a collection used as a
+  // key, stringified) are not written to the process's stderr; problems
+  // reach the user through `errors` and the manifest rules, nowhere else.
+  const composer = new Composer({ ...options, logLevel: 'error' })
   let doc: Document.Parsed | undefined
   for (const next of composer.compose(tokens, true, yamlText.length)) {
     if (doc === undefined) doc = next
@@ -36,4 +39,13 @@ export function parseYamlDocument(
     problem.message += ` at line ${problem.linePos[0].line}, column ${problem.linePos[0].col}`
   }
   return parsed
+}
+
+/**
+ * A YAML error as one sentence for a message: its first line, without a
+ * trailing colon, ending in a full stop.
+ */
+export function yamlErrorSentence(error: { readonly message: string }): string {
+  const line = (error.message.split('\n')[0] ?? '').trim().replace(/[:.]$/, '')
+  return `${line}.`
 }

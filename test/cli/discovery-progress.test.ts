@@ -113,7 +113,7 @@ describe('the progress line (issue 12 item 5)', () => {
     const out = term.stderr()
     const draws = out.split(CLEAR_LINE).slice(1)
     expect(draws).toEqual([
-      'skillhost list: searching… 10 folders, 1 skills',
+      'skillhost list: searching… 10 folders, 1 skill',
       'skillhost list: searching… 15 folders, 3 skills',
       'skillhost list: searching… 25 folders, 5 skills',
       expect.stringMatching(/^skillhost list: searched 25 folders, found 5 skills in \d+\.\d s\n$/),
@@ -184,8 +184,12 @@ describe('serve logs its discovery', () => {
     try {
       const manager = await runtime.createManager()
       await manager.dispose()
-      expect(lines.filter((l) => l.startsWith('discovery:'))).toEqual([
-        expect.stringMatching(/^discovery: 5 skills, 1 skipped in \d+ ms$/),
+      expect(lines.filter((l) => l.startsWith('session catalog:'))).toEqual([
+        expect.stringMatching(/^session catalog: 5 skills, 1 skipped \(ready in \d+ ms\)$/),
+      ])
+      // One discovery, one discovery time (issue 26.6): the manager's line is not another.
+      expect(lines.filter((l) => /^discover/.test(l))).toEqual([
+        expect.stringMatching(/^discovered 5 skills in \d+ ms \(2 problems reported\)$/),
       ])
     } finally {
       await runtime.dispose()

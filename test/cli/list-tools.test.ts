@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli-main.js'
-import { LIST_DESCRIPTION_WIDTH } from '../../src/cli/list/list-command.js'
+import { LIST_WIDTH } from '../../src/cli/list/list-command.js'
 import type { CliIo } from '../../src/cli/shared/cli-command.js'
 import { cutToWidth, textWidth } from '../../src/cli/shared/text-width.js'
 import { escapeControls } from '../../src/common/escape-text.js'
@@ -113,7 +113,8 @@ describe('skillhost list: tools by tier (issue 12 item 9)', () => {
   })
 
   it('the table has a TOOLS column with a legend', async () => {
-    const r = await cli(['list', examples])
+    // A wide terminal has room for PATH (at 80 columns it is left out: see below).
+    const r = await cli(['list', examples], 200)
     expect(r.stdout).toMatch(/^ID\s+STATUS\s+PATH\s+TOOLS\s+DESCRIPTION$/m)
     expect(r.stdout).toMatch(/^word-count\s+active\s+\S+\s+1s u\s+Count/m)
     expect(r.stdout).toMatch(/^json-tools\s+active\s+\S+\s+2i u\s+Compare/m)
@@ -121,8 +122,8 @@ describe('skillhost list: tools by tier (issue 12 item 9)', () => {
     expect(r.stdout).toContain(
       'TOOLS: m module, i isolated, s declared scripts, u run_<skill>_script',
     )
-    const imports = await cli(['list', '--import-modules', examples])
-    expect(imports.stdout).toMatch(/^unit-convert\s+active\S*( \(\d warnings\))?\s+\S+\s+1m u\s/m)
+    const imports = await cli(['list', '--import-modules', examples], 200)
+    expect(imports.stdout).toMatch(/^unit-convert\s+active\S*( \(\d warnings?\))?\s+\S+\s+1m u\s/m)
   })
 })
 
@@ -144,9 +145,14 @@ describe('skillhost list fits the terminal (issue 12 item 9)', () => {
         expect(wellFormed(line), line).toBe(true)
       }
       expect(lines.some((l) => l.endsWith('…'))).toBe(true)
-      // Too little room: paths lose their start, never the skill folder's name.
-      if (columns === 80)
+      // Too little room: paths lose their start, never the skill folder's name;
+      // with less still, the PATH column is left out, and the legend says so.
+      if (columns === 100)
         expect(lines.find((l) => l.startsWith('word-count'))).toMatch(/ …\S*\/word-count /)
+      if (columns === 80) {
+        expect(lines[0]).toMatch(/^ID\s+STATUS\s+TOOLS\s+DESCRIPTION$/)
+        expect(r.stdout).toContain('PATH left out to fit 80 columns.')
+      }
       // The escapes of control characters are cut whole, never in half.
       const controls = lines.find((l) => l.startsWith('controls'))!
       expect(controls).not.toMatch(/\\u[0-9a-f]{0,3}…$/)
@@ -160,13 +166,13 @@ describe('skillhost list fits the terminal (issue 12 item 9)', () => {
     expect(line).toMatch(/ Count lines…$/)
   })
 
-  it(`not a terminal: descriptions cut to ${LIST_DESCRIPTION_WIDTH} columns; --json has them whole`, async () => {
+  it(`not a terminal: rows fit ${LIST_WIDTH} columns; --json has descriptions whole`, async () => {
     const r = await cli(['list', examples, tmp])
     const wide = tableLines(r.stdout).find((l) => l.startsWith('wide'))!
-    const description = wide.slice(wide.indexOf('漢'))
-    expect(textWidth(description)).toBeLessThanOrEqual(LIST_DESCRIPTION_WIDTH)
-    expect(textWidth(description)).toBeGreaterThan(LIST_DESCRIPTION_WIDTH - 3)
-    expect(description.endsWith('…')).toBe(true)
+    expect(textWidth(wide)).toBeLessThanOrEqual(LIST_WIDTH)
+    // Cut at the column budget: within a wide character (2 columns) and the … of it.
+    expect(textWidth(wide)).toBeGreaterThan(LIST_WIDTH - 3)
+    expect(wide.endsWith('…')).toBe(true)
     const json = await listJson(examples, tmp)
     expect(json.get('wide')?.description).toMatch(/説明文です。$/)
     expect(json.get('emoji')?.description.length).toBeGreaterThan(150)

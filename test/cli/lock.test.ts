@@ -106,7 +106,9 @@ describe('skillhost lock', () => {
     expect(list.code).toBe(0)
     expect(list.stdout).toMatch(/^alpha\s+changed-since-pinned/m)
     expect(list.stdout).toMatch(/^beta\s+active/m)
-    expect(list.stdout).toMatch(/changed alpha: pinned sha256-\S+, now sha256-/)
+    expect(list.stdout.replace(/\n {2,}/g, ' ')).toMatch(
+      /changed alpha: pinned sha256-\S+, now sha256-/,
+    )
     expect(list.stdout).toMatch(/gamma: E_SKILL_NOT_PINNED: .*not in the lockfile/)
     const json = JSON.parse(
       (await run(['list', '--json', '--locked', 'skills.lock.json', 'skills'])).stdout,

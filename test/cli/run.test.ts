@@ -229,4 +229,19 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
       await rm(ws, { recursive: true, force: true })
     }
   })
+  it('passes everything after -- to the script verbatim, --help included (issue 23)', async () => {
+    const skill = join(tmp, 'echo-args')
+    await mkdir(join(skill, 'scripts'), { recursive: true })
+    await writeFile(
+      join(skill, 'SKILL.md'),
+      '---\nname: echo-args\ndescription: Echoes.\n---\n# E\n',
+    )
+    await writeFile(join(skill, 'scripts/args.sh'), 'echo "args: $*"\n')
+    const out = await run([skill, 'scripts/args.sh', '--', '--help', '-h', '--json', '--'])
+    expect(out).toMatchObject({ code: 0, stdout: 'args: --help -h --json --\n' })
+    // Before --, --help is run's own.
+    const help = await run([skill, 'scripts/args.sh', '--help', '--', 'x'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/^Usage: skillhost run/)
+  })
 })

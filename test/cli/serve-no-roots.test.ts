@@ -35,9 +35,9 @@ function serve(args: string[] = []) {
 }
 
 describe('serve with no root found', () => {
-  it('prints one message naming the places searched and how to add a root, and exits 2', async () => {
+  it('prints one message naming the places searched and how to add a root, and exits 1', async () => {
     const out = await serve()
-    expect(out.code).toBe(2)
+    expect(out.code).toBe(1)
     expect(out.stdout).toBe('')
     const lines = out.stderr.trim().split('\n')
     expect(lines).toHaveLength(1)

@@ -113,7 +113,7 @@ describe('spool retention under serve --http (issue 10 item 20)', () => {
     await first.shutdown()
     expect(existsSync(old)).toBe(false)
     expect(existsSync(recent)).toBe(true)
-    expect(lines).toContain('spool: pruned 1 old session folder(s)')
+    expect(lines).toContain('spool: pruned 1 old session folder')
 
     const big = await make('big', 2, 4096)
     const second = await serveInProcess(state, { spoolRetention: { maxTotalBytes: 1024 } })

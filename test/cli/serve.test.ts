@@ -135,8 +135,8 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     const s = await serve(['--no-scripts', root])
     const quiet = await serve(['--no-scripts', '--no-watch', root])
     try {
-      await until(() => /discovered 1 skill\(s\) in \d+ ms/.test(s.stderr()))
-      expect(s.stderr()).toMatch(/watching \d+ folder\(s\) for changes/)
+      await until(() => /discovered 1 skill in \d+ ms/.test(s.stderr()))
+      expect(s.stderr()).toMatch(/watching \d+ folders? for changes/)
       expect(quiet.stderr()).not.toMatch(/watching/)
       expect(await ids(s.client)).toEqual(['first'])
       const before = s.changes()
@@ -310,7 +310,10 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
         )
       })
     expect(await run(['--gate', 'yolo', 'examples/skills'])).toMatchObject({ code: 2 })
-    expect((await run(['does-not-exist'])).stderr).toContain('is not a directory')
+    // A root that cannot be searched is not a usage error: named, and with no other root, exit 1.
+    const missing = await run(['does-not-exist'])
+    expect(missing).toMatchObject({ code: 1 })
+    expect(missing.stderr).toContain('skill root does-not-exist does not exist')
     expect((await run(['--http', 'abc', 'examples/skills'])).stderr).toContain(
       '--http needs a port',
     )

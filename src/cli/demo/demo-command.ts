@@ -1,38 +1,38 @@
 import type { CliCommand } from '../shared/cli-command.js'
+import { type HelpSpec, helpWidth, renderHelp } from '../shared/help-text.js'
 import { missingOptionalPackage, missingPackageMessage } from '../shared/optional-package.js'
 
-const HELP = `Usage: skillhost demo [--root DIR [--import-modules]] [--model ID] [--no-scripts]
-                     [--no-undeclared-scripts]
-
-Run one agent conversation through the Vercel AI SDK against the bundled
-example skills, printing every step: the tools the model is offered, the
-context the skills cost (estimated as characters / 4), each gate decision,
-each tool call and its (truncated) result. The model loads a skill, uses it,
-unloads it (its body and tools leave the context) and then re-reads its
-earlier result by id.
-
-Uses OpenAI when OPENAI_API_KEY is set, else Anthropic when ANTHROPIC_API_KEY
-is set, else a scripted model, clearly labelled as such.
-
-Options:
-  --root DIR    skills to use instead of the bundled examples/skills; their
-                module tools are not imported (nor offered) unless
-                --import-modules is given; the first lines say which
-  --import-modules
-                with --root: import DIR's module tools into this process (the
-                bundled examples are always imported)
-  --model ID    provider model id (default gpt-4.1-mini / claude-haiku-4-5)
-  --no-scripts  do not probe the bubblewrap sandbox
-  --no-undeclared-scripts
-                run only scripts a sidecar declares (the form-fill step then
-                has nothing to run)
-  -h, --help    show this help
-
-Needs the optional packages ai (and @ai-sdk/openai or @ai-sdk/anthropic for a
-real model); without them demo says which to install.
-
-Exit status: 0; 1 when a needed package is missing or the run fails; 2 on a
-usage error.`
+const HELP: HelpSpec = {
+  usage: [
+    'skillhost demo [--root DIR [--import-modules]] [--model ID] [--no-scripts] [--no-undeclared-scripts]',
+  ],
+  blocks: [
+    'Run one agent conversation through the Vercel AI SDK against the bundled example skills, printing every step: the tools the model is offered, the context the skills cost (estimated as characters / 4), each gate decision, each tool call and its (truncated) result. The model loads a skill, uses it, unloads it (its body and tools leave the context) and then re-reads its earlier result by id.',
+    'Uses OpenAI when OPENAI_API_KEY is set, else Anthropic when ANTHROPIC_API_KEY is set, else a scripted model, clearly labelled as such.',
+    {
+      title: 'Options:',
+      items: [
+        {
+          term: '--root DIR',
+          text: 'skills to use instead of the bundled examples/skills; their module tools are not imported (nor offered) unless --import-modules is given; the first lines say which',
+        },
+        {
+          term: '--import-modules',
+          text: "with --root: import DIR's module tools into this process (the bundled examples are always imported)",
+        },
+        { term: '--model ID', text: 'provider model id (default gpt-4.1-mini / claude-haiku-4-5)' },
+        { term: '--no-scripts', text: 'do not probe the bubblewrap sandbox' },
+        {
+          term: '--no-undeclared-scripts',
+          text: 'run only scripts a sidecar declares (the form-fill step then has nothing to run)',
+        },
+        { term: '-h, --help', text: 'show this help' },
+      ],
+    },
+    'Needs the optional packages ai (and @ai-sdk/openai or @ai-sdk/anthropic for a real model); without them demo says which to install.',
+    'Exit status: 0; 1 when a needed package is missing, the --root folder cannot be searched (missing, not a folder, unreadable: named on stderr) or the run fails; 2 on a usage error.',
+  ],
+}
 
 /**
  * `skillhost demo`: a narrated agent run through the AI SDK adapter. The
@@ -45,12 +45,9 @@ export const demoCommand: CliCommand = {
   summary: 'run a narrated agent conversation through the AI SDK adapter',
   help: HELP,
   run: async (argv, io) => {
-    if (argv.includes('--help') || argv.includes('-h')) {
-      io.stdout(`${HELP}\n`)
-      return 0
-    }
     try {
-      return await (await import('./demo-main.js')).runDemo(argv, io, HELP)
+      const help = renderHelp(HELP, helpWidth(io.columns))
+      return await (await import('./demo-main.js')).runDemo(argv, io, help)
     } catch (err) {
       const pkg = missingOptionalPackage(err)
       if (pkg === undefined) throw err

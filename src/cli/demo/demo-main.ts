@@ -10,6 +10,8 @@ import { SERVE_DEFAULT_CHANNEL } from '../serve/serve-options.js'
 import { createServeRuntime } from '../serve/serve-runtime.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { parseArgs } from '../shared/parse-args.js'
+import { plural } from '../shared/plural.js'
+import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { DEMO_FORM, pickDemoModel } from './demo-model.js'
 
 const PROMPT =
@@ -74,6 +76,8 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
   // Module tools run in this process: the bundled examples are ours; a folder
   // given with --root is imported only when --import-modules says so.
   const importModules = given === undefined || args.booleans['import-modules'] === true
+  if (given !== undefined && usableRoots([root], io, 'demo').unusable.length > 0)
+    return UNUSABLE_ROOT_STATUS
   const picked = await pickDemoModel(process.env, args.strings.model)
   out(`skillhost demo: ${picked.label}`)
   out(`skills: ${root} (${demoImportsNote(given !== undefined, importModules)})`)
@@ -110,7 +114,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
         ),
     ).estimatedTokens
     out(
-      `catalog: ${manager.catalog().entries.length} skills, ≈${catalogTokens} tokens in the system prompt`,
+      `catalog: ${plural(manager.catalog().entries.length, 'skill')}, ≈${catalogTokens} tokens in the system prompt`,
     )
     out()
     out(`user: ${PROMPT}`)

@@ -8,48 +8,49 @@ import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
+  ROOT_FLAGS_HELP,
   requireRoots,
-  rootFlagsHelp,
 } from '../shared/cli-roots.js'
 import { discoveryProgress } from '../shared/discovery-progress.js'
+import type { HelpSpec } from '../shared/help-text.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs } from '../shared/parse-args.js'
+import { plural } from '../shared/plural.js'
+import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { lockSourceLabel } from './lock-source-label.js'
 
 /** Where `skillhost lock` writes unless `--out` says otherwise. */
 export const DEFAULT_LOCKFILE = 'skills.lock.json'
 
-const HELP = `Usage: skillhost lock [--out FILE] [--overlays DIR] [--root DIR] [root...]
-
-Pin the skills the roots serve: write a lockfile (default ${DEFAULT_LOCKFILE}
-in the working directory) mapping each skill id to a digest of its content —
-every file's path and bytes, never an mtime — and where it was found. Give
-it to skillhost serve --locked FILE (or FileSystemSkillSource({ lock })):
-only pinned skills are served, and one that changed since refuses to load
-until it is pinned again. The skills pinned are exactly those serve would
-serve from the same roots: the earliest copy of an id wins; invalid,
-shadowed and unreadable skills are listed and not pinned. A deployer's
-overlay sidecar is not part of a digest (docs/pinning.md says why).
-
-${DEFAULT_ROOTS_HELP}
-
-Options:
-  --out FILE write the lockfile to FILE (replaced whole, atomically)
-  ${OVERLAYS_HELP}
-${rootFlagsHelp(13)}
-  -h, --help show this help
-
-Exit status: 0 when the lockfile was written; 1 when a root given does not
-exist, there is no root, or no skill was found (nothing is written then);
-2 on a usage error.`
+const HELP: HelpSpec = {
+  usage: [
+    'skillhost lock [--out FILE] [--overlays DIR] [--root DIR] [--no-default-roots] [--max-depth N] [root...]',
+  ],
+  blocks: [
+    `Pin the skills the roots serve: write a lockfile (default ${DEFAULT_LOCKFILE} in the working directory) mapping each skill id to a digest of its content — every file's path and bytes, never an mtime — and where it was found. Give it to skillhost serve --locked FILE (or FileSystemSkillSource({ lock })): only pinned skills are served, and one that changed since refuses to load until it is pinned again. The skills pinned are exactly those serve would serve from the same roots: the earliest copy of an id wins; invalid, shadowed and unreadable skills are listed and not pinned. A deployer's overlay sidecar is not part of a digest (docs/pinning.md says why).`,
+    DEFAULT_ROOTS_HELP,
+    {
+      title: 'Options:',
+      items: [
+        { term: '--out FILE', text: 'write the lockfile to FILE (replaced whole, atomically)' },
+        OVERLAYS_HELP,
+        ...ROOT_FLAGS_HELP,
+        { term: '-h, --help', text: 'show this help' },
+      ],
+    },
+    'Exit status: 0 when the lockfile was written; 1 when a root cannot be searched (missing, not a folder, unreadable: named on stderr; the skills of the others are pinned), there is no root, or no skill was found (nothing is written then); 2 on a usage error.',
+  ],
+}
 
 /** A host path for display, relative to the working directory, on one line. */
 const shown = (path: string): string => escapeLine(relative(process.cwd(), path) || '.')
 
 function printProblems(problems: readonly SkillProblem[], io: CliIo): void {
   const skipped = problems.filter((p) => p.severity === 'error')
-  if (skipped.length > 0) io.stdout(`\nNot pinned (${skipped.length}):\n`)
+  // Folders, not problems: one folder may have several.
+  const folders = new Set(skipped.map((p) => p.hostPath ?? p.location)).size
+  if (skipped.length > 0) io.stdout(`\nNot pinned (${plural(folders, 'folder')}):\n`)
   for (const p of skipped)
     io.stdout(`  ${shown(p.hostPath ?? p.location)}: ${p.code}: ${escapeLine(p.message)}\n`)
   for (const p of problems) {
@@ -74,16 +75,13 @@ export const lockCommand: CliCommand = {
       strings: ['out', ...ROOT_FLAGS.strings],
       lists: ['overlays', ...ROOT_FLAGS.lists],
     })
-    if (args.booleans.help) {
-      io.stdout(`${HELP}\n`)
-      return 0
-    }
     const found = cliRoots(args)
     requireRoots(found)
+    const usable = usableRoots(found.roots, io, 'lock')
     const out = resolve(args.strings.out ?? DEFAULT_LOCKFILE)
     // The same source serve builds from these flags, so the same skills win.
     const source = new FileSystemSkillSource({
-      roots: [...found.roots],
+      roots: [...usable.usable],
       overlays: overlayDirs(args.lists.overlays),
       ...(found.maxDepth !== undefined && { limits: { maxDepth: found.maxDepth } }),
     })
@@ -95,10 +93,10 @@ export const lockCommand: CliCommand = {
       onProgress: progress.walk(),
     })
     progress.done()
-    if (found.defaults.length > 0) io.stdout(`roots: ${found.roots.map(shown).join(', ')}\n`)
+    if (found.defaults.length > 0) io.stdout(`roots: ${usable.usable.map(shown).join(', ')}\n`)
     if (lock.skills.size === 0) {
       printProblems(problems, io)
-      throw new Error(`no skill found to pin; ${shown(out)} was not written`)
+      throw new Error(`no skill found to pin; ${shown(out)} was not written.`)
     }
     // Written beside the target and renamed over it: a reader never sees half a lockfile.
     const temporary = `${out}.${process.pid}.tmp`
@@ -110,8 +108,8 @@ export const lockCommand: CliCommand = {
       await rm(temporary, { force: true })
       throw err
     }
-    io.stdout(`pinned ${lock.skills.size} skills to ${shown(out)}\n`)
+    io.stdout(`pinned ${plural(lock.skills.size, 'skill')} to ${shown(out)}\n`)
     printProblems(problems, io)
-    return 0
+    return usable.unusable.length > 0 ? UNUSABLE_ROOT_STATUS : 0
   },
 }

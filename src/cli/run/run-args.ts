@@ -9,7 +9,11 @@ const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
 // run's own flags that take a value; never passed to the script.
 const RUN_VALUE_FLAGS = new Set<string>(['timeout', 'workspace', 'overlays', ...SANDBOX_LIST_FLAGS])
 
-/** Splits argv into run options and script arguments typed by the script's declared params. */
+/**
+ * Splits argv into run options and script arguments typed by the script's
+ * declared params. After `--`, every value is a positional, taken literally
+ * (`-- --help` fills a positional with `--help`).
+ */
 export function scriptArgs(
   script: SkillScriptDeclaration,
   argv: readonly string[],
@@ -18,9 +22,14 @@ export function scriptArgs(
   const positional = (script.params ?? []).filter((p) => p.positional)
   const args: Record<string, unknown> = Object.create(null)
   let nextPositional = 0
+  let literal = false
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (!arg.startsWith('--')) {
+    if (arg === '--' && !literal) {
+      literal = true
+      continue
+    }
+    if (literal || !arg.startsWith('--')) {
       const param = positional[nextPositional++]
       if (!param)
         throw new UsageError(

@@ -8,64 +8,78 @@ import {
   type ScriptRunResult,
 } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
+import type { HelpSpec } from '../shared/help-text.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { UsageError } from '../shared/parse-args.js'
+import { plural } from '../shared/plural.js'
 import { reportError, wantsJson } from '../shared/report-error.js'
 import {
   parseSandboxFlags,
+  SANDBOX_FLAGS_HELP,
   SANDBOX_LIST_FLAGS,
-  sandboxFlagsHelp,
   sandboxOptionsFrom,
 } from '../shared/sandbox-flags.js'
+import { usableRoots } from '../shared/usable-roots.js'
 import { optionValues, runTarget, scriptArgs } from './run-args.js'
 
-const HELP = `Usage: skillhost run <skill-dir> <script> [options] [--<param> value ...] [positional ...]
-       skillhost run <skill-dir> <file> [options] [-- arg ...]
-
-Run one script of a skill exactly as a model's call would run it: inside the
-bubblewrap sandbox, with an empty environment, the skill folder read-only at
-/skill, the workspace read-write at /work (the working directory) and no
-network. A script declared in skillhost.yaml takes its parameters as --name
-value (booleans as --name) and positionals in declaration order. Any other file
-of the skill (scripts/fill.py) runs by its shebang or extension, as
-run_<skill>_script would run it, with the arguments after -- passed literally.
-For skill authors: see what your script does under the sandbox before a model
-calls it.
-
-Options:
-  --timeout N   seconds before the script is killed (default 20, max 60)
-  --json        print the result as JSON (exit code, output, truncation)
-  --workspace DIR  the folder mounted read-write at /work, the script's working
-                directory: put inputs there and find outputs there (default: a
-                fresh private folder, removed afterwards)
-  ${OVERLAYS_HELP}
-${sandboxFlagsHelp(16)}
-  -h, --help    show this help
-
-The script's interpreter must be one run allows: sh, bash, python, python3
-(the system python3) and node where installed, plus --interpreter names.
-
-Exit status: the script's own exit status when it ran to its end (0 is
-success; --json has it as exitCode). skillhost run's own conditions use codes
-from sysexits.h and coreutils timeout, so a script's usual small codes (1, 2,
-3, ...) never read as one of them:
-  64   usage error: a bad option or parameter, no such script, not a skill folder
-  69   the sandbox could not run the script (bubblewrap missing or broken, an
-       interpreter not allowed, a policy refused)
-  70   an internal error of skillhost
-  124  the script ran past --timeout and was killed (its output so far is shown)
-  128+N  the script was killed by signal N
-A script that itself exits 64, 69, 70 or 124 is told apart by --json
-(exitCode, timedOut) and by a last stderr line "[skillhost run: the script
-itself exited N]".`
+const HELP: HelpSpec = {
+  usage: [
+    'skillhost run <skill-dir> <script> [options] [--<param> value ...] [positional ...] [-- value ...]',
+    'skillhost run <skill-dir> <file> [options] [-- arg ...]',
+  ],
+  blocks: [
+    "Run one script of a skill exactly as a model's call would run it: inside the bubblewrap sandbox, with an empty environment, the skill folder read-only at /skill, the workspace read-write at /work (the working directory) and no network. A script declared in skillhost.yaml takes its parameters as --name value (booleans as --name) and positionals in declaration order; values after -- are positionals, taken literally. Any other file of the skill (scripts/fill.py) runs by its shebang or extension, as run_<skill>_script would run it, with the arguments after -- passed literally (-- --help gives the script --help). For skill authors: see what your script does under the sandbox before a model calls it.",
+    {
+      title: 'Options:',
+      items: [
+        { term: '--timeout N', text: 'seconds before the script is killed (default 20, max 60)' },
+        { term: '--json', text: 'print the result as JSON (exit code, output, truncation)' },
+        {
+          term: '--workspace DIR',
+          text: "the folder mounted read-write at /work, the script's working directory: put inputs there and find outputs there (default: a fresh private folder, removed afterwards)",
+        },
+        OVERLAYS_HELP,
+        ...SANDBOX_FLAGS_HELP,
+        {
+          term: '-h, --help',
+          text: "show this help (before --; after it, --help is the script's)",
+        },
+      ],
+    },
+    "The script's interpreter must be one run allows: sh, bash, python, python3 (the system python3) and node where installed, plus --interpreter names.",
+    {
+      title:
+        "Exit status: the script's own exit status when it ran to its end (0 is success; --json has it as exitCode). skillhost run's own conditions use codes from sysexits.h and coreutils timeout, so a script's usual small codes (1, 2, 3, ...) never read as one of them:",
+      items: [
+        {
+          term: '64',
+          text: 'usage error: a bad option or parameter, no such script, not a skill folder',
+        },
+        { term: '66', text: 'the skill folder cannot be used: missing, not a folder, unreadable' },
+        {
+          term: '69',
+          text: 'the sandbox could not run the script (bubblewrap missing or broken, an interpreter not allowed, a policy refused)',
+        },
+        { term: '70', text: 'an internal error of skillhost' },
+        {
+          term: '124',
+          text: 'the script ran past --timeout and was killed (its output so far is shown)',
+        },
+        { term: '128+N', text: 'the script was killed by signal N' },
+      ],
+    },
+    'A script that itself exits 64, 66, 69, 70 or 124 is told apart by --json (exitCode, timedOut) and by a last stderr line "[skillhost run: the script itself exited N]".',
+  ],
+}
 
 /**
- * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_UNAVAILABLE` and
- * `EX_SOFTWARE` from sysexits.h; 124 as coreutils `timeout`). Every other
+ * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_NOINPUT`,
+ * `EX_UNAVAILABLE` and `EX_SOFTWARE` from sysexits.h; 124 as coreutils `timeout`). Every other
  * status is the script's own.
  */
 export const RUN_EXIT = Object.freeze({
   usage: 64,
+  noInput: 66,
   unavailable: 69,
   internal: 70,
   timeout: 124,
@@ -89,28 +103,26 @@ function endedStatus(result: ScriptRunResult): number {
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(`${HELP}\n`)
-    return 0
-  }
   const { skillDir, scriptName, rest } = runTarget(argv)
+  const dash = rest.indexOf('--')
+  // run's own flags stand before `--`; everything after it is the script's, verbatim.
+  const own = dash === -1 ? rest : rest.slice(0, dash)
+  if (usableRoots([resolve(skillDir)], io, 'run').unusable.length > 0) return RUN_EXIT.noInput
   const source = new FileSystemSkillSource({
     roots: [resolve(skillDir)],
     id: 'cli',
-    overlays: overlayDirs(optionValues(rest, 'overlays')),
+    overlays: overlayDirs(optionValues(own, 'overlays')),
   })
   const found = []
   for await (const skill of source.discover()) found.push(skill)
   const json = wantsJson(argv)
   if (found.length !== 1) {
-    const why = `${skillDir} must be one skill folder holding SKILL.md (found ${found.length} skills)`
+    const why = `${skillDir} must be one skill folder holding SKILL.md (found ${plural(found.length, 'skill')})`
     return reportError(new UsageError(why), { io, command: 'run', json, status: RUN_EXIT.usage })
   }
   const ref = { id: found[0]!.id, version: found[0]!.version }
   const descriptor = await source.descriptor(ref)
   const declared = (descriptor.scripts ?? []).find((s) => s.name === scriptName)
-  const dash = rest.indexOf('--')
-  const own = dash === -1 ? rest : rest.slice(0, dash)
   // A declared script takes typed parameters; any other file of the skill
   // runs undeclared, with the arguments after `--` passed literally.
   const undeclared = declared === undefined && /[./]/.test(scriptName)
@@ -149,7 +161,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       returnTimedOut: true,
       ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
     })
-    if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
+    if (own.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
     else {
       io.stdout(result.stdout)
       io.stderr(result.stderr)
@@ -200,7 +212,10 @@ function flagVoice(
   return new UsageError(`--${param} ${problem}`)
 }
 
-/** `run` with its own statuses: a usage error is 64 and an unexpected failure 70, never 2 or 1. */
+/**
+ * `run` with its own statuses: a usage error is 64 (one line and a hint) and
+ * an unexpected failure 70, never 2 or 1, which a script's own status may be.
+ */
 async function runWithStatus(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     return await run(argv, io)
@@ -211,7 +226,7 @@ async function runWithStatus(argv: readonly string[], io: CliIo): Promise<number
       command: 'run',
       json: wantsJson(argv),
       status: usage ? RUN_EXIT.usage : RUN_EXIT.internal,
-      usage: HELP,
+      usage: "Try 'skillhost run --help'.",
     })
   }
 }

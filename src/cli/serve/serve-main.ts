@@ -3,7 +3,9 @@ import { escapeLine, personText, SkillHostError } from '../../common/index.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { packageVersion } from '../shared/package-version.js'
+import { plural } from '../shared/plural.js'
 import { sandboxOptionsFrom } from '../shared/sandbox-flags.js'
+import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
 import { noRootsMessage, parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
 import { createServeRuntime } from './serve-runtime.js'
@@ -62,7 +64,13 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   }
   if (options.roots.length === 0) {
     io.stderr(`skillhost serve: ${noRootsMessage()}\n`)
-    return 2
+    return UNUSABLE_ROOT_STATUS
+  }
+  // Each root that cannot be searched is named; the others are served. None left: nothing to serve.
+  const roots = usableRoots(options.roots, io, 'serve').usable
+  if (roots.length === 0) {
+    io.stderr('skillhost serve: no skill root can be searched; nothing to serve.\n')
+    return UNUSABLE_ROOT_STATUS
   }
   // One log line per event: a tool name or an error text that carries a line
   // break or a terminal control is shown escaped, never as a line of its own.
@@ -72,9 +80,11 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
       ? await readGatePolicy(options.gate.policyFile)
       : gatePolicyFor(options.gate.mode)
   const lock = await lockedFlag(options.locked)
-  log(`roots: ${options.roots.join(', ')}`)
+  log(`roots: ${roots.join(', ')}`)
   if (lock)
-    log(`locked: ${options.locked} (${lock.skills.size} skills pinned; others are not served)`)
+    log(
+      `locked: ${options.locked} (${plural(lock.skills.size, 'skill')} pinned; others are not served)`,
+    )
   log(
     `gate: ${'policyFile' in options.gate ? options.gate.policyFile : options.gate.mode}; state: ${options.stateDir}`,
   )
@@ -97,12 +107,13 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
         log(`postgres: session prune failed: ${err.message}`)
         return 0
       })
-    if (pruned > 0) log(`postgres: pruned ${pruned} session(s) not seen for the spool's max age`)
+    if (pruned > 0)
+      log(`postgres: pruned ${plural(pruned, 'session')} not seen for the spool's max age`)
   } else log(describeSpool(options))
   if (options.http) describeAuth(options.http, log)
   const signal = onSignal()
   const runtimeMade = createServeRuntime({
-    roots: options.roots,
+    roots,
     ...(options.maxDepth !== undefined && { maxDepth: options.maxDepth }),
     overlays: options.overlays,
     ...(lock && { lock }),

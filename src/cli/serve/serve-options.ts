@@ -189,9 +189,8 @@ export function parseServeOptions(
       sandbox: { interpreters: {}, readPaths: [] },
     }
   }
+  // Roots that cannot be searched are named by `runServe` (`usableRoots`), which serves the others.
   const { roots, maxDepth } = cliRoots(args)
-  for (const root of roots)
-    if (!isDirectory(root)) throw new UsageError(`skill root ${root} is not a directory`)
   if (s.gate !== undefined && s['gate-policy'] !== undefined)
     throw new UsageError('give --gate or --gate-policy, not both')
   if (s.gate !== undefined && s.gate !== 'allow-all' && s.gate !== 'deny-scripts') {

@@ -26,6 +26,7 @@ import {
   type SkillScriptConfig,
   withWorkspaceDir,
 } from '../../tiers/scripts/index.js'
+import { plural } from '../shared/plural.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */
@@ -123,18 +124,19 @@ async function discoverOnce(source: FileSystemSkillSource, log: (line: string) =
   let problems = 0
   for await (const _ of source.discover({ report: () => void problems++ })) skills++
   const ms = Math.round(performance.now() - started)
-  log(`discovered ${skills} skill(s) in ${ms} ms (${problems} problem(s) reported)`)
+  log(`discovered ${plural(skills, 'skill')} in ${ms} ms (${plural(problems, 'problem')} reported)`)
   const watch = source.watchState()
   if (watch) {
     log(
-      `watching ${watch.folders} folder(s) for changes${watch.unwatched ? `; ${watch.unwatched}, re-read on each discovery` : ''}`,
+      `watching ${plural(watch.folders, 'folder')} for changes${watch.unwatched ? `; ${watch.unwatched}, re-read on each discovery` : ''}`,
     )
   }
 }
 
 /**
- * Logs what a new manager's discovery found and how long its creation took
- * (a manager discovers every source once when it is created).
+ * Logs what a new manager's catalog holds and how long the manager took to
+ * be ready. Not a discovery time: `discoverOnce` logs the one discovery; a
+ * manager starts from it (replayed while watching) and builds its catalog.
  */
 function logDiscovery(manager: SkillManager, ms: number, log: (line: string) => void): void {
   // One row, not the whole catalog: this runs for every session.
@@ -142,7 +144,7 @@ function logDiscovery(manager: SkillManager, ms: number, log: (line: string) => 
   const served = total - counts.shadowed
   const failed = counts.skipped
   const skippedNote = failed > 0 ? `, ${failed} skipped` : ''
-  log(`discovery: ${served} skills${skippedNote} in ${Math.round(ms)} ms`)
+  log(`session catalog: ${plural(served, 'skill')}${skippedNote} (ready in ${Math.round(ms)} ms)`)
 }
 
 /**
@@ -202,7 +204,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
           ...retention,
           keep: live,
         })
-        if (removed.length > 0) log(`spool: pruned ${removed.length} old session folder(s)`)
+        if (removed.length > 0) log(`spool: pruned ${plural(removed.length, 'old session folder')}`)
       })
       .catch((err) => report('spool prune', err))
     return pruning

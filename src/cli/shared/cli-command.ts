@@ -1,3 +1,5 @@
+import type { HelpSpec } from './help-text.js'
+
 /**
  * What the CLI may do on a terminal besides writing text: present only when
  * stderr is a TTY, so its absence means no progress line is ever drawn.
@@ -28,13 +30,17 @@ export interface CliIo {
   readonly terminal?: CliTerminal
 }
 
-/** One `skillhost` subcommand. `run` resolves to the process exit code. */
+/**
+ * One `skillhost` subcommand. `run` resolves to the process exit code; help
+ * (`--help` or `-h` before any `--`) is answered by the CLI from `help`,
+ * before `run` is called.
+ */
 export interface CliCommand {
   readonly name: string
   /** One line for the command list in `skillhost --help`. */
   readonly summary: string
-  /** Full `--help` text. */
-  readonly help: string
+  /** The `--help` text, drawn by `renderHelp` at the terminal's width (at most 80). */
+  readonly help: HelpSpec
   /**
    * The command takes `--json`; with it, its errors are JSON on stdout too
    * (`reportError`). Commands without it report errors as text only.

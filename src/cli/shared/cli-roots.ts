@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { defaultSkillRoots } from '../../index.js'
+import type { HelpItem } from './help-text.js'
 import { type ParsedArgs, UsageError } from './parse-args.js'
 
 /** The flags every command that searches roots takes, for `parseArgs`. */
@@ -10,18 +11,15 @@ export const ROOT_FLAGS = {
   lists: ['root'],
 } as const
 
-/** Help lines for `ROOT_FLAGS`, descriptions starting at column `width` (a flag too long for it gets a line of its own). */
-export function rootFlagsHelp(width: number): string {
-  const more = ' '.repeat(width)
-  const line = (flag: string, text: string): string =>
-    flag.length + 3 <= width ? `  ${flag.padEnd(width - 3)} ${text}` : `  ${flag}\n${more}${text}`
-  return [
-    line('--root DIR', 'also search DIR, before the default roots (repeatable)'),
-    line('--no-default-roots', 'search only the roots given'),
-    line('--max-depth N', 'search N folder levels below each root (default 6);'),
-    `${more}folders below are reported, never skipped silently`,
-  ].join('\n')
-}
+/** Help items for `ROOT_FLAGS`, for every command's options list. */
+export const ROOT_FLAGS_HELP: readonly HelpItem[] = [
+  { term: '--root DIR', text: 'also search DIR, before the default roots (repeatable)' },
+  { term: '--no-default-roots', text: 'search only the roots given' },
+  {
+    term: '--max-depth N',
+    text: 'search N folder levels below each root (default 6); folders below are reported, never skipped silently',
+  },
+]
 
 /** Help text saying where the default roots are, for every command's help. */
 export const DEFAULT_ROOTS_HELP = `With no root given, the conventional folders that exist are searched, in
@@ -99,25 +97,16 @@ export function cliRoots(
 }
 
 /**
- * Throws an error naming the first given root that is missing or not a
- * folder, and one saying where was searched when there is no root at all:
- * the command exits 1 instead of listing nothing.
+ * Throws an error saying where was searched when there is no root at all:
+ * the command exits 1 instead of listing nothing. Roots given that cannot
+ * be searched are `usableRoots`' to report.
  */
 export function requireRoots(found: CliRoots): void {
-  for (const root of found.given) {
-    let isDir = false
-    try {
-      isDir = statSync(root).isDirectory()
-    } catch {
-      throw new Error(`skill root ${root} does not exist`)
-    }
-    if (!isDir) throw new Error(`skill root ${root} is not a folder`)
-  }
   if (found.roots.length === 0 && found.defaultsDropped)
-    throw new Error('no skill roots: --no-default-roots drops the defaults; give a root')
+    throw new Error('no skill roots: --no-default-roots drops the defaults; give a root.')
   if (found.roots.length === 0) {
     throw new Error(
-      'no skill roots: none of the default folders exist (.agents/skills or .claude/skills up to the repository root, ~/.agents/skills, ~/.claude/skills, ./skills); give a root',
+      'no skill roots: none of the default folders exist (.agents/skills or .claude/skills up to the repository root, ~/.agents/skills, ~/.claude/skills, ./skills); give a root.',
     )
   }
 }

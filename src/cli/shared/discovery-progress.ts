@@ -1,5 +1,6 @@
 import type { DiscoveryProgress } from '../../sources/index.js'
 import type { CliIo } from './cli-command.js'
+import { plural } from './plural.js'
 
 /** How long a walk runs before the binary draws a progress line. */
 export const DISCOVERY_PROGRESS_DELAY_MS = 1_000
@@ -55,7 +56,7 @@ export function discoveryProgress(io: CliIo, label: string): DiscoveryProgressLi
         drawnAt = now
         const { folders, skills } = totals()
         terminal.clearLine()
-        io.stderr(`${label}: searching… ${folders} folders, ${skills} skills`)
+        io.stderr(`${label}: searching… ${plural(folders, 'folder')}, ${plural(skills, 'skill')}`)
       }
     },
     done() {
@@ -64,7 +65,9 @@ export function discoveryProgress(io: CliIo, label: string): DiscoveryProgressLi
       const { folders, skills } = totals()
       const seconds = ((terminal.now() - started) / 1000).toFixed(1)
       terminal.clearLine()
-      io.stderr(`${label}: searched ${folders} folders, found ${skills} skills in ${seconds} s\n`)
+      io.stderr(
+        `${label}: searched ${plural(folders, 'folder')}, found ${plural(skills, 'skill')} in ${seconds} s\n`,
+      )
     },
   }
 }

@@ -1,10 +1,13 @@
 import { resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
 import { readSkillLock, type SkillLock } from '../../index.js'
+import type { HelpItem } from './help-text.js'
 
-/** The help line of `--locked FILE`, for every command that takes it. */
-export const LOCKED_HELP =
-  '--locked FILE serve only the skills FILE pins (skillhost lock writes it); a skill changed since is shown as changed-since-pinned and refuses to load'
+/** The help item of `--locked FILE`, for every command that takes it. */
+export const LOCKED_HELP: HelpItem = {
+  term: '--locked FILE',
+  text: 'serve only the skills FILE pins (skillhost lock writes it); a skill changed since is shown as changed-since-pinned and refuses to load',
+}
 
 /**
  * The lockfile `--locked FILE` names, read and validated (see

@@ -1,10 +1,13 @@
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
 
-/** The help line every command that builds a source shows for `--overlays`. */
-export const OVERLAYS_HELP =
-  "--overlays DIR deployer sidecars: DIR/<skill-id>/skillhost.yaml declares a skill's tools (repeatable; the first DIR holding one wins)"
+/** The help item every command that builds a source shows for `--overlays`. */
+export const OVERLAYS_HELP: HelpItem = {
+  term: '--overlays DIR',
+  text: "deployer sidecars: DIR/<skill-id>/skillhost.yaml declares a skill's tools (repeatable; the first DIR holding one wins)",
+}
 
 /**
  * The `--overlays DIR` values (repeatable, in order) as absolute paths; each

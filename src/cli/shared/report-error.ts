@@ -9,7 +9,7 @@ export interface ReportErrorOptions {
   readonly command: string
   /** `--json` was given: the error goes to stdout as `{"error":{"code","message"}}`. */
   readonly json?: boolean
-  /** Printed after a usage error's line in text mode (the command's help, or a hint). */
+  /** Printed on the line after a usage error's in text mode: where to read more. */
   readonly usage?: string
   /** The exit status, when the command has its own (run's sysexits); default 2 for usage, else 1. */
   readonly status?: number
@@ -47,7 +47,7 @@ export function reportError(err: unknown, options: ReportErrorOptions): number {
     return status
   }
   const shown = code === 'E_CLI_USAGE' || code === 'E_CLI_FAILED' ? message : `${code}: ${message}`
-  const usage = code === 'E_CLI_USAGE' && options.usage ? `\n\n${options.usage}` : ''
+  const usage = code === 'E_CLI_USAGE' && options.usage ? `\n${options.usage}` : ''
   options.io.stderr(`skillhost ${options.command}: ${shown}${usage}\n`)
   return status
 }

@@ -5,23 +5,20 @@ import {
   type ScriptSandboxOptions,
   scriptInterpreters,
 } from '../../tiers/scripts/index.js'
+import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
 
 /** The repeatable flags `serve`, `run` and `validate` share to shape the script sandbox. */
 export const SANDBOX_LIST_FLAGS = ['interpreter', 'read-path'] as const
 
-/** The help lines of those flags, with descriptions at column `indent`, for each command's usage text. */
-export function sandboxFlagsHelp(indent: number): string {
-  const pad = ' '.repeat(indent)
-  return [
-    '  --interpreter NAME=PATH',
-    `${pad}allow interpreter NAME as the executable at absolute PATH`,
-    `${pad}(repeatable; replaces a default of that name). A PATH outside`,
-    `${pad}/usr (a venv's bin/python, nvm's node) has its prefix bound read-only`,
-    `  --read-path DIR`,
-    `${pad}let scripts read DIR, read-only (repeatable)`,
-  ].join('\n')
-}
+/** The help items of those flags, for each command's options list. */
+export const SANDBOX_FLAGS_HELP: readonly HelpItem[] = [
+  {
+    term: '--interpreter NAME=PATH',
+    text: "allow interpreter NAME as the executable at absolute PATH (repeatable; replaces a default of that name). A PATH outside /usr (a venv's bin/python, nvm's node) has its prefix bound read-only",
+  },
+  { term: '--read-path DIR', text: 'let scripts read DIR, read-only (repeatable)' },
+]
 
 /** The deployer's sandbox flags, checked. */
 export interface SandboxFlags {

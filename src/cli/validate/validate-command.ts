@@ -19,16 +19,18 @@ import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
   ROOT_FLAGS,
+  ROOT_FLAGS_HELP,
   requireRoots,
-  rootFlagsHelp,
 } from '../shared/cli-roots.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from '../shared/collect-skills.js'
 import { discoveryProgress } from '../shared/discovery-progress.js'
+import type { HelpSpec } from '../shared/help-text.js'
 import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { parseSandboxFlags } from '../shared/sandbox-flags.js'
+import { usableRoots } from '../shared/usable-roots.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
 export interface ValidateEntry {
@@ -39,49 +41,40 @@ export interface ValidateEntry {
   readonly warnings: string[]
 }
 
-const HELP = `Usage: skillhost validate [--lenient] [--json] [--overlays DIR] [--locked FILE] [--interpreter NAME=PATH ...] [--root DIR] [path...]
-
-Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md),
-a SKILL.md file, or a folder of skill folders, searched to a bounded depth;
-folders below it and skills nested in another skill's folder are reported.
-Symlinked skill folders are followed to their target.
-
-${DEFAULT_ROOTS_HELP}
-
-By default the verdict is the agentskills.io specification's, as the
-reference validator (skills-ref validate) gives it: a name that breaks the
-naming rule or differs from its folder, an over-long description or
-compatibility, unknown frontmatter keys, a missing name or description, bad
-YAML or a bad skillhost.yaml make the skill invalid. --lenient shows what a
-lenient host (skillhost list and serve by default) would load: the spec's
-softer rules become warnings and unknown keys are kept. Where skillhost and
-skills-ref still differ, docs/validate.md says why.
-With --overlays, a skill's overlay sidecar is validated in place of its own,
-exactly as serve would load it; an overlay for a skill none of the paths
-holds is parsed on its own and reported with a warning.
-
-A skillhost.yaml script whose interpreter skillhost run and serve would
-refuse is an error; one they accept but that is not installed here (say,
-node) is a warning, in either mode: it depends on the host, not the skill.
-The allowed names are sh, bash, python, python3 and node, plus any
---interpreter given (as run and serve take it).
-
-Options:
-  --lenient  report what a lenient host would load (spec violations it
-             tolerates are warnings)
-  --strict   the default verdict; accepted for compatibility (no-op)
-  --json     print the report as JSON
-  ${OVERLAYS_HELP}
-  ${LOCKED_HELP}
-             (with it, a skill not pinned as it is now is invalid: it
-             would not load)
-  --interpreter NAME=PATH
-             also allow interpreter NAME (repeatable), as run and serve do
-${rootFlagsHelp(13)}
-  -h, --help show this help
-
-Exit status: 0 when every skill is valid, 1 when any is invalid or a path
-holds no skill, 2 on a usage error.`
+const HELP: HelpSpec = {
+  usage: [
+    'skillhost validate [--lenient] [--json] [--overlays DIR] [--locked FILE] [--interpreter NAME=PATH ...] [--root DIR] [--no-default-roots] [--max-depth N] [path...]',
+  ],
+  blocks: [
+    "Validate agentskills.io skills. Each path is a skill folder (holding SKILL.md), a SKILL.md file, or a folder of skill folders, searched to a bounded depth; folders below it and skills nested in another skill's folder are reported. Symlinked skill folders are followed to their target.",
+    DEFAULT_ROOTS_HELP,
+    "By default the verdict is the agentskills.io specification's, as the reference validator (skills-ref validate) gives it: a name that breaks the naming rule or differs from its folder, an over-long description or compatibility, unknown frontmatter keys, a missing name or description, bad YAML or a bad skillhost.yaml make the skill invalid. --lenient shows what a lenient host (skillhost list and serve by default) would load: the spec's softer rules become warnings and unknown keys are kept. Where skillhost and skills-ref still differ, docs/validate.md says why. With --overlays, a skill's overlay sidecar is validated in place of its own, exactly as serve would load it; an overlay for a skill none of the paths holds is parsed on its own and reported with a warning.",
+    'A skillhost.yaml script whose interpreter skillhost run and serve would refuse is an error; one they accept but that is not installed here (say, node) is a warning, in either mode: it depends on the host, not the skill. The allowed names are sh, bash, python, python3 and node, plus any --interpreter given (as run and serve take it).',
+    {
+      title: 'Options:',
+      items: [
+        {
+          term: '--lenient',
+          text: 'report what a lenient host would load (spec violations it tolerates are warnings)',
+        },
+        { term: '--strict', text: 'the default verdict; accepted for compatibility (no-op)' },
+        { term: '--json', text: 'print the report as JSON' },
+        OVERLAYS_HELP,
+        {
+          ...LOCKED_HELP,
+          text: `${LOCKED_HELP.text} (with it, a skill not pinned as it is now is invalid: it would not load)`,
+        },
+        {
+          term: '--interpreter NAME=PATH',
+          text: 'also allow interpreter NAME (repeatable), as run and serve do',
+        },
+        ...ROOT_FLAGS_HELP,
+        { term: '-h, --help', text: 'show this help' },
+      ],
+    },
+    'Exit status: 0 when every skill is valid; 1 when any is invalid, a path holds no skill, or a path cannot be searched (missing, not a folder, unreadable: named on stderr, the other paths are checked); 2 on a usage error.',
+  ],
+}
 
 /**
  * Each declared script's interpreter, checked by the check `run` makes
@@ -237,15 +230,11 @@ export const validateCommand: CliCommand = {
       strings: ['locked', ...ROOT_FLAGS.strings],
       lists: ['overlays', 'interpreter', ...ROOT_FLAGS.lists],
     })
-    if (args.booleans.help) {
-      io.stdout(`${HELP}\n`)
-      return 0
-    }
     if (args.booleans.lenient && args.booleans.strict)
       throw new UsageError('--lenient and --strict contradict each other; give one')
     const found = cliRoots(args)
-    // A path given that is missing is reported as invalid below, with the others checked.
-    if (found.roots.length === 0) requireRoots(found)
+    requireRoots(found)
+    const roots = usableRoots(found.roots, io, 'validate')
     const overlays = overlayDirs(args.lists.overlays)
     const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
     const lock = await lockedFlag(args.strings.locked)
@@ -261,11 +250,11 @@ export const validateCommand: CliCommand = {
     const entries: ValidateEntry[] = []
     const notSearched: SkillProblem[] = []
     const ids = new Set<string>()
-    for (const path of found.roots)
+    for (const path of roots.usable)
       entries.push(...(await validateRoot(path, options, ids, allowed, notSearched)))
     progress.done()
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
-    const ok = entries.every((e) => e.valid)
+    const ok = entries.every((e) => e.valid) && roots.unusable.length === 0
     if (args.booleans.json)
       io.stdout(`${JSON.stringify({ ok, skills: entries, notSearched }, null, 2)}\n`)
     else print(entries, notSearched, io)

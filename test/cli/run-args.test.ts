@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest'
+import { scriptArgs } from '../../src/cli/run/run-args.js'
+import { UsageError } from '../../src/cli/shared/parse-args.js'
+import type { SkillScriptDeclaration } from '../../src/sources/index.js'
+
+const script = {
+  name: 'count',
+  path: 'scripts/count.py',
+  interpreter: 'python3',
+  params: [
+    { name: 'file', type: 'string', positional: true },
+    { name: 'pattern', type: 'string', positional: true },
+    { name: 'top', type: 'integer' },
+  ],
+} as unknown as SkillScriptDeclaration
+
+describe('run: a declared script’s arguments (issue 23: everything after -- is the script’s)', () => {
+  it('after --, values that look like flags are positionals, taken literally', () => {
+    expect({ ...scriptArgs(script, ['a.txt', '--top', '3', '--', '--help']) }).toEqual({
+      file: 'a.txt',
+      top: 3,
+      pattern: '--help',
+    })
+    expect({ ...scriptArgs(script, ['--', '--json', '--']) }).toEqual({
+      file: '--json',
+      pattern: '--',
+    })
+  })
+
+  it('before --, an unknown flag is still a usage error, and run’s own flags are skipped', () => {
+    expect(() => scriptArgs(script, ['--help-me'])).toThrow(UsageError)
+    expect({ ...scriptArgs(script, ['--json', 'a.txt', '--timeout', '5']) }).toEqual({
+      file: 'a.txt',
+    })
+    expect(() => scriptArgs(script, ['--', 'a', 'b', 'c'])).toThrow(/no more positional values/)
+  })
+})
