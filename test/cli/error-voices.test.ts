@@ -173,7 +173,7 @@ describe('failures: the error code, the person text, exit 1 (run: its sysexits)'
     const out = join(base, 'skills.lock.json')
     const text = await cli('lock', '--no-default-roots', '--root', empty, '--out', out)
     expect(text.code).toBe(1)
-    expect(text.stderr).toMatch(/^skillhost lock: no skill found to pin; .* was not written\n$/)
+    expect(text.stderr).toMatch(/^skillhost lock: no skill found to pin; .* was not written\.\n$/)
   })
 
   it.skipIf(!linux || process.getuid?.() !== 0)(
