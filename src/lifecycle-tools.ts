@@ -7,6 +7,7 @@ import {
   READ_SKILL_FILE_TOOL,
   SKILL_ID_PROPERTY,
 } from './manager/lifecycle-tool-names.js'
+import { MAX_SKILL_ARGUMENTS_LENGTH } from './manager/skill-arguments.js'
 import { SKILL_ROOT_PATH } from './manager/skill-files.js'
 import type { SkillManager } from './manager/types.js'
 import { modelSafeUnavailable } from './skill-model/unavailable-tool.js'
@@ -193,7 +194,7 @@ export function forgeSkillTools(
     ),
   })
 
-  const loadSkill = new Tool<{ skill: string }>({
+  const loadSkill = new Tool<{ skill: string; arguments?: string }>({
     name: LIFECYCLE_TOOL.load,
     description:
       "Load a skill: its instructions enter your context and its tools become callable from your next step; the result lists the files it ships, which read_skill_file reads while it is loaded. Unload it when you're done.",
@@ -201,11 +202,23 @@ export function forgeSkillTools(
       type: 'object',
       additionalProperties: false,
       required: ['skill'],
-      properties: { skill: SKILL_ID },
+      properties: {
+        skill: SKILL_ID,
+        arguments: {
+          type: 'string',
+          maxLength: MAX_SKILL_ARGUMENTS_LENGTH,
+          description:
+            'What the user invoked the skill with (the text after /skill-name): fills $ARGUMENTS, $0, $1… in its instructions. Omit when there is none.',
+        },
+      },
     },
     handler: gated(LIFECYCLE_TOOL.load, async (args, ctx) => {
       refuseHostOnly(manager, args.skill)
-      const result = await manager.load(args.skill, ctx)
+      const result = await manager.load(
+        args.skill,
+        ctx,
+        args.arguments === undefined ? {} : { arguments: args.arguments },
+      )
       return {
         id: result.id,
         version: result.version,

@@ -4,14 +4,20 @@ import type { SkillManager } from './types.js'
 
 /** The skills `manager` has loaded, as a session state stores them. */
 export function sessionSkills(manager: SkillManager): SkillSessionSkill[] {
-  return manager.loadedSkills().map(({ id, version, channel }) => ({ id, version, channel }))
+  return manager.loadedSkills().map(({ id, version, channel, arguments: args }) => ({
+    id,
+    version,
+    channel,
+    ...(args === undefined ? {} : { arguments: args }),
+  }))
 }
 
 /**
  * Brings `manager` (projecting into `ctx`) to the skills `state` names: what
  * it has loaded that the state does not (or at another version) is unloaded,
- * then what the state names is loaded at exactly its version, in the state's
- * order. A version the sources no longer hold fails with
+ * then what the state names is loaded at exactly its version (and with its
+ * arguments), in the state's order. A skill loaded with other arguments counts
+ * as another load: it is unloaded and loaded again. A version the sources no longer hold fails with
  * `E_SKILL_VERSION_GONE`; what was applied before it stays.
  */
 export async function applySessionState(
@@ -19,24 +25,35 @@ export async function applySessionState(
   ctx: TurnContext,
   state: SkillSessionState,
 ): Promise<void> {
-  const wanted = new Map(state.skills.map((s) => [s.id, s.version]))
-  for (const { id, version } of manager.loadedSkills())
-    if (wanted.get(id) !== version) await manager.unload(id, ctx)
-  const have = new Map(manager.loadedSkills().map((s) => [s.id, s.version]))
-  for (const { id, version } of state.skills) {
-    if (have.get(id) === version && manager.projected(ctx).includes(id)) continue
-    await manager.load(id, ctx, { version })
+  const wanted = new Map(state.skills.map((s) => [s.id, loadKey(s)]))
+  for (const skill of manager.loadedSkills())
+    if (wanted.get(skill.id) !== loadKey(skill)) await manager.unload(skill.id, ctx)
+  const have = new Map(manager.loadedSkills().map((s) => [s.id, loadKey(s)]))
+  for (const skill of state.skills) {
+    const { id, version, arguments: args } = skill
+    if (have.get(id) === loadKey(skill) && manager.projected(ctx).includes(id)) continue
+    await manager.load(id, ctx, { version, ...(args === undefined ? {} : { arguments: args }) })
   }
 }
 
-/** True when two states name the same skills, versions, channels and workspace. */
+/** What makes two loads of one skill the same: its version and its arguments. */
+function loadKey(s: { readonly version: string; readonly arguments?: string }): string {
+  return JSON.stringify([s.version, s.arguments ?? null])
+}
+
+/** True when two states name the same skills, versions, channels, arguments and workspace. */
 export function sameSessionState(a: SkillSessionState, b: SkillSessionState): boolean {
   return JSON.stringify(normal(a)) === JSON.stringify(normal(b))
 }
 
 function normal(s: SkillSessionState): unknown {
   return {
-    skills: s.skills.map(({ id, version, channel }) => [id, version, channel]),
+    skills: s.skills.map(({ id, version, channel, arguments: args }) => [
+      id,
+      version,
+      channel,
+      args ?? null,
+    ]),
     workspace: s.workspace ? [s.workspace.replica, s.workspace.path] : null,
   }
 }

@@ -11,6 +11,7 @@ import { LoadedSkills } from './loaded-skills.js'
 import { ManagerEvents } from './manager-events.js'
 import { forgeReadSkillFileTool } from './read-skill-file-tool.js'
 import { SerialQueue } from './serial-queue.js'
+import { checkSkillArguments } from './skill-arguments.js'
 import { SkillLoader } from './skill-loader.js'
 import { swapUpdates } from './swap-updates.js'
 import { type TierWiring, wireTiers } from './tier-wiring.js'
@@ -135,7 +136,15 @@ class Manager implements SkillManager {
   load(id: string, ctx: TurnContext, options: LoadOptions = {}): Promise<LoadResult> {
     return this.#mutate(async () => {
       this.#projector.pruneRetired(ctx)
+      if (options.arguments !== undefined) checkSkillArguments(options.arguments)
       const existing = this.#loaded.get(id)
+      if (existing && options.arguments !== existing.arguments) {
+        throw new SkillHostError(
+          'E_SKILL_ALREADY_LOADED',
+          `Skill '${id}' is already loaded with other arguments; unload it first.`,
+          { data: { skill: id } },
+        )
+      }
       if (existing && options.version !== undefined && existing.version !== options.version) {
         throw new SkillHostError(
           'E_SKILL_ALREADY_LOADED',
@@ -158,8 +167,8 @@ class Manager implements SkillManager {
       }
       const record =
         options.version === undefined
-          ? await this.#loader.current(id, ctx)
-          : await this.#loader.pinned(id, options.version, ctx)
+          ? await this.#loader.current(id, ctx, options.arguments)
+          : await this.#loader.pinned(id, options.version, ctx, options.arguments)
       this.#loaded.add(record)
       const tools = this.#projector.project(ctx, record)
       this.#events.emit({ kind: 'loaded', id, ctx })

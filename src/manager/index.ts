@@ -21,6 +21,7 @@ export type {
   SkillSessionWorkspace,
   StoredSkillSession,
 } from './session-state.js'
+export { MAX_SKILL_ARGUMENTS_LENGTH } from './skill-arguments.js'
 export { LOAD_RESULT_FILES, LOAD_RESULT_FILES_CHARS, SKILL_ROOT_PATH } from './skill-files.js'
 export type {
   ArtifactKindFactory,

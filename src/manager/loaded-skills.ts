@@ -58,6 +58,7 @@ export class LoadedSkills {
       channel: r.channel,
       tools: r.tools.map((t) => t.name),
       unavailableTools: r.unavailableTools,
+      ...(r.arguments === undefined ? {} : { arguments: r.arguments }),
     }))
   }
 

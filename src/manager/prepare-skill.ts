@@ -14,6 +14,7 @@ import { wrapModuleTool } from '../tiers/module/tier.js'
 import type { TierForge } from '../tiers/tier-forge.js'
 import { resolveBodyChannel } from './body-channel.js'
 import { preflightToolNames } from './preflight.js'
+import { substituteSkillBody } from './skill-arguments.js'
 import { indexSkillFiles } from './skill-files.js'
 import { SkillRecord } from './skill-record.js'
 import type { SkillChannel } from './types.js'
@@ -33,6 +34,10 @@ export interface PrepareDeps {
   ) => typeof SpooledArtifact | undefined
   readonly tiers: readonly TierForge[]
   readonly signal: AbortSignal
+  /** The skill's folder as scripts see it, for `${CLAUDE_SKILL_DIR}` and its kin. */
+  readonly skillDir: string
+  /** The load's `arguments`, substituted into the body. */
+  readonly arguments?: string
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false })
@@ -90,7 +95,8 @@ async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> 
  * Prepares one skill version completely without touching any turn: resolves
  * and checks the descriptor, preflights every tool name, rebuilds module
  * tools, forges tier-2/3 tools (materializing the workspace), indexes the
- * skill's files, and spools the body (reading it first: `auto` picks the
+ * skill's files, and spools the body (reading it and filling its
+ * placeholders with `substituteSkillBody` first: `auto` picks the
  * channel by its size). On any failure everything created so far is disposed and the
  * error rethrown, so a failed prepare leaves nothing behind.
  */
@@ -110,11 +116,15 @@ export async function prepareSkill(
     claimed: deps.claimed,
     ...(deps.replacing ? { replacing: deps.replacing } : {}),
   })
-  const body = await callSource(ref.id, async () =>
+  const written = await callSource(ref.id, async () =>
     readText(await source.read(ref, undefined, { signal: deps.signal })),
   )
+  const body = substituteSkillBody(written, {
+    skillDir: deps.skillDir,
+    ...(deps.arguments === undefined ? {} : { arguments: deps.arguments }),
+  })
   const channel = resolveBodyChannel(descriptor.channel ?? deps.defaultChannel, body)
-  const record = new SkillRecord(descriptor, channel)
+  const record = new SkillRecord(descriptor, channel, deps.arguments)
   try {
     const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
       wrapModuleTool(original, {

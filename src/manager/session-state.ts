@@ -1,10 +1,15 @@
 import type { ResolvedSkillChannel } from './types.js'
 
-/** One skill a session has loaded: the version it pinned and the channel its body took. */
+/**
+ * One skill a session has loaded: the version it pinned, the channel its body
+ * took and the `arguments` it was loaded with (absent: none), so a restore
+ * rebuilds the same body.
+ */
 export interface SkillSessionSkill {
   readonly id: string
   readonly version: string
   readonly channel: ResolvedSkillChannel
+  readonly arguments?: string
 }
 
 /**

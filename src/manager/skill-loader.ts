@@ -40,17 +40,25 @@ export class SkillLoader {
    * is gone (the skill changed since the last discovery), rediscovers once and
    * tries the new version, so a model never has to refresh by hand to load.
    */
-  async current(id: string, ctx: TurnContext): Promise<SkillRecord> {
+  async current(id: string, ctx: TurnContext, args?: string): Promise<SkillRecord> {
     const { catalog } = this.#deps
     const row = catalog.row(id)
     try {
-      return await prepareSkill({ id, version: row.skill.version }, row.source, this.#prepare(ctx))
+      return await prepareSkill(
+        { id, version: row.skill.version },
+        row.source,
+        this.#prepare(ctx, args),
+      )
     } catch (err) {
       if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
       await catalog.rediscover()
       const fresh = catalog.row(id)
       if (fresh.skill.version === row.skill.version && fresh.source === row.source) throw err
-      return prepareSkill({ id, version: fresh.skill.version }, fresh.source, this.#prepare(ctx))
+      return prepareSkill(
+        { id, version: fresh.skill.version },
+        fresh.source,
+        this.#prepare(ctx, args),
+      )
     }
   }
 
@@ -60,7 +68,7 @@ export class SkillLoader {
    * manager last looked); still another version, or no skill, is
    * `E_SKILL_VERSION_GONE`.
    */
-  async pinned(id: string, version: string, ctx: TurnContext): Promise<SkillRecord> {
+  async pinned(id: string, version: string, ctx: TurnContext, args?: string): Promise<SkillRecord> {
     const { catalog } = this.#deps
     if (catalog.snapshot.winners.get(id)?.skill.version !== version) await catalog.rediscover()
     const row = catalog.snapshot.winners.get(id)
@@ -78,7 +86,7 @@ export class SkillLoader {
       )
     if (!row || row.skill.version !== version) throw gone(row?.skill.version)
     try {
-      return await prepareSkill({ id, version }, row.source, this.#prepare(ctx))
+      return await prepareSkill({ id, version }, row.source, this.#prepare(ctx, args))
     } catch (err) {
       if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
       // The source changed since this manager's last discovery: say what it holds now.
@@ -90,7 +98,7 @@ export class SkillLoader {
   /**
    * Prepares the catalog's version of `id` to replace `old`, whose tool names
    * the new version may take over; undefined when the catalog no longer has
-   * `id`.
+   * `id`. The new version keeps `old`'s arguments.
    */
   async replacement(
     id: string,
@@ -100,12 +108,12 @@ export class SkillLoader {
     const row = this.#deps.catalog.snapshot.winners.get(id)
     if (!row) return undefined
     return prepareSkill({ id, version: row.skill.version }, row.source, {
-      ...this.#prepare(ctx),
+      ...this.#prepare(ctx, old.arguments),
       replacing: new Set(old.tools.map((t) => t.name)),
     })
   }
 
-  #prepare(ctx: TurnContext): PrepareDeps {
+  #prepare(ctx: TurnContext, args: string | undefined): PrepareDeps {
     const { config, gate, spool, loaded, wiring, lifetime } = this.#deps
     return {
       gate,
@@ -117,6 +125,8 @@ export class SkillLoader {
       artifactClassFor: (skill, tool) => resolveArtifactClass(config, skill, tool),
       tiers: wiring.tiers,
       signal: AbortSignal.any([ctx.abortSignal, lifetime]),
+      skillDir: wiring.skillDir,
+      ...(args === undefined ? {} : { arguments: args }),
     }
   }
 }

@@ -20,6 +20,8 @@ export class SkillRecord implements ForgeTarget {
   readonly version: string
   readonly descriptor: SkillDescriptor
   readonly channel: ResolvedSkillChannel
+  /** The `arguments` its body was built with; a swap or restore passes them on. */
+  readonly arguments: string | undefined
   readonly store = new DisposableStore()
   tools: readonly Tool[] = []
   /** Declared tools this host does not offer, under their would-be names, and why. */
@@ -33,11 +35,12 @@ export class SkillRecord implements ForgeTarget {
   #resolveDrained: (() => void) | undefined
   #teardown: Promise<void> | undefined
 
-  constructor(descriptor: SkillDescriptor, channel: ResolvedSkillChannel) {
+  constructor(descriptor: SkillDescriptor, channel: ResolvedSkillChannel, args?: string) {
     this.id = descriptor.id
     this.version = descriptor.version
     this.descriptor = descriptor
     this.channel = channel
+    this.arguments = args
     this.files = SkillFiles.empty(descriptor.id)
   }
 

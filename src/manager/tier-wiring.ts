@@ -8,8 +8,10 @@ import type { Tool } from '../common/tool.js'
 import { SessionWorkspaceSlot, WORKSPACE_TOOL } from '../tiers/scripts/tier.js'
 import type { TierForge } from '../tiers/tier-forge.js'
 import { LIFECYCLE_TOOL_NAMES } from './lifecycle-tool-names.js'
+import { DEFAULT_SKILL_DIR } from './skill-arguments.js'
 import { createTierForges } from './tier-forges.js'
 import type { SkillManagerConfig } from './types.js'
+import { scriptConfigInForce } from './validate-config.js'
 
 /** What one manager's configuration turns on for every skill it loads, built once. */
 export interface TierWiring {
@@ -21,6 +23,13 @@ export interface TierWiring {
   readonly readers: readonly Tool[]
   /** Tool names no skill may take: the readers', the lifecycle tools', the workspace tools'. */
   readonly reserved: ReadonlySet<string>
+  /**
+   * The skill's folder as its scripts see it: the script tier's skill mount,
+   * or `DEFAULT_SKILL_DIR` when scripts are off. Bodies name it for
+   * `${CLAUDE_SKILL_DIR}`, so a path the model copies from them is one the
+   * script tool accepts.
+   */
+  readonly skillDir: string
 }
 
 /**
@@ -41,5 +50,6 @@ export function wireTiers(config: SkillManagerConfig): TierWiring {
   ])
   const workspace = config.scripts ? new SessionWorkspaceSlot(config.scripts) : undefined
   const tiers = createTierForges(config, workspace ? () => workspace.open() : undefined)
-  return { tiers, workspace, readers, reserved }
+  const skillDir = scriptConfigInForce(config)?.translator.skillMount ?? DEFAULT_SKILL_DIR
+  return { tiers, workspace, readers, reserved, skillDir }
 }

@@ -195,6 +195,8 @@ export interface LoadedSkillInfo {
   readonly channel: ResolvedSkillChannel
   readonly tools: readonly string[]
   readonly unavailableTools: readonly UnavailableTool[]
+  /** The `arguments` it was loaded with, if any. */
+  readonly arguments?: string
 }
 
 /** How `SkillManager.load` loads. */
@@ -207,6 +209,16 @@ export interface LoadOptions {
    * Default: the catalog's current version.
    */
   readonly version?: string
+  /**
+   * What the skill was invoked with, as Claude Code's `/skill args`: fills
+   * `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` in the body (`substituteSkillBody`),
+   * or is appended as `ARGUMENTS: …` when the body names none. At most
+   * `MAX_SKILL_ARGUMENTS_LENGTH` characters (`E_TOOL_INVALID_ARGS`). Kept with
+   * the loaded skill, so a refresh and a restored session rebuild the same
+   * body. A skill already loaded with other arguments is
+   * `E_SKILL_ALREADY_LOADED`. Default: none (placeholders stay as written).
+   */
+  readonly arguments?: string
 }
 
 /** The result of an unload: what was taken away. */

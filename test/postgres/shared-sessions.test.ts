@@ -14,6 +14,7 @@ import {
 } from '../../src/adapters/postgres/index.js'
 import { Tool } from '../../src/common/tool.js'
 import { createSkillManager } from '../../src/manager/index.js'
+import type { SkillManager } from '../../src/manager/types.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
 
@@ -53,7 +54,11 @@ afterEach(async () => {
 async function replicas(
   n: number,
   source: InMemorySkillSource,
-  options: { token?: (i: number) => string | undefined } = {},
+  options: {
+    token?: (i: number) => string | undefined
+    /** Collects each replica's managers, by replica index. */
+    managers?: SkillManager[][]
+  } = {},
 ) {
   url = server.createDatabase(`shared_${++dbCount}`)
   pool = new pg.Pool({ connectionString: url, max: 10 })
@@ -72,7 +77,11 @@ async function replicas(
     feeds.push(feed)
     const token = options.token?.(i)
     const http = await serveMcpHttp({
-      createManager: () => createSkillManager({ sources: [source], gate: async () => undefined }),
+      createManager: async () => {
+        const manager = await createSkillManager({ sources: [source], gate: async () => undefined })
+        if (options.managers) options.managers[i] = [...(options.managers[i] ?? []), manager]
+        return manager
+      },
       sessionStore: store,
       catalogFeed: feed,
       replica: `replica-${i}`,
@@ -127,6 +136,45 @@ describe('MCP sessions shared through PostgreSQL (serveMcpHttp + PostgresSession
     const onAagain = await onA.client.callTool({ name: 'greet', arguments: { name: 'Ada' } })
     expect(text(onAagain)).toContain('E_TOOL_NOT_FOUND')
     expect((await store.get(sessionId))?.state.skills).toEqual([])
+  })
+
+  it('a skill loaded with arguments through A is restored on B with the same arguments and body', async () => {
+    const source = new InMemorySkillSource({
+      skills: [{ ...greeter(), body: 'Greet $0 in $1. Asked: $ARGUMENTS' }],
+    })
+    const managers: SkillManager[][] = []
+    const { servers, store } = await replicas(2, source, { managers })
+    const [a, b] = servers as [McpHttpServer, McpHttpServer]
+    const onA = await connect(a.url)
+    const sessionId = onA.transport.sessionId as string
+    const loaded = await onA.client.callTool({
+      name: 'load_skill',
+      arguments: { skill: 'greeter', arguments: `Ada 'plain English'` },
+    })
+    const body = "Greet Ada in plain English. Asked: Ada 'plain English'"
+    expect(JSON.parse(text(loaded)).body).toBe(body)
+    expect((await store.get(sessionId))?.state.skills).toEqual([
+      {
+        id: 'greeter',
+        version: expect.any(String),
+        channel: 'inline',
+        arguments: `Ada 'plain English'`,
+      },
+    ])
+
+    const onB = await connect(b.url, sessionId)
+    expect(text(await onB.client.callTool({ name: 'greet', arguments: { name: 'Ada' } }))).toMatch(
+      /^Hello, Ada!/,
+    )
+    const [onBManager] = managers[1] ?? []
+    expect(onBManager?.loadedSkills()).toEqual([
+      expect.objectContaining({ id: 'greeter', arguments: `Ada 'plain English'` }),
+    ])
+    // Projected into a fresh turn, B's rebuilt record shows the body A showed.
+    const again = await onBManager!.load('greeter', onBManager!.createTurnContext(), {
+      arguments: `Ada 'plain English'`,
+    })
+    expect(again.body).toBe(body)
   })
 
   it('a session whose pinned version is gone gets E_SKILL_VERSION_GONE on the other replica', async () => {

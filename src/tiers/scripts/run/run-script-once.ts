@@ -79,6 +79,7 @@ export async function runScriptOnce(
         { script: call.path, args: call.argv },
         found.runnable,
         found.denied,
+        runConfig.translator.skillMount,
       )
       script = resolved.script
       argv = resolved.argv

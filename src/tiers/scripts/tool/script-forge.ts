@@ -213,7 +213,7 @@ function forgeUndeclared(
   const name = undeclaredToolName(target.id)
   const paths = [...runnable.keys()].sort()
   const listed = paths.slice(0, 50).join(', ')
-  const description = `Run one of skill '${target.id}''s scripts in the sandbox, as its instructions say (python scripts/x.py a b → { script: "scripts/x.py", args: ["a", "b"] }; python -m scripts.x → { script: "scripts/x.py" }). The working directory is /work, the conversation's workspace: files persist across calls, and the skill's own files are read-only at /skill. Runnable: ${listed || '(none)'}${paths.length > 50 ? `, and ${paths.length - 50} more` : ''}.`
+  const description = `Run one of skill '${target.id}''s scripts in the sandbox, as its instructions say (python scripts/x.py a b → { script: "scripts/x.py", args: ["a", "b"] }; python -m scripts.x → { script: "scripts/x.py" }). The working directory is /work, the conversation's workspace: files persist across calls, and the skill's own files are read-only at ${config.translator.skillMount}. Runnable: ${listed || '(none)'}${paths.length > 50 ? `, and ${paths.length - 50} more` : ''}.`
   return forgeSkillTool<Record<string, unknown>>({
     name,
     description,
@@ -226,7 +226,13 @@ function forgeUndeclared(
     guard: target,
     spool: false,
     run: (args, ctx) => {
-      const call = undeclaredScriptCall(target.id, args, runnable, denied)
+      const call = undeclaredScriptCall(
+        target.id,
+        args,
+        runnable,
+        denied,
+        config.translator.skillMount,
+      )
       return runAndReport(config, target, root, { name, ...call }, ctx, options)
     },
   })
