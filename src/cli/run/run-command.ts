@@ -17,6 +17,7 @@ import {
   sandboxOptionsFrom,
 } from '../shared/sandbox-flags.js'
 import { optionValues, runTarget, scriptArgs } from './run-args.js'
+import { copyLines, userFolderCopy } from './run-user-files.js'
 
 const HELP = `Usage: skillhost run <skill-dir> <script> [options] [--<param> value ...] [positional ...]
        skillhost run <skill-dir> <file> [options] [-- arg ...]
@@ -35,8 +36,12 @@ Options:
   --timeout N   seconds before the script is killed (default 20, max 60)
   --json        print the result as JSON (exit code, output, truncation)
   --workspace DIR  the folder mounted read-write at /work, the script's working
-                directory: put inputs there and find outputs there (default: a
-                fresh private folder, removed afterwards)
+                directory: put inputs there and find outputs there. Without
+                it, /work is a fresh private folder: files of the current
+                folder named among the script's arguments are copied in, and
+                files the script creates or changes are copied back here (one
+                line each: output: NAME, updated: NAME), never over a file
+                that exists or changed meanwhile
   ${OVERLAYS_HELP}
 ${sandboxFlagsHelp(16)}
   -h, --help    show this help
@@ -135,25 +140,34 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return RUN_EXIT.unavailable
   }
   try {
+    const literal = dash === -1 ? [] : rest.slice(dash + 1)
+    // Without --workspace, the files the command line names go in and what the script makes comes back.
+    const copy =
+      workspaceDir === undefined
+        ? await userFolderCopy(process.cwd(), declared ? Object.values(args) : literal)
+        : undefined
     const result = await runScriptOnce(sandbox.config, {
       source,
       ref,
-      call: declared
-        ? { declared, args }
-        : { path: scriptName, argv: dash === -1 ? [] : rest.slice(dash + 1) },
+      call: declared ? { declared, args } : { path: scriptName, argv: literal },
       ...(workspaceDir === undefined ? {} : { workspaceDir }),
+      ...(copy && { prepare: copy.prepare, collect: copy.collect }),
       returnTimedOut: true,
       ...(timeout === undefined ? {} : { timeoutSeconds: Number(timeout) }),
     })
-    if (rest.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
-    else {
+    if (rest.includes('--json')) {
+      const moved = copy && { copied: copy.copied, notCopied: copy.notCopied }
+      io.stdout(`${JSON.stringify({ ...result, ...moved }, null, 2)}\n`)
+    } else {
       io.stdout(result.stdout)
       io.stderr(result.stderr)
       if (result.truncated)
         io.stderr(`\n[skillhost run: output truncated at ${sandbox.config.maxOutputBytes} bytes]\n`)
-      for (const c of result.workspace?.changes ?? []) {
-        io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
-      }
+      if (copy) io.stderr(copyLines(copy))
+      else
+        for (const c of result.workspace?.changes ?? []) {
+          io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
+        }
     }
     const status = endedStatus(result)
     if (result.timedOut)
