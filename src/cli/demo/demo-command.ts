@@ -17,7 +17,11 @@ is set, else a scripted model, clearly labelled as such.
 Options:
   --root DIR    skills to use instead of the bundled examples/skills; their
                 module tools are not imported (nor offered) unless
-                --import-modules is given; the first lines say which
+                --import-modules is given; the first lines say which. The
+                scripted model then works from the catalog it finds: list,
+                load the first skill that loads, run one of its script files
+                with --help in the sandbox (or a script tool that needs no
+                arguments), unload, and answer with what happened
   --import-modules
                 with --root: import DIR's module tools into this process (the
                 bundled examples are always imported)
@@ -31,8 +35,8 @@ Options:
 Needs the optional packages ai (and @ai-sdk/openai or @ai-sdk/anthropic for a
 real model); without them demo says which to install.
 
-Exit status: 0; 1 when a needed package is missing or the run fails; 2 on a
-usage error.`
+Exit status: 0; 1 when a needed package is missing, the run fails or no
+skill loaded; 2 on a usage error.`
 
 /**
  * `skillhost demo`: a narrated agent run through the AI SDK adapter. The
