@@ -144,6 +144,36 @@ describe.skipIf(!asRoot)('a workspace folder keeps its owner and mode', () => {
     expect(owner(ws)).toEqual({ uid: 0, gid: 0, mode: 0o777 })
   })
 
+  it('never runs a call as host root, whatever runAs says', async () => {
+    const request = {
+      argv: ['/usr/bin/bash', '-c', 'id -u'],
+      cwd: '/',
+      policy: {
+        filesystem: {
+          allowRead: ['/usr', '/bin', '/lib', '/lib64'],
+          denyRead: [],
+          allowWrite: [],
+          denyWrite: [],
+        },
+        network: { allowedDomains: [] },
+      },
+      env: {},
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024,
+    }
+    const err = await sandbox.config.handle.run({ ...request, runAs: { uid: 0, gid: 0 } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(SkillHostError.isInstance(err) && err.code).toBe('E_SANDBOX_UNAVAILABLE')
+    expect((err as Error).message).toContain('never runs as root')
+    const ok = await sandbox.config.handle.run({
+      ...request,
+      runAs: { uid: USER, gid: NOBODY.gid },
+    })
+    expect(ok.exitCode).toBe(0)
+  })
+
   it('refuses a user folder its owner cannot write, without touching it', async () => {
     const ws = folder('readonly-ws', USER, 0o555)
     const err = await checkWorkspaceDir(ws).then(

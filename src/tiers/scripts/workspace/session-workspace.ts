@@ -97,12 +97,7 @@ export class SessionWorkspace {
   readonly path: string
   readonly maxBytes: number
   readonly maxEntries: number
-  /**
-   * The host identity every script call in this workspace runs as (the
-   * bubblewrap request's `runAs`): in a deployer's folder owned by a regular
-   * user, that user; otherwise the sandbox's own (undefined: the handle's
-   * default). See `deployerFolderIdentity`.
-   */
+  /** Who script calls here run as (`SandboxRunRequest.runAs`; see `deployerFolderIdentity`). */
   readonly runAs: HostIdentity | undefined
   readonly #owned: boolean
   readonly #entries: NewEntryOwner
@@ -120,7 +115,6 @@ export class SessionWorkspace {
     this.#owned = owned
     this.runAs = folder.runAs
     this.#untrack = trackResource('session-workspace', path)
-    // What the host or the model writes must be usable by the identity scripts run as.
     this.#entries = folder.entries
     this.maxBytes = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
     this.maxEntries = options.maxEntries ?? 50_000
