@@ -2,10 +2,31 @@
 # The main job: install, build, and show skillhost working on examples/skills.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Runs "$@" under a label, saying every 10 s that it is still running: a fresh
+# install and build take about a minute, and a silent minute looks hung.
+with_progress() {
+  local label=$1 started=$SECONDS pid ticks=0
+  shift
+  echo "== $label"
+  "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    ticks=$((ticks + 1))
+    if ((ticks % 10 == 0)) && kill -0 "$pid" 2>/dev/null; then
+      echo "   ... still $label ($((SECONDS - started)) s)"
+    fi
+  done
+  wait "$pid"
+  echo "   done in $((SECONDS - started)) s"
+}
+
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
-  npm ci --no-audit --no-fund >/dev/null
+  with_progress "installing packages (npm ci)" npm ci --no-audit --no-fund --loglevel=error
 fi
-npx tsc -p tsconfig.build.json
+with_progress "building (tsc -p tsconfig.build.json)" npx tsc -p tsconfig.build.json
+echo
 echo "== skillhost validate examples/skills"
 node dist/cli/main.js validate examples/skills
 echo

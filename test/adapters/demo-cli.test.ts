@@ -43,11 +43,15 @@ describe('skillhost demo (built binary, no API key)', () => {
     expect(diffStep).toMatch(/← json_diff: .*replicas: 2 -> 3/)
     // Scripts are off: the script tools are reported unavailable, never offered, and the
     // document step says so instead of making up an answer.
-    expect(stdout).not.toMatch(/offered .*run_word_count_count/)
-    expect(stdout).not.toMatch(/offered .*run_form_fill_script/)
+    expect(stdout).not.toMatch(/offered \d+ tools: .*run_word_count_count/)
+    expect(stdout).not.toMatch(/offered \d+ tools: .*run_form_fill_script/)
     expect(stdout).not.toContain('workspace:')
+    // The answer says what happened, in the host's words: never "scripts are off" when they are on.
     expect(stdout).toContain(
-      '(4) unknown: the form was not filled (its scripts cannot run on this host)',
+      '(3) unknown: run_word_count_count was not offered (scripts off on this host)',
+    )
+    expect(stdout).toContain(
+      '(4) unknown: the form was not filled: run_form_fill_script was not offered',
     )
     const reread = steps.find((s) => /← artifact_cat: .*26\.2 mi = 42\.1648 km/.test(s))
     expect(reread).toContain('loaded skill bodies ≈0 tok (none loaded)')
@@ -61,7 +65,7 @@ describe('skillhost demo (built binary, no API key)', () => {
       const { code, stdout, stderr } = await demo(['--no-undeclared-scripts'])
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
       expect(stdout).toMatch(/offered .*run_word_count_count/)
-      expect(stdout).not.toMatch(/offered .*run_form_fill_script/)
+      expect(stdout).not.toMatch(/offered \d+ tools: .*run_form_fill_script/)
       expect(stdout).toContain('(4) unknown: the form was not filled')
     },
   )

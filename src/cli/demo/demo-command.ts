@@ -14,7 +14,7 @@ const HELP: HelpSpec = {
       items: [
         {
           term: '--root DIR',
-          text: 'skills to use instead of the bundled examples/skills; their module tools are not imported (nor offered) unless --import-modules is given; the first lines say which',
+          text: 'skills to use instead of the bundled examples/skills; their module tools are not imported (nor offered) unless --import-modules is given; the first lines say which. The scripted model then works from the catalog it finds: list, load the first skill that loads, run one of its script files with --help in the sandbox (or a script tool that needs no arguments), unload, and answer with what happened',
         },
         {
           term: '--import-modules',
@@ -30,7 +30,7 @@ const HELP: HelpSpec = {
       ],
     },
     'Needs the optional packages ai (and @ai-sdk/openai or @ai-sdk/anthropic for a real model); without them demo says which to install.',
-    'Exit status: 0; 1 when a needed package is missing, the --root folder cannot be searched (missing, not a folder, unreadable: named on stderr) or the run fails; 2 on a usage error.',
+    'Exit status: 0; 1 when a needed package is missing, the --root folder cannot be searched (missing, not a folder, unreadable: named on stderr), the run fails or no skill loaded; 2 on a usage error.',
   ],
 }
 

@@ -12,6 +12,7 @@ import type { CliIo } from '../shared/cli-command.js'
 import { parseArgs } from '../shared/parse-args.js'
 import { plural } from '../shared/plural.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
+import { CATALOG_PROMPT, catalogDemoModel } from './demo-catalog-model.js'
 import { DEMO_FORM, pickDemoModel } from './demo-model.js'
 
 const PROMPT =
@@ -78,7 +79,13 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
   const importModules = given === undefined || args.booleans['import-modules'] === true
   if (given !== undefined && usableRoots([root], io, 'demo').unusable.length > 0)
     return UNUSABLE_ROOT_STATUS
-  const picked = await pickDemoModel(process.env, args.strings.model)
+  // Over the user's skills the conversation is about whatever the catalog holds.
+  const prompt = given ? CATALOG_PROMPT : PROMPT
+  const picked = await pickDemoModel(
+    process.env,
+    args.strings.model,
+    given ? catalogDemoModel : undefined,
+  )
   out(`skillhost demo: ${picked.label}`)
   out(`skills: ${root} (${demoImportsNote(given !== undefined, importModules)})`)
   out('token figures below are estimates: characters / 4')
@@ -98,7 +105,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
   try {
     // The host puts the user's file into the conversation's workspace (/work), where scripts run.
     const workspace = manager.workspace
-    if (workspace) {
+    if (workspace && !given) {
       await workspace.put(DEMO_FORM, APPLICATION)
       out(
         `workspace: ${DEMO_FORM} put in by the host (${APPLICATION.length} bytes), at /work for scripts`,
@@ -117,13 +124,15 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
       `catalog: ${plural(manager.catalog().entries.length, 'skill')}, ≈${catalogTokens} tokens in the system prompt`,
     )
     out()
-    out(`user: ${PROMPT}`)
+    out(`user: ${prompt}`)
     const started = new Set<string>()
+    // Exit 1 when no skill ever loaded: a demo that showed nothing must not read as success.
+    let loadedAny = false
     const result = await generateText({
       model: picked.model,
       tools: skills.tools,
       stopWhen: stepCountIs(24),
-      prompt: PROMPT,
+      prompt,
       prepareStep: async (options) => {
         const step = await skills.prepareStep(options)
         const active = step?.activeTools ?? []
@@ -147,6 +156,8 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
       },
       experimental_onToolCallFinish: (event) => {
         const name = event.toolCall.toolName
+        if (name === 'load_skill' && event.success && manager.projected(ctx).length > 0)
+          loadedAny = true
         out(
           event.success
             ? `  ← ${name}: ${clip(show(event.output))}`
@@ -177,6 +188,10 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
       `system prompt now carries ≈${estimateTokens(renderProjectedSkills(ctx.retrievables.all()))} tokens of skill bodies`,
     )
     skills.dispose()
+    if (!loadedAny) {
+      io.stderr('skillhost demo: no skill loaded; see the load_skill results above\n')
+      return 1
+    }
   } finally {
     await manager.dispose()
     await runtime.dispose()

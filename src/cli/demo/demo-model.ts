@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
+import { payload, type Results, resultsOf, say, toolCall, whyMissing } from './demo-mock.js'
 
 /** The model the demo talks to, and how to introduce it. */
 export interface DemoModel {
@@ -7,52 +8,6 @@ export interface DemoModel {
   readonly label: string
   readonly scripted: boolean
 }
-
-type Call = MockLanguageModelV3['doGenerateCalls'][number]
-type Result = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>
-
-const USAGE = {
-  inputTokens: {
-    total: undefined,
-    noCache: undefined,
-    cacheRead: undefined,
-    cacheWrite: undefined,
-  },
-  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
-}
-
-/** The tool results in a prompt, oldest first, as (tool, text) pairs. */
-function resultsOf(call: Call): { tool: string; text: string }[] {
-  const out: { tool: string; text: string }[] = []
-  for (const message of call.prompt) {
-    if (message.role !== 'tool') continue
-    for (const part of message.content) {
-      if (part.type !== 'tool-result') continue
-      const o = part.output
-      out.push({
-        tool: part.toolName,
-        text: 'value' in o && typeof o.value === 'string' ? o.value : JSON.stringify(o),
-      })
-    }
-  }
-  return out
-}
-
-let seq = 0
-const toolCall = (toolName: string, args: Record<string, unknown>): Result => ({
-  content: [
-    { type: 'tool-call', toolCallId: `scripted_${++seq}`, toolName, input: JSON.stringify(args) },
-  ],
-  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-  usage: USAGE,
-  warnings: [],
-})
-const say = (text: string): Result => ({
-  content: [{ type: 'text', text }],
-  finishReason: { unified: 'stop', raw: 'stop' },
-  usage: USAGE,
-  warnings: [],
-})
 
 /** One planned move of the scripted model: a tool call, taken only when its tool is offered. */
 interface PlannedCall {
@@ -74,8 +29,6 @@ const FORM_VALUES: Readonly<Record<string, string>> = {
   signature: 'Ada Lovelace',
   signed_on: '2024-05-01',
 }
-
-type Results = readonly { tool: string; text: string }[]
 
 /** The latest result of `tool` whose text includes `marker`. */
 const lastResult = (results: Results, tool: string, marker: string): string | undefined =>
@@ -145,11 +98,11 @@ const FORM_PLAN: readonly PlannedCall[] = [
 ]
 
 /** Part (4) of the answer: what verify_fields.py reported, and the blanks left open by label. */
-function formAnswer(results: Results): string {
+function formAnswer(results: Results, offered: ReadonlySet<string>): string {
   const verified = lastResult(results, FORM_RUN, 'fields filled')
   const counted = verified && /(\d+) of (\d+) fields filled/.exec(verified)
   if (!verified || !counted)
-    return 'unknown: the form was not filled (its scripts cannot run on this host)'
+    return `unknown: the form was not filled: ${whyMissing(results, 'form-fill', FORM_RUN, offered, 'scripts or undeclared scripts are off on this host')}`
   const empty = [...verified.matchAll(/^(\w+): \(empty\)$/gm)].map((m) => m[1])
   const labels = formFields(results) ?? []
   const open = empty.map((name) => labels.find((f) => f.name === name)?.label ?? name)
@@ -200,22 +153,8 @@ const PLAN: readonly PlannedCall[] = [
   },
 ]
 
-/** A tool result's own text, without the spool footer; JSON strings decoded. */
-function payload(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined
-  const body = text
-    .replace(/\n\n\[result r_[0-9a-f]{16}[^\]]*\]$/, '')
-    .replace(/^\[artifact [^\]]*\]\s*/, '')
-  try {
-    const value: unknown = JSON.parse(body)
-    return typeof value === 'string' ? value : body
-  } catch {
-    return body
-  }
-}
-
 /** The closing answer, from what the tools returned. */
-function answer(results: readonly { tool: string; text: string }[]): string {
+function answer(results: Results, offered: ReadonlySet<string>): string {
   const of = (tool: string) => payload(results.find((r) => r.tool === tool)?.text)
   const diff = of('json_diff')?.split('\n').join(', ')
   const scriptOutput = results
@@ -229,8 +168,8 @@ function answer(results: readonly { tool: string; text: string }[]): string {
   const parts = [
     `(1) ${of('convert_units') ?? 'unknown: unit-convert was not offered'}`,
     `(2) ${diff ?? 'unknown: json-tools was not offered'}`,
-    `(3) ${topWords?.length ? topWords.join(', ') : 'unknown: scripts are off on this host'}`,
-    `(4) ${formAnswer(results)}`,
+    `(3) ${topWords?.length ? topWords.join(', ') : `unknown: ${whyMissing(results, 'word-count', 'run_word_count_count', offered, 'scripts are off on this host')}`}`,
+    `(4) ${formAnswer(results, offered)}`,
   ]
   return `${parts.join(' ')}. Each skill was unloaded after use; the results were re-read by id afterwards.`
 }
@@ -246,27 +185,34 @@ function answer(results: readonly { tool: string; text: string }[]): string {
  */
 export function scriptedDemoModel(): MockLanguageModelV3 {
   let next = 0
+  // Every tool offered at any step: the answer says why a tool gave nothing.
+  const offeredEver = new Set<string>()
   return new MockLanguageModelV3({
     provider: 'skillhost-demo',
     modelId: 'scripted',
     doGenerate: async (call) => {
       const results = resultsOf(call)
       const offered = new Set((call.tools ?? []).map((t) => t.name))
+      for (const name of offered) offeredEver.add(name)
       while (next < PLAN.length) {
         const planned = PLAN[next++]!
         const args = offered.has(planned.tool) ? planned.args(results) : undefined
         if (args) return toolCall(planned.tool, args)
       }
-      return say(answer(results))
+      return say(answer(results, offeredEver))
     },
   })
 }
 
 /**
  * The demo's model: OpenAI when `OPENAI_API_KEY` is set, else Anthropic when
- * `ANTHROPIC_API_KEY` is, else the scripted model. Providers load lazily.
+ * `ANTHROPIC_API_KEY` is, else `scripted()` (default: the examples' plan). Providers load lazily.
  */
-export async function pickDemoModel(env: NodeJS.ProcessEnv, modelId?: string): Promise<DemoModel> {
+export async function pickDemoModel(
+  env: NodeJS.ProcessEnv,
+  modelId?: string,
+  scripted: () => MockLanguageModelV3 = scriptedDemoModel,
+): Promise<DemoModel> {
   if (env.OPENAI_API_KEY) {
     const { openai } = await import('@ai-sdk/openai')
     const id = modelId ?? 'gpt-4.1-mini'
@@ -277,5 +223,5 @@ export async function pickDemoModel(env: NodeJS.ProcessEnv, modelId?: string): P
     const id = modelId ?? 'claude-haiku-4-5'
     return { model: anthropic(id), label: `Anthropic ${id}`, scripted: false }
   }
-  return { model: scriptedDemoModel(), label: 'SCRIPTED MODEL (no API key found)', scripted: true }
+  return { model: scripted(), label: 'SCRIPTED MODEL (no API key found)', scripted: true }
 }

@@ -21,6 +21,7 @@ import {
 } from '../shared/sandbox-flags.js'
 import { usableRoots } from '../shared/usable-roots.js'
 import { optionValues, runTarget, scriptArgs } from './run-args.js'
+import { copyLines, userFolderCopy } from './run-user-files.js'
 
 const HELP: HelpSpec = {
   usage: [
@@ -36,7 +37,7 @@ const HELP: HelpSpec = {
         { term: '--json', text: 'print the result as JSON (exit code, output, truncation)' },
         {
           term: '--workspace DIR',
-          text: "the folder mounted read-write at /work, the script's working directory: put inputs there and find outputs there (default: a fresh private folder, removed afterwards)",
+          text: "the folder mounted read-write at /work, the script's working directory: put inputs there and find outputs there. Without it, /work is a fresh private folder: files of the current folder named among the script's arguments are copied in, and files the script creates or changes are copied back here (one line each: output: NAME, updated: NAME), never over a file that exists or changed meanwhile",
         },
         OVERLAYS_HELP,
         ...SANDBOX_FLAGS_HELP,
@@ -151,25 +152,34 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= max)
     )
       throw new UsageError(`--timeout must be a whole number of seconds from 1 to ${max}`)
+    const literal = dash === -1 ? [] : rest.slice(dash + 1)
+    // Without --workspace, the files the command line names go in and what the script makes comes back.
+    const copy =
+      workspaceDir === undefined
+        ? await userFolderCopy(process.cwd(), declared ? Object.values(args) : literal)
+        : undefined
     const result = await runScriptOnce(sandbox.config, {
       source,
       ref,
-      call: declared
-        ? { declared, args }
-        : { path: scriptName, argv: dash === -1 ? [] : rest.slice(dash + 1) },
+      call: declared ? { declared, args } : { path: scriptName, argv: literal },
       ...(workspaceDir === undefined ? {} : { workspaceDir }),
+      ...(copy && { prepare: copy.prepare, collect: copy.collect }),
       returnTimedOut: true,
       ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
     })
-    if (own.includes('--json')) io.stdout(`${JSON.stringify(result, null, 2)}\n`)
-    else {
+    if (own.includes('--json')) {
+      const moved = copy && { copied: copy.copied, notCopied: copy.notCopied }
+      io.stdout(`${JSON.stringify({ ...result, ...moved }, null, 2)}\n`)
+    } else {
       io.stdout(result.stdout)
       io.stderr(result.stderr)
       if (result.truncated)
         io.stderr(`\n[skillhost run: output truncated at ${sandbox.config.maxOutputBytes} bytes]\n`)
-      for (const c of result.workspace?.changes ?? []) {
-        io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
-      }
+      if (copy) io.stderr(copyLines(copy))
+      else
+        for (const c of result.workspace?.changes ?? []) {
+          io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
+        }
     }
     const status = endedStatus(result)
     if (result.timedOut)

@@ -20,6 +20,7 @@ import {
 } from '../../index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../../tiers/isolated/index.js'
 import {
+  checkWorkspaceDir,
   createScriptSandbox,
   type ScriptSandbox,
   type ScriptSandboxOptions,
@@ -176,11 +177,23 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
       // Workspaces and scratch live in a fresh temporary base (not the state
       // directory): the sandboxed child runs as another uid and must traverse it.
       scripts = await createScriptSandbox(options.scriptSandbox)
+      // A --workspace scripts could not write is refused now, with advice, not at the first call.
+      if (options.workspace !== undefined) {
+        await checkWorkspaceDir(options.workspace).catch(async (err: unknown) => {
+          await scripts?.dispose()
+          scripts = undefined
+          throw err
+        })
+      }
       log(`scripts on: bubblewrap sandbox, workspace ${scripts.baseDir}`)
     } catch (err) {
       // A deployer's own mistake is theirs to fix, not a reason to serve without scripts.
       const code = SkillHostError.isInstance(err) ? err.code : undefined
-      if (code === 'E_INVALID_SKILLS_CONFIG' || code === 'E_SKILL_SCRIPT_POLICY_WIDENED') {
+      if (
+        code === 'E_INVALID_SKILLS_CONFIG' ||
+        code === 'E_SKILL_SCRIPT_POLICY_WIDENED' ||
+        code === 'E_SKILL_WORKSPACE_FAILED'
+      ) {
         source.close()
         await pool.dispose()
         throw err

@@ -121,4 +121,4 @@ export {
   type WorkspaceEntry,
 } from './workspace/session-workspace.js'
 export type { ManagerWorkspace } from './workspace/session-workspace-slot.js'
-export { withWorkspaceDir } from './workspace/session-workspace-slot.js'
+export { checkWorkspaceDir, withWorkspaceDir } from './workspace/session-workspace-slot.js'

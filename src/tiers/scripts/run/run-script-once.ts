@@ -3,6 +3,7 @@ import { filesFromSource, type WorkspaceFileSource } from '../skill-copy/workspa
 import { undeclaredScriptCall, undeclaredScripts } from '../tool/undeclared-script-tool.js'
 import { validateSkillScript } from '../tool/validate-skill-script.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../types.js'
+import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { SessionWorkspaceSlot, withWorkspaceDir } from '../workspace/session-workspace-slot.js'
 import { runSkillScript } from './run-skill-script.js'
 
@@ -35,6 +36,13 @@ export interface RunScriptOnceInput {
   /** Return a timed-out run (`timedOut: true`, output so far) instead of throwing `E_SKILL_SCRIPT_TIMEOUT`. */
   readonly returnTimedOut?: boolean
   readonly signal?: AbortSignal
+  /** Called with the open session workspace before the script runs: put the call's inputs in. */
+  readonly prepare?: (workspace: SessionWorkspace) => Promise<void>
+  /**
+   * Called with the session workspace and the run's result after the script
+   * ended and before a private workspace is removed: take outputs out.
+   */
+  readonly collect?: (workspace: SessionWorkspace, result: ScriptRunResult) => Promise<void>
 }
 
 /**
@@ -44,7 +52,8 @@ export interface RunScriptOnceInput {
  * by `validateSkillScript`, an undeclared file found and its argv checked by
  * `undeclaredScriptCall` (the rules of `run_<skill>_script`); a session
  * workspace is opened (`workspaceDir`, or a private folder) and
- * `runSkillScript` runs the script in the sandbox with it as `/work`. The
+ * `runSkillScript` runs the script in the sandbox with it as `/work`
+ * (`prepare` and `collect` see the workspace before and after). The
  * session workspace and the skill copy are disposed whatever happens; a
  * caller's `workspaceDir` itself stays. Returns the run's result, whatever
  * its exit code. Throws what those steps throw (`SkillHostError`s such as
@@ -85,17 +94,21 @@ export async function runScriptOnce(
       argv = resolved.argv
     }
     workspace = new SessionWorkspaceSlot(runConfig)
-    return await runSkillScript(runConfig, {
+    const open = await workspace.open()
+    await input.prepare?.(open)
+    const result = await runSkillScript(runConfig, {
       skill: ref.id,
       root,
       script,
       args,
       ...(argv === undefined ? {} : { argv }),
-      workspace: await workspace.open(),
+      workspace: open,
       ...(input.returnTimedOut === undefined ? {} : { returnTimedOut: input.returnTimedOut }),
       ...(input.timeoutSeconds === undefined ? {} : { timeoutSeconds: input.timeoutSeconds }),
       ...(input.signal === undefined ? {} : { signal: input.signal }),
     })
+    await input.collect?.(open, result)
+    return result
   } finally {
     await workspace?.dispose()
     await config.workspace.dispose(root)

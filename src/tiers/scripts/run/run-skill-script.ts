@@ -183,6 +183,7 @@ export async function runSkillScript(
         ...(config.limits === undefined ? {} : { limits: config.limits }),
         toSandboxPath: (p) => translator.toSandbox(p),
         scratch,
+        ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
         ...(protectedEntries.length === 0
           ? {}
           : {

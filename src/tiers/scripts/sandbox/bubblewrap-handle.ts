@@ -197,15 +197,14 @@ class BubblewrapHandle implements SandboxHandle {
     const timeoutMs = Math.max(1, Math.floor(request.timeoutMs))
     const limits = resolveLimits(request.limits, this.#s.limits, timeoutMs)
     const facts = await inspectPolicyPaths(request.policy)
-    const hostUser = this.#s.hostUser
-    if (hostUser !== undefined) {
-      // The sandbox runs as this host identity; hand it the (fresh, per-call) write entries.
-      for (const dir of request.policy.filesystem.allowWrite) {
-        try {
-          await chown(dir, hostUser.uid, hostUser.gid)
-        } catch (cause) {
-          throw unavailable('a writable path could not be handed to the sandbox user.', cause)
-        }
+    const hostUser = this.#hostUser(request)
+    if (hostUser !== undefined && request.scratch !== undefined) {
+      // The call's own host-made scratch, and nothing else: a deployer's or
+      // user's writable folder keeps its owner (the call runs as its owner instead).
+      try {
+        await chown(request.scratch, hostUser.uid, hostUser.gid)
+      } catch (cause) {
+        throw unavailable('the scratch folder could not be handed to the sandbox user.', cause)
       }
     }
     const { args, dataFiles, fdBinds } = buildBwrapCommand({
@@ -219,7 +218,18 @@ class BubblewrapHandle implements SandboxHandle {
       facts,
       firstDataFd: FIRST_DATA_FD,
     })
-    return this.#spawn(args, dataFiles, fdBinds, request, timeoutMs)
+    return this.#spawn(args, dataFiles, fdBinds, request, timeoutMs, hostUser)
+  }
+
+  /** The call's host identity: its `runAs` when this handle runs as a distinct user, never root. */
+  #hostUser(request: SandboxRunRequest): { uid: number; gid: number } | undefined {
+    const own = this.#s.hostUser
+    if (own === undefined || request.runAs === undefined) return own
+    const { uid, gid } = request.runAs
+    if (!Number.isSafeInteger(uid) || !Number.isSafeInteger(gid) || uid <= 0 || gid < 0) {
+      throw unavailable('a script call never runs as root on the host.')
+    }
+    return { uid, gid }
   }
 
   #spawn(
@@ -228,8 +238,8 @@ class BubblewrapHandle implements SandboxHandle {
     fdBinds: readonly BwrapFdBind[],
     request: SandboxRunRequest,
     timeoutMs: number,
+    hostUser: { uid: number; gid: number } | undefined,
   ): Promise<SandboxRunResult> {
-    const hostUser = this.#s.hostUser
     const child = spawn(this.#s.bwrapPath, args, {
       // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte;
       // fds from FIRST_DATA_FD: the minimal /etc, which bwrap reads and closes.

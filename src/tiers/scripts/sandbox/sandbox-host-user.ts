@@ -27,24 +27,36 @@ export function resolveSandboxHostUser(
 }
 
 /**
- * Throws a description of the first directory at or above `dir` that
- * `identity` cannot search (no x bit for it as owner, group or other), or
- * returns undefined when every one is searchable. bwrap binds its sources as
- * that identity, so such a directory would surface later as bwrap's opaque
- * "Can't find source path". `undefined` identity (this process's own) is
- * never checked: the host can already reach its own paths.
+ * The first directory at or above `dir` that `identity` cannot search (no x
+ * bit for it as owner, group or other), with its permission bits, or
+ * undefined when every one is searchable. `undefined` identity (this
+ * process's own) is never checked: the host can already reach its own paths.
+ */
+export async function blockedAncestor(
+  dir: string,
+  identity: HostIdentity | undefined,
+): Promise<{ readonly path: string; readonly mode: number } | undefined> {
+  if (identity === undefined) return undefined
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const st = await stat(current)
+    const bit = st.uid === identity.uid ? 0o100 : st.gid === identity.gid ? 0o010 : 0o001
+    if ((st.mode & bit) === 0) return { path: current, mode: st.mode & 0o777 }
+    if (dirname(current) === current) return undefined
+  }
+}
+
+/**
+ * A description of `blockedAncestor(dir, identity)` with the advice that fits
+ * host-made folders (the sandbox base: move it with TMPDIR, or open the
+ * ancestor), or undefined when every directory is searchable. bwrap binds
+ * its sources as that identity, so such a directory would surface later as
+ * bwrap's opaque "Can't find source path".
  */
 export async function untraversableAncestor(
   dir: string,
   identity: HostIdentity | undefined,
 ): Promise<string | undefined> {
-  if (identity === undefined) return undefined
-  for (let current = resolve(dir); ; current = dirname(current)) {
-    const st = await stat(current)
-    const bit = st.uid === identity.uid ? 0o100 : st.gid === identity.gid ? 0o010 : 0o001
-    if ((st.mode & bit) === 0) {
-      return `uid ${identity.uid} cannot traverse ${current} (mode ${(st.mode & 0o777).toString(8)}); put the sandbox base under a directory it can traverse (e.g. TMPDIR=/tmp) or run chmod o+x on it`
-    }
-    if (dirname(current) === current) return undefined
-  }
+  const blocked = await blockedAncestor(dir, identity)
+  if (blocked === undefined || identity === undefined) return undefined
+  return `uid ${identity.uid} cannot traverse ${blocked.path} (mode ${blocked.mode.toString(8)}); put the sandbox base under a directory it can traverse (e.g. TMPDIR=/tmp) or run chmod o+x on it`
 }

@@ -77,6 +77,13 @@ export interface SandboxRunRequest {
    * naming it by a host path a script could have swapped for a symlink.
    */
   readonly readOnlyFds?: readonly { readonly fd: number; readonly sandbox: string }[]
+  /**
+   * The host identity this call runs as, instead of the handle's own, when
+   * the handle runs sandboxes as a distinct user (the host is root): how a
+   * script writes a user's folder as that user. Never uid 0 (refused with
+   * `E_SANDBOX_UNAVAILABLE`); ignored by a handle that runs as this process.
+   */
+  readonly runAs?: { readonly uid: number; readonly gid: number }
 }
 
 /** Why and how a sandboxed process ended, and what it wrote. */

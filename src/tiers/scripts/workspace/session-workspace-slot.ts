@@ -113,3 +113,19 @@ export function withWorkspaceDir(
     },
   }
 }
+
+/**
+ * Opens a deployer's folder as every session will (`SessionWorkspace.create`
+ * with the sandbox's identity) and releases it at once, so a folder scripts
+ * could not write is `E_SKILL_WORKSPACE_FAILED`, with advice for that folder,
+ * when a host starts rather than at the first script call. Changes nothing
+ * in the folder.
+ */
+export async function checkWorkspaceDir(dir: string): Promise<void> {
+  const sandboxUser = resolveSandboxHostUser(undefined)
+  const workspace = await SessionWorkspace.create({
+    dir,
+    ...(sandboxUser === undefined ? {} : { sandboxUser }),
+  })
+  await workspace.dispose()
+}

@@ -3,6 +3,7 @@ import { type FileHandle, lstat } from 'node:fs/promises'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
+import type { NewEntryOwner } from './assert-reachable.js'
 import {
   at,
   type EntryKind,
@@ -22,7 +23,11 @@ import {
   unmeasurable,
   WORKSPACE_MAX_DEPTH,
 } from './workspace-errors.js'
-import { prepareWorkspaceFolder, writeWorkspaceFile } from './workspace-folder.js'
+import {
+  type PreparedWorkspaceFolder,
+  prepareWorkspaceFolder,
+  writeWorkspaceFile,
+} from './workspace-folder.js'
 import {
   openWorkspaceDir,
   openWorkspaceEntry,
@@ -57,9 +62,11 @@ export interface SessionWorkspaceOptions {
   readonly maxBytes?: number
   /**
    * The sandbox's host identity when it differs from this process (root runs
-   * scripts as `nobody`): a private workspace is group-shared with it, an
-   * existing directory must be writable by it, and in both what the host or
-   * the model writes is group-shared with it, so the next script can read it.
+   * scripts as `nobody`): a private workspace is group-shared with it, and
+   * what the host or the model writes there too. An existing directory is
+   * never chowned or chmodded: scripts run as its owner when a regular user
+   * owns it, as this identity when root does (see `deployerFolderIdentity`),
+   * and that identity must be able to write it.
    */
   readonly sandboxUser?: HostIdentity
   /**
@@ -90,8 +97,10 @@ export class SessionWorkspace {
   readonly path: string
   readonly maxBytes: number
   readonly maxEntries: number
+  /** Who script calls here run as (`SandboxRunRequest.runAs`; see `deployerFolderIdentity`). */
+  readonly runAs: HostIdentity | undefined
   readonly #owned: boolean
-  readonly #share: HostIdentity | undefined
+  readonly #entries: NewEntryOwner
   readonly #lock: TurnLock
   readonly #releaseLock: () => void
   /** Total bytes as last measured and kept up to date by our own writes; undefined once unknown. */
@@ -100,17 +109,13 @@ export class SessionWorkspace {
   /** Every workspace holds its folder's lock until disposed; a private one also its folder. */
   readonly #untrack: Untrack
 
-  private constructor(
-    path: string,
-    owned: boolean,
-    options: SessionWorkspaceOptions,
-    lock: { lock: TurnLock; release: () => void },
-  ) {
+  private constructor(folder: PreparedWorkspaceFolder, options: SessionWorkspaceOptions) {
+    const { path, owned, lock } = folder
     this.path = path
     this.#owned = owned
+    this.runAs = folder.runAs
     this.#untrack = trackResource('session-workspace', path)
-    // Shared in a deployer's directory too: a root-owned 0600 file is unreadable to the sandbox.
-    this.#share = options.sandboxUser
+    this.#entries = folder.entries
     this.maxBytes = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
     this.maxEntries = options.maxEntries ?? 50_000
     this.#lock = lock.lock
@@ -138,8 +143,7 @@ export class SessionWorkspace {
         'sessionWorkspace.maxEntries must be a positive integer.',
       )
     }
-    const { path, owned, lock } = await prepareWorkspaceFolder(options)
-    return new SessionWorkspace(path, owned, options, lock)
+    return new SessionWorkspace(await prepareWorkspaceFolder(options), options)
   }
 
   /** Runs a script call against the workspace; calls share it, writes wait for them. */
@@ -263,7 +267,7 @@ export class SessionWorkspace {
           after = (this.#usage ?? 0) + delta
         }
         if (after > this.maxBytes) throw full(after, this.maxBytes)
-        await writeWorkspaceFile(parent, rel, name, bytes, this.#share)
+        await writeWorkspaceFile(parent, rel, name, bytes, this.#entries)
         if (this.#usage !== undefined) this.#usage += delta
         return { path: rel, kind: 'file', size: bytes.byteLength }
       } finally {
@@ -318,7 +322,7 @@ export class SessionWorkspace {
   async #openDir(rel: string, parts: readonly string[], create: boolean): Promise<FileHandle> {
     const root = await this.#root()
     try {
-      return await openWorkspaceDir(root, rel, parts, create ? { share: this.#share } : undefined)
+      return await openWorkspaceDir(root, rel, parts, create ? this.#entries : undefined)
     } finally {
       await root.close()
     }

@@ -2,31 +2,49 @@ import { constants } from 'node:fs'
 import { chmod, chown, type FileHandle, lstat, realpath } from 'node:fs/promises'
 import { SkillHostError } from '../../../common/errors.js'
 import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
-import { assertReachable } from './assert-reachable.js'
+import {
+  assertReachable,
+  deployerFolderIdentity,
+  groupShared,
+  type NewEntryOwner,
+  PRIVATE_ENTRIES,
+} from './assert-reachable.js'
 import { removeTree } from './remove-tree.js'
 import { folderLock, type TurnLock } from './turn-lock.js'
 import { failed, notAFile } from './workspace-errors.js'
 import { openWorkspaceEntry } from './workspace-open.js'
 
+/** A prepared workspace folder: where, whether it is ours, who scripts run as, how new entries are made. */
+export interface PreparedWorkspaceFolder {
+  readonly path: string
+  readonly owned: boolean
+  /** The host identity of script calls in this folder; undefined: the handle's own. */
+  readonly runAs: HostIdentity | undefined
+  readonly entries: NewEntryOwner
+  readonly lock: { lock: TurnLock; release: () => void }
+}
+
 /**
  * The folder a session workspace uses, checked and prepared: the deployer's
- * `dir` (real path, a folder the sandbox identity can reach and write), or a
- * fresh private one from `privateDir`, group-shared with `sandboxUser` (removed
- * again if it cannot be prepared); with the folder's one lock.
+ * `dir` (real path; never chowned or chmodded: `deployerFolderIdentity` says
+ * who scripts run as there, and that identity must reach and write it), or
+ * a fresh private one from `privateDir`, group-shared with `sandboxUser`
+ * (removed again if it cannot be prepared); with the folder's one lock.
  */
 export async function prepareWorkspaceFolder(options: {
   readonly dir?: string
   readonly privateDir?: () => Promise<string>
   readonly sandboxUser?: HostIdentity
-}): Promise<{ path: string; owned: boolean; lock: { lock: TurnLock; release: () => void } }> {
+}): Promise<PreparedWorkspaceFolder> {
   if (options.dir !== undefined) {
     const real = await realpath(options.dir).catch((cause: unknown) => {
       throw failed('The session workspace directory does not exist.', cause)
     })
     const st = await lstat(real)
     if (!st.isDirectory()) throw failed('The session workspace is not a directory.')
-    await assertReachable(real, options.sandboxUser, st)
-    return { path: real, owned: false, lock: folderLock(st) }
+    const { runAs, entries, advice } = deployerFolderIdentity(st, options.sandboxUser)
+    await assertReachable(real, runAs, st, advice)
+    return { path: real, owned: false, runAs, entries, lock: folderLock(st) }
   }
   if (options.privateDir === undefined) {
     throw new SkillHostError(
@@ -37,11 +55,18 @@ export async function prepareWorkspaceFolder(options: {
   const dir = await realpath(await options.privateDir())
   try {
     const share = options.sandboxUser
+    // Host-made: the one kind of folder whose group and mode the host sets.
     if (share !== undefined) await chown(dir, -1, share.gid)
     await chmod(dir, share === undefined ? 0o700 : 0o770)
     const st = await lstat(dir)
-    await assertReachable(dir, share, st)
-    return { path: dir, owned: true, lock: folderLock(st) }
+    await assertReachable(dir, share, st, "Check the permissions of the sandbox's base directory.")
+    return {
+      path: dir,
+      owned: true,
+      runAs: share,
+      entries: share === undefined ? PRIVATE_ENTRIES : groupShared(share),
+      lock: folderLock(st),
+    }
   } catch (err) {
     await removeTree(dir).catch(() => undefined)
     throw SkillHostError.isInstance(err)
@@ -53,23 +78,32 @@ export async function prepareWorkspaceFolder(options: {
 /**
  * Writes `bytes` as the entry `name` of the held folder `parent`: created
  * or truncated, never through a symlink, never onto a FIFO, socket or folder
- * (checked with `fstat` on the opened descriptor), mode 0600 (0660 and the
- * sandbox's group when `share` is set).
+ * (checked with `fstat` on the opened descriptor). A file it creates gets
+ * `owner`'s owner, group and mode; an existing file keeps its own, as a
+ * user's file in a deployer's folder must.
  */
 export async function writeWorkspaceFile(
   parent: FileHandle,
   rel: string,
   name: string,
   bytes: Uint8Array,
-  share: HostIdentity | undefined,
+  owner: NewEntryOwner,
 ): Promise<void> {
-  const handle = await openWorkspaceEntry(parent, rel, name, constants.O_WRONLY | constants.O_CREAT)
+  const create = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL
+  let made = true
+  const handle = await openWorkspaceEntry(parent, rel, name, create).catch((err: unknown) => {
+    if ((err as { cause?: NodeJS.ErrnoException }).cause?.code !== 'EEXIST') throw err
+    made = false
+    return openWorkspaceEntry(parent, rel, name, constants.O_WRONLY)
+  })
   try {
     const st = await handle.stat()
     if (!st.isFile()) throw notAFile(rel, st)
     await handle.truncate(0)
-    if (share !== undefined) await handle.chown(-1, share.gid)
-    await handle.chmod(share === undefined ? 0o600 : 0o660)
+    if (made) {
+      if (owner.uid !== -1 || owner.gid !== -1) await handle.chown(owner.uid, owner.gid)
+      await handle.chmod(owner.file)
+    }
     await handle.writeFile(bytes)
   } finally {
     await handle.close()

@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises'
 import { SkillHostError } from '../../../common/errors.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
+import type { NewEntryOwner } from './assert-reachable.js'
 import { BeneathError, openDirBeneath, openEntry } from './beneath.js'
 import { protectedPart } from './protected-names.js'
 import { failed, MissingParent, rejected } from './workspace-errors.js'
@@ -30,15 +30,14 @@ export function writableRel(path: string): string {
  * The folder `parts` below `root`, opened by descriptor (`openDirBeneath`),
  * with the workspace's refusals: through a symlink or a non-folder is
  * `E_SKILL_SOURCE_PATH_REJECTED`, a missing folder `MissingParent` (unless
- * `create`, which makes it group-shared with `create.share` when set).
+ * `create`, which makes it with that owner, group and mode).
  */
 export async function openWorkspaceDir(
   root: FileHandle,
   rel: string,
   parts: readonly string[],
-  create: { readonly share: HostIdentity | undefined } | undefined,
+  create: NewEntryOwner | undefined,
 ): Promise<FileHandle> {
-  const share = create?.share
   try {
     return await openDirBeneath(
       root,
@@ -48,8 +47,8 @@ export async function openWorkspaceDir(
         : {
             mode: 0o700,
             made: async (dir) => {
-              if (share !== undefined) await dir.chown(-1, share.gid)
-              await dir.chmod(share === undefined ? 0o700 : 0o770)
+              if (create.uid !== -1 || create.gid !== -1) await dir.chown(create.uid, create.gid)
+              await dir.chmod(create.dir)
             },
           },
     )

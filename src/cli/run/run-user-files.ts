@@ -1,0 +1,156 @@
+import { constants } from 'node:fs'
+import { lstat, mkdir, open, readFile } from 'node:fs/promises'
+import { dirname, isAbsolute, join, posix } from 'node:path'
+import { escapeLine, SkillHostError } from '../../common/index.js'
+import type { ScriptRunResult, SessionWorkspace } from '../../tiers/scripts/index.js'
+
+// `skillhost run` without --workspace works where the user is: the files the
+// command line names are copied into the private /work before the call, and
+// what the script made or changed there is copied back afterwards. The
+// user's folder itself is never mounted, so a script sees only what was named.
+
+/** A file of the current folder named among the script's arguments. */
+interface NamedFile {
+  readonly path: string
+  /** What the file was when copied in: an update is copied back only onto the same file, unchanged. */
+  readonly seen: { readonly ino: number; readonly size: number; readonly mtimeMs: number }
+}
+
+/** A file copied back into the current folder: a new one (`output`) or a named input the script changed. */
+export interface CopiedFile {
+  readonly path: string
+  readonly change: 'output' | 'updated'
+}
+
+/** A file the script made or changed that was left in the workspace, and why. */
+export interface NotCopiedFile {
+  readonly path: string
+  readonly reason: string
+}
+
+/** What one run moved between the current folder and its private workspace. */
+export interface UserFolderCopy {
+  /** Files named on the command line and copied in, by relative path. */
+  readonly inputs: readonly string[]
+  readonly copied: CopiedFile[]
+  readonly notCopied: NotCopiedFile[]
+  /** Puts the named files into the workspace (`runScriptOnce`'s `prepare`). */
+  prepare(workspace: SessionWorkspace): Promise<void>
+  /** Copies created and changed files back (`runScriptOnce`'s `collect`). */
+  collect(workspace: SessionWorkspace, result: ScriptRunResult): Promise<void>
+}
+
+/** `arg` as a relative path inside the current folder, or undefined (absolute, `..`, a flag, empty). */
+function relativeName(arg: string): string | undefined {
+  if (arg === '' || arg.startsWith('-') || isAbsolute(arg) || arg.includes('\0')) return undefined
+  const rel = posix.normalize(arg.replaceAll('\\', '/')).replace(/\/+$/, '')
+  if (rel === '.' || rel === '..' || rel.startsWith('../')) return undefined
+  return rel
+}
+
+/**
+ * The copy plan for the script arguments `args` run from `cwd`: every
+ * argument that is a relative path to a regular file there (not a symlink,
+ * not a folder) is an input. Nothing is read or written yet.
+ */
+export async function userFolderCopy(
+  cwd: string,
+  args: readonly unknown[],
+): Promise<UserFolderCopy> {
+  const named = new Map<string, NamedFile>()
+  for (const arg of args) {
+    if (typeof arg !== 'string') continue
+    const rel = relativeName(arg)
+    if (rel === undefined || named.has(rel)) continue
+    const st = await lstat(join(cwd, rel)).catch(() => undefined)
+    if (!st?.isFile()) continue
+    named.set(rel, { path: rel, seen: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } })
+  }
+  const copied: CopiedFile[] = []
+  const notCopied: NotCopiedFile[] = []
+  const inputs: string[] = []
+  return {
+    inputs,
+    copied,
+    notCopied,
+    async prepare(workspace) {
+      for (const file of named.values()) {
+        try {
+          await workspace.put(file.path, await readFile(join(cwd, file.path)))
+          inputs.push(file.path)
+        } catch (err) {
+          // A name the workspace refuses (.git/…) stays out; the script finds no such file.
+          if (SkillHostError.isInstance(err) && err.code === 'E_SKILL_SOURCE_PATH_REJECTED')
+            continue
+          throw err
+        }
+      }
+    },
+    async collect(workspace, result) {
+      for (const change of result.workspace?.changes ?? []) {
+        if (change.change === 'deleted') continue
+        if (change.kind !== 'file') {
+          notCopied.push({ path: change.path, reason: `a ${change.kind}, not a regular file` })
+          continue
+        }
+        const input = inputs.includes(change.path) ? named.get(change.path) : undefined
+        const outcome = await copyBack(cwd, change.path, input, workspace)
+        if (typeof outcome === 'string') notCopied.push({ path: change.path, reason: outcome })
+        else copied.push({ path: change.path, change: input === undefined ? 'output' : 'updated' })
+      }
+    },
+  }
+}
+
+/**
+ * Writes the workspace's `rel` to `cwd/rel`: a new file only where nothing
+ * exists, an update only onto the input it came from while that is unchanged
+ * (same inode, size and mtime), so nothing the user made or changed
+ * meanwhile is overwritten. Returns why not, or true.
+ */
+async function copyBack(
+  cwd: string,
+  rel: string,
+  input: NamedFile | undefined,
+  workspace: SessionWorkspace,
+): Promise<true | string> {
+  const target = join(cwd, rel)
+  const now = await lstat(target).catch(() => undefined)
+  if (input === undefined && now !== undefined) return 'a file of that name exists here'
+  if (
+    input !== undefined &&
+    (now === undefined ||
+      !now.isFile() ||
+      now.ino !== input.seen.ino ||
+      now.size !== input.seen.size ||
+      now.mtimeMs !== input.seen.mtimeMs)
+  ) {
+    return 'the file here changed while the script ran'
+  }
+  const { bytes } = await workspace.get(rel)
+  const flags =
+    constants.O_WRONLY |
+    constants.O_NOFOLLOW |
+    (input === undefined ? constants.O_CREAT | constants.O_EXCL : constants.O_TRUNC)
+  try {
+    if (input === undefined) await mkdir(dirname(target), { recursive: true })
+    const handle = await open(target, flags, 0o666)
+    try {
+      await handle.writeFile(bytes)
+    } finally {
+      await handle.close()
+    }
+  } catch (err) {
+    return `it could not be written here (${(err as NodeJS.ErrnoException).code ?? 'error'})`
+  }
+  return true
+}
+
+/** One stderr line per file moved back or left behind, names escaped. */
+export function copyLines(copy: UserFolderCopy): string {
+  const lines = copy.copied.map((c) => `${c.change}: ${escapeLine(c.path)}\n`)
+  for (const n of copy.notCopied) {
+    lines.push(`not copied: ${escapeLine(n.path)} (${n.reason}; it was in /work only)\n`)
+  }
+  return lines.join('')
+}
