@@ -4,6 +4,9 @@ import { main } from './cli-main.js'
 import type { CliIo } from './shared/cli-command.js'
 import { CLEAR_LINE, DISCOVERY_PROGRESS_DELAY_MS } from './shared/discovery-progress.js'
 
+/** The status of a command whose output pipe closed: 128 + SIGPIPE, as a shell reports it. */
+const EXIT_BROKEN_PIPE = 141
+
 // The process entry: only wiring. Commands live in cli-main.ts, which tests
 // import without running the CLI.
 
@@ -22,5 +25,14 @@ const io: CliIo = {
       progressDelayMs: DISCOVERY_PROGRESS_DELAY_MS,
     },
   }),
+}
+// A reader that stops early (`skillhost list | head`) closes the pipe: end at
+// once and quietly, as `ls | head` does, with the status a shell shows for a
+// tool SIGPIPE killed (128 + 13), not an unhandled EPIPE stack.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+    process.exit(EXIT_BROKEN_PIPE)
+  })
 }
 process.exitCode = await main(process.argv.slice(2), io)

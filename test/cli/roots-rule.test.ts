@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -124,5 +124,24 @@ describe('usage errors: one line and a hint, exit 2 (run: 64)', () => {
     const command = (argv as string[])[0]
     const hint = code === 64 || ['list', 'prompt'].includes(command ?? '') ? ` ${command}` : ''
     expect(lines[1]).toBe(`Try 'skillhost${hint} --help'.`)
+  })
+})
+
+describe('a reader that stops early', () => {
+  it('list | head: ends quietly with 141 (128 + SIGPIPE), no EPIPE stack', async () => {
+    // The reader closes before anything is written, so the first write meets
+    // a closed pipe whatever the timing (as `head` after its lines).
+    const child = spawn(process.execPath, [bin, 'list', examples, examples, examples, examples], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString('utf8')
+    })
+    child.stdout.destroy()
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    expect(stderr).not.toContain('EPIPE')
+    expect(stderr).not.toContain('Unhandled')
+    expect(code).toBe(141)
   })
 })
