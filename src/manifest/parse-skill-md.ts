@@ -6,6 +6,8 @@ import { parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
 export interface ParsedSkillMd {
   readonly frontmatter: Readonly<Record<string, unknown>>
   readonly body: string
+  /** True when the file has no frontmatter (only with `allowMissing`): `frontmatter` is empty, `body` the whole file. */
+  readonly missing?: true
 }
 
 /** Limits applied while parsing frontmatter. */
@@ -14,6 +16,12 @@ export interface ParseSkillMdOptions {
   readonly maxFrontmatterBytes?: number
   /** Largest number of YAML alias nodes resolved. Default 100; defeats alias bombs. */
   readonly maxAliasCount?: number
+  /**
+   * Accept a file with no frontmatter at all, as Claude Code does (a lenient
+   * host then takes the name from the folder and the description from the
+   * body). Default false: the spec requires frontmatter.
+   */
+  readonly allowMissing?: boolean
 }
 
 /** Default frontmatter byte cap: real-world frontmatter is a few hundred bytes. */
@@ -38,7 +46,7 @@ function invalid(message: string, cause?: unknown): SkillHostError {
 /**
  * Splits a SKILL.md into YAML frontmatter (between `---` lines) and body.
  * Accepts a BOM, CRLF line endings and blanks after either `---`. Throws `E_SKILL_MANIFEST_INVALID` when
- * the frontmatter is missing, unterminated, too large, not valid YAML, uses too
+ * the frontmatter is missing (unless `allowMissing`), unterminated, too large, not valid YAML, uses too
  * many aliases, or is not a mapping. The body keeps the file's text after the
  * closing `---` line, with line endings normalized to `\n`.
  */
@@ -47,6 +55,8 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): P
   const source = unmarked.includes('\r') ? unmarked.replace(/\r\n?/g, '\n') : unmarked
   const opening = OPENING_FENCE.exec(source)
   if (!opening) {
+    if (options.allowMissing)
+      return { frontmatter: Object.create(null), body: source, missing: true }
     throw invalid('SKILL.md has no YAML frontmatter; start the file with a line "---".')
   }
   // Searched from the opening line's own newline, so an empty frontmatter closes at once.

@@ -1,4 +1,5 @@
 import { type IgnoredKey, ignoredKeys } from './claude-code-keys.js'
+import { firstParagraph } from './first-paragraph.js'
 import { MAX_SKILL_NAME_LENGTH, skillNameProblems } from './skill-name-problems.js'
 
 /** Names `skillNameProblems` finds nothing wrong with (when not too long): the common case. */
@@ -26,6 +27,12 @@ export interface ValidateSkillManifestOptions {
   readonly folderName?: string
   /** Turn the spec's warnings (and unknown keys) into errors. Default false. */
   readonly strict?: boolean
+  /**
+   * The SKILL.md body. When not `strict`, a missing description is taken from
+   * its first paragraph (and a missing name from `folderName`), as Claude
+   * Code does, each with a warning; strict validation keeps both required.
+   */
+  readonly body?: string
 }
 
 /** The verdict on one frontmatter: `manifest` is present exactly when `ok`. */
@@ -93,12 +100,14 @@ function readAllowedTools(value: unknown, soft: (m: string) => void): string | u
 }
 
 /**
- * Applies the agentskills.io rules to parsed frontmatter. A missing, empty or
- * non-string `name` or `description` is always an error. Everything else the
+ * Applies the agentskills.io rules to parsed frontmatter. An empty or
+ * non-string `name` or `description` is always an error, and so is a missing
+ * one that has no fallback. Everything else the
  * spec forbids (bad name characters or length, a name that differs from the
  * folder, over-long description or compatibility, non-string metadata values)
  * is a warning by default and an error when `strict`; strict mode also reports
- * unknown top-level keys. Never throws.
+ * unknown top-level keys. Not strict, an absent name or description falls
+ * back as Claude Code's does (see `body`). Never throws.
  */
 export function validateSkillManifest(
   frontmatter: Readonly<Record<string, unknown>>,
@@ -110,7 +119,14 @@ export function validateSkillManifest(
     ;(options.strict ? errors : warnings).push(message)
   }
 
-  const rawName = frontmatter.name
+  const lenient = options.strict !== true
+  let rawName = frontmatter.name
+  if (lenient && rawName === undefined && options.folderName !== undefined) {
+    rawName = options.folderName
+    warnings.push(
+      `name is missing; the folder name "${options.folderName}" is used, as Claude Code does (other agents skip this skill)`,
+    )
+  }
   let name = ''
   if (typeof rawName !== 'string' || rawName.trim() === '') {
     errors.push('name is required and must be a non-empty string')
@@ -123,7 +139,16 @@ export function validateSkillManifest(
     }
   }
 
-  const rawDescription = frontmatter.description
+  let rawDescription = frontmatter.description
+  if (lenient && rawDescription === undefined && options.body !== undefined) {
+    const taken = firstParagraph(options.body, MANIFEST_LIMITS.description)
+    if (taken !== '') {
+      rawDescription = taken
+      warnings.push(
+        "description is missing; the body's first paragraph is used, as Claude Code does (other agents skip this skill)",
+      )
+    }
+  }
   let description = ''
   if (typeof rawDescription !== 'string' || rawDescription.trim() === '') {
     errors.push('description is required and must be a non-empty string')

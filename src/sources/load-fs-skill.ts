@@ -131,14 +131,23 @@ function validateText(
   folderName: string,
   options: LoadFsSkillOptions,
 ): { ok: true; manifest: SkillManifest; warnings: readonly string[] } | FsSkillFailure {
-  const { frontmatter } = parseSkillMd(text, {
+  // A lenient host takes a SKILL.md without frontmatter as Claude Code does.
+  const { frontmatter, body, missing } = parseSkillMd(text, {
     maxFrontmatterBytes: options.limits.maxFrontmatterBytes,
+    allowMissing: options.strict !== true,
   })
-  const verdict = validateSkillManifest(frontmatter, { folderName, strict: options.strict })
+  const verdict = validateSkillManifest(frontmatter, {
+    folderName,
+    strict: options.strict,
+    body,
+  })
   if (!verdict.ok || !verdict.manifest) {
     return { ok: false, code: 'E_SKILL_MANIFEST_INVALID', errors: verdict.errors }
   }
-  return { ok: true, manifest: verdict.manifest, warnings: verdict.warnings }
+  const warnings = missing
+    ? ['SKILL.md has no YAML frontmatter; it is read as Claude Code reads it', ...verdict.warnings]
+    : verdict.warnings
+  return { ok: true, manifest: verdict.manifest, warnings }
 }
 
 function toEntry(

@@ -186,7 +186,11 @@ export class SkillReader {
   async #body(scan: SkillFolderScan): Promise<Uint8Array> {
     const text = await readSkillText(scan, 'SKILL.md', this.#limits.maxSkillMdBytes)
     return encodeText(
-      parseSkillMd(text, { maxFrontmatterBytes: this.#limits.maxFrontmatterBytes }).body,
+      // Discovery already judged the file; one without frontmatter is all body.
+      parseSkillMd(text, {
+        maxFrontmatterBytes: this.#limits.maxFrontmatterBytes,
+        allowMissing: true,
+      }).body,
     )
   }
 }

@@ -38,11 +38,32 @@ function expectSkipped(
 }
 
 describe('bad input never crashes discovery nor yields a partial entry', () => {
-  it('missing frontmatter', async () => {
+  it('missing frontmatter: refused when strict; lenient, skipped only with no paragraph to describe it', async () => {
+    expectSkipped(
+      await problemsFor({ 'bad/SKILL.md': '# no frontmatter\n' }, undefined, true),
+      'E_SKILL_MANIFEST_INVALID',
+      /no YAML frontmatter/,
+    )
+    // As Claude Code: the folder names it, the first paragraph describes it; a heading alone does not.
     expectSkipped(
       await problemsFor({ 'bad/SKILL.md': '# no frontmatter\n' }),
       'E_SKILL_MANIFEST_INVALID',
-      /no YAML frontmatter/,
+      /description is required/,
+    )
+  })
+
+  it('a SKILL.md without frontmatter loads as Claude Code reads it, with warnings', async () => {
+    const root = await makeTree({
+      'arxiv-search/SKILL.md':
+        '# arXiv search\n\n## What\n\nSearches arXiv\nfor papers.\n\nMore.\n',
+    })
+    roots.push(root)
+    const { skills, problems } = await discover(new FileSystemSkillSource({ roots: root }))
+    expect(skills.map((s) => [s.id, s.description])).toEqual([
+      ['arxiv-search', 'Searches arXiv for papers.'],
+    ])
+    expect(problems.map((p) => p.message).join('\n')).toMatch(
+      /no YAML frontmatter[\s\S]*name is missing[\s\S]*description is missing/,
     )
   })
 

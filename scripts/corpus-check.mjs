@@ -1,0 +1,272 @@
+#!/usr/bin/env node
+// Does a real skill's script behave the same through skillhost as run by hand?
+//
+//   node scripts/corpus-check.mjs <collections-folder> [--sample N] [--seed S] [--json]
+//
+// Finds skill folders (a SKILL.md) under the folder, takes the script files of
+// each (scripts/ or the skill's top level: .py, .sh, .js, .mjs), draws a
+// seeded sample of N skills (one script each, so one huge skill cannot fill
+// the sample), and runs `<script> --help` twice: directly, with the
+// interpreter the user's PATH gives (python3, bash, node) in an empty temp
+// folder, and through `skillhost run <skill> <script> --json -- --help`
+// (this checkout's dist/, so run `npm run build` first). It prints how many
+// ended the same way (both exit 0, or both non-zero), how many failed only
+// under skillhost (by reason, read from stderr), and how many only directly.
+//
+// Needs bubblewrap. Runs two at a time (the machines are 2-core); a few
+// minutes for N=100. The figures go to bench/RESULTS.md ("Real scripts").
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, extname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/cli/main.js')
+const EXTENSIONS = new Map([
+  ['.py', 'python3'],
+  ['.sh', 'bash'],
+  ['.js', 'node'],
+  ['.mjs', 'node'],
+])
+const SKIP = new Set(['.git', 'node_modules', '__pycache__', '.venv'])
+const TIMEOUT_SECONDS = 20
+const MAX_OUTPUT = 1 << 20
+
+function usage(message) {
+  if (message) process.stderr.write(`corpus-check: ${message}\n`)
+  process.stderr.write(
+    'usage: node scripts/corpus-check.mjs <collections-folder> [--sample N] [--seed S] [--json]\n',
+  )
+  process.exit(2)
+}
+
+function parse(argv) {
+  const opts = { root: undefined, sample: 100, seed: 1, json: false }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--json') opts.json = true
+    else if (a === '--sample' || a === '--seed') {
+      const n = Number(argv[++i])
+      if (!Number.isInteger(n) || n < 1) usage(`${a} needs a whole number >= 1`)
+      opts[a.slice(2)] = n
+    } else if (a.startsWith('-')) usage(`unknown option ${a}`)
+    else if (opts.root === undefined) opts.root = a
+    else usage('one collections folder only')
+  }
+  if (opts.root === undefined) usage('name a folder of fetched skill collections')
+  return opts
+}
+
+/** Skill folders under `root` (a folder holding SKILL.md), without following symlinks. */
+function skillFolders(root) {
+  const found = []
+  const stack = [resolve(root)]
+  while (stack.length > 0) {
+    const dir = stack.pop()
+    let entries
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    if (entries.some((e) => e.isFile() && e.name === 'SKILL.md')) found.push(dir)
+    for (const e of entries) if (e.isDirectory() && !SKIP.has(e.name)) stack.push(join(dir, e.name))
+  }
+  return found.sort()
+}
+
+/** The skill's script files this check runs: top level and scripts/, by extension. */
+function scriptsOf(skill) {
+  const out = []
+  for (const sub of ['', 'scripts']) {
+    let entries
+    try {
+      entries = readdirSync(join(skill, sub), { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const e of entries) {
+      if (!e.isFile() || !EXTENSIONS.has(extname(e.name))) continue
+      const rel = sub ? `${sub}/${e.name}` : e.name
+      if (statSync(join(skill, rel)).size > 0) out.push(rel)
+    }
+  }
+  return out.sort()
+}
+
+/** mulberry32: a small seeded generator, so a sample can be drawn again. */
+function random(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function draw(items, n, seed) {
+  const next = random(seed)
+  const copy = [...items]
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1))
+    ;[copy[i], copy[j]] = [copy[j], copy[i]]
+  }
+  return copy.slice(0, n)
+}
+
+function exec(argv, cwd) {
+  return new Promise((done) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8' },
+      timeout: (TIMEOUT_SECONDS + 10) * 1000,
+      killSignal: 'SIGKILL',
+    })
+    const chunks = { stdout: [], stderr: [] }
+    let size = 0
+    for (const name of ['stdout', 'stderr']) {
+      child[name].on('data', (b) => {
+        size += b.length
+        if (size <= MAX_OUTPUT) chunks[name].push(b)
+      })
+    }
+    child.once('error', (err) => done({ status: 127, stdout: '', stderr: String(err) }))
+    child.once('close', (code, signal) =>
+      done({
+        status: code ?? 128 + (signal === 'SIGKILL' ? 9 : 15),
+        stdout: Buffer.concat(chunks.stdout).toString('utf8'),
+        stderr: Buffer.concat(chunks.stderr).toString('utf8'),
+      }),
+    )
+  })
+}
+
+/** Why a run failed, read from what it printed: a short fixed label, never the text itself. */
+function reason({ status, stderr }) {
+  if (status === 124) return 'timed out (no network in the sandbox?)'
+  if (/ModuleNotFoundError|No module named|ImportError|pip install|is not installed/.test(stderr))
+    return 'python package missing'
+  if (/Cannot find (module|package)|ERR_MODULE_NOT_FOUND/.test(stderr))
+    return 'node package missing'
+  if (/Read-only file system|EROFS/.test(stderr)) return 'read-only file system'
+  if (/Permission denied|EACCES|EPERM/.test(stderr)) return 'permission denied'
+  if (/command not found|not found$/m.test(stderr)) return 'command not found'
+  if (/Network is unreachable|Temporary failure in name resolution|ENOTFOUND/.test(stderr))
+    return 'no network'
+  if (/No such file or directory|ENOENT|FileNotFoundError/.test(stderr)) return 'missing file'
+  const code = stderr.match(/\bE_[A-Z_]+/)
+  if (code) return `skillhost ${code[0]}`
+  return 'other'
+}
+
+async function checkOne(skill, script) {
+  const scratch = mkdtempSync(join(tmpdir(), 'skillhost-corpus-check-'))
+  try {
+    const interpreter = EXTENSIONS.get(extname(script))
+    const direct = await exec([interpreter, join(skill, script), '--help'], scratch)
+    const through = await exec(
+      [
+        process.execPath,
+        CLI,
+        'run',
+        skill,
+        script,
+        '--json',
+        '--timeout',
+        String(TIMEOUT_SECONDS),
+        '--',
+        '--help',
+      ],
+      scratch,
+    )
+    let hosted
+    try {
+      const parsed = JSON.parse(through.stdout)
+      hosted = parsed.error
+        ? { status: through.status, stderr: `${parsed.error.code}` }
+        : { status: parsed.timedOut ? 124 : (parsed.exitCode ?? 128), stderr: parsed.stderr ?? '' }
+    } catch {
+      hosted = { status: through.status, stderr: through.stderr || 'unparsable output' }
+    }
+    return { direct, hosted }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+async function main() {
+  const opts = parse(process.argv.slice(2))
+  const root = resolve(opts.root)
+  const candidates = []
+  for (const skill of skillFolders(root)) {
+    const scripts = scriptsOf(skill)
+    if (scripts.length > 0) candidates.push({ skill, scripts })
+  }
+  const next = random(opts.seed + 1)
+  const sample = draw(candidates, opts.sample, opts.seed).map((c) => ({
+    skill: c.skill,
+    script: c.scripts[Math.floor(next() * c.scripts.length)],
+  }))
+  const rows = []
+  let index = 0
+  const worker = async () => {
+    while (index < sample.length) {
+      const item = sample[index++]
+      const { direct, hosted } = await checkOne(item.skill, item.script)
+      const okDirect = direct.status === 0
+      const okHosted = hosted.status === 0
+      rows.push({
+        skill: relative(root, item.skill),
+        script: item.script,
+        direct: direct.status,
+        hosted: hosted.status,
+        outcome:
+          okDirect === okHosted
+            ? 'same'
+            : okDirect
+              ? 'fails only under skillhost'
+              : 'fails only directly',
+        reason: okDirect === okHosted ? undefined : reason(okDirect ? hosted : direct),
+      })
+      if (!opts.json) process.stderr.write(`\r${rows.length}/${sample.length}`)
+    }
+  }
+  await Promise.all([worker(), worker()])
+  rows.sort((a, b) => a.skill.localeCompare(b.skill))
+  const count = (pred) => rows.filter(pred).length
+  const byReason = {}
+  for (const r of rows.filter((x) => x.outcome === 'fails only under skillhost'))
+    byReason[r.reason] = (byReason[r.reason] ?? 0) + 1
+  const summary = {
+    root,
+    skillsWithScripts: candidates.length,
+    sampled: rows.length,
+    seed: opts.seed,
+    same: count((r) => r.outcome === 'same'),
+    sameExitStatus: count((r) => r.direct === r.hosted),
+    failsOnlyUnderSkillhost: count((r) => r.outcome === 'fails only under skillhost'),
+    failsOnlyDirectly: count((r) => r.outcome === 'fails only directly'),
+    byReason,
+  }
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify({ summary, rows }, null, 2)}\n`)
+    return
+  }
+  process.stderr.write('\n')
+  const out = (s = '') => process.stdout.write(`${s}\n`)
+  out(`${summary.sampled} of ${summary.skillsWithScripts} skills with scripts (seed ${opts.seed})`)
+  out(
+    `  same outcome:                ${summary.same} (same exit status: ${summary.sameExitStatus})`,
+  )
+  out(`  fails only under skillhost:  ${summary.failsOnlyUnderSkillhost}`)
+  for (const [why, n] of Object.entries(byReason).sort((a, b) => b[1] - a[1]))
+    out(`    ${String(n).padStart(3)}  ${why}`)
+  out(`  fails only directly:         ${summary.failsOnlyDirectly}`)
+  for (const r of rows.filter((x) => x.outcome !== 'same'))
+    out(`  - ${r.outcome}: ${r.skill} ${r.script} (${r.reason}; ${r.direct} vs ${r.hosted})`)
+}
+
+await main()
