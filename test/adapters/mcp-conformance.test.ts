@@ -95,7 +95,7 @@ describe.skipIf(!runnable)(
             failing.set(scenario, failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`).join('; '))
         }
         const unexpected = [...failing].filter(([s]) => !(s in SKIPPED))
-        expect(unexpected, 'scenarios that apply to skillhost and fail').toEqual([])
+        expect.soft(unexpected, 'scenarios that apply to skillhost and fail').toEqual([])
         const stale = Object.keys(SKIPPED).filter((s) => !failing.has(s))
         expect(stale, 'listed as not applying, yet passing: remove them from the list').toEqual([])
       } finally {

@@ -164,7 +164,22 @@ describe.runIf(onLinux)('MCP logging and progress (issue 24, part 5)', () => {
 
   it('a call with a progress token gets increasing progress ending at its total; without one, none', async () => {
     const { client, raw, call } = await connect()
-    await client.callTool({ name: 'load_skill', arguments: { skill: 'napper' } })
+    // Provisioning (load_skill copies the skill and forges its tools) and discovery (refresh_skills) report too.
+    const lifecycle: Progress[] = []
+    const loaded = await client.callTool(
+      { name: 'load_skill', arguments: { skill: 'napper' } },
+      undefined,
+      { onprogress: (p) => lifecycle.push(p) },
+    )
+    expect(loaded.isError).toBeFalsy()
+    expect(lifecycle.at(0)?.message).toBe('started')
+    expect(lifecycle.at(-1)?.message).toBe('finished')
+    const refreshed: Progress[] = []
+    await client.callTool({ name: 'refresh_skills', arguments: {} }, undefined, {
+      onprogress: (p) => refreshed.push(p),
+    })
+    expect(refreshed.at(-1)?.message).toBe('finished')
+
     const progress: Progress[] = []
     const result = await call('run_napper_nap', (p) => progress.push(p))
     expect(text(result)).toContain('rested')
@@ -188,7 +203,7 @@ describe.runIf(onLinux)('MCP logging and progress (issue 24, part 5)', () => {
     expect(sent).toEqual([])
     // The calls above with a token did receive theirs on the same transport.
     expect(raw.filter((m) => 'method' in m && m.method === 'notifications/progress').length).toBe(
-      progress.length + failed.length,
+      lifecycle.length + refreshed.length + progress.length + failed.length,
     )
     await client.close()
   })
