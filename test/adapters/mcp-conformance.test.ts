@@ -60,6 +60,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 // Without Node >= 22 the suite cannot run; that is a failure in CI and a named
 // skip on a developer's older default Node (`npm test` installs one).
 const runnable = node !== undefined || process.env.CI !== undefined
+if (!runnable)
+  console.warn(
+    '\n!!! SKIPPING the MCP conformance suite: it needs Node.js >= 22 (npm test installs one). !!!\n',
+  )
 describe.skipIf(!runnable)(
   'MCP conformance suite against skillhost serve --http (issue 24)',
   () => {
