@@ -136,7 +136,11 @@ export function skillMcpServerIdentity(
  * through the artifact reader tools. A loaded skill's files are resources
  * `skill://<id>/<path>` (see `serveSkillResources`), and
  * `notifications/resources/list_changed` is sent (coalesced) when a skill is
- * loaded, unloaded or swapped.
+ * loaded, unloaded or swapped. `logging/setLevel` is served: each tool call's
+ * gate refusal and script exit go out as `notifications/message`
+ * (`callLogRecords`), and a call sent with a progress token gets
+ * `notifications/progress` until it ends (`trackProgress`), both on that
+ * call's stream before its result.
  */
 export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSession {
   const { manager } = options
