@@ -13,6 +13,9 @@ import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
 import { LIFECYCLE_TOOL } from '../../manager/lifecycle-tool-names.js'
 import type { SkillManager } from '../../manager/types.js'
+import { type CallOutcome, callLogRecords } from './call-log-records.js'
+import { serveMcpLogging } from './mcp-logging.js'
+import { trackProgress } from './progress.js'
 import { serveSkillResources } from './skill-resources.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 
@@ -94,6 +97,8 @@ export interface SkillMcpServerIdentity {
   readonly capabilities: {
     readonly tools: { listChanged: true }
     readonly resources: { listChanged: true }
+    /** `logging/setLevel` and `notifications/message`: gate decisions and script exits. */
+    readonly logging: Record<string, never>
   }
   readonly instructions: string
 }
@@ -109,7 +114,7 @@ export function skillMcpServerIdentity(
 ): SkillMcpServerIdentity {
   return {
     serverInfo: options.serverInfo ?? { name: 'skillhost', version: '0.0.0' },
-    capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
   }
 }
@@ -131,7 +136,11 @@ export function skillMcpServerIdentity(
  * through the artifact reader tools. A loaded skill's files are resources
  * `skill://<id>/<path>` (see `serveSkillResources`), and
  * `notifications/resources/list_changed` is sent (coalesced) when a skill is
- * loaded, unloaded or swapped.
+ * loaded, unloaded or swapped. `logging/setLevel` is served: each tool call's
+ * gate refusal and script exit go out as `notifications/message`
+ * (`callLogRecords`), and a call sent with a progress token gets
+ * `notifications/progress` until it ends (`trackProgress`), both on that
+ * call's stream before its result.
  */
 export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSession {
   const { manager } = options
@@ -155,12 +164,19 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   }))
 
   serveSkillResources(server, manager)
+  const log = serveMcpLogging(server)
 
   const lifecycleSet = new Set<Tool>(lifecycle || [])
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
+    const tool = ctx.tools.get(name)
+    // Only a call that runs reports progress; an unknown tool fails at once.
+    const progress = trackProgress(
+      tool && request.params._meta?.progressToken,
+      extra.sendNotification,
+    )
+    let outcome: CallOutcome = { ok: true }
     try {
-      const tool = ctx.tools.get(name)
       if (!tool) {
         throw new SkillHostError(
           'E_TOOL_NOT_FOUND',
@@ -183,6 +199,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
       options.onToolCall?.({ tool: name, ok: true })
       return result
     } catch (err) {
+      outcome = { ok: false, error: err }
       const result = withNotice(toCallToolError(err), options.takeNotice?.())
       options.onToolCall?.({
         tool: name,
@@ -191,6 +208,11 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
         cause: err,
       })
       return result
+    } finally {
+      // Both before the response, on its stream: the last progress report, then the log records.
+      await progress.finish(outcome.ok)
+      const gated = tool !== undefined && (lifecycleSet.has(tool) || 'tier' in tool.meta)
+      await log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
     }
   })
 
