@@ -19,6 +19,8 @@ export interface DiscoverSkillsOptions {
   readonly strict: boolean
   /** The overlay directories, absolute, earlier first. */
   readonly overlays: readonly string[]
+  /** The first root's number in copy keys (see `FileSystemSkillSourceOptions.firstRootNumber`). */
+  readonly firstRootNumber: number
   /** Direct syscalls in time slices (`true`) or the thread pool (see `discoveryIo`). */
   readonly sync: boolean
   /** Remembers each folder between walks; one walk is one of its passes. */
@@ -80,7 +82,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
       }
       const { entry } = outcome
       const id = entry.manifest.name
-      const copy = fileSystemCopyKey(root, location)
+      const copy = fileSystemCopyKey(root - 1 + options.firstRootNumber, location)
       const first = where.get(id)
       if (first !== undefined) {
         const message = `Skill id "${id}" is already served from ${first}; this copy is shadowed.`
