@@ -182,9 +182,14 @@ export function forgeSkillTools(
         .flatMap((s) =>
           s.unavailableTools.map((t) => ({ skill: s.id, ...modelSafeUnavailable(t) })),
         )
+      // Which copy is loaded, for a skill loaded by a shadowed copy's ref.
+      const copies = manager
+        .loadedSkills()
+        .flatMap((s) => (s.ref === s.id ? [] : [{ id: s.id, ref: s.ref }]))
       return {
         projected: manager.projected(ctx),
         initialized: manager.loaded(),
+        ...(copies.length ? { copies } : {}),
         ...(toolsUnavailable.length ? { toolsUnavailable } : {}),
       }
     }),

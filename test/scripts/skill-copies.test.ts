@@ -102,6 +102,9 @@ describe.skipIf(!linux)('every copy of an id is reachable by its ref (real bubbl
     expect(
       await run('read_skill_file', { skill: 'excel-automation', path: 'scripts/report.sh' }),
     ).toContain('report for')
+    expect((await json('list_loaded_skills', {})).copies).toEqual([
+      { id: 'excel-automation', ref: COPY_REF },
+    ])
     // The catalog says which copy is loaded; a second copy of the id is refused while one is.
     const after = await json('list_skills', { query: 'excel' })
     expect(after.skills.map((s: { loaded: boolean }) => s.loaded)).toEqual([false, true])
