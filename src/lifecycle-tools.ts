@@ -37,6 +37,10 @@ export interface ForgeSkillToolsOptions {
 }
 
 const SKILL_ID = SKILL_ID_PROPERTY
+
+/** What a page without a query says when copies are hidden: where they are. Fixed text. */
+const SHADOWED_NOTE =
+  'shadowed counts copies of listed ids that are not listed here; list_skills with a query (e.g. the id) shows the matching ones with their refs, and load_skill takes such a ref to load that copy. The plain id always loads the listed one.'
 const json = (value: unknown): string => JSON.stringify(value, null, 2)
 
 /**
@@ -81,9 +85,10 @@ function decodeCursor(cursor: string | undefined): number {
  */
 function refuseHostOnly(manager: SkillManager, id: string): void {
   if (typeof id !== 'string') return
-  const hit = manager
-    .search({ query: id })
-    .entries.find((e) => e.id === id && e.shadowedBy === undefined)
+  // A copy's ref is not in the search text: the whole catalog is looked at, for refs only.
+  const hit = id.includes(':')
+    ? manager.catalog().entries.find((e) => e.ref === id)
+    : manager.search({ query: id }).entries.find((e) => e.id === id && e.shadowedBy === undefined)
   if (hit?.disableModelInvocation !== true) return
   throw new SkillHostError(
     'E_SKILL_NOT_FOUND',
@@ -126,7 +131,7 @@ export function forgeSkillTools(
   }>({
     name: LIFECYCLE_TOOL.list,
     description:
-      'List the skills you can load (id, name, description, version, whether loaded). Use query to filter by id, name or description; page with cursor (a page holds up to limit entries, fewer when they are long). skipped, withWarnings and shadowed count skills not served, served with warnings, and copies hidden by a skill of the same id.',
+      'List the skills you can load (ref, id, name, description, version, whether loaded); load_skill takes the ref. Use query to filter by id, name or description: with a query, copies hidden by a skill of the same id are listed too, after the winners, each with shadowedBy and its own ref (source:root/folder). Page with cursor (a page holds up to limit entries, fewer when they are long). skipped, withWarnings and shadowed count skills not served, served with warnings, and hidden copies.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -159,6 +164,7 @@ export function forgeSkillTools(
         ...(counts.skipped ? { skipped: counts.skipped } : {}),
         ...(counts.withWarnings ? { withWarnings: counts.withWarnings } : {}),
         ...(counts.shadowed ? { shadowed: counts.shadowed } : {}),
+        ...(counts.shadowed && !args.query ? { shadowedNote: SHADOWED_NOTE } : {}),
         unsafe: manager.unsafe,
       })
       return fitByChars(skills, maxChars, (n) => json(page(n)))
@@ -176,9 +182,14 @@ export function forgeSkillTools(
         .flatMap((s) =>
           s.unavailableTools.map((t) => ({ skill: s.id, ...modelSafeUnavailable(t) })),
         )
+      // Which copy is loaded, for a skill loaded by a shadowed copy's ref.
+      const copies = manager
+        .loadedSkills()
+        .flatMap((s) => (s.ref === s.id ? [] : [{ id: s.id, ref: s.ref }]))
       return {
         projected: manager.projected(ctx),
         initialized: manager.loaded(),
+        ...(copies.length ? { copies } : {}),
         ...(toolsUnavailable.length ? { toolsUnavailable } : {}),
       }
     }),
@@ -197,7 +208,7 @@ export function forgeSkillTools(
   const loadSkill = new Tool<{ skill: string; arguments?: string }>({
     name: LIFECYCLE_TOOL.load,
     description:
-      "Load a skill: its instructions enter your context and its tools become callable from your next step; the result lists the files it ships, which read_skill_file reads while it is loaded. Unload it when you're done.",
+      "Load a skill by its ref from list_skills (its id; a shadowed copy's own ref loads that copy, one copy of an id at a time): its instructions enter your context and its tools become callable from your next step; the result lists the files it ships, which read_skill_file reads while it is loaded. Unload it when you're done.",
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -221,6 +232,7 @@ export function forgeSkillTools(
       )
       return {
         id: result.id,
+        ...(result.ref === result.id ? {} : { ref: result.ref }),
         version: result.version,
         channel: result.channel,
         toolsAdded: result.tools,

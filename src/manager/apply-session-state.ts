@@ -4,8 +4,9 @@ import type { SkillManager } from './types.js'
 
 /** The skills `manager` has loaded, as a session state stores them. */
 export function sessionSkills(manager: SkillManager): SkillSessionSkill[] {
-  return manager.loadedSkills().map(({ id, version, channel, arguments: args }) => ({
+  return manager.loadedSkills().map(({ id, ref, version, channel, arguments: args }) => ({
     id,
+    ...(ref === id ? {} : { ref }),
     version,
     channel,
     ...(args === undefined ? {} : { arguments: args }),
@@ -14,7 +15,8 @@ export function sessionSkills(manager: SkillManager): SkillSessionSkill[] {
 
 /**
  * Brings `manager` (projecting into `ctx`) to the skills `state` names: what
- * it has loaded that the state does not (or at another version) is unloaded,
+ * it has loaded that the state does not (or another copy, or at another
+ * version) is unloaded,
  * then what the state names is loaded at exactly its version (and with its
  * arguments), in the state's order. A skill loaded with other arguments counts
  * as another load: it is unloaded and loaded again. A version the sources no longer hold fails with
@@ -32,13 +34,21 @@ export async function applySessionState(
   for (const skill of state.skills) {
     const { id, version, arguments: args } = skill
     if (have.get(id) === loadKey(skill) && manager.projected(ctx).includes(id)) continue
-    await manager.load(id, ctx, { version, ...(args === undefined ? {} : { arguments: args }) })
+    await manager.load(skill.ref ?? id, ctx, {
+      version,
+      ...(args === undefined ? {} : { arguments: args }),
+    })
   }
 }
 
-/** What makes two loads of one skill the same: its version and its arguments. */
-function loadKey(s: { readonly version: string; readonly arguments?: string }): string {
-  return JSON.stringify([s.version, s.arguments ?? null])
+/** What makes two loads of one skill the same: the copy, its version and its arguments. */
+function loadKey(s: {
+  readonly id: string
+  readonly ref?: string
+  readonly version: string
+  readonly arguments?: string
+}): string {
+  return JSON.stringify([s.ref ?? s.id, s.version, s.arguments ?? null])
 }
 
 /** True when two states name the same skills, versions, channels, arguments and workspace. */
@@ -48,8 +58,9 @@ export function sameSessionState(a: SkillSessionState, b: SkillSessionState): bo
 
 function normal(s: SkillSessionState): unknown {
   return {
-    skills: s.skills.map(({ id, version, channel, arguments: args }) => [
+    skills: s.skills.map(({ id, ref, version, channel, arguments: args }) => [
       id,
+      ref ?? id,
       version,
       channel,
       args ?? null,

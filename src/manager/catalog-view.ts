@@ -1,4 +1,9 @@
-import { type CatalogSkill, catalogEntry, type DiscoverySnapshot } from './catalog.js'
+import {
+  type CatalogSkill,
+  catalogEntry,
+  type DiscoverySnapshot,
+  type ShadowedSkill,
+} from './catalog.js'
 import type {
   CatalogCounts,
   CatalogEntry,
@@ -21,9 +26,15 @@ export function catalogCounts(snapshot: DiscoverySnapshot): CatalogCounts {
   if (counts) return counts
   let skipped = 0
   let shadowed = snapshot.shadowed.length
+  // A copy a source shadowed itself is one row and one problem: counted once.
+  const listed = new Set(snapshot.shadowed.map((row) => row.skill))
   for (const p of snapshot.skipped) {
     if (p.severity === 'error') skipped += 1
-    else if (p.code === 'E_SKILL_SHADOWED') shadowed += 1
+    else if (
+      p.code === 'E_SKILL_SHADOWED' &&
+      (p.shadowedCopy === undefined || !listed.has(p.shadowedCopy))
+    )
+      shadowed += 1
   }
   let withWarnings = 0
   for (const row of snapshot.winners.values()) if (row.skill.warnings?.length) withWarnings += 1
@@ -33,8 +44,20 @@ export function catalogCounts(snapshot: DiscoverySnapshot): CatalogCounts {
   return counts
 }
 
-/** The version a loaded record holds for `id`, or undefined when it is not loaded. */
-export type LoadedVersionOf = (id: string) => string | undefined
+/** The version a record loaded under `ref` (a plain id or a qualified ref) holds, or undefined. */
+export type LoadedVersionOf = (ref: string) => string | undefined
+
+/** The version loaded from a shadowed row: only a copy loaded by its own ref counts. */
+const shadowedLoaded = (row: ShadowedSkill, loadedVersionOf: LoadedVersionOf) =>
+  row.qualified === undefined ? undefined : loadedVersionOf(row.qualified)
+
+/**
+ * The row a ref names in `snapshot`: the winner of a plain id, or the row a
+ * qualified ref indexes.
+ */
+export function rowOf(snapshot: DiscoverySnapshot, ref: string): CatalogSkill | undefined {
+  return snapshot.winners.get(ref) ?? snapshot.copies.get(ref)
+}
 
 /** All catalog rows: winners first (with their loaded state), then shadowed rows. */
 export function buildCatalog(
@@ -44,7 +67,8 @@ export function buildCatalog(
   const entries = [...snapshot.winners.values()].map((row) =>
     catalogEntry(row, loadedVersionOf(row.skill.id)),
   )
-  for (const row of snapshot.shadowed) entries.push(catalogEntry(row, undefined, row.shadowedBy))
+  for (const row of snapshot.shadowed)
+    entries.push(catalogEntry(row, shadowedLoaded(row, loadedVersionOf), row.shadowedBy))
   return { entries, skipped: snapshot.skipped, sourceErrors: snapshot.sourceErrors }
 }
 
@@ -64,17 +88,24 @@ export function searchCatalog(
   const page: CatalogEntry[] = []
   let total = 0
   const forModel = options.forModel === true
-  const consider = (row: CatalogSkill, shadowedBy?: string): void => {
-    if (forModel && row.skill.disableModelInvocation === true) return
-    if (needle && !row.haystack.includes(needle)) return
-    if (total >= offset && page.length < limit) {
-      const loaded = shadowedBy ? undefined : loadedVersionOf(row.skill.id)
-      page.push(catalogEntry(row, loaded, shadowedBy))
-    }
+  const consider = (row: CatalogSkill, loaded: string | undefined, shadowedBy?: string): void => {
+    if (total >= offset && page.length < limit) page.push(catalogEntry(row, loaded, shadowedBy))
     total += 1
   }
-  for (const row of snapshot.winners.values()) consider(row)
-  if (!forModel) for (const row of snapshot.shadowed) consider(row, row.shadowedBy)
+  for (const row of snapshot.winners.values()) {
+    if (forModel && row.skill.disableModelInvocation === true) continue
+    if (needle && !row.haystack.includes(needle)) continue
+    consider(row, loadedVersionOf(row.skill.id))
+  }
+  // The model sees shadowed copies it can load (a ref reaches them) only when it asks with a query.
+  if (!forModel || needle !== '') {
+    for (const row of snapshot.shadowed) {
+      if (forModel && (row.qualified === undefined || row.skill.disableModelInvocation === true))
+        continue
+      if (needle && !row.haystack.includes(needle)) continue
+      consider(row, shadowedLoaded(row, loadedVersionOf), row.shadowedBy)
+    }
+  }
   return {
     entries: page,
     total,
@@ -84,10 +115,18 @@ export function searchCatalog(
   }
 }
 
-/** Which ids a refresh covered, and which loaded records now lag the catalog. */
+/** A loaded record as a refresh compares it: its id, the ref it was loaded by, its version. */
+export interface LoadedRef {
+  readonly id: string
+  /** The plain id for a winner, the qualified ref for a copy loaded by it. */
+  readonly ref: string
+  readonly version: string
+}
+
+/** Which ids a refresh covered, and which loaded records now lag the row their ref names. */
 export function summarizeRefresh(
   snapshot: DiscoverySnapshot,
-  records: Iterable<{ readonly id: string; readonly version: string }>,
+  records: Iterable<LoadedRef>,
   id?: string,
 ): { refreshed: string[]; updatesAvailable: string[] } {
   const winners = snapshot.winners
@@ -95,7 +134,7 @@ export function summarizeRefresh(
   const updatesAvailable: string[] = []
   for (const r of records) {
     if (id !== undefined && r.id !== id) continue
-    const row = winners.get(r.id)
+    const row = rowOf(snapshot, r.ref)
     if (row && row.skill.version !== r.version) updatesAvailable.push(r.id)
   }
   return { refreshed, updatesAvailable }
@@ -114,9 +153,9 @@ export interface RefreshFailure {
 function skippedProblem(
   before: DiscoverySnapshot,
   after: DiscoverySnapshot,
-  id: string,
+  { id, ref }: LoadedRef,
 ): { code: string } | undefined {
-  const location = before.winners.get(id)?.skill.location
+  const location = rowOf(before, ref)?.skill.location
   return after.skipped.find(
     (p) =>
       p.severity === 'error' &&
@@ -136,7 +175,7 @@ function skippedProblem(
 export function refreshOutcomes(
   before: DiscoverySnapshot,
   after: DiscoverySnapshot,
-  records: readonly { readonly id: string; readonly version: string }[],
+  records: readonly LoadedRef[],
   id: string | undefined,
   swapped: ReadonlyMap<string, string>,
   failed: ReadonlyMap<string, RefreshFailure>,
@@ -146,7 +185,7 @@ export function refreshOutcomes(
     if (id !== undefined && r.id !== id) continue
     const to = swapped.get(r.id)
     const failure = failed.get(r.id)
-    const row = after.winners.get(r.id)
+    const row = rowOf(after, r.ref)
     if (to !== undefined) out.push({ id: r.id, outcome: 'updated', from: r.version, to })
     else if (failure !== undefined)
       out.push({ id: r.id, outcome: 'kept', version: r.version, ...failure })
@@ -160,7 +199,7 @@ export function refreshOutcomes(
         available: row.skill.version,
       })
     else {
-      const problem = skippedProblem(before, after, r.id)
+      const problem = skippedProblem(before, after, r)
       out.push(
         problem === undefined
           ? { id: r.id, outcome: 'removed', version: r.version }

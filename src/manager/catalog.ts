@@ -1,5 +1,6 @@
 import { renderError } from '../common/errors.js'
 import { capDescription } from '../manifest/cap-description.js'
+import { formatSkillCopyRef } from '../skill-model/skill-copy-ref.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { CatalogEntry, SkillCatalog, SourceError } from './types.js'
 
@@ -9,7 +10,16 @@ export interface CatalogSkill {
   readonly source: SkillSource
   /** Lower-cased id, name and description, precomputed so queries stay linear and cheap. */
   readonly haystack: string
+  /**
+   * The copy's qualified ref (`formatSkillCopyRef`: the source id and the
+   * row's copy key, or its id when the source gives none); undefined when it
+   * would be too long, and then only a winner is reachable, by its id.
+   */
+  readonly qualified: string | undefined
 }
+
+/** A row hidden by an earlier row of the same id, and the source of that winner. */
+export type ShadowedSkill = CatalogSkill & { readonly shadowedBy: string }
 
 // A source that replays a discovery yields the same objects: many managers
 // over one source then share each row's lower-cased text instead of making it.
@@ -30,21 +40,27 @@ const rowsShared = new WeakMap<
   {
     readonly source: SkillSource
     readonly winners: ReadonlyMap<string, CatalogSkill>
-    readonly shadowed: readonly (CatalogSkill & { readonly shadowedBy: string })[]
+    readonly shadowed: readonly ShadowedSkill[]
+    readonly copies: ReadonlyMap<string, CatalogSkill>
   }
 >()
 
 /** One discovery pass over every source, in order. */
 export interface DiscoverySnapshot {
   readonly winners: ReadonlyMap<string, CatalogSkill>
-  readonly shadowed: readonly (CatalogSkill & { readonly shadowedBy: string })[]
+  /** Rows hidden by a winner of their id: a later source's, and a source's own shadowed copies. */
+  readonly shadowed: readonly ShadowedSkill[]
+  /** Every row with a qualified ref (winners and shadowed), by that ref. */
+  readonly copies: ReadonlyMap<string, CatalogSkill>
   readonly skipped: SkillCatalog['skipped']
   readonly sourceErrors: readonly SourceError[]
 }
 
 /**
  * Discovers every source in order. An earlier source wins an id collision and
- * the loser stays visible as shadowed; a source that throws is recorded in
+ * the loser stays visible as shadowed, as does a copy a source shadowed
+ * itself and still serves (`SkillProblem.shadowedCopy`); every row is
+ * indexed by its qualified ref. A source that throws is recorded in
  * `sourceErrors` (model-safe text) while the others keep serving.
  */
 export async function discoverAll(
@@ -97,23 +113,34 @@ export async function discoverAll(
   const shared = only && rowsShared.get(only.skills)
   if (shared && shared.source === only?.source) return { ...shared, skipped, sourceErrors }
   const winners = new Map<string, CatalogSkill>()
-  const shadowed: (CatalogSkill & { shadowedBy: string })[] = []
-  for (const { source, skills, error } of perSource) {
-    if (error !== undefined) continue
-    for (const skill of skills) {
-      const row: CatalogSkill = { skill, source, haystack: haystackOf(skill) }
-      const winner = winners.get(skill.id)
-      if (winner) shadowed.push({ ...row, shadowedBy: winner.source.id })
-      else winners.set(skill.id, row)
-    }
+  const shadowed: ShadowedSkill[] = []
+  const copies = new Map<string, CatalogSkill>()
+  const add = (skill: DiscoveredSkill, source: SkillSource, copyOnly: boolean): void => {
+    let qualified = formatSkillCopyRef(source.id, skill.copy ?? skill.id)
+    // A ref names one row: a second row with it (a source that serves an id twice without copy keys) has none.
+    if (qualified !== undefined && copies.has(qualified)) qualified = undefined
+    const winner = winners.get(skill.id)
+    // A source's own shadowed copy is listed only when a ref reaches it and a winner hides it.
+    if (copyOnly && (qualified === undefined || winner === undefined)) return
+    const row: CatalogSkill = { skill, source, haystack: haystackOf(skill), qualified }
+    if (qualified !== undefined) copies.set(qualified, row)
+    if (winner) shadowed.push({ ...row, shadowedBy: winner.source.id })
+    else winners.set(skill.id, row)
   }
-  if (only) rowsShared.set(only.skills, { source: only.source, winners, shadowed })
-  return { winners, shadowed, skipped, sourceErrors }
+  for (const { source, skills, problems, error } of perSource) {
+    if (error !== undefined) continue
+    for (const skill of skills) add(skill, source, false)
+    for (const p of problems)
+      if (p.code === 'E_SKILL_SHADOWED' && p.shadowedCopy?.copy !== undefined)
+        add(p.shadowedCopy, source, true)
+  }
+  if (only) rowsShared.set(only.skills, { source: only.source, winners, shadowed, copies })
+  return { winners, shadowed, copies, skipped, sourceErrors }
 }
 
 /**
- * Builds one catalog row; `loadedVersion` is the version a record holds, if
- * loaded. The description is capped at the spec's 1,024 characters here, the
+ * Builds one catalog row; `loadedVersion` is the version a record loaded
+ * under this row's ref holds, if any. The description is capped at the spec's 1,024 characters here, the
  * one place every model-facing listing takes it from.
  */
 export function catalogEntry(
@@ -124,14 +151,19 @@ export function catalogEntry(
   const { skill } = row
   const entry: CatalogEntry = {
     id: skill.id,
+    ...(shadowedBy === undefined
+      ? { ref: skill.id }
+      : row.qualified === undefined
+        ? {}
+        : { ref: row.qualified }),
     name: skill.name,
     description: capDescription(skill.description),
     version: skill.version,
     source: row.source.id,
-    loaded: shadowedBy === undefined && loadedVersion !== undefined,
-    ...(shadowedBy === undefined && loadedVersion !== undefined ? { loadedVersion } : {}),
+    loaded: loadedVersion !== undefined,
+    ...(loadedVersion !== undefined ? { loadedVersion } : {}),
     ...(shadowedBy === undefined ? {} : { shadowedBy }),
-    ...(shadowedBy === undefined && loadedVersion !== undefined && loadedVersion !== skill.version
+    ...(loadedVersion !== undefined && loadedVersion !== skill.version
       ? { updateAvailable: true }
       : {}),
     ...(skill.license === undefined ? {} : { license: skill.license }),

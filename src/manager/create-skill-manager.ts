@@ -1,4 +1,5 @@
 import { SkillHostError } from '../common/errors.js'
+import { quoteName } from '../common/escape-text.js'
 import { trackResource } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
@@ -133,11 +134,15 @@ class Manager implements SkillManager {
     return this.#events.on(listener)
   }
 
-  load(id: string, ctx: TurnContext, options: LoadOptions = {}): Promise<LoadResult> {
+  load(ref: string, ctx: TurnContext, options: LoadOptions = {}): Promise<LoadResult> {
     return this.#mutate(async () => {
       this.#projector.pruneRetired(ctx)
       if (options.arguments !== undefined) checkSkillArguments(options.arguments)
+      // What is loaded by this very ref answers first: a loaded skill may have left the catalog.
+      const target = this.#loaded.byRef(ref) ?? this.#catalog.resolve(ref)
+      const id = 'row' in target ? target.row.skill.id : target.id
       const existing = this.#loaded.get(id)
+      if (existing && existing.ref !== target.ref) throw anotherCopyLoaded(id, existing.ref)
       if (existing && options.arguments !== existing.arguments) {
         throw new SkillHostError(
           'E_SKILL_ALREADY_LOADED',
@@ -167,8 +172,8 @@ class Manager implements SkillManager {
       }
       const record =
         options.version === undefined
-          ? await this.#loader.current(id, ctx, options.arguments)
-          : await this.#loader.pinned(id, options.version, ctx, options.arguments)
+          ? await this.#loader.current(target.ref, ctx, options.arguments)
+          : await this.#loader.pinned(target.ref, options.version, ctx, options.arguments)
       this.#loaded.add(record)
       const tools = this.#projector.project(ctx, record)
       this.#events.emit({ kind: 'loaded', id, ctx })
@@ -202,14 +207,18 @@ class Manager implements SkillManager {
     }
   }
 
-  unload(id: string, ctx: TurnContext): Promise<UnloadResult> {
+  unload(ref: string, ctx: TurnContext): Promise<UnloadResult> {
     return this.#mutate(async () => {
-      const record = this.#loaded.get(id)
+      // By id (whichever copy is loaded), or by the ref it was loaded with.
+      const record = this.#loaded.get(ref) ?? this.#loaded.byRef(ref)
       if (!record) {
-        throw new SkillHostError('E_SKILL_NOT_LOADED', `Skill '${id}' is not loaded.`, {
-          data: { skill: id },
+        // The caller's text, cut and quoted: never a raw echo of a long or hostile ref.
+        const shown = quoteName(String(ref).slice(0, 80))
+        throw new SkillHostError('E_SKILL_NOT_LOADED', `Skill ${shown} is not loaded.`, {
+          data: { skill: String(ref).slice(0, 80) },
         })
       }
+      const id = record.id
       const removed = this.#projector.strip(ctx, id)
       this.#loaded.retire(record)
       this.#events.emit({ kind: 'unloaded', id, ctx })
@@ -291,6 +300,16 @@ class Manager implements SkillManager {
   #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed' | 'outcomes'> {
     return this.#catalog.summarize(this.#loaded.records(), id)
   }
+}
+
+/** Tool names derive from the id: two copies of one id cannot be loaded side by side. */
+function anotherCopyLoaded(id: string, loadedRef: string): SkillHostError {
+  const which = loadedRef === id ? 'its winner, by id' : `ref ${loadedRef}`
+  return new SkillHostError(
+    'E_SKILL_ALREADY_LOADED',
+    `Another copy of skill '${id}' is loaded (${which}); unload it first (unload_skill with its id), then load this one.`,
+    { data: { skill: id, loadedRef } },
+  )
 }
 
 function reportTeardownError(err: unknown): void {

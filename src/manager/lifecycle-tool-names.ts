@@ -1,3 +1,5 @@
+import { MAX_SKILL_REF_LENGTH } from '../skill-model/skill-copy-ref.js'
+
 /**
  * The names of the five lifecycle tools, in one place: `lifecycle-tools.ts`
  * builds the tools under these names and the manager reserves them, so no
@@ -36,10 +38,11 @@ export function moreSkillsNote(hidden: number): string {
   return `<more_skills count="${hidden}">${what} not listed here; call ${LIFECYCLE_TOOL.list} with a query (words from what you need) to find them.</more_skills>`
 }
 
-/** The `skill` argument of every tool that names a skill. */
+/** The `skill` argument of every tool that names a skill: an id, or a shadowed copy's ref. */
 export const SKILL_ID_PROPERTY = Object.freeze({
   type: 'string',
   minLength: 1,
-  maxLength: 200,
-  description: 'The skill id, as list_skills shows it.',
+  maxLength: MAX_SKILL_REF_LENGTH,
+  description:
+    "The skill's ref as list_skills shows it: its id, or for a shadowed copy a ref such as source:2/folder/skill-id.",
 })

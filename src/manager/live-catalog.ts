@@ -1,9 +1,13 @@
 import { SkillHostError } from '../common/errors.js'
+import { quoteName } from '../common/escape-text.js'
+import { parseSkillRef } from '../skill-model/skill-copy-ref.js'
 import type { SkillSource } from '../sources/types.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import {
   buildCatalog,
+  type LoadedRef,
   type LoadedVersionOf,
+  rowOf,
   searchCatalog,
   summarizeRefresh,
 } from './catalog-view.js'
@@ -25,7 +29,13 @@ export class LiveCatalog {
   readonly #signal: AbortSignal
   /** Unsubscribes from sources' change events, run at `stop`. */
   readonly #unsubscribes: (() => void)[] = []
-  #snapshot: DiscoverySnapshot = { winners: new Map(), shadowed: [], skipped: [], sourceErrors: [] }
+  #snapshot: DiscoverySnapshot = {
+    winners: new Map(),
+    shadowed: [],
+    copies: new Map(),
+    skipped: [],
+    sourceErrors: [],
+  }
   #timer: NodeJS.Timeout | undefined
 
   constructor(sources: readonly SkillSource[], signal: AbortSignal) {
@@ -43,19 +53,40 @@ export class LiveCatalog {
     this.#snapshot = await discoverAll(this.#sources, this.#signal)
   }
 
-  /** The winning row for `id`; `E_SKILL_NOT_FOUND`, pointing at list_skills, otherwise. */
-  row(id: string): CatalogSkill {
-    const row = this.#snapshot.winners.get(id)
+  /**
+   * The row `ref` names and the ref a load keeps for it: the winner of a
+   * plain id (kept as the id), or the copy a qualified ref indexes (kept as
+   * that ref, or as the plain id when the copy is its id's winner now).
+   * `E_SKILL_NOT_FOUND`, pointing at list_skills, otherwise; a malformed
+   * ref is never repeated in the message.
+   */
+  resolve(ref: string): { readonly row: CatalogSkill; readonly ref: string } {
+    const snapshot = this.#snapshot
+    const winner = snapshot.winners.get(ref)
+    if (winner) return { row: winner, ref }
+    const parsed = parseSkillRef(ref)
+    if (parsed.kind === 'id') {
+      throw new SkillHostError(
+        'E_SKILL_NOT_FOUND',
+        `No skill ${quoteName(ref.slice(0, 80))} in the catalog; call list_skills to see what exists.`,
+        { data: { skill: ref.slice(0, 80) } },
+      )
+    }
+    const row = snapshot.copies.get(ref)
     if (!row) {
       throw new SkillHostError(
         'E_SKILL_NOT_FOUND',
-        `No skill '${String(id).slice(0, 80)}' in the catalog; call list_skills to see what exists.`,
-        {
-          data: { skill: String(id).slice(0, 80) },
-        },
+        'No skill copy has that ref in the catalog (it may have moved or gone); call list_skills with a query to see the refs there are.',
+        { data: { reason: 'unknown-ref' } },
       )
     }
-    return row
+    const id = row.skill.id
+    return { row, ref: snapshot.winners.get(id) === row ? id : ref }
+  }
+
+  /** The row `ref` (a plain id or a qualified ref) names now, or undefined. */
+  find(ref: string): CatalogSkill | undefined {
+    return rowOf(this.#snapshot, ref)
   }
 
   /** Every row of the current snapshot, with the loaded state `loadedVersionOf` reports. */
@@ -70,7 +101,7 @@ export class LiveCatalog {
 
   /** Which ids the current snapshot covers for `id`, and which of `records` lag it. */
   summarize(
-    records: Iterable<{ readonly id: string; readonly version: string }>,
+    records: Iterable<LoadedRef>,
     id?: string,
   ): { refreshed: string[]; updatesAvailable: string[] } {
     return summarizeRefresh(this.#snapshot, records, id)

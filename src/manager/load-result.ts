@@ -21,6 +21,7 @@ export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
   const files = page.slice(0, n)
   return {
     id: record.id,
+    ref: record.ref,
     version: record.version,
     channel: record.channel,
     tools,

@@ -40,20 +40,29 @@ export class LoadedSkills {
     return this.#records.values()
   }
 
-  /** The version loaded under `id`, or undefined when it is not loaded. */
-  versionOf(id: string): string | undefined {
-    return this.#records.get(id)?.version
+  /** The record loaded by exactly `ref` (a plain id, or a copy's qualified ref), if any. */
+  byRef(ref: string): SkillRecord | undefined {
+    const record = this.#records.get(ref)
+    if (record?.ref === ref) return record
+    for (const r of this.#records.values()) if (r.ref === ref) return r
+    return undefined
   }
 
-  /** The loaded records' ids and versions, captured before a refresh swaps any. */
-  versions(): { id: string; version: string }[] {
-    return [...this.#records.values()].map((r) => ({ id: r.id, version: r.version }))
+  /** The version loaded by exactly `ref` (see `byRef`), or undefined. */
+  versionOf(ref: string): string | undefined {
+    return this.byRef(ref)?.version
+  }
+
+  /** The loaded records' ids, refs and versions, captured before a refresh swaps any. */
+  versions(): { id: string; ref: string; version: string }[] {
+    return [...this.#records.values()].map((r) => ({ id: r.id, ref: r.ref, version: r.version }))
   }
 
   /** What `SkillManager.loadedSkills` reports, in load order. */
   infos(): LoadedSkillInfo[] {
     return [...this.#records.values()].map((r) => ({
       id: r.id,
+      ref: r.ref,
       version: r.version,
       channel: r.channel,
       tools: r.tools.map((t) => t.name),
@@ -62,9 +71,9 @@ export class LoadedSkills {
     }))
   }
 
-  /** The record of a loaded skill; `E_SKILL_NOT_LOADED`, saying to load it again, otherwise. */
+  /** The record loaded under an id (or by a copy's ref); `E_SKILL_NOT_LOADED`, saying to load it again, otherwise. */
   require(id: string): SkillRecord {
-    const record = typeof id === 'string' ? this.#records.get(id) : undefined
+    const record = typeof id === 'string' ? (this.#records.get(id) ?? this.byRef(id)) : undefined
     if (!record) {
       const shown = typeof id === 'string' ? id.slice(0, 80) : `(${typeof id})`
       throw new SkillHostError(

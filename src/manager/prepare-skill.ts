@@ -97,11 +97,13 @@ async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> 
  * tools, forges tier-2/3 tools (materializing the workspace), indexes the
  * skill's files, and spools the body (reading it and filling its
  * placeholders with `substituteSkillBody` first: `auto` picks the
- * channel by its size). On any failure everything created so far is disposed and the
+ * channel by its size). `ref` is what the source serves it under (a copy's
+ * key included); `catalogRef` the ref the record keeps (see `CatalogEntry.ref`). On any failure everything created so far is disposed and the
  * error rethrown, so a failed prepare leaves nothing behind.
  */
 export async function prepareSkill(
   ref: SkillRef,
+  catalogRef: string,
   source: SkillSource,
   deps: PrepareDeps,
 ): Promise<SkillRecord> {
@@ -124,7 +126,7 @@ export async function prepareSkill(
     ...(deps.arguments === undefined ? {} : { arguments: deps.arguments }),
   })
   const channel = resolveBodyChannel(descriptor.channel ?? deps.defaultChannel, body)
-  const record = new SkillRecord(descriptor, channel, deps.arguments)
+  const record = new SkillRecord(descriptor, channel, { ref, catalogRef, args: deps.arguments })
   try {
     const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
       wrapModuleTool(original, {

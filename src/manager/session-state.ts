@@ -1,12 +1,17 @@
 import type { ResolvedSkillChannel } from './types.js'
 
 /**
- * One skill a session has loaded: the version it pinned, the channel its body
- * took and the `arguments` it was loaded with (absent: none), so a restore
- * rebuilds the same body.
+ * One skill a session has loaded: the copy (`ref`) and version it pinned,
+ * the channel its body took and the `arguments` it was loaded with (absent:
+ * none), so a restore rebuilds the same body from the same folder.
  */
 export interface SkillSessionSkill {
   readonly id: string
+  /**
+   * The qualified ref it was loaded by, when it is a shadowed copy (absent:
+   * loaded by its plain id), so a restore loads the same copy again.
+   */
+  readonly ref?: string
   readonly version: string
   readonly channel: ResolvedSkillChannel
   readonly arguments?: string

@@ -2,13 +2,24 @@ import { SkillHostError } from '../common/errors.js'
 import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext } from '../common/turn-context.js'
+import type { SkillRef } from '../sources/types.js'
 import { resolveArtifactClass } from './artifact-binding.js'
+import type { CatalogSkill } from './catalog.js'
 import type { LiveCatalog } from './live-catalog.js'
 import type { LoadedSkills } from './loaded-skills.js'
 import { type PrepareDeps, prepareSkill } from './prepare-skill.js'
 import type { SkillRecord } from './skill-record.js'
 import type { TierWiring } from './tier-wiring.js'
 import type { SkillManagerConfig } from './types.js'
+
+/** The ref a source serves a catalog row under: its id, version and (for a copy) copy key. */
+function sourceRef({ skill }: CatalogSkill): SkillRef {
+  return {
+    id: skill.id,
+    version: skill.version,
+    ...(skill.copy === undefined ? {} : { copy: skill.copy }),
+  }
+}
 
 /** What a loader needs from its manager. */
 export interface SkillLoaderDeps {
@@ -36,42 +47,47 @@ export class SkillLoader {
   }
 
   /**
-   * Prepares the catalog's version of `id`. When the source says that version
-   * is gone (the skill changed since the last discovery), rediscovers once and
-   * tries the new version, so a model never has to refresh by hand to load.
+   * Prepares the catalog's version of the row `ref` names (a plain id: its
+   * winner; a qualified ref: that copy). When the source says that version
+   * is gone (the skill changed since the last discovery), rediscovers once
+   * and tries the new version, so a model never has to refresh by hand to load.
    */
-  async current(id: string, ctx: TurnContext, args?: string): Promise<SkillRecord> {
+  async current(ref: string, ctx: TurnContext, args?: string): Promise<SkillRecord> {
     const { catalog } = this.#deps
-    const row = catalog.row(id)
+    const { row, ref: kept } = catalog.resolve(ref)
     try {
-      return await prepareSkill(
-        { id, version: row.skill.version },
-        row.source,
-        this.#prepare(ctx, args),
-      )
+      return await prepareSkill(sourceRef(row), kept, row.source, this.#prepare(ctx, args))
     } catch (err) {
       if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
       await catalog.rediscover()
-      const fresh = catalog.row(id)
-      if (fresh.skill.version === row.skill.version && fresh.source === row.source) throw err
+      const fresh = catalog.resolve(ref)
+      if (fresh.row.skill.version === row.skill.version && fresh.row.source === row.source)
+        throw err
       return prepareSkill(
-        { id, version: fresh.skill.version },
-        fresh.source,
+        sourceRef(fresh.row),
+        fresh.ref,
+        fresh.row.source,
         this.#prepare(ctx, args),
       )
     }
   }
 
   /**
-   * Prepares `id` at exactly `version`. A catalog holding another version is
-   * rediscovered once (another process may have changed the skill since this
-   * manager last looked); still another version, or no skill, is
-   * `E_SKILL_VERSION_GONE`.
+   * Prepares the row `ref` names at exactly `version`. A catalog holding
+   * another version is rediscovered once (another process may have changed
+   * the skill since this manager last looked); still another version, or no
+   * skill, is `E_SKILL_VERSION_GONE`.
    */
-  async pinned(id: string, version: string, ctx: TurnContext, args?: string): Promise<SkillRecord> {
+  async pinned(
+    ref: string,
+    version: string,
+    ctx: TurnContext,
+    args?: string,
+  ): Promise<SkillRecord> {
     const { catalog } = this.#deps
-    if (catalog.snapshot.winners.get(id)?.skill.version !== version) await catalog.rediscover()
-    const row = catalog.snapshot.winners.get(id)
+    if (catalog.find(ref)?.skill.version !== version) await catalog.rediscover()
+    const row = catalog.find(ref)
+    const id = row?.skill.id ?? ref
     const gone = (available: string | undefined): SkillHostError =>
       new SkillHostError(
         'E_SKILL_VERSION_GONE',
@@ -85,29 +101,27 @@ export class SkillLoader {
         },
       )
     if (!row || row.skill.version !== version) throw gone(row?.skill.version)
+    const { ref: kept } = catalog.resolve(ref)
     try {
-      return await prepareSkill({ id, version }, row.source, this.#prepare(ctx, args))
+      return await prepareSkill(sourceRef(row), kept, row.source, this.#prepare(ctx, args))
     } catch (err) {
       if (!SkillHostError.is(err, 'E_SKILL_NOT_FOUND')) throw err
       // The source changed since this manager's last discovery: say what it holds now.
       await catalog.rediscover()
-      throw gone(catalog.snapshot.winners.get(id)?.skill.version)
+      throw gone(catalog.find(ref)?.skill.version)
     }
   }
 
   /**
-   * Prepares the catalog's version of `id` to replace `old`, whose tool names
-   * the new version may take over; undefined when the catalog no longer has
-   * `id`. The new version keeps `old`'s arguments.
+   * Prepares the catalog's version of the row `old` was loaded from (by its
+   * ref) to replace `old`, whose tool names the new version may take over;
+   * undefined when the catalog no longer has it. The new version keeps
+   * `old`'s arguments.
    */
-  async replacement(
-    id: string,
-    old: SkillRecord,
-    ctx: TurnContext,
-  ): Promise<SkillRecord | undefined> {
-    const row = this.#deps.catalog.snapshot.winners.get(id)
+  async replacement(old: SkillRecord, ctx: TurnContext): Promise<SkillRecord | undefined> {
+    const row = this.#deps.catalog.find(old.ref)
     if (!row) return undefined
-    return prepareSkill({ id, version: row.skill.version }, row.source, {
+    return prepareSkill(sourceRef(row), old.ref, row.source, {
       ...this.#prepare(ctx, old.arguments),
       replacing: new Set(old.tools.map((t) => t.name)),
     })

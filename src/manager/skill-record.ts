@@ -3,7 +3,7 @@ import { SkillHostError } from '../common/errors.js'
 import type { ProjectedRetrievable } from '../common/retrievable.js'
 import type { Tool } from '../common/tool.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import type { SkillDescriptor } from '../sources/types.js'
+import type { SkillDescriptor, SkillRef } from '../sources/types.js'
 import type { ForgeTarget } from '../tiers/tier-forge.js'
 import { SkillFiles } from './skill-files.js'
 import type { ResolvedSkillChannel } from './types.js'
@@ -18,6 +18,14 @@ import type { ResolvedSkillChannel } from './types.js'
 export class SkillRecord implements ForgeTarget {
   readonly id: string
   readonly version: string
+  /** What the source serves this version under: id, version and, for a copy, its copy key. */
+  readonly source: SkillRef
+  /**
+   * The ref it was loaded by, as the catalog shows it: the plain id for its
+   * id's winner, the qualified ref for a shadowed copy. A refresh and a
+   * restored session follow it, so they load the same copy again.
+   */
+  readonly ref: string
   readonly descriptor: SkillDescriptor
   readonly channel: ResolvedSkillChannel
   /** The `arguments` its body was built with; a swap or restore passes them on. */
@@ -35,12 +43,18 @@ export class SkillRecord implements ForgeTarget {
   #resolveDrained: (() => void) | undefined
   #teardown: Promise<void> | undefined
 
-  constructor(descriptor: SkillDescriptor, channel: ResolvedSkillChannel, args?: string) {
+  constructor(
+    descriptor: SkillDescriptor,
+    channel: ResolvedSkillChannel,
+    loadedBy: { readonly ref: SkillRef; readonly catalogRef: string; readonly args?: string },
+  ) {
     this.id = descriptor.id
     this.version = descriptor.version
+    this.source = loadedBy.ref
+    this.ref = loadedBy.catalogRef
     this.descriptor = descriptor
     this.channel = channel
-    this.arguments = args
+    this.arguments = loadedBy.args
     this.files = SkillFiles.empty(descriptor.id)
   }
 

@@ -42,7 +42,7 @@ export async function swapUpdates(
     const old = loaded.get(skillId)
     if (!old) continue
     try {
-      const record = await loader.replacement(skillId, old, ctx)
+      const record = await loader.replacement(old, ctx)
       if (!record) continue
       projector.strip(ctx, skillId)
       loaded.retire(old)

@@ -83,6 +83,16 @@ export interface SkillManagerConfig {
 /** One catalog row. A shadowed row names the source whose skill of the same id wins. */
 export interface CatalogEntry {
   readonly id: string
+  /**
+   * What `load_skill` (and `manager.load`) takes to load this very row: the
+   * plain id for the winner; for a shadowed copy, its qualified ref
+   * (`source:copy-key`, e.g. `filesystem:2/vendor/excel-automation`: the
+   * source id, then the root number and folder path relative to that root;
+   * see docs/authoring.md). Absent only on a shadowed row whose ref would
+   * pass `MAX_SKILL_REF_LENGTH` characters (or whose source serves its id
+   * twice without copy keys): no ref reaches it.
+   */
+  readonly ref?: string
   readonly name: string
   /**
    * At most 1,024 characters (`MAX_DESCRIPTION_CHARS`, the spec's limit): a
@@ -114,10 +124,11 @@ export interface CatalogSearch {
   readonly offset?: number
   readonly limit?: number
   /**
-   * The model's view: only skills the model can load, i.e. winners not marked
-   * `disableModelInvocation` (shadowed copies, which no id reaches, are left
-   * out too; `counts.shadowed` still counts them). Applies to the page and to
-   * `total`. Default false: the host sees every row.
+   * The model's view: only skills the model can load, i.e. rows not marked
+   * `disableModelInvocation`; shadowed copies (each loaded by its `ref`) only
+   * when `query` is given, after the winners (`counts.shadowed` counts them
+   * either way). Applies to the page and to `total`. Default false: the host
+   * sees every row.
    */
   readonly forModel?: boolean
 }
@@ -159,6 +170,8 @@ export interface SkillCatalog {
 /** The result of a load: what was added to the context. */
 export interface LoadResult {
   readonly id: string
+  /** The ref it was loaded by (`CatalogEntry.ref`): the plain id, or a shadowed copy's qualified ref. */
+  readonly ref: string
   readonly version: string
   /** The channel the body took (`auto` has been resolved). */
   readonly channel: ResolvedSkillChannel
@@ -190,6 +203,8 @@ export interface LoadResult {
 /** One skill initialized in a manager: its version, its tools, and the declared tools it lacks. */
 export interface LoadedSkillInfo {
   readonly id: string
+  /** The ref it was loaded by: the plain id, or a shadowed copy's qualified ref. */
+  readonly ref: string
   readonly version: string
   /** The channel its body took at load. */
   readonly channel: ResolvedSkillChannel
@@ -303,8 +318,14 @@ export interface SkillManager extends AsyncDisposable {
   loadedSkills(): readonly LoadedSkillInfo[]
   /** Ids projected into `ctx`: what is callable there. */
   projected(ctx: TurnContext): readonly string[]
-  /** Loads `id` (the catalog's version, or `options.version`) and projects it into `ctx`. */
-  load(id: string, ctx: TurnContext, options?: LoadOptions): Promise<LoadResult>
+  /**
+   * Loads the skill `ref` names (the catalog's version, or `options.version`)
+   * and projects it into `ctx`: a plain id loads its winner, a qualified ref
+   * (`CatalogEntry.ref`) that copy. One copy of an id is loaded at a time
+   * (tool names derive from the id): another is `E_SKILL_ALREADY_LOADED`.
+   * An unknown or malformed ref is `E_SKILL_NOT_FOUND`.
+   */
+  load(ref: string, ctx: TurnContext, options?: LoadOptions): Promise<LoadResult>
   /**
    * A page of the files a loaded skill ships (SKILL.md aside), in path order.
    * `E_SKILL_NOT_LOADED` unless `id` is loaded; `E_SKILL_NOT_FOUND` for an
@@ -320,7 +341,8 @@ export interface SkillManager extends AsyncDisposable {
    * (a symlink leading out of the skill is never shipped).
    */
   readSkillFile(id: string, path: string): Promise<SkillFileContent>
-  unload(id: string, ctx: TurnContext): Promise<UnloadResult>
+  /** Unloads the skill loaded under `ref`: its id (whichever copy is loaded) or the ref it was loaded by. */
+  unload(ref: string, ctx: TurnContext): Promise<UnloadResult>
   /** Rediscovers; catalog only, never swaps. */
   refresh(id?: string): Promise<RefreshResult>
   /** Rediscovers, prepares each updated loaded skill fully, then swaps it into `ctx`. */

@@ -6,6 +6,13 @@
 export interface SkillRef {
   readonly id: string
   readonly version: string
+  /**
+   * Which copy of `id`, when a source holds several (a `FileSystemSkillSource`
+   * over roots with two folders of one id): the copy key the source gave the
+   * row at discovery (`DiscoveredSkill.copy`). Absent: the copy the source
+   * serves the id from (its winner).
+   */
+  readonly copy?: string
 }
 
 /** A typed script parameter (tier 3). */

@@ -22,11 +22,20 @@ export class CatalogRows {
     this.#importModules = importModules
   }
 
-  /** The catalog row of an entry; the same object for the same entry, so a replay allocates nothing. */
-  row(id: string, entry: FsSkillEntry, hostPath: string): DiscoveredSkill {
+  /**
+   * The catalog row of an entry, found at copy key `copy` (see
+   * `fileSystemCopyKey`); the same object for the same entry, so a replay
+   * allocates nothing.
+   */
+  row(id: string, entry: FsSkillEntry, hostPath: string, copy?: string): DiscoveredSkill {
     let skill = this.#rows.get(entry)
-    if (skill === undefined || skill.id !== id || skill.location !== `${hostPath}/SKILL.md`) {
-      skill = this.#toDiscovered(id, entry, hostPath)
+    if (
+      skill === undefined ||
+      skill.id !== id ||
+      skill.copy !== copy ||
+      skill.location !== `${hostPath}/SKILL.md`
+    ) {
+      skill = this.#toDiscovered(id, entry, hostPath, copy)
       this.#rows.set(entry, skill)
     }
     return skill
@@ -35,12 +44,19 @@ export class CatalogRows {
   /** The module a skill declares that this source will not import (`importModules`), named by its path. */
   notImported(id: string, entry: FsSkillEntry): UnavailableTool[] {
     const module = entry.sidecar?.module
-    if (module === undefined || this.#mayImport(this.row(id, entry, entry.dir))) return []
+    if (module === undefined) return []
+    // The row discovery made (with its copy key), or one made now for the predicate.
+    if (this.#mayImport(this.#rows.get(entry) ?? this.row(id, entry, entry.dir))) return []
     // The module's tool names are known only once imported: it is named by its path.
     return [unavailableTool(`module:${module}`, 'module-imports-off')]
   }
 
-  #toDiscovered(id: string, entry: FsSkillEntry, hostPath: string): DiscoveredSkill {
+  #toDiscovered(
+    id: string,
+    entry: FsSkillEntry,
+    hostPath: string,
+    copy: string | undefined,
+  ): DiscoveredSkill {
     const m = entry.manifest
     // Built field by field (same key order as before): spreads of
     // conditional objects cost a temporary object each, per skill.
@@ -50,6 +66,7 @@ export class CatalogRows {
       name: m.name,
       description: m.description,
     }
+    if (copy !== undefined) base.copy = copy
     if (m.license !== undefined) base.license = m.license
     if (m.compatibility !== undefined) base.compatibility = m.compatibility
     if (m.metadata !== undefined) base.metadata = m.metadata

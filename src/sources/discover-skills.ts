@@ -1,3 +1,4 @@
+import { fileSystemCopyKey } from '../skill-model/skill-copy-ref.js'
 import type { CatalogRows } from './catalog-rows.js'
 import { runSync } from './fs-steps.js'
 import type { FsSkillEntry } from './load-fs-skill.js'
@@ -18,6 +19,8 @@ export interface DiscoverSkillsOptions {
   readonly strict: boolean
   /** The overlay directories, absolute, earlier first. */
   readonly overlays: readonly string[]
+  /** The first root's number in copy keys (see `FileSystemSkillSourceOptions.firstRootNumber`). */
+  readonly firstRootNumber: number
   /** Direct syscalls in time slices (`true`) or the thread pool (see `discoveryIo`). */
   readonly sync: boolean
   /** Remembers each folder between walks; one walk is one of its passes. */
@@ -36,6 +39,11 @@ export interface DiscoverSkillsOptions {
  * One discovery walk over the roots (`walkSkillRoots`, through `cache`): each
  * id is served from the first folder that has it (a later one is reported
  * `E_SKILL_SHADOWED`), with a lock only as `pins.admit` allows, and a
+ * skill's manifest warnings are reported beside it. Every row carries its
+ * copy key (`fileSystemCopyKey`: root number and folder); without a lock, a
+ * shadowed copy stays served by that key and its row rides on the
+ * `E_SKILL_SHADOWED` problem (`shadowedCopy`). A lock pins one folder per
+ * id, so under one shadowed copies are not served. A
  * skill's manifest warnings are reported beside it. Once the walk is
  * complete, `served` holds its skills and the cache's pass is closed; a walk
  * that throws leaves both as they were. Both drivers run the same walk.
@@ -46,6 +54,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
   const events: DiscoveryEvent[] = []
   const report = (problem: SkillProblem): void => void events.push({ problem })
   const found = new Map<string, FsSkillEntry>()
+  const copies = new Map<string, FsSkillEntry>()
   const where = new Map<string, string>()
   // With a lock, discovery's SKILL.md bytes go to the digest: no file is read twice.
   const skillMds = pins ? new Map<string, Uint8Array>() : undefined
@@ -65,7 +74,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
     onProgress: options.onProgress,
   })
   for await (const batch of walk) {
-    for (const { location, hostPath, outcome } of batch) {
+    for (const { location, hostPath, root, outcome } of batch) {
       if (!outcome.ok) {
         for (const message of outcome.errors)
           report({ location, hostPath, code: outcome.code, message, severity: 'error' })
@@ -73,10 +82,22 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
       }
       const { entry } = outcome
       const id = entry.manifest.name
+      const copy = fileSystemCopyKey(root - 1 + options.firstRootNumber, location)
       const first = where.get(id)
       if (first !== undefined) {
         const message = `Skill id "${id}" is already served from ${first}; this copy is shadowed.`
-        report({ location, hostPath, id, code: 'E_SKILL_SHADOWED', message, severity: 'warning' })
+        const reachable = !pins && copy !== undefined && !copies.has(copy)
+        const shadowedCopy = reachable ? rows.row(id, entry, hostPath, copy) : undefined
+        if (shadowedCopy && copy !== undefined) copies.set(copy, entry)
+        report({
+          location,
+          hostPath,
+          id,
+          code: 'E_SKILL_SHADOWED',
+          message,
+          severity: 'warning',
+          ...(shadowedCopy && { shadowedCopy }),
+        })
         continue
       }
       where.set(id, location)
@@ -91,8 +112,9 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
         skillMd && new Map([['SKILL.md', skillMd]]),
       )
       if (pins && !pin) continue
-      const skill = rows.row(id, entry, hostPath)
+      const skill = rows.row(id, entry, hostPath, copy)
       found.set(id, entry)
+      if (copy !== undefined) copies.set(copy, entry)
       if (skill.warnings) {
         for (const message of skill.warnings) {
           report({
@@ -110,7 +132,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
     // A batch's skills are admitted: their SKILL.md bytes are not kept past it.
     skillMds?.clear()
   }
-  served.serve(found)
+  served.serve(found, copies)
   cache.complete(pass)
   return { events }
 }

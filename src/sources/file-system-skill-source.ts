@@ -75,6 +75,13 @@ export interface FileSystemSkillSourceOptions {
    * invalid value is `E_INVALID_SKILLS_CONFIG`. See docs/pinning.md.
    */
   readonly lock?: SkillLock | SkillLockFile
+  /**
+   * The number the first root has in copy keys (`DiscoveredSkill.copy`:
+   * root number, then folder; default 1). For a caller that splits one
+   * deployment's roots over a source per root, as `skillhost list` does, so
+   * its copy keys are those one source over all the roots would give.
+   */
+  readonly firstRootNumber?: number
 }
 
 /**
@@ -96,6 +103,8 @@ export interface FileSystemSkillSourceOptions {
  * and `SkillReader` (reads from one scan).
  */
 export class FileSystemSkillSource implements SkillSource {
+  /** The id a source gets without `options.id` (the one `skillhost serve` uses, so refs name it). */
+  static readonly defaultId = 'filesystem'
   readonly id: string
   readonly roots: readonly string[]
   /** The overlay directories, absolute, earlier first. */
@@ -112,7 +121,10 @@ export class FileSystemSkillSource implements SkillSource {
     this.roots = typeof options.roots === 'string' ? [options.roots] : [...options.roots]
     if (this.roots.length === 0)
       throw new TypeError('FileSystemSkillSource needs at least one root')
-    this.id = options.id ?? 'filesystem'
+    const first = options.firstRootNumber ?? 1
+    if (!Number.isSafeInteger(first) || first < 1)
+      throw new TypeError('FileSystemSkillSource firstRootNumber must be an integer of at least 1')
+    this.id = options.id ?? FileSystemSkillSource.defaultId
     this.overlays = resolveOverlayDirs(options.overlays)
     this.limits = resolveSourceLimits(options.limits)
     const watch = options.watch === true ? {} : options.watch || undefined
@@ -143,6 +155,7 @@ export class FileSystemSkillSource implements SkillSource {
       limits: this.limits,
       strict: options.strict === true,
       overlays: this.overlays,
+      firstRootNumber: first,
       sync: options.discoveryIo !== 'async',
       cache: this.#cache,
       pins: this.#pins,

@@ -5,6 +5,14 @@
  * stream helpers and the types a `SkillSource` author implements (check one
  * with `skillhost/conformance`).
  */
+export {
+  fileSystemCopyKey,
+  formatSkillCopyRef,
+  MAX_SKILL_REF_LENGTH,
+  type ParsedSkillRef,
+  parseSkillRef,
+  skillCopyKey,
+} from '../skill-model/skill-copy-ref.js'
 export { UNAVAILABLE_TOOL_ENABLE } from '../skill-model/unavailable-tool.js'
 export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export * from './essentials.js'

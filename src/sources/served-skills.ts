@@ -61,6 +61,7 @@ export class ServedSkills {
   readonly #pins: SkillPins | undefined
   readonly #digests: SkillDigests
   #entries = new Map<string, FsSkillEntry>()
+  #copies = new Map<string, FsSkillEntry>()
 
   constructor(options: ServedSkillsOptions) {
     this.#limits = options.limits
@@ -70,24 +71,35 @@ export class ServedSkills {
     this.#digests = options.digests
   }
 
-  /** Replaces what is served with a completed discovery's skills (by id). */
-  serve(found: Map<string, FsSkillEntry>): void {
+  /**
+   * Replaces what is served with a completed discovery's skills: the winner
+   * of each id (`found`), and every copy by its copy key (`copies`, winners
+   * included).
+   */
+  serve(found: Map<string, FsSkillEntry>, copies: Map<string, FsSkillEntry> = new Map()): void {
     this.#entries = found
+    this.#copies = copies
     // Without a lock or digest() calls there is nothing to prune: no cost per discovery.
     if (this.#digests.size > 0)
-      this.#digests.keepOnly(new Set([...found.values()].map((e) => e.dir)))
+      this.#digests.keepOnly(new Set([...found.values(), ...copies.values()].map((e) => e.dir)))
+  }
+
+  /** The entry a ref names (its copy, or the id's winner), whatever its version. */
+  #named(ref: SkillRef): FsSkillEntry | undefined {
+    const entry = ref.copy === undefined ? this.#entries.get(ref.id) : this.#copies.get(ref.copy)
+    return entry?.manifest.name === ref.id ? entry : undefined
   }
 
   /** The entry served for `ref` at its version, from memory (no filesystem call); undefined otherwise. */
   entry(ref: SkillRef): FsSkillEntry | undefined {
-    const entry = this.#entries.get(ref.id)
+    const entry = this.#named(ref)
     return entry && entry.version === ref.version ? entry : undefined
   }
 
   /** The cached entry for a ref and a fresh scan proving it is still current. */
   async current(ref: SkillRef, signal?: AbortSignal): Promise<CurrentSkill> {
     signal?.throwIfAborted()
-    const entry = this.#entries.get(ref.id)
+    const entry = this.#named(ref)
     if (!entry) throw notFound(ref, 'is not served by this source')
     if (entry.version !== ref.version) throw notFound(ref, 'is stale')
     let scan: SkillFolderScan

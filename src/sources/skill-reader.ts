@@ -112,6 +112,7 @@ export class SkillReader {
     return {
       id: ref.id,
       version: entry.version,
+      ...(ref.copy !== undefined && { copy: ref.copy }),
       name: m.name,
       description: m.description,
       ...(m.license !== undefined && { license: m.license }),

@@ -60,6 +60,12 @@ export interface SkillProblem {
   readonly code: string
   readonly message: string
   readonly severity: 'error' | 'warning'
+  /**
+   * For `E_SKILL_SHADOWED`: the shadowed copy's own catalog row, when the
+   * source still serves it by its `copy` key (a `FileSystemSkillSource`
+   * without a lock does). The manager lists it as a shadowed row with a ref.
+   */
+  readonly shadowedCopy?: DiscoveredSkill
 }
 
 /** How far a discovery has come: running totals since it started. */

@@ -20,6 +20,8 @@ export interface SkillFolderResult {
   readonly location: string
   /** Host-side absolute path of the skill folder. */
   readonly hostPath: string
+  /** The number of the root it was found under, 1-based, in the order the roots were given. */
+  readonly root: number
   readonly outcome: FsSkillOutcome
 }
 
@@ -156,7 +158,7 @@ export async function* walkSkillRoots(
 
   let batch: SkillFolderResult[] = []
   const problems: SkillProblem[] = []
-  for (const rawRoot of roots) {
+  for (const [index, rawRoot] of roots.entries()) {
     const root = resolve(rawRoot)
     let links = new FolderLinks(root)
     let level: Folder[] = [{ dir: root, rel: '' }]
@@ -187,7 +189,12 @@ export async function* walkSkillRoots(
           if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)
           if (v.kind === 'skill') {
             skills++
-            batch.push({ location: v.rel || v.name, hostPath: v.dir, outcome: v.outcome })
+            batch.push({
+              location: v.rel || v.name,
+              hostPath: v.dir,
+              root: index + 1,
+              outcome: v.outcome,
+            })
           } else if (v.kind === 'unreadable') {
             problems.push({
               location: v.rel || basename(root),

@@ -1,7 +1,7 @@
 import type { DisposableStore } from '../common/disposable.js'
 import type { Tool } from '../common/tool.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import type { SkillDescriptor, SkillSource } from '../sources/types.js'
+import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import type { CallGuard } from './skill-tool-envelope.js'
 
 /**
@@ -13,6 +13,8 @@ import type { CallGuard } from './skill-tool-envelope.js'
 export interface ForgeTarget extends CallGuard {
   readonly id: string
   readonly version: string
+  /** What the source serves this version under (a shadowed copy's `copy` key included): read files with it. */
+  readonly source: SkillRef
   readonly descriptor: SkillDescriptor
   readonly store: DisposableStore
 }

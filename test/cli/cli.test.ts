@@ -272,6 +272,23 @@ describe('skillhost CLI', () => {
     ])
   })
 
+  it('a copy shadowed inside one root: list gives its ref, validate still warns', async () => {
+    const md = '---\nname: twin\ndescription: A twin.\n---\n# T\n'
+    await mkdir(join(tmp, 'dups/twin'), { recursive: true })
+    await mkdir(join(tmp, 'dups/vendor/twin'), { recursive: true })
+    await writeFile(join(tmp, 'dups/twin/SKILL.md'), md)
+    await writeFile(join(tmp, 'dups/vendor/twin/SKILL.md'), md)
+    const listed = JSON.parse((await run(['list', '--json', join(tmp, 'dups')])).stdout) as {
+      skills: { status: string; ref?: string }[]
+    }
+    expect(listed.skills.map((s) => [s.status, s.ref])).toEqual([
+      ['active', 'twin'],
+      ['shadowed', 'filesystem:1/vendor/twin'],
+    ])
+    const validated = await run(['validate', join(tmp, 'dups')])
+    expect(validated.stdout).toContain('this copy is shadowed')
+  })
+
   it('lists the tools serve would not offer, under their tool names, with the reason and the fix', async () => {
     const dir = join(tmp, 'unavailable/gem-tool')
     await mkdir(join(dir, 'scripts'), { recursive: true })

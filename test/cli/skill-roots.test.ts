@@ -180,6 +180,53 @@ describe('conventional roots, symlinked skills and the depth limit in the CLI', 
     }
   })
 
+  it('list shows the ref of a shadowed copy, and serve loads that copy by it', async () => {
+    const listed = await listJson([])
+    const refs = (listed.skills as { id: string; status: string; ref?: string }[]).map((s) => [
+      s.id,
+      s.status,
+      s.ref,
+    ])
+    // Numbered as serve numbers its roots: the user's .agents/skills is the third.
+    expect(refs).toEqual([
+      ['shared', 'active', 'shared'],
+      ['real-skill', 'active', 'real-skill'],
+      ['shared', 'shadowed', 'filesystem:3/shared'],
+    ])
+    const text = await run(['list'])
+    expect(text.stdout).toMatch(/shared +shadowed .*ref filesystem:3\/shared, by/)
+
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, 'serve', '--no-scripts', '--state-dir', join(tmp, 'state-refs')],
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      stderr: 'pipe',
+    })
+    const client = new Client({ name: 'roots-refs-test', version: '1.0.0' })
+    await client.connect(transport)
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+      const body = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
+      return { isError: result.isError === true, body }
+    }
+    try {
+      const found = JSON.parse((await call('list_skills', { query: 'shared' })).body)
+      expect(
+        found.skills.map((s: { ref: string; description: string }) => [s.ref, s.description]),
+      ).toEqual([
+        ['shared', 'Project copy.'],
+        ['filesystem:3/shared', 'User copy.'],
+      ])
+      const loaded = await call('load_skill', { skill: 'filesystem:3/shared' })
+      expect(loaded.isError, loaded.body).toBe(false)
+      expect(JSON.parse(loaded.body)).toMatchObject({ id: 'shared', ref: 'filesystem:3/shared' })
+      expect(loaded.body).not.toContain(home)
+    } finally {
+      await client.close()
+    }
+  })
+
   it('validate takes a SKILL.md path as well as a folder, and searches the default roots with no path', async () => {
     const file = join(repo, '.claude/real-skill/SKILL.md')
     const r = await run(['validate', '--json', file])

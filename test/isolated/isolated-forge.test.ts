@@ -33,6 +33,7 @@ async function forge(decl: SkillIsolatedTool, gate: ToolGate = async () => {}): 
   const target: ForgeTarget = {
     id: 'demo',
     version: '1',
+    source: { id: 'demo', version: '1' },
     descriptor: { id: 'demo', isolatedTools: [decl] } as unknown as SkillDescriptor,
     store,
     enter: () => {},

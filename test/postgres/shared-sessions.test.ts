@@ -58,6 +58,8 @@ async function replicas(
     token?: (i: number) => string | undefined
     /** Collects each replica's managers, by replica index. */
     managers?: SkillManager[][]
+    /** Sources served after `source`, in order. */
+    more?: InMemorySkillSource[]
   } = {},
 ) {
   url = server.createDatabase(`shared_${++dbCount}`)
@@ -78,7 +80,10 @@ async function replicas(
     const token = options.token?.(i)
     const http = await serveMcpHttp({
       createManager: async () => {
-        const manager = await createSkillManager({ sources: [source], gate: async () => undefined })
+        const manager = await createSkillManager({
+          sources: [source, ...(options.more ?? [])],
+          gate: async () => undefined,
+        })
         if (options.managers) options.managers[i] = [...(options.managers[i] ?? []), manager]
         return manager
       },
@@ -175,6 +180,34 @@ describe('MCP sessions shared through PostgreSQL (serveMcpHttp + PostgresSession
       arguments: `Ada 'plain English'`,
     })
     expect(again.body).toBe(body)
+  })
+
+  it('a shadowed copy loaded by its ref through A is restored on B as that same copy', async () => {
+    const first = new InMemorySkillSource({ id: 'first', skills: [greeter('Hello')] })
+    const second = new InMemorySkillSource({ id: 'second', skills: [greeter('Howdy')] })
+    const { servers, store } = await replicas(2, first, { more: [second] })
+    const [a, b] = servers as [McpHttpServer, McpHttpServer]
+    const onA = await connect(a.url)
+    const sessionId = onA.transport.sessionId as string
+    const found = JSON.parse(
+      text(await onA.client.callTool({ name: 'list_skills', arguments: { query: 'greet' } })),
+    )
+    expect(found.skills.map((s: { ref: string }) => s.ref)).toEqual(['greeter', 'second:greeter'])
+    const loaded = await onA.client.callTool({
+      name: 'load_skill',
+      arguments: { skill: 'second:greeter' },
+    })
+    expect(JSON.parse(text(loaded))).toMatchObject({
+      ref: 'second:greeter',
+      body: '# Greeter\n\nSay Howdy.',
+    })
+    expect((await store.get(sessionId))?.state.skills).toEqual([
+      { id: 'greeter', ref: 'second:greeter', version: expect.any(String), channel: 'inline' },
+    ])
+    const onB = await connect(b.url, sessionId)
+    expect(text(await onB.client.callTool({ name: 'greet', arguments: { name: 'Ada' } }))).toMatch(
+      /^Howdy, Ada!/,
+    )
   })
 
   it('a session whose pinned version is gone gets E_SKILL_VERSION_GONE on the other replica', async () => {

@@ -36,8 +36,9 @@ function parseState(value: unknown): SkillSessionState {
   const skills = Array.isArray(v?.skills) ? v.skills : undefined
   const ok =
     skills?.every(
-      (s: { id?: unknown; version?: unknown; channel?: unknown }) =>
+      (s: { id?: unknown; ref?: unknown; version?: unknown; channel?: unknown }) =>
         typeof s?.id === 'string' &&
+        (s.ref === undefined || typeof s.ref === 'string') &&
         typeof s.version === 'string' &&
         (s.channel === 'inline' || s.channel === 'handle'),
     ) === true

@@ -121,7 +121,7 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
         ),
     ).estimatedTokens
     out(
-      `catalog: ${plural(manager.catalog().entries.length, 'skill')}, ≈${catalogTokens} tokens in the system prompt`,
+      `catalog: ${plural(manager.catalog().entries.filter((e) => e.shadowedBy === undefined).length, 'skill')}, ≈${catalogTokens} tokens in the system prompt`,
     )
     out()
     out(`user: ${prompt}`)

@@ -32,7 +32,7 @@ const HELP: HelpSpec = {
     'skillhost list [--strict] [--json] [--overlays DIR] [--locked FILE] [--root DIR] [--no-default-roots] [--max-depth N] [--import-modules] [--no-scripts] [--no-undeclared-scripts] [--interpreter NAME=PATH ...] [root...]',
   ],
   blocks: [
-    'List the skills the roots serve, in catalog order. An earlier root wins an id collision; later copies are shown as shadowed. Skills that were skipped (invalid, unreadable, too large), folders not searched (below the depth, or inside another skill) and roots that failed are listed after the table. Symlinked skill folders are followed to their target.',
+    "List the skills the roots serve, in catalog order. An earlier root wins an id collision; later copies are shown as shadowed, each with the ref serve's load_skill takes to load that copy (source:root-number/folder, e.g. filesystem:2/vendor/pdf; none under --locked). Skills that were skipped (invalid, unreadable, too large), folders not searched (below the depth, or inside another skill) and roots that failed are listed after the table. Symlinked skill folders are followed to their target.",
     'The TOOLS column counts the tools skillhost serve with the same flags would offer, by tier: m module (named by its module file: list never imports code), i isolated, s declared scripts, u run_<skill>_script (the skill ships a file an allowed or refused interpreter would run, and undeclared scripts are allowed). Tools a skill declares that serve would not offer are listed after the table, under the name they would have had, with the reason and what would enable them. Nothing is imported or run.',
     "One row per skill, fitted to the terminal's width (80 columns when stdout is not a terminal): descriptions are cut with …, and the PATH column is cut, then left out, when there is no room for it. --json has everything whole. On a terminal, a walk that takes longer than a second shows its progress on stderr.",
     DEFAULT_ROOTS_HELP,
@@ -42,7 +42,7 @@ const HELP: HelpSpec = {
         { term: '--strict', text: 'apply the agentskills.io rules strictly' },
         {
           term: '--json',
-          text: 'print { roots, skills, problems, sourceErrors } as JSON; each active skill carries tools: { module, isolated, scripts, undeclared } (tool names) and unavailableTools: [{ name, reason, enable, detail? }]; a root that cannot be searched is in sourceErrors',
+          text: 'print { roots, skills, problems, sourceErrors } as JSON; each skill carries ref (what load_skill takes), each active skill tools: { module, isolated, scripts, undeclared } (tool names) and unavailableTools: [{ name, reason, enable, detail? }]; a root that cannot be searched is in sourceErrors',
         },
         OVERLAYS_HELP,
         LOCKED_HELP,
@@ -111,7 +111,7 @@ function print(catalog: CliCatalog, tools: readonly ListedTools[], io: CliIo): v
     r.status === 'active' ? toolsCell(tools[i]!) : '',
     r.status === 'active'
       ? escapeLine(r.description.replace(/\s+/g, ' '))
-      : `by ${shown(r.shadowedBy ?? '?')}`,
+      : `${r.ref === undefined ? '' : `ref ${escapeLine(r.ref)}, `}by ${shown(r.shadowedBy ?? '?')}`,
   ])
   if (rows.length > 0) {
     const header = ['ID', 'STATUS', 'PATH', 'TOOLS', 'DESCRIPTION']

@@ -51,6 +51,8 @@ export async function collectSkills(
       roots: [root],
       strict,
       id: root,
+      // Copy keys numbered as one source over every root (serve's) numbers them.
+      firstRootNumber: scans.length + 1,
       overlays,
       ...(lock && { lock }),
       ...(maxDepth !== undefined && { limits: { maxDepth } }),

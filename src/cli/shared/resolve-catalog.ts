@@ -1,4 +1,11 @@
-import type { DiscoveredSkill, SkillPin, SkillProblem, SkillSource } from '../../index.js'
+import {
+  type DiscoveredSkill,
+  FileSystemSkillSource,
+  type SkillPin,
+  type SkillProblem,
+  type SkillSource,
+} from '../../index.js'
+import { formatSkillCopyRef } from '../../sources/index.js'
 import { type CollectOptions, collectSkills, skillFolderOf } from './collect-skills.js'
 
 /** A skill as the CLI shows it: which root served it and whether an earlier one wins. */
@@ -11,6 +18,12 @@ export interface CatalogRow {
   readonly path: string
   readonly location: string
   readonly status: 'active' | 'shadowed'
+  /**
+   * What serve's `load_skill` takes for this row: the id for an active row,
+   * the qualified ref of a shadowed copy serve still serves (none under
+   * `--locked`, which pins one copy per id).
+   */
+  readonly ref?: string
   /** The folder of the winning skill, when shadowed. */
   readonly shadowedBy?: string
   readonly warnings: readonly string[]
@@ -28,10 +41,20 @@ export interface CliCatalog {
   readonly sourceErrors: readonly { readonly root: string; readonly message: string }[]
 }
 
+/** The ref serve's one source over the same roots gives a shadowed copy, if any. */
+function copyRef(skill: DiscoveredSkill | undefined): { ref?: string } {
+  const ref =
+    skill?.copy === undefined
+      ? undefined
+      : formatSkillCopyRef(FileSystemSkillSource.defaultId, skill.copy)
+  return ref === undefined ? {} : { ref }
+}
+
 /**
  * Scans roots in order, one source each, and applies the catalog rule: the
  * earliest root wins an id collision and later copies are listed as shadowed.
  * Copies shadowed inside one root (reported by the source) are listed too.
+ * Each row's `ref` is the one `skillhost serve` over the same roots takes.
  */
 export async function resolveCatalog(
   roots: readonly string[],
@@ -55,6 +78,7 @@ export async function resolveCatalog(
         path,
         location: skill.location ?? path,
         status: winner === undefined ? 'active' : 'shadowed',
+        ...(winner === undefined ? { ref: skill.id } : copyRef(skill)),
         ...(winner !== undefined && { shadowedBy: winner }),
         warnings: skill.warnings ?? [],
         ...(skill.pin && { pin: skill.pin }),
@@ -64,15 +88,17 @@ export async function resolveCatalog(
     }
     for (const p of scan.problems) {
       if (p.code === 'E_SKILL_SHADOWED') {
+        const copy = p.shadowedCopy
         rows.push({
           id: p.id ?? p.location,
-          name: '',
-          description: '',
-          version: '',
+          name: copy?.name ?? '',
+          description: copy?.description ?? '',
+          version: copy?.version ?? '',
           root: scan.root,
           path: p.hostPath ?? p.location,
           location: p.hostPath ?? p.location,
           status: 'shadowed',
+          ...copyRef(copy),
           shadowedBy: (p.id !== undefined && winners.get(p.id)) || p.message,
           warnings: [],
         })

@@ -75,7 +75,7 @@ export function createScriptForge(
     forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
       const scripts = partitionScripts(target.descriptor, config.interpreters).valid
       if (scripts.length === 0 && !undeclared) return []
-      const ref = { id: target.id, version: target.version }
+      const ref = target.source
       const files = await filesFromSource(source, ref)
       const root = await config.workspace.materialize(ref, files, { signal })
       target.store.add(() => config.workspace.dispose(root))
