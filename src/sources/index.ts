@@ -18,6 +18,15 @@ export {
   type SkillLockEntry,
   type SkillLockFile,
 } from './skill-lock.js'
+export {
+  isSkillFileDigest,
+  SKILL_FILE_DIGEST_PATTERN,
+  type SkillManifest,
+  type SkillManifestBounds,
+  type SkillManifestFile,
+  type SkillManifestOptions,
+  skillFileDigest,
+} from './skill-manifest.js'
 export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.js'
 export type {
   DiscoverOptions,

@@ -14,6 +14,11 @@ import { forgeSkillTools } from '../../lifecycle-tools.js'
 import { LIFECYCLE_TOOL } from '../../manager/lifecycle-tool-names.js'
 import type { SkillManager } from '../../manager/types.js'
 import { serveSkillResources } from './skill-resources.js'
+import { SKILLS_EXTENSION_ID } from './skills-extension/protocol.js'
+import {
+  type SkillsExtensionOptions,
+  serveSkillsExtension,
+} from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 
 /** One finished tool call, for host-side logging (never sent to the client). */
@@ -51,6 +56,8 @@ export interface SkillMcpServerOptions {
   readonly aroundLifecycleMutation?: <T>(tool: string, run: () => Promise<T>) => Promise<T>
   /** Asked after every tool call: text it returns leads that call's result (a one-time notice). */
   readonly takeNotice?: () => string | undefined
+  /** The MCP Skills Extension (`skills/list`, `skills/get`; docs/mcp.md). On by default; `false` turns it off. */
+  readonly skillsExtension?: SkillsExtensionOptions | false
 }
 
 const MUTATIONS: ReadonlySet<string> = new Set([
@@ -94,6 +101,7 @@ export interface SkillMcpServerIdentity {
   readonly capabilities: {
     readonly tools: { listChanged: true }
     readonly resources: { listChanged: true }
+    readonly extensions?: { readonly [SKILLS_EXTENSION_ID]: Record<string, never> }
   }
   readonly instructions: string
 }
@@ -105,11 +113,16 @@ export interface SkillMcpServerIdentity {
  * `serveMcpStdio`) announces exactly the same.
  */
 export function skillMcpServerIdentity(
-  options: Pick<SkillMcpServerOptions, 'serverInfo' | 'instructions'>,
+  options: Pick<SkillMcpServerOptions, 'serverInfo' | 'instructions' | 'skillsExtension'>,
 ): SkillMcpServerIdentity {
   return {
     serverInfo: options.serverInfo ?? { name: 'skillhost', version: '0.0.0' },
-    capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+      // An empty object: the extension without `directoryRead`.
+      ...(options.skillsExtension !== false && { extensions: { [SKILLS_EXTENSION_ID]: {} } }),
+    },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
   }
 }
@@ -154,7 +167,12 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     ),
   }))
 
-  serveSkillResources(server, manager)
+  const extension = options.skillsExtension
+  serveSkillResources(
+    server,
+    manager,
+    extension === false ? undefined : serveSkillsExtension(server, manager, extension),
+  )
 
   const lifecycleSet = new Set<Tool>(lifecycle || [])
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -212,8 +230,9 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const unsubscribeTools = ctx.tools.onDidChange(announce)
   const unsubscribeManager = manager.onDidChange((event) => {
     announce()
-    // The loaded skills, hence their files, change on these; a refresh alone changes neither.
-    if (event.kind !== 'refreshed') announceResources()
+    // The loaded skills, hence their files, change on these; a refresh changes
+    // neither, but it can change the catalog the Skills Extension serves.
+    if (event.kind !== 'refreshed' || options.skillsExtension !== false) announceResources()
   })
 
   const untrack = trackResource('mcp-session', options.serverInfo?.name ?? 'skillhost')
