@@ -47,6 +47,12 @@ export interface SkillManifest {
   /** The sum of `files`' sizes. */
   readonly totalBytes: number
   /**
+   * The source's content digest of the same reads (a lockfile's `digest`,
+   * `sha256-…`), when the source takes one: so a lock entry's `digest` and
+   * `files` always describe one and the same content.
+   */
+  readonly contentDigest?: string
+  /**
    * The bytes of one listed file, checked against its listed size and digest
    * (`E_SKILL_SOURCE_FAILED` when the file changed since); `E_SKILL_NOT_FOUND`
    * for a path not listed.

@@ -100,7 +100,10 @@ export class SkillReader {
     let totalBytes = 0
     for (const file of scan.files.values()) totalBytes += file.size
     checkManifestBounds(ref.id, scan.files.size, totalBytes, options.bounds)
-    const { files: sha256 } = await this.#digests.fileDigests(entry.dir, scan)
+    const { digest: contentDigest, files: sha256 } = await this.#digests.fileDigests(
+      entry.dir,
+      scan,
+    )
     const text = await readSkillText(scan, 'SKILL.md', this.#limits.maxSkillMdBytes)
     const { frontmatter } = parseSkillMd(text, {
       maxFrontmatterBytes: this.#limits.maxFrontmatterBytes,
@@ -122,6 +125,7 @@ export class SkillReader {
       frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>,
       files,
       totalBytes,
+      contentDigest,
       read,
     }
   }

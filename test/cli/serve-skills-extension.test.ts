@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,7 +12,9 @@ import {
   ListSkillsResultSchema,
   SKILLS_EXTENSION_ID,
   type SkillEntry,
+  skillResourceUri,
 } from '../../src/adapters/mcp/index.js'
+import { parseSkillLock } from '../../src/sources/index.js'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { connectHttp, listeningUrl, ROOT, type ServeProcess, spawnServe } from './spawn-serve.js'
 
@@ -45,6 +48,11 @@ const sha256 = (bytes: Uint8Array): string =>
 
 /** Lists every page, reads every listed file, checks size and digest against the read and the disk; returns the ids. */
 async function verifyCatalog(client: Client): Promise<string[]> {
+  return (await verifiedEntries(client)).map((s) => s.frontmatter.name as string)
+}
+
+/** `verifyCatalog`, returning the entries themselves. */
+async function verifiedEntries(client: Client): Promise<SkillEntry[]> {
   expect(client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION_ID]).toEqual({})
   const skills: SkillEntry[] = []
   let cursor: string | undefined
@@ -81,7 +89,7 @@ async function verifyCatalog(client: Client): Promise<string[]> {
   const listed = (await client.callTool({ name: 'list_skills', arguments: {} })) as CallToolResult
   const text = listed.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
   for (const id of ids) expect(text).toContain(`"${id}"`)
-  return ids
+  return skills
 }
 
 const EXAMPLES = ['commit-messages', 'form-fill', 'json-tools', 'unit-convert', 'word-count']
@@ -97,7 +105,26 @@ describe('skillhost serve: the MCP Skills Extension', () => {
     const client = new Client({ name: 'skills-ext-stdio', version: '1.0.0' })
     await client.connect(transport)
     clients.push(client)
-    expect((await verifyCatalog(client)).sort()).toEqual(EXAMPLES)
+    const entries = await verifiedEntries(client)
+    expect(entries.map((e) => e.frontmatter.name).sort()).toEqual(EXAMPLES)
+
+    // One digest model: `skillhost lock` records exactly the files and digests skills/list serves.
+    const lockPath = join(work, 'skills.lock.json')
+    execFileSync(process.execPath, ['dist/cli/main.js', 'lock', '--out', lockPath, root], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: work },
+    })
+    const lock = parseSkillLock(readFileSync(lockPath))
+    expect([...lock.skills.keys()].sort()).toEqual(EXAMPLES)
+    for (const entry of entries) {
+      const id = entry.frontmatter.name as string
+      const pinned = (lock.skills.get(id)?.files ?? []).map((f) => ({
+        uri: skillResourceUri(id, f.path),
+        digest: f.digest,
+        size: f.size,
+      }))
+      expect(entry.resources).toEqual(pinned)
+    }
   })
 
   it('over HTTP', async () => {
