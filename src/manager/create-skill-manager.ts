@@ -2,7 +2,7 @@ import { SkillHostError } from '../common/errors.js'
 import { trackResource } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
-import type { SkillManifest } from '../sources/skill-manifest.js'
+import type { SkillFileManifest } from '../sources/skill-manifest.js'
 import type { ManagerWorkspace } from '../tiers/scripts/tier.js'
 import { refreshOutcomes } from './catalog-view.js'
 import { READ_SKILL_FILE_TOOL } from './lifecycle-tool-names.js'
@@ -207,7 +207,7 @@ class Manager implements SkillManager {
   async skillManifest(
     id: string,
     options: SkillManifestQuery = {},
-  ): Promise<SkillManifest | undefined> {
+  ): Promise<SkillFileManifest | undefined> {
     const { skill, source } = this.#catalog.row(id)
     if (options.forModel && skill.disableModelInvocation === true) return undefined
     const { forModel: _, ...read } = options

@@ -3,7 +3,7 @@ import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
 import type { IgnoredKey } from '../manifest/claude-code-keys.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import type { SkillManifest, SkillManifestOptions } from '../sources/skill-manifest.js'
+import type { SkillFileManifest, SkillManifestOptions } from '../sources/skill-manifest.js'
 import type { SkillPin } from '../sources/skill-pins.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/tier.js'
@@ -334,7 +334,7 @@ export interface SkillManager extends AsyncDisposable {
    * skill kept out of model-facing catalogs; `E_SKILL_NOT_FOUND` for an id
    * the catalog does not hold; `E_SKILL_SOURCE_TOO_LARGE` beyond `bounds`.
    */
-  skillManifest(id: string, options?: SkillManifestQuery): Promise<SkillManifest | undefined>
+  skillManifest(id: string, options?: SkillManifestQuery): Promise<SkillFileManifest | undefined>
   unload(id: string, ctx: TurnContext): Promise<UnloadResult>
   /** Rediscovers; catalog only, never swaps. */
   refresh(id?: string): Promise<RefreshResult>

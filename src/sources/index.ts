@@ -24,7 +24,7 @@ export {
 export {
   isSkillFileDigest,
   SKILL_FILE_DIGEST_PATTERN,
-  type SkillManifest,
+  type SkillFileManifest,
   type SkillManifestBounds,
   type SkillManifestFile,
   type SkillManifestOptions,

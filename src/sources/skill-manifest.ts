@@ -37,7 +37,7 @@ export interface SkillManifestFile {
  * read, the SKILL.md frontmatter as written, and a reader that hands out
  * only bytes matching the digest listed for that path.
  */
-export interface SkillManifest {
+export interface SkillFileManifest {
   readonly id: string
   readonly version: string
   /** The SKILL.md YAML frontmatter as a JSON value: every key the author wrote. */
@@ -92,7 +92,7 @@ export function checkManifestBounds(
 }
 
 /**
- * The reader `SkillManifest.read` is: `readListed` reads a listed file, whose
+ * The reader `SkillFileManifest.read` is: `readListed` reads a listed file, whose
  * bytes must then match the listed size and digest, or the read fails with
  * `E_SKILL_SOURCE_FAILED` (the file changed after the manifest was taken).
  */
@@ -100,7 +100,7 @@ export function verifiedReader(
   id: string,
   files: readonly SkillManifestFile[],
   readListed: (path: string, signal?: AbortSignal) => Promise<Uint8Array>,
-): SkillManifest['read'] {
+): SkillFileManifest['read'] {
   const byPath = new Map(files.map((f) => [f.path, f]))
   return async (path, options = {}) => {
     const listed = byPath.get(path)

@@ -13,7 +13,7 @@ import type { SkillDigests } from './skill-digests.js'
 import { asyncSkillFs } from './skill-fs.js'
 import {
   checkManifestBounds,
-  type SkillManifest,
+  type SkillFileManifest,
   type SkillManifestOptions,
   skillFileDigestOfBase64,
   verifiedReader,
@@ -95,7 +95,7 @@ export class SkillReader {
    * identity), so an unchanged skill is hashed once. Bounds are checked on the
    * scan's sizes before anything is read.
    */
-  async manifest(ref: SkillRef, options: SkillManifestOptions = {}): Promise<SkillManifest> {
+  async manifest(ref: SkillRef, options: SkillManifestOptions = {}): Promise<SkillFileManifest> {
     const { entry, scan } = await this.#served.current(ref, options.signal)
     let totalBytes = 0
     for (const file of scan.files.values()) totalBytes += file.size

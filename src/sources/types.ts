@@ -6,7 +6,7 @@ import type {
   SkillScriptDeclaration,
 } from '../skill-model/declarations.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import type { SkillManifest, SkillManifestOptions } from './skill-manifest.js'
+import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
 import type { SkillPin } from './skill-pins.js'
 
 export type {
@@ -161,7 +161,7 @@ export interface SkillSource {
    * serves only bytes matching those digests. What the MCP Skills Extension
    * publishes; a source without it is left out of `skills/list`.
    */
-  manifest?(ref: SkillRef, options?: SkillManifestOptions): Promise<SkillManifest>
+  manifest?(ref: SkillRef, options?: SkillManifestOptions): Promise<SkillFileManifest>
   /**
    * Optional: calls `listener` when what `discover` would yield may have
    * changed (a watched folder changed). A manager rediscovers (catalog only,

@@ -20,6 +20,7 @@ export {
   serveSkillResources,
   skillResourceUri,
 } from './skill-resources.js'
+export { McpSkillSource, type McpSkillSourceOptions } from './skills-extension/mcp-skill-source.js'
 export {
   GetSkillResultSchema,
   ListSkillsResultSchema,

@@ -4,7 +4,7 @@ import { SkillHostError } from '../../../common/errors.js'
 import { fileType } from '../../../common/file-type.js'
 import type { SkillFileContent, SkillManager } from '../../../manager/types.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import type { SkillManifest } from '../../../sources/skill-manifest.js'
+import type { SkillFileManifest } from '../../../sources/skill-manifest.js'
 import { parseSkillResourceUri, skillResourceUri } from '../skill-resources.js'
 import {
   GetSkillRequestSchema,
@@ -46,7 +46,7 @@ const invalid = (message: string): McpError => new McpError(ErrorCode.InvalidPar
 async function servedManifest(
   manager: SkillManager,
   id: string,
-): Promise<SkillManifest | undefined> {
+): Promise<SkillFileManifest | undefined> {
   const manifest = await manager.skillManifest(id, {
     forModel: true,
     bounds: SKILLS_EXTENSION_LIMITS,
@@ -55,7 +55,7 @@ async function servedManifest(
 }
 
 /** The `Skill` entry of a manifest: `skill://<id>/SKILL.md`, the frontmatter, every file. */
-function toEntry(manifest: SkillManifest): SkillEntry {
+function toEntry(manifest: SkillFileManifest): SkillEntry {
   return {
     uri: skillResourceUri(manifest.id, 'SKILL.md'),
     frontmatter: manifest.frontmatter,
@@ -146,7 +146,7 @@ export function serveSkillsExtension(
   })
 
   return async (id, path) => {
-    let manifest: SkillManifest | undefined
+    let manifest: SkillFileManifest | undefined
     try {
       manifest = await servedManifest(manager, id)
     } catch {
