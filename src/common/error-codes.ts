@@ -28,6 +28,10 @@ export const ERROR_CODES = {
     summary: 'A path is absolute, escapes its root or is unsafe.',
   },
   E_SKILL_SOURCE_TOO_LARGE: { status: 413, summary: 'A skill file exceeds the source size cap.' },
+  E_SKILL_DIGEST_MISMATCH: {
+    status: 502,
+    summary: 'A skill file a server sent is not what its listed digest and size say.',
+  },
   E_SKILL_NOT_PINNED: {
     status: 409,
     summary: 'A lockfile is in force and the skill is not in it, or changed since it was pinned.',

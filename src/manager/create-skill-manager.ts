@@ -3,6 +3,7 @@ import { quoteName } from '../common/escape-text.js'
 import { trackResource } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
+import type { SkillFileManifest } from '../sources/skill-manifest.js'
 import type { ManagerWorkspace } from '../tiers/scripts/tier.js'
 import { refreshOutcomes } from './catalog-view.js'
 import { READ_SKILL_FILE_TOOL } from './lifecycle-tool-names.js'
@@ -31,6 +32,7 @@ import type {
   SkillManager,
   SkillManagerConfig,
   SkillManagerEvent,
+  SkillManifestQuery,
   UnloadResult,
 } from './types.js'
 import { validateManagerConfig } from './validate-config.js'
@@ -207,6 +209,16 @@ class Manager implements SkillManager {
     }
   }
 
+  async skillManifest(
+    id: string,
+    options: SkillManifestQuery = {},
+  ): Promise<SkillFileManifest | undefined> {
+    const { skill, source } = this.#catalog.resolve(id).row
+    if (options.forModel && skill.disableModelInvocation === true) return undefined
+    const { forModel: _, ...read } = options
+    return source.manifest?.(skill, read)
+  }
+
   unload(ref: string, ctx: TurnContext): Promise<UnloadResult> {
     return this.#mutate(async () => {
       // By id (whichever copy is loaded), or by the ref it was loaded with.
@@ -244,6 +256,8 @@ class Manager implements SkillManager {
       const before = this.#catalog.snapshot
       const records = this.#loaded.versions()
       await this.#catalog.rediscover()
+      // The catalog may have changed, as after `refresh`: catalog views hear of it.
+      this.#events.emit({ kind: 'refreshed', ...(id === undefined ? {} : { id }) })
       const summary = this.#refreshSummary(id)
       const { swapped, failed, kept } = await swapUpdates(summary.updatesAvailable, ctx, {
         loaded: this.#loaded,

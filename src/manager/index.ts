@@ -45,6 +45,7 @@ export type {
   SkillManagerConfig,
   SkillManagerEvent,
   SkillManagerUnsafeOptions,
+  SkillManifestQuery,
   SkillMiddleware,
   SourceError,
   UnloadResult,

@@ -3,6 +3,7 @@ import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
 import type { IgnoredKey } from '../manifest/claude-code-keys.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
+import type { SkillFileManifest, SkillManifestOptions } from '../sources/skill-manifest.js'
 import type { SkillPin } from '../sources/skill-pins.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/tier.js'
@@ -47,6 +48,11 @@ export interface SkillFilesQuery {
   readonly limit?: number
 }
 
+/** Options for `SkillManager.skillManifest`. */
+export interface SkillManifestQuery extends SkillManifestOptions {
+  /** The model's view (as `CatalogSearch.forModel`): a `disableModelInvocation` skill has no manifest. */
+  readonly forModel?: boolean
+}
 /** A factory returning an artifact class (a `SpooledArtifact` subclass). */
 export type ArtifactKindFactory = () => unknown
 
@@ -341,6 +347,15 @@ export interface SkillManager extends AsyncDisposable {
    * (a symlink leading out of the skill is never shipped).
    */
   readSkillFile(id: string, path: string): Promise<SkillFileContent>
+  /**
+   * The catalog's winning skill `id` at its catalog version, as its source
+   * publishes it (`SkillSource.manifest`): every file with its size and
+   * `sha256:` digest, the frontmatter, a digest-checked reader. Loaded or not.
+   * Undefined when that source publishes no manifests, or (`forModel`) for a
+   * skill kept out of model-facing catalogs; `E_SKILL_NOT_FOUND` for an id
+   * the catalog does not hold; `E_SKILL_SOURCE_TOO_LARGE` beyond `bounds`.
+   */
+  skillManifest(id: string, options?: SkillManifestQuery): Promise<SkillFileManifest | undefined>
   /** Unloads the skill loaded under `ref`: its id (whichever copy is loaded) or the ref it was loaded by. */
   unload(ref: string, ctx: TurnContext): Promise<UnloadResult>
   /** Rediscovers; catalog only, never swaps. */

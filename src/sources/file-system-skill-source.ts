@@ -5,6 +5,7 @@ import { ServedSkills } from './served-skills.js'
 import { SharedDiscovery } from './shared-discovery.js'
 import { SkillDigests } from './skill-digests.js'
 import { type SkillLock, type SkillLockFile, toSkillLock } from './skill-lock.js'
+import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
 import { type OverlaySidecar, readOverlaySidecar, resolveOverlayDirs } from './skill-overlays.js'
 import { SkillPins } from './skill-pins.js'
 import { type DeclaredSkill, SkillReader } from './skill-reader.js'
@@ -242,6 +243,15 @@ export class FileSystemSkillSource implements SkillSource {
    */
   digest(ref: SkillRef, options: SourceReadOptions = {}): Promise<string> {
     return this.#reader.digest(ref, options)
+  }
+
+  /**
+   * Every file of the skill at `ref` with its size and `sha256:` digest
+   * (from the lockfile's digest walker, cached per scan identity), its
+   * frontmatter and a digest-checked reader; see `SkillSource.manifest`.
+   */
+  manifest(ref: SkillRef, options: SkillManifestOptions = {}): Promise<SkillFileManifest> {
+    return this.#reader.manifest(ref, options)
   }
 
   descriptor(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillDescriptor> {

@@ -17,15 +17,27 @@ export { UNAVAILABLE_TOOL_ENABLE } from '../skill-model/unavailable-tool.js'
 export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export * from './essentials.js'
 export type { DeclaredSkill } from './file-system-skill-source.js'
+export { diffSkillLocks, type SkillLockDrift } from './lock-drift.js'
 export { type LockSkillsOptions, lockSkills } from './lock-skills.js'
 export {
   formatSkillLock,
   MAX_SKILL_LOCK_BYTES,
+  MAX_SKILL_LOCK_FILES,
   parseSkillLock,
   SKILL_LOCK_VERSION,
   type SkillLockEntry,
   type SkillLockFile,
+  type SkillLockVersion,
 } from './skill-lock.js'
+export {
+  isSkillFileDigest,
+  SKILL_FILE_DIGEST_PATTERN,
+  type SkillFileManifest,
+  type SkillManifestBounds,
+  type SkillManifestFile,
+  type SkillManifestOptions,
+  skillFileDigest,
+} from './skill-manifest.js'
 export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.js'
 export type {
   DiscoverOptions,

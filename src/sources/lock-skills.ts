@@ -23,8 +23,9 @@ const folderOf = (skill: DiscoveredSkill): string =>
 
 /**
  * Pins what `source` serves now: discovers it and records, for each skill it
- * serves, the content digest (`FileSystemSkillSource.digest`) and where it
- * came from. Skills the source does not serve (invalid, shadowed, too large)
+ * serves, the content digest (`FileSystemSkillSource.digest`), every file's
+ * `sha256:` digest and size from the same reads (`FileSystemSkillSource.manifest`)
+ * and where it came from. Skills the source does not serve (invalid, shadowed, too large)
  * are reported, not pinned; so is a skill whose files cannot be read in full
  * or change while they are hashed. Give a source without a lock: under one,
  * only skills already pinned as they are would be pinned again.
@@ -46,8 +47,16 @@ export async function lockSkills(
   for (const skill of found) {
     const folder = folderOf(skill)
     try {
-      const digest = await source.digest(skill, options.signal ? { signal: options.signal } : {})
-      skills.set(skill.id, { digest, source: label(folder, skill) })
+      // One read of every file gives both the content digest and each file's digest.
+      const manifest = await source.manifest(
+        skill,
+        options.signal ? { signal: options.signal } : {},
+      )
+      skills.set(skill.id, {
+        digest: manifest.contentDigest!,
+        source: label(folder, skill),
+        files: manifest.files,
+      })
     } catch (err) {
       if (!SkillHostError.isInstance(err) || err.code === 'E_ABORTED') throw err
       report({

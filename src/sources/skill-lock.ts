@@ -1,11 +1,30 @@
 import { SkillHostError } from '../common/errors.js'
 import { isSkillDigest } from './skill-digest.js'
+import { isSkillFileDigest, type SkillManifestFile } from './skill-manifest.js'
 
-/** The lockfile format this version writes and reads. */
-export const SKILL_LOCK_VERSION = 1
+/**
+ * The lockfile format this version writes: 2, which adds each skill's
+ * `files` (path, `sha256:` digest, size: the MCP Skills Extension's format).
+ * Version 1 lockfiles (no `files`) are still read.
+ */
+export const SKILL_LOCK_VERSION = 2
 
-/** The largest lockfile read or parsed, in bytes (16 MiB: about 100,000 skills). */
-export const MAX_SKILL_LOCK_BYTES = 16 * 1024 * 1024
+/** The lockfile versions read. */
+export type SkillLockVersion = 1 | 2
+
+/**
+ * The largest lockfile read or parsed, in bytes (64 MiB: about 100,000
+ * skills, or half a million files listed with their digests).
+ */
+export const MAX_SKILL_LOCK_BYTES = 64 * 1024 * 1024
+
+/** The most files one lockfile entry may list. */
+export const MAX_SKILL_LOCK_FILES = 100_000
+
+const MAX_PATH_CHARS = 4096
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is rejected
+const CONTROL = /[\u0000-\u001f\u007f]/
 
 /** The most skills one lockfile may pin. */
 export const MAX_SKILL_LOCK_ENTRIES = 200_000
@@ -19,6 +38,12 @@ export interface SkillLockEntry {
   readonly digest: string
   /** Where the skill was pinned from, for people reading the file; never checked. */
   readonly source: string
+  /**
+   * Version 2: every file (SKILL.md included) in path order, each with its
+   * `sha256:` digest and size, hashed from the same reads as `digest`; what
+   * an MCP Skills Extension manifest lists, so the two compare directly.
+   */
+  readonly files?: readonly SkillManifestFile[]
 }
 
 /**
@@ -26,13 +51,13 @@ export interface SkillLockEntry {
  * `Map`, so an id such as `__proto__` or `constructor` is just an id.
  */
 export interface SkillLock {
-  readonly lockfileVersion: typeof SKILL_LOCK_VERSION
+  readonly lockfileVersion: SkillLockVersion
   readonly skills: ReadonlyMap<string, SkillLockEntry>
 }
 
 /** The lockfile's JSON shape, as written by `formatSkillLock`. */
 export interface SkillLockFile {
-  readonly lockfileVersion: typeof SKILL_LOCK_VERSION
+  readonly lockfileVersion: SkillLockVersion
   readonly skills: Readonly<Record<string, SkillLockEntry>>
 }
 
@@ -62,10 +87,39 @@ function onlyKeys(value: Record<string, unknown>, allowed: readonly string[], wh
   }
 }
 
-function entryOf(id: string, value: unknown): SkillLockEntry {
+/** A version-2 entry's `files`: path-ordered, unique, each a path, a `sha256:` digest and a size. */
+function filesOf(id: string, where: string, value: unknown): readonly SkillManifestFile[] {
+  const bad = (problem: string) => invalid(`${where} ${problem}`, { id })
+  if (!Array.isArray(value)) throw bad('has no files list (lockfileVersion 2 records one)')
+  if (value.length > MAX_SKILL_LOCK_FILES)
+    throw bad(`lists more than ${MAX_SKILL_LOCK_FILES} files`)
+  const files: SkillManifestFile[] = []
+  for (const file of value as unknown[]) {
+    if (!isRecord(file)) throw bad('has a file entry that is not an object')
+    onlyKeys(file, ['path', 'digest', 'size'], `a file of ${where}`)
+    const { path, digest, size } = file
+    if (
+      typeof path !== 'string' ||
+      path.length === 0 ||
+      path.length > MAX_PATH_CHARS ||
+      CONTROL.test(path)
+    )
+      throw bad('has a file path that is empty, too long or holds a control character')
+    if (!isSkillFileDigest(digest))
+      throw bad('has a file digest that is not sha256: and 64 lowercase hex digits')
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+      throw bad('has a file size that is not a whole number of bytes')
+    const previous = files[files.length - 1]
+    if (previous && !(previous.path < path)) throw bad('lists its files out of path order or twice')
+    files.push(Object.freeze({ path, digest, size }))
+  }
+  return Object.freeze(files)
+}
+
+function entryOf(id: string, value: unknown, version: SkillLockVersion): SkillLockEntry {
   const where = `skill ${JSON.stringify(id.slice(0, 64))}`
   if (!isRecord(value)) throw invalid(`${where} is not an object`, { id })
-  onlyKeys(value, ['digest', 'source'], where)
+  onlyKeys(value, version === 1 ? ['digest', 'source'] : ['digest', 'source', 'files'], where)
   const { digest, source } = value
   if (!isSkillDigest(digest))
     throw invalid(`${where} has no valid digest (sha256- and 44 base64 characters)`, { id })
@@ -73,12 +127,13 @@ function entryOf(id: string, value: unknown): SkillLockEntry {
     throw invalid(`${where} has no source string of at most ${MAX_SOURCE_CHARS} characters`, {
       id,
     })
-  return Object.freeze({ digest, source })
+  return version === 1
+    ? Object.freeze({ digest, source })
+    : Object.freeze({ digest, source, files: filesOf(id, where, value.files) })
 }
 
 function checkId(id: string): void {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is rejected
-  if (id.length === 0 || id.length > MAX_ID_CHARS || /[\u0000-\u001f\u007f]/.test(id))
+  if (id.length === 0 || id.length > MAX_ID_CHARS || CONTROL.test(id))
     throw invalid(
       `a skill id is empty, longer than ${MAX_ID_CHARS} characters or holds a control character`,
     )
@@ -86,16 +141,18 @@ function checkId(id: string): void {
 
 /**
  * Validates a lockfile value: a `SkillLock` (its `skills` a `Map`) or the
- * JSON shape `{ lockfileVersion: 1, skills: { [id]: { digest, source } } }`.
- * Anything else — another version, an unknown key, a bad digest, an id that
- * is empty or holds control characters, more than `MAX_SKILL_LOCK_ENTRIES`
- * skills — is `E_INVALID_SKILLS_CONFIG` naming the problem.
+ * JSON shape `{ lockfileVersion: 2, skills: { [id]: { digest, source, files } } }`
+ * (`files`: `[{ path, digest, size }]` in path order) or its version-1 form
+ * without `files`. Anything else — another version, an unknown key, a bad
+ * digest, an id that is empty or holds control characters, more than
+ * `MAX_SKILL_LOCK_ENTRIES` skills, files out of order — is
+ * `E_INVALID_SKILLS_CONFIG` naming the problem.
  */
 export function toSkillLock(value: unknown): SkillLock {
   if (!isRecord(value)) throw invalid('the top level is not an object')
   onlyKeys(value, ['lockfileVersion', 'skills'], 'the top level')
-  if (value.lockfileVersion !== SKILL_LOCK_VERSION)
-    throw invalid(`lockfileVersion must be ${SKILL_LOCK_VERSION}`)
+  const version = value.lockfileVersion
+  if (version !== 1 && version !== 2) throw invalid('lockfileVersion must be 1 or 2')
   const raw = value.skills
   const pairs: Iterable<[string, unknown]> =
     raw instanceof Map ? (raw as Map<string, unknown>) : isRecord(raw) ? Object.entries(raw) : []
@@ -106,9 +163,9 @@ export function toSkillLock(value: unknown): SkillLock {
     checkId(id)
     if (skills.size >= MAX_SKILL_LOCK_ENTRIES)
       throw invalid(`it pins more than ${MAX_SKILL_LOCK_ENTRIES} skills`)
-    skills.set(id, entryOf(id, entry))
+    skills.set(id, entryOf(id, entry, version))
   }
-  return Object.freeze({ lockfileVersion: SKILL_LOCK_VERSION, skills })
+  return Object.freeze({ lockfileVersion: version, skills })
 }
 
 /**
@@ -140,16 +197,23 @@ export function skillLockFile(lock: SkillLock): SkillLockFile {
   const skills: Record<string, SkillLockEntry> = Object.create(null)
   const ids = [...lock.skills.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   for (const id of ids) {
-    const { digest, source } = lock.skills.get(id)!
+    const { digest, source, files } = lock.skills.get(id)!
     // defineProperty, not assignment: an id named __proto__ stays a plain key.
     Object.defineProperty(skills, id, {
-      value: { digest, source },
+      value:
+        lock.lockfileVersion === 1
+          ? { digest, source }
+          : {
+              digest,
+              source,
+              files: (files ?? []).map((f) => ({ path: f.path, digest: f.digest, size: f.size })),
+            },
       enumerable: true,
       writable: true,
       configurable: true,
     })
   }
-  return { lockfileVersion: SKILL_LOCK_VERSION, skills }
+  return { lockfileVersion: lock.lockfileVersion, skills }
 }
 
 /** The lockfile text for `lock`: stable JSON (ids sorted, two-space indent) and a final newline. */

@@ -11,6 +11,13 @@ import type { SkillFolderScan } from './scan-skill-folder.js'
 import type { ServedSkills } from './served-skills.js'
 import type { SkillDigests } from './skill-digests.js'
 import { asyncSkillFs } from './skill-fs.js'
+import {
+  checkManifestBounds,
+  type SkillFileManifest,
+  type SkillManifestOptions,
+  skillFileDigestOfBase64,
+  verifiedReader,
+} from './skill-manifest.js'
 import type { SkillPins } from './skill-pins.js'
 import type { SkillSourceLimits } from './source-limits.js'
 import type {
@@ -79,6 +86,48 @@ export class SkillReader {
   async digest(ref: SkillRef, options: SourceReadOptions = {}): Promise<string> {
     const { entry, scan } = await this.#served.current(ref, options.signal)
     return this.#digests.digest(entry.dir, scan)
+  }
+
+  /**
+   * Every file of the skill with its size and per-file digest, from one
+   * fresh scan: the digests come from the lockfile's digest walker (each file
+   * read once through a descriptor checked against the scan, cached per scan
+   * identity), so an unchanged skill is hashed once. Bounds are checked on the
+   * scan's sizes before anything is read.
+   */
+  async manifest(ref: SkillRef, options: SkillManifestOptions = {}): Promise<SkillFileManifest> {
+    const { entry, scan } = await this.#served.current(ref, options.signal)
+    let totalBytes = 0
+    for (const file of scan.files.values()) totalBytes += file.size
+    checkManifestBounds(ref.id, scan.files.size, totalBytes, options.bounds)
+    const { digest: contentDigest, files: sha256 } = await this.#digests.fileDigests(
+      entry.dir,
+      scan,
+    )
+    const text = await readSkillText(scan, 'SKILL.md', this.#limits.maxSkillMdBytes)
+    const { frontmatter } = parseSkillMd(text, {
+      maxFrontmatterBytes: this.#limits.maxFrontmatterBytes,
+    })
+    const files = [...scan.files.keys()].sort().map((path) => ({
+      path,
+      size: scan.files.get(path)!.size,
+      digest: skillFileDigestOfBase64(sha256.get(path)!),
+    }))
+    const max = this.#limits.maxFileBytes
+    const read = verifiedReader(ref.id, files, async (path) => {
+      const file = scan.files.get(path)!
+      return (await asyncSkillFs.readCapped(file.abs, max, path, file)).bytes
+    })
+    return {
+      id: ref.id,
+      version: entry.version,
+      // A JSON value, as the extension carries it (YAML scalars are JSON-safe; this drops nothing else).
+      frontmatter: JSON.parse(JSON.stringify(frontmatter)) as Record<string, unknown>,
+      files,
+      totalBytes,
+      contentDigest,
+      read,
+    }
   }
 
   /** The skill's descriptor: its manifest, isolated tool sources, imported module tools, scripts. */

@@ -6,6 +6,7 @@ import type {
   SkillScriptDeclaration,
 } from '../skill-model/declarations.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
+import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
 import type { SkillPin } from './skill-pins.js'
 
 export type {
@@ -160,6 +161,13 @@ export interface SkillSource {
    * it, callers use `list` and `read`.
    */
   snapshot?(ref: SkillRef, options?: SourceReadOptions): Promise<SkillSnapshot>
+  /**
+   * Optional: every file of the skill at `ref` (SKILL.md included) with its
+   * size and `sha256:` digest, its frontmatter as written, and a reader that
+   * serves only bytes matching those digests. What the MCP Skills Extension
+   * publishes; a source without it is left out of `skills/list`.
+   */
+  manifest?(ref: SkillRef, options?: SkillManifestOptions): Promise<SkillFileManifest>
   /**
    * Optional: calls `listener` when what `discover` would yield may have
    * changed (a watched folder changed). A manager rediscovers (catalog only,

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -44,6 +45,24 @@ function run(args: string[], cwd = dir): Promise<{ code: number; stdout: string;
   })
 }
 
+/** Every file under `folder`, path-sorted, with its sha256: digest and size, read straight from disk. */
+async function diskFiles(
+  folder: string,
+): Promise<{ path: string; digest: string; size: number }[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true })
+  const paths = entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(folder, join(e.parentPath, e.name)))
+    .sort()
+  return Promise.all(
+    paths.map(async (path) => {
+      const bytes = await readFile(join(folder, path))
+      const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`
+      return { path, digest, size: bytes.byteLength }
+    }),
+  )
+}
+
 const text = (r: unknown): string =>
   ((r as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('')
 
@@ -60,7 +79,12 @@ describe('skillhost lock', () => {
       await Promise.all(
         skills.map(async (s) => [
           s.id,
-          { digest: await source.digest(s), source: `skills/${s.id}` },
+          {
+            digest: await source.digest(s),
+            source: `skills/${s.id}`,
+            // Version 2: every file's sha256: digest and size, as the MCP Skills Extension lists them.
+            files: await diskFiles(join(dir, 'skills', s.id)),
+          },
         ]),
       ),
     )
@@ -194,5 +218,68 @@ describe('skillhost serve --locked (built binary, real MCP client)', () => {
     expect(r.stderr).toMatch(
       /--locked \S*missing\.json: The skill lockfile could not be read \(ENOENT\)/,
     )
+  })
+
+  it('--verify names the drift and exits 1; --frozen refuses to write; neither touches the file', async () => {
+    expect((await run(['lock', 'skills'])).code).toBe(0)
+    const path = join(dir, 'skills.lock.json')
+    const written = await readFile(path, 'utf8')
+    const ok = await run(['lock', '--verify', 'skills'])
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toContain('skills.lock.json matches what the roots serve')
+    const frozenOk = await run(['lock', '--frozen', 'skills'])
+    expect(frozenOk.code).toBe(0)
+    expect(frozenOk.stdout).toContain('skills.lock.json is up to date')
+
+    // One file changed, one added to a skill, and a new skill.
+    await writeTree(dir, {
+      'skills/alpha/notes.md': 'alpha notes, edited',
+      'skills/beta/extra.txt': 'new\n',
+      'skills/gamma/SKILL.md': skillMd('gamma'),
+    })
+    const drift = await run(['lock', '--verify', 'skills'])
+    expect(drift.code).toBe(1)
+    expect(drift.stdout).toContain('skills.lock.json has drifted (3 skills):')
+    expect(drift.stdout).toContain('  changed alpha: ~notes.md\n')
+    expect(drift.stdout).toContain('  changed beta: +extra.txt\n')
+    expect(drift.stdout).toContain('  added gamma\n')
+    const frozen = await run(['lock', '--frozen', 'skills'])
+    expect(frozen.code).toBe(1)
+    expect(frozen.stdout).toContain('--frozen: skills.lock.json was not written')
+    expect(await readFile(path, 'utf8')).toBe(written)
+
+    const both = await run(['lock', '--verify', '--frozen', 'skills'])
+    expect(both.code).toBe(2)
+    const missing = await run(['lock', '--verify', '--out', 'none.json', 'skills'])
+    expect(missing.code).toBe(1)
+    expect(existsSync(join(dir, 'none.json'))).toBe(false)
+  })
+
+  it('still reads a version-1 lockfile: validate --locked pins by it, --verify compares digests, --frozen wants it rewritten', async () => {
+    expect((await run(['lock', 'skills'])).code).toBe(0)
+    const path = join(dir, 'skills.lock.json')
+    const v2 = JSON.parse(await readFile(path, 'utf8'))
+    const v1 = {
+      lockfileVersion: 1,
+      skills: Object.fromEntries(
+        Object.entries(v2.skills as Record<string, { digest: string; source: string }>).map(
+          ([id, e]) => [id, { digest: e.digest, source: e.source }],
+        ),
+      ),
+    }
+    await writeFile(path, `${JSON.stringify(v1, null, 2)}\n`)
+    expect(parseSkillLock(await readFile(path)).lockfileVersion).toBe(1)
+    expect((await run(['lock', '--verify', 'skills'])).code).toBe(0)
+    const frozen = await run(['lock', '--frozen', 'skills'])
+    expect(frozen.code).toBe(1)
+    expect(frozen.stdout).toContain('would be rewritten (lockfile version 1)')
+    await writeTree(dir, { 'skills/alpha/notes.md': 'changed' })
+    const drift = await run(['lock', '--verify', 'skills'])
+    expect(drift.code).toBe(1)
+    // Version 1 records no files: the skill is named, its files are not.
+    expect(drift.stdout).toContain('  changed alpha\n')
+    const validate = await run(['validate', '--locked', 'skills.lock.json', 'skills'])
+    expect(validate.code).toBe(1)
+    expect(validate.stdout + validate.stderr).toMatch(/alpha/)
   })
 })

@@ -65,7 +65,7 @@ describe('lockfile format', () => {
     expect(refusal('{"lockfileVersion":1,')).toMatch(/not JSON/)
     expect(refusal('[]')).toMatch(/top level is not an object/)
     expect(refusal('null')).toMatch(/top level/)
-    expect(refusal(lockText({}, { lockfileVersion: 2 }))).toMatch(/lockfileVersion must be 1/)
+    expect(refusal(lockText({}, { lockfileVersion: 3 }))).toMatch(/lockfileVersion must be 1 or 2/)
     expect(refusal(JSON.stringify({ skills: {} }))).toMatch(/lockfileVersion/)
     expect(refusal(lockText([]))).toMatch(/skills is not an object/)
     expect(refusal(lockText({}, { extra: true }))).toMatch(/unknown key "extra"/)
@@ -89,6 +89,31 @@ describe('lockfile format', () => {
     expect(refusal(lockText({ '': { digest: D1, source: '' } }))).toMatch(/skill id/)
     expect(refusal(lockText({ 'a\u001b[2J': { digest: D1, source: '' } }))).toMatch(/control/)
     expect(refusal(new Uint8Array([0x7b, 0xff, 0x7d]))).toMatch(/not UTF-8/)
+  })
+
+  it('version 2 records each file in path order; bad file lists are refused', () => {
+    const F = (path: string, c = 'a') => ({ path, digest: `sha256:${c.repeat(64)}`, size: 3 })
+    const v2 = (files: unknown) =>
+      JSON.stringify({ lockfileVersion: 2, skills: { s: { digest: D1, source: 's', files } } })
+    const lock = parseSkillLock(v2([F('SKILL.md'), F('a/b.md', 'b')]))
+    expect(lock.lockfileVersion).toBe(2)
+    expect(lock.skills.get('s')?.files).toEqual([F('SKILL.md'), F('a/b.md', 'b')])
+    expect(parseSkillLock(formatSkillLock(lock))).toEqual(lock)
+    expect(refusal(v2(undefined))).toMatch(/no files list/)
+    expect(refusal(v2([F('b'), F('a')]))).toMatch(/out of path order or twice/)
+    expect(refusal(v2([F('a'), F('a')]))).toMatch(/out of path order or twice/)
+    expect(refusal(v2([{ ...F('a'), digest: `sha256:${'A'.repeat(64)}` }]))).toMatch(/hex/)
+    expect(refusal(v2([{ ...F('a'), digest: D1 }]))).toMatch(/hex/)
+    expect(refusal(v2([{ ...F('a'), size: -1 }]))).toMatch(/size/)
+    expect(refusal(v2([{ ...F('a'), size: 1.5 }]))).toMatch(/size/)
+    expect(refusal(v2([F('')]))).toMatch(/path/)
+    expect(refusal(v2([F('a\u0000b')]))).toMatch(/control/)
+    expect(refusal(v2([{ ...F('a'), mode: 1 }]))).toMatch(/unknown key "mode"/)
+    expect(refusal(v2('SKILL.md'))).toMatch(/no files list/)
+    // Version 1 has no files key.
+    expect(refusal(lockText({ s: { digest: D1, source: 's', files: [] } }))).toMatch(
+      /unknown key "files"/,
+    )
   })
 
   it('refuses an oversized text before parsing it', () => {

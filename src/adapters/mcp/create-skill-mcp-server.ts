@@ -17,6 +17,11 @@ import { type CallOutcome, callLogRecords } from './call-log-records.js'
 import { serveMcpLogging } from './mcp-logging.js'
 import { trackProgress } from './progress.js'
 import { serveSkillResources } from './skill-resources.js'
+import { SKILLS_EXTENSION_ID } from './skills-extension/protocol.js'
+import {
+  type SkillsExtensionOptions,
+  serveSkillsExtension,
+} from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 
 /** One finished tool call, for host-side logging (never sent to the client). */
@@ -54,6 +59,8 @@ export interface SkillMcpServerOptions {
   readonly aroundLifecycleMutation?: <T>(tool: string, run: () => Promise<T>) => Promise<T>
   /** Asked after every tool call: text it returns leads that call's result (a one-time notice). */
   readonly takeNotice?: () => string | undefined
+  /** The MCP Skills Extension (`skills/list`, `skills/get`; docs/mcp.md). On by default; `false` turns it off. */
+  readonly skillsExtension?: SkillsExtensionOptions | false
 }
 
 const MUTATIONS: ReadonlySet<string> = new Set([
@@ -99,6 +106,7 @@ export interface SkillMcpServerIdentity {
     readonly resources: { listChanged: true }
     /** `logging/setLevel` and `notifications/message`: gate decisions and script exits. */
     readonly logging: Record<string, never>
+    readonly extensions?: { readonly [SKILLS_EXTENSION_ID]: Record<string, never> }
   }
   readonly instructions: string
 }
@@ -110,11 +118,17 @@ export interface SkillMcpServerIdentity {
  * `serveMcpStdio`) announces exactly the same.
  */
 export function skillMcpServerIdentity(
-  options: Pick<SkillMcpServerOptions, 'serverInfo' | 'instructions'>,
+  options: Pick<SkillMcpServerOptions, 'serverInfo' | 'instructions' | 'skillsExtension'>,
 ): SkillMcpServerIdentity {
   return {
     serverInfo: options.serverInfo ?? { name: 'skillhost', version: '0.0.0' },
-    capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} },
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+      logging: {},
+      // An empty object: the extension without `directoryRead`.
+      ...(options.skillsExtension !== false && { extensions: { [SKILLS_EXTENSION_ID]: {} } }),
+    },
     instructions: options.instructions ?? DEFAULT_INSTRUCTIONS,
   }
 }
@@ -163,7 +177,12 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     ),
   }))
 
-  serveSkillResources(server, manager)
+  const extension = options.skillsExtension
+  serveSkillResources(
+    server,
+    manager,
+    extension === false ? undefined : serveSkillsExtension(server, manager, extension),
+  )
   const log = serveMcpLogging(server)
 
   const lifecycleSet = new Set<Tool>(lifecycle || [])
@@ -234,8 +253,9 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const unsubscribeTools = ctx.tools.onDidChange(announce)
   const unsubscribeManager = manager.onDidChange((event) => {
     announce()
-    // The loaded skills, hence their files, change on these; a refresh alone changes neither.
-    if (event.kind !== 'refreshed') announceResources()
+    // The loaded skills, hence their files, change on these; a refresh changes
+    // neither, but it can change the catalog the Skills Extension serves.
+    if (event.kind !== 'refreshed' || options.skillsExtension !== false) announceResources()
   })
 
   const untrack = trackResource('mcp-session', options.serverInfo?.name ?? 'skillhost')

@@ -20,4 +20,21 @@ export {
   serveSkillResources,
   skillResourceUri,
 } from './skill-resources.js'
+export { McpSkillSource, type McpSkillSourceOptions } from './skills-extension/mcp-skill-source.js'
+export {
+  GetSkillResultSchema,
+  ListSkillsResultSchema,
+  SKILLS_EXTENSION_ID,
+  SKILLS_EXTENSION_LIMITS,
+  SKILLS_LIST_PAGE,
+  SKILLS_LIST_PAGE_MAX,
+  type SkillEntry,
+  SkillEntrySchema,
+  type SkillResourceEntry,
+} from './skills-extension/protocol.js'
+export {
+  type ReadServedSkillFile,
+  type SkillsExtensionOptions,
+  serveSkillsExtension,
+} from './skills-extension/serve-skills-extension.js'
 export { toCallToolError, toCallToolResult } from './to-call-tool-result.js'

@@ -9,13 +9,10 @@ import {
 import { decodeArtifactText } from '../../common/artifacts/artifact-text.js'
 import { renderError, SkillHostError } from '../../common/errors.js'
 import { mediaTypeByName } from '../../common/file-type.js'
-import type { SkillManager } from '../../manager/types.js'
+import type { SkillFileContent, SkillManager } from '../../manager/types.js'
 
 /** Resources one `resources/list` page holds; `nextCursor` pages on. */
 export const SKILL_RESOURCES_PAGE = 500
-
-// MCP's code for a resource that does not exist (the spec's "Resource not found").
-const RESOURCE_NOT_FOUND = -32002
 
 const encodePath = (path: string): string => path.split('/').map(encodeURIComponent).join('/')
 
@@ -55,11 +52,12 @@ export function parseSkillResourceUri(uri: string): { id: string; path: string }
 
 function toMcpError(err: unknown): McpError {
   const code = SkillHostError.isInstance(err)
-    ? err.code === 'E_SKILL_NOT_LOADED' || err.code === 'E_SKILL_NOT_FOUND'
-      ? RESOURCE_NOT_FOUND
-      : err.code === 'E_SKILL_SOURCE_PATH_REJECTED'
-        ? ErrorCode.InvalidParams
-        : ErrorCode.InternalError
+    ? // A file the server does not serve is -32602, as the Skills Extension specifies.
+      err.code === 'E_SKILL_NOT_LOADED' ||
+      err.code === 'E_SKILL_NOT_FOUND' ||
+      err.code === 'E_SKILL_SOURCE_PATH_REJECTED'
+      ? ErrorCode.InvalidParams
+      : ErrorCode.InternalError
     : ErrorCode.InternalError
   // renderError: `CODE: message`, host paths redacted, never a stack.
   return new McpError(code, renderError(err))
@@ -80,10 +78,16 @@ function decodeCursor(cursor: string | undefined): number {
  * text file as `text` and anything else (a binary type, invalid UTF-8, NUL)
  * as a base64 `blob`, with its MIME type. Reads go through
  * `manager.readSkillFile`, so they come from the skill's source, refuse
- * escaping paths, and fail with "resource not found" (-32002, text
- * `E_SKILL_NOT_LOADED: …`) once the skill is unloaded.
+ * escaping paths, and fail with invalid params (-32602, text
+ * `E_SKILL_NOT_LOADED: …`) once the skill is unloaded. With `readServed`
+ * (the Skills Extension's reader) a skill it serves is read through it
+ * first, loaded or not, each file checked against its listed digest.
  */
-export function serveSkillResources(server: Server, manager: SkillManager): void {
+export function serveSkillResources(
+  server: Server,
+  manager: SkillManager,
+  readServed?: (id: string, path: string) => Promise<SkillFileContent | undefined>,
+): void {
   server.setRequestHandler(ListResourcesRequestSchema, (request) => {
     const offset = decodeCursor(request.params?.cursor)
     const resources: Resource[] = []
@@ -122,7 +126,8 @@ export function serveSkillResources(server: Server, manager: SkillManager): void
     const { uri } = request.params
     const { id, path } = parseSkillResourceUri(uri)
     try {
-      const file = await manager.readSkillFile(id, path)
+      // A skill the Skills Extension serves is read at its catalog version, loaded or not.
+      const file = (await readServed?.(id, path)) ?? (await manager.readSkillFile(id, path))
       const text = decodeArtifactText(file.bytes, file)
       const contents = text.binary
         ? {

@@ -15,9 +15,10 @@ import { discoveryProgress } from '../shared/discovery-progress.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
-import { parseArgs } from '../shared/parse-args.js'
+import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { plural } from '../shared/plural.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
+import { checkLock } from './lock-check.js'
 import { lockSourceLabel } from './lock-source-label.js'
 
 /** Where `skillhost lock` writes unless `--out` says otherwise. */
@@ -25,21 +26,29 @@ export const DEFAULT_LOCKFILE = 'skills.lock.json'
 
 const HELP: HelpSpec = {
   usage: [
-    'skillhost lock [--out FILE] [--overlays DIR] [--root DIR] [--no-default-roots] [--max-depth N] [root...]',
+    'skillhost lock [--out FILE] [--verify | --frozen] [--overlays DIR] [--root DIR] [--no-default-roots] [--max-depth N] [root...]',
   ],
   blocks: [
-    `Pin the skills the roots serve: write a lockfile (default ${DEFAULT_LOCKFILE} in the working directory) mapping each skill id to a digest of its content — every file's path and bytes, never an mtime — and where it was found. Give it to skillhost serve --locked FILE (or FileSystemSkillSource({ lock })): only pinned skills are served, and one that changed since refuses to load until it is pinned again. The skills pinned are exactly those serve would serve from the same roots: the earliest copy of an id wins; invalid, shadowed and unreadable skills are listed and not pinned. A deployer's overlay sidecar is not part of a digest (docs/pinning.md says why).`,
+    `Pin the skills the roots serve: write a lockfile (default ${DEFAULT_LOCKFILE} in the working directory) mapping each skill id to a digest of its content — every file's path and bytes, never an mtime —, every file's sha256: digest and size (the MCP Skills Extension's form) and where it was found. Give it to skillhost serve --locked FILE (or FileSystemSkillSource({ lock })): only pinned skills are served, and one that changed since refuses to load until it is pinned again. The skills pinned are exactly those serve would serve from the same roots: the earliest copy of an id wins; invalid, shadowed and unreadable skills are listed and not pinned. A deployer's overlay sidecar is not part of a digest (docs/pinning.md says why).`,
     DEFAULT_ROOTS_HELP,
     {
       title: 'Options:',
       items: [
         { term: '--out FILE', text: 'write the lockfile to FILE (replaced whole, atomically)' },
+        {
+          term: '--verify',
+          text: 'write nothing: compare FILE with what the roots serve and name every skill added, removed or changed',
+        },
+        {
+          term: '--frozen',
+          text: 'write nothing: succeed only when FILE is already exactly what lock would write',
+        },
         OVERLAYS_HELP,
         ...ROOT_FLAGS_HELP,
         { term: '-h, --help', text: 'show this help' },
       ],
     },
-    'Exit status: 0 when the lockfile was written; 1 when a root cannot be searched (missing, not a folder, unreadable: named on stderr; the skills of the others are pinned), there is no root, or no skill was found (nothing is written then); 2 on a usage error.',
+    'Exit status: 0 when the lockfile was written (--verify: matches; --frozen: is up to date); 1 on drift under --verify or --frozen, or a lockfile they cannot read; 1 when a root cannot be searched (missing, not a folder, unreadable: named on stderr; the skills of the others are pinned), there is no root, or no skill was found (nothing is written then); 2 on a usage error.',
   ],
 }
 
@@ -71,10 +80,13 @@ export const lockCommand: CliCommand = {
   help: HELP,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      booleans: [...ROOT_FLAGS.booleans],
+      booleans: ['verify', 'frozen', ...ROOT_FLAGS.booleans],
       strings: ['out', ...ROOT_FLAGS.strings],
       lists: ['overlays', ...ROOT_FLAGS.lists],
     })
+    if (args.booleans.verify && args.booleans.frozen)
+      throw new UsageError('--verify and --frozen are two ways to check; give one')
+    const mode = args.booleans.verify ? 'verify' : args.booleans.frozen ? 'frozen' : 'write'
     const found = cliRoots(args)
     requireRoots(found)
     const usable = usableRoots(found.roots, io, 'lock')
@@ -94,6 +106,10 @@ export const lockCommand: CliCommand = {
     })
     progress.done()
     if (found.defaults.length > 0) io.stdout(`roots: ${usable.usable.map(shown).join(', ')}\n`)
+    if (mode !== 'write') {
+      const status = await checkLock(out, shown(out), lock, mode, io)
+      return status !== 0 ? status : usable.unusable.length > 0 ? UNUSABLE_ROOT_STATUS : 0
+    }
     if (lock.skills.size === 0) {
       printProblems(problems, io)
       throw new Error(`no skill found to pin; ${shown(out)} was not written.`)

@@ -1,0 +1,279 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { SkillHostError } from '../../../common/errors.js'
+import { decodeSkillText } from '../../../manifest/decode-skill-text.js'
+import { parseSkillMd } from '../../../manifest/parse-skill-md.js'
+import { parseSkillSidecar, SKILL_SIDECAR_FILE } from '../../../manifest/parse-skill-sidecar.js'
+import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
+import { unavailableTool } from '../../../skill-model/unavailable-tool.js'
+import { bytesToStream } from '../../../sources/bytes-to-stream.js'
+import { skillFileDigest } from '../../../sources/skill-manifest.js'
+import type {
+  DiscoveredSkill,
+  DiscoverOptions,
+  SkillDescriptor,
+  SkillFileStat,
+  SkillRef,
+  SkillSnapshot,
+  SkillSource,
+  SourceReadOptions,
+} from '../../../sources/types.js'
+import { SKILLS_EXTENSION_ID } from './protocol.js'
+import { checkRemoteSkill, listRemoteSkills, type RemoteSkill } from './remote-skill-entries.js'
+
+/** Options for `McpSkillSource`. */
+export interface McpSkillSourceOptions {
+  /** A connected client of a server that declares the Skills Extension. */
+  readonly client: Client
+  /**
+   * The host's own label for that server (never its self-reported name): the
+   * source's id, and the origin shown with its skills. Default `mcp`.
+   */
+  readonly id?: string
+}
+
+const encoder = new TextEncoder()
+
+/** The bytes of a `resources/read` result's one content item. */
+function contentBytes(result: { contents: readonly unknown[] }): Uint8Array {
+  const c = result.contents[0] as { text?: unknown; blob?: unknown } | undefined
+  if (typeof c?.blob === 'string') return new Uint8Array(Buffer.from(c.blob, 'base64'))
+  if (typeof c?.text === 'string') return encoder.encode(c.text)
+  throw new SkillHostError('E_SKILL_SOURCE_FAILED', 'The server sent no content for a skill file.')
+}
+
+/**
+ * A `SkillSource` over an MCP server implementing the Skills Extension
+ * (docs/mcp.md): `discover` pages `skills/list` and serves every entry that
+ * passes `checkRemoteSkill` (others are reported, not served); a skill's
+ * version is the digest of its listed files, so approvals and locks bind to
+ * the manifest. Files are fetched with `resources/read` only when read, and
+ * each is checked against its listed size and `sha256:` digest before use;
+ * the fetched SKILL.md's frontmatter must equal the entry's. A mismatch is
+ * `E_SKILL_DIGEST_MISMATCH` and that version is not served again. Verified
+ * bytes are kept in memory for the version current. A skill's `module` is
+ * never imported (remote code does not run in this process); its scripts and
+ * isolated tools run contained like any others.
+ */
+export class McpSkillSource implements SkillSource {
+  readonly id: string
+  readonly #client: Client
+  #skills = new Map<string, RemoteSkill>()
+  readonly #refused = new Set<string>()
+  readonly #bytes = new Map<string, Uint8Array>()
+
+  constructor(options: McpSkillSourceOptions) {
+    this.#client = options.client
+    this.id = options.id ?? 'mcp'
+  }
+
+  async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
+    for (const skill of await this.discoverBatch(options)) yield skill
+  }
+
+  async discoverBatch(options: DiscoverOptions = {}): Promise<readonly DiscoveredSkill[]> {
+    const report = options.report ?? (() => undefined)
+    if (!this.#client.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION_ID]) {
+      throw new SkillHostError(
+        'E_SKILL_SOURCE_FAILED',
+        `The server behind source "${this.id}" does not declare the Skills Extension.`,
+      )
+    }
+    const entries = await listRemoteSkills(this.#client, options.signal)
+    const skills = new Map<string, RemoteSkill>()
+    for (const entry of entries) {
+      const checked = checkRemoteSkill(entry, this.id)
+      if (!('version' in checked)) report(checked)
+      else if (skills.has(checked.id))
+        report({
+          location: `${this.id}:${entry.uri}`.slice(0, 300),
+          id: checked.id,
+          code: 'E_SKILL_SHADOWED',
+          message: `Another skill of this server is named "${checked.id}"; the first listed is served.`,
+          severity: 'warning',
+        })
+      else if (this.#refused.has(checked.version))
+        report({
+          location: `${this.id}:${entry.uri}`.slice(0, 300),
+          id: checked.id,
+          code: 'E_SKILL_DIGEST_MISMATCH',
+          message: 'This version of the skill failed verification; it is not served.',
+          severity: 'error',
+        })
+      else skills.set(checked.id, checked)
+    }
+    this.#skills = skills
+    // Verified bytes of versions no longer listed are dropped.
+    const current = new Set([...skills.values()].map((s) => s.version))
+    for (const key of this.#bytes.keys())
+      if (!current.has(key.slice(0, key.indexOf('\n')))) this.#bytes.delete(key)
+    return [...skills.values()].map((s) => this.#discovered(s))
+  }
+
+  #discovered(s: RemoteSkill): DiscoveredSkill {
+    const m = s.manifest
+    return {
+      id: s.id,
+      version: s.version,
+      name: m.name,
+      description: m.description,
+      ...(m.license !== undefined && { license: m.license }),
+      ...(m.compatibility !== undefined && { compatibility: m.compatibility }),
+      ...(m.metadata !== undefined && { metadata: m.metadata }),
+      // allowed-tools from a server is a request, never honoured (the spec forbids it).
+      ...(m.extra['disable-model-invocation'] === true && {
+        disableModelInvocation: true as const,
+      }),
+      location: `${this.id}:${s.entry.uri}`,
+    }
+  }
+
+  #current(ref: SkillRef): RemoteSkill {
+    const skill = this.#skills.get(ref.id)
+    if (!skill || skill.version !== ref.version || this.#refused.has(skill.version)) {
+      throw new SkillHostError(
+        'E_SKILL_NOT_FOUND',
+        `Skill "${ref.id}" at version "${ref.version}" is not current; list skills again.`,
+        { data: { id: ref.id, version: ref.version } },
+      )
+    }
+    return skill
+  }
+
+  /** One listed file's bytes, fetched once and verified against the entry; refuses the version on a mismatch. */
+  async #file(skill: RemoteSkill, path: string, signal?: AbortSignal): Promise<Uint8Array> {
+    const rel = normalizeSkillPath(path)
+    const listed = skill.files.get(rel)
+    if (!listed) {
+      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${skill.id}" has no file "${rel}".`, {
+        data: { path: rel },
+      })
+    }
+    const key = `${skill.version}\n${rel}`
+    const kept = this.#bytes.get(key)
+    if (kept) return kept
+    const bytes = contentBytes(
+      await this.#client.readResource({ uri: listed.uri }, signal ? { signal } : {}),
+    )
+    if (bytes.byteLength !== listed.size || skillFileDigest(bytes) !== listed.digest)
+      this.#refuse(skill, `file "${rel}" is not what the entry lists`)
+    if (rel === 'SKILL.md') {
+      const { frontmatter } = parseSkillMd(decodeSkillText(bytes))
+      if (!isDeepStrictEqual(JSON.parse(JSON.stringify(frontmatter)), skill.entry.frontmatter))
+        this.#refuse(skill, 'its SKILL.md frontmatter is not the one the entry lists')
+    }
+    this.#bytes.set(key, bytes)
+    return bytes
+  }
+
+  #refuse(skill: RemoteSkill, why: string): never {
+    this.#refused.add(skill.version)
+    throw new SkillHostError(
+      'E_SKILL_DIGEST_MISMATCH',
+      `Skill "${skill.id}" from ${this.id} failed verification: ${why}. It is not served; refresh the skills.`,
+      { data: { skill: skill.id, source: this.id } },
+    )
+  }
+
+  async #body(skill: RemoteSkill, signal?: AbortSignal): Promise<Uint8Array> {
+    return encoder.encode(
+      parseSkillMd(decodeSkillText(await this.#file(skill, 'SKILL.md', signal))).body,
+    )
+  }
+
+  async descriptor(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillDescriptor> {
+    const skill = this.#current(ref)
+    // Loading verifies SKILL.md (digest and frontmatter) first.
+    await this.#file(skill, 'SKILL.md', options.signal)
+    const m = skill.manifest
+    const base: SkillDescriptor = {
+      id: skill.id,
+      version: skill.version,
+      name: m.name,
+      description: m.description,
+      ...(m.license !== undefined && { license: m.license }),
+      ...(m.compatibility !== undefined && { compatibility: m.compatibility }),
+      ...(m.metadata !== undefined && { metadata: m.metadata }),
+      ...(m.ignored.length > 0 && { ignored: m.ignored }),
+    }
+    if (!skill.files.has(SKILL_SIDECAR_FILE)) return base
+    const text = decodeSkillText(
+      await this.#file(skill, SKILL_SIDECAR_FILE, options.signal),
+      SKILL_SIDECAR_FILE,
+    )
+    const sidecar = parseSkillSidecar(text)
+    for (const path of [
+      ...sidecar.scripts.map((s) => s.path),
+      ...sidecar.isolatedTools.map((t) => t.source),
+    ])
+      if (!skill.files.has(path))
+        throw new SkillHostError(
+          'E_SKILL_MANIFEST_INVALID',
+          `${SKILL_SIDECAR_FILE} names "${path}", which is not a file of the skill.`,
+        )
+    const isolatedTools = []
+    for (const t of sidecar.isolatedTools) {
+      const source = decodeSkillText(await this.#file(skill, t.source, options.signal), t.source)
+      isolatedTools.push({
+        name: t.name,
+        description: t.description,
+        ...(t.params && { params: t.params }),
+        source: source.trim(),
+      })
+    }
+    return {
+      ...base,
+      ...(sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
+      ...(isolatedTools.length > 0 && { isolatedTools }),
+      ...(sidecar.module !== undefined && {
+        unavailableTools: [
+          unavailableTool(
+            `module:${sidecar.module}`,
+            'module-imports-off',
+            'A module served over MCP is never imported.',
+          ),
+        ],
+      }),
+    }
+  }
+
+  async read(
+    ref: SkillRef,
+    path?: string,
+    options: SourceReadOptions = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    const skill = this.#current(ref)
+    const bytes =
+      path === undefined
+        ? await this.#body(skill, options.signal)
+        : await this.#file(skill, path, options.signal)
+    return bytesToStream(bytes.slice())
+  }
+
+  async stat(ref: SkillRef, path?: string): Promise<SkillFileStat> {
+    const skill = this.#current(ref)
+    if (path === undefined)
+      return { size: (await this.#body(skill)).byteLength, version: skill.version }
+    const listed = skill.files.get(normalizeSkillPath(path))
+    if (!listed)
+      throw new SkillHostError('E_SKILL_NOT_FOUND', `Skill "${skill.id}" has no file "${path}".`)
+    return { size: listed.size, version: skill.version }
+  }
+
+  async list(ref: SkillRef): Promise<readonly string[]> {
+    return this.#paths(this.#current(ref))
+  }
+
+  #paths(skill: RemoteSkill): string[] {
+    return [...skill.files.keys()].filter((p) => p !== 'SKILL.md').sort()
+  }
+
+  async snapshot(ref: SkillRef): Promise<SkillSnapshot> {
+    const skill = this.#current(ref)
+    return {
+      paths: this.#paths(skill),
+      read: (path) => this.#file(skill, path),
+      size: (path) => (path === 'SKILL.md' ? undefined : skill.files.get(path)?.size),
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { SkillHostError } from '../../../common/errors.js'
+import { fileType } from '../../../common/file-type.js'
+import type { SkillFileContent, SkillManager } from '../../../manager/types.js'
+import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
+import type { SkillFileManifest } from '../../../sources/skill-manifest.js'
+import { parseSkillResourceUri, skillResourceUri } from '../skill-resources.js'
+import {
+  GetSkillRequestSchema,
+  ListSkillsRequestSchema,
+  SKILLS_EXTENSION_LIMITS,
+  SKILLS_LIST_PAGE,
+  SKILLS_LIST_PAGE_MAX,
+  SKILLS_TTL_MS,
+  type SkillEntry,
+} from './protocol.js'
+
+/** Options for the Skills Extension on a skill MCP server. */
+export interface SkillsExtensionOptions {
+  /** Skills per `skills/list` page (1 to `SKILLS_LIST_PAGE_MAX`). Default `SKILLS_LIST_PAGE`. */
+  readonly pageSize?: number
+}
+
+/**
+ * What the extension adds to `resources/read`: the bytes of a file of a
+ * skill it serves (loaded or not), checked against the digest it lists, or
+ * undefined for a skill it does not serve (the loaded-skill reader answers).
+ */
+export type ReadServedSkillFile = (
+  id: string,
+  path: string,
+) => Promise<SkillFileContent | undefined>
+
+const COMPLETE = { resultType: 'complete', ttlMs: SKILLS_TTL_MS, cacheScope: 'private' } as const
+
+const invalid = (message: string): McpError => new McpError(ErrorCode.InvalidParams, message)
+
+/**
+ * The manifest the extension serves for `id`, or undefined when it serves
+ * none: a skill kept from the model, one whose source publishes no
+ * manifests, or one whose folder name (its id) is not its frontmatter `name`
+ * (the URI's last segment must be). A skill beyond `SKILLS_EXTENSION_LIMITS`
+ * is `E_SKILL_SOURCE_TOO_LARGE`, found before any file is hashed.
+ */
+async function servedManifest(
+  manager: SkillManager,
+  id: string,
+): Promise<SkillFileManifest | undefined> {
+  const manifest = await manager.skillManifest(id, {
+    forModel: true,
+    bounds: SKILLS_EXTENSION_LIMITS,
+  })
+  return manifest?.frontmatter.name === id ? manifest : undefined
+}
+
+/** The `Skill` entry of a manifest: `skill://<id>/SKILL.md`, the frontmatter, every file. */
+function toEntry(manifest: SkillFileManifest): SkillEntry {
+  return {
+    uri: skillResourceUri(manifest.id, 'SKILL.md'),
+    frontmatter: manifest.frontmatter,
+    resources: manifest.files.map((f) => ({
+      uri: skillResourceUri(manifest.id, f.path),
+      digest: f.digest,
+      size: f.size,
+    })),
+  }
+}
+
+function decodeCursor(cursor: unknown): number {
+  if (cursor === undefined) return 0
+  const match = typeof cursor === 'string' ? /^s:(\d{1,9})$/.exec(cursor) : null
+  if (!match) throw invalid('cursor is not one skills/list returned.')
+  return Number(match[1])
+}
+
+/** Failures while answering: model-safe text only (`renderError` redacts host paths). */
+function toMcpError(err: unknown): McpError {
+  if (err instanceof McpError) return err
+  if (SkillHostError.isInstance(err) && err.code === 'E_SKILL_NOT_FOUND')
+    return invalid(`No skill is served at that URI: ${err.message}`)
+  // Not served: the extension's limits are what every host accepts (a skill is still loadable by tool).
+  if (SkillHostError.isInstance(err) && err.code === 'E_SKILL_SOURCE_TOO_LARGE')
+    return invalid(`Not served through skills/get: ${err.message}`)
+  return new McpError(
+    ErrorCode.InternalError,
+    SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : 'The skill could not be read.',
+  )
+}
+
+/**
+ * Serves the MCP Skills Extension (SEP-2640; docs/mcp.md) on `server` over
+ * `manager`'s catalog: `skills/list` pages over the model's view of the
+ * catalog (the ids `list_skills` shows), each entry with the verbatim
+ * frontmatter and every file's `skill://<id>/<path>` URI, `sha256:` digest
+ * and size; `skills/get` answers for a SKILL.md URI. Errors are -32602 for
+ * an unknown skill, a URI that is not a SKILL.md or a bad cursor. Returns the
+ * reader `serveSkillResources` uses so `resources/read` serves every listed
+ * file, each checked against its listed digest before it is sent.
+ */
+export function serveSkillsExtension(
+  server: Server,
+  manager: SkillManager,
+  options: SkillsExtensionOptions = {},
+): ReadServedSkillFile {
+  const pageSize = options.pageSize ?? SKILLS_LIST_PAGE
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > SKILLS_LIST_PAGE_MAX)
+    throw new RangeError(`pageSize must be an integer from 1 to ${SKILLS_LIST_PAGE_MAX}`)
+
+  server.setRequestHandler(ListSkillsRequestSchema, async (request) => {
+    const offset = decodeCursor(request.params?.cursor)
+    try {
+      const page = manager.search({ forModel: true, offset, limit: pageSize })
+      const skills: SkillEntry[] = []
+      for (const row of page.entries) {
+        const manifest = await servedManifest(manager, row.id).catch((err: unknown) => {
+          // A skill that cannot be read right now is left out of this page (a partial listing).
+          if (SkillHostError.isInstance(err)) return undefined
+          throw err
+        })
+        if (manifest) skills.push(toEntry(manifest))
+      }
+      const next = offset + page.entries.length
+      return {
+        ...COMPLETE,
+        skills,
+        ...(page.entries.length > 0 && next < page.total ? { nextCursor: `s:${next}` } : {}),
+      }
+    } catch (err) {
+      throw toMcpError(err)
+    }
+  })
+
+  server.setRequestHandler(GetSkillRequestSchema, async (request) => {
+    const uri = request.params?.uri
+    if (typeof uri !== 'string') throw invalid('skills/get needs params.uri, a SKILL.md URI.')
+    const { id, path } = parseSkillResourceUri(uri)
+    if (path !== 'SKILL.md') throw invalid('That URI names no SKILL.md; skills/get takes one.')
+    try {
+      const manifest = await servedManifest(manager, id)
+      if (!manifest) throw invalid(`No skill is served at that URI (skill "${id.slice(0, 80)}").`)
+      return { ...COMPLETE, skill: toEntry(manifest) }
+    } catch (err) {
+      throw toMcpError(err)
+    }
+  })
+
+  return async (id, path) => {
+    let manifest: SkillFileManifest | undefined
+    try {
+      manifest = await servedManifest(manager, id)
+    } catch {
+      return undefined
+    }
+    if (!manifest) return undefined
+    const rel = normalizeSkillPath(path)
+    const bytes = await manifest.read(rel)
+    return { path: rel, size: bytes.byteLength, mimeType: fileType(rel, bytes).mediaType, bytes }
+  }
+}
