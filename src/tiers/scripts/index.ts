@@ -27,11 +27,18 @@ export {
   DEFAULT_INTERPRETER_NAMES,
   INTERPRETER_FAMILIES,
   INTERPRETER_NAME,
+  type InterpreterLookup,
   interpreterReadPrefixes,
   scriptInterpreters,
   withInterpreterFamilies,
 } from './policy/script-interpreters.js'
 export { type InterpreterChoice, interpreterFor } from './policy/undeclared-interpreter.js'
+export {
+  describePython,
+  findOnPath,
+  type PythonLayout,
+  resolveUserPython,
+} from './policy/user-python.js'
 export { assertSafeArgValue, buildArgv } from './run/build-argv.js'
 export {
   type RunScriptOnceInput,
@@ -106,6 +113,7 @@ export {
   validateSkillScript,
 } from './tool/validate-skill-script.js'
 export type {
+  InterpreterSandboxView,
   ScriptRunResult,
   ScriptWorkspaceReport,
   SkillScript,

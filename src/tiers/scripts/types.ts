@@ -1,5 +1,6 @@
 import type { SandboxPolicy } from './policy/policy.js'
 import type {
+  PathMount,
   PathTranslator,
   SandboxHandle,
   SandboxLimits,
@@ -36,6 +37,13 @@ export interface SkillScript {
   readonly params?: readonly SkillScriptParam[]
 }
 
+/** One interpreter as scripts see it (see `SkillScriptConfig.interpreterViews`). */
+export interface InterpreterSandboxView {
+  readonly argv: readonly string[]
+  readonly env: Readonly<Record<string, string>>
+  readonly version?: string
+}
+
 /**
  * The deployer's tier-3 configuration. Everything a script may use is listed
  * here; nothing a skill declares widens it.
@@ -48,6 +56,16 @@ export interface SkillScriptConfig {
   readonly translator: PathTranslator
   /** Interpreter name → argv prefix with an absolute program path, e.g. `{ sh: ['/bin/sh'] }`. */
   readonly interpreters: Readonly<Record<string, readonly string[]>>
+  /**
+   * How scripts see the interpreters that live outside the system
+   * directories (a user's pyenv python, a venv): name → the argv prefix at
+   * sandbox paths, the variables it needs there, its version. A name without
+   * an entry runs as `interpreters` gives it. The host directories behind
+   * them are in `interpreterReadPaths` and mapped by the translator.
+   */
+  readonly interpreterViews?: Readonly<Record<string, InterpreterSandboxView>>
+  /** The host directories behind `interpreterViews` and where each call sees them. */
+  readonly interpreterMounts?: readonly PathMount[]
   /** What interpreters may read besides the skill root; explicit even when empty. */
   readonly interpreterReadPaths: readonly string[]
   readonly maxTimeoutSeconds: number

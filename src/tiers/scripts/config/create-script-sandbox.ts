@@ -15,6 +15,7 @@ import {
   assertInterpreterProgram,
   assertReadPath,
   interpreterReadPrefixes,
+  SYSTEM_READ_PATHS,
   scriptInterpreters,
   withInterpreterFamilies,
 } from '../policy/script-interpreters.js'
@@ -25,6 +26,7 @@ import { resolveSandboxHostUser, untraversableAncestor } from '../sandbox/sandbo
 import { createDirectoryWorkspace } from '../skill-copy/directory-workspace.js'
 import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
+import { interpreterViews } from './interpreter-views.js'
 
 function normalizeDeny(path: string): string {
   return (
@@ -70,8 +72,7 @@ export interface ScriptSandbox {
   dispose(): Promise<void>
 }
 
-/** What interpreters may read besides the skill: the system directories, as they exist here. */
-export const SYSTEM_READ_PATHS: readonly string[] = ['/usr', '/bin', '/lib', '/lib64']
+export { SYSTEM_READ_PATHS }
 
 /** Where credentials usually live in a home directory; never readable by a script. */
 const CREDENTIAL_DIRS = [
@@ -136,11 +137,17 @@ export async function createScriptSandbox(
       ? withInterpreterFamilies(options.interpreters)
       : scriptInterpreters()
     const extraPaths = (options.readPaths ?? []).map((p) => assertReadPath(p))
-    for (const [name, prefix] of Object.entries(interpreters)) {
+    const programs = Object.entries(interpreters).flatMap(([name, prefix]) => {
       const program = Array.isArray(prefix) ? prefix[0] : undefined
-      if (typeof program !== 'string') continue // validateSkillScriptConfig says what is wrong
-      assertInterpreterProgram(name, program)
-      extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
+      if (typeof program !== 'string') return [] // validateSkillScriptConfig says what is wrong
+      return [[name, assertInterpreterProgram(name, program)] as const]
+    })
+    // Pythons outside the system directories run from neutral paths, bound
+    // by descriptor when the sandbox user cannot reach them (a 0700 home).
+    const viewed = await interpreterViews(interpreters, systemPaths, join(baseDir, 'python'))
+    for (const [name, program] of programs) {
+      if (viewed.views[name] === undefined)
+        extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
     }
     for (const path of extraPaths) {
       if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
@@ -156,7 +163,14 @@ export async function createScriptSandbox(
           `read path '${path}' is out of the sandbox's reach: ${closed}.`,
         )
     }
-    const readPaths = [...new Set([...systemPaths, ...hostCertificatePaths(), ...extraPaths])]
+    const readPaths = [
+      ...new Set([
+        ...systemPaths,
+        ...hostCertificatePaths(),
+        ...extraPaths,
+        ...viewed.mounts.map((m) => m.host),
+      ]),
+    ]
     const denyRead = [
       ...new Set([...credentialDenyPaths(), ...(options.denyRead ?? [])].map(normalizeDeny)),
     ]
@@ -185,6 +199,8 @@ export async function createScriptSandbox(
       policy,
       translator: createPathTranslator({ hiddenHostPaths: [baseDir] }),
       interpreters,
+      interpreterViews: viewed.views,
+      interpreterMounts: viewed.mounts,
       interpreterReadPaths: readPaths,
       maxTimeoutSeconds: options.maxTimeoutSeconds ?? 60,
       defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 20,

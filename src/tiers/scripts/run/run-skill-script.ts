@@ -107,10 +107,12 @@ export async function runSkillScript(
   const scriptHostPath = join(input.root, script.path)
   // The translator maps the root to skillMount, so the sandbox path is known before the scratch exists.
   const scriptInSandbox = `${config.translator.skillMount}/${script.path}`
+  const view = config.interpreterViews?.[script.interpreter]
+  const interpreterArgv = view?.argv ?? script.interpreterArgv
   const argv =
     input.argv === undefined
-      ? buildArgv(script.interpreterArgv, scriptInSandbox, script.params, args)
-      : [...script.interpreterArgv, scriptInSandbox, ...input.argv]
+      ? buildArgv(interpreterArgv, scriptInSandbox, script.params, args)
+      : [...interpreterArgv, scriptInSandbox, ...input.argv]
   const st = await lstat(scriptHostPath).catch(() => undefined)
   if (!st?.isFile()) {
     throw new SkillHostError(
@@ -148,6 +150,9 @@ export async function runSkillScript(
       skillRoot: input.root,
       scratchDir: scratch,
       ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
+      ...(config.interpreterMounts === undefined
+        ? {}
+        : { interpreterMounts: config.interpreterMounts }),
     })
     try {
       const policy = derivePolicy({
@@ -170,11 +175,10 @@ export async function runSkillScript(
         argv,
         cwd: translator.toSandbox(workspace?.path ?? scratch),
         policy,
-        env: interpreterEnv(
-          script.interpreter,
-          script.interpreterArgv,
-          config.translator.skillMount,
-        ),
+        env: {
+          ...view?.env,
+          ...interpreterEnv(script.interpreter, interpreterArgv, config.translator.skillMount),
+        },
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: config.maxOutputBytes,
         ...((watch?.signal ?? input.signal) === undefined
