@@ -136,7 +136,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const timeout = optionValues(own, 'timeout')[0]
   const workspaceDir = optionValues(own, 'workspace')[0]
   const lists = Object.fromEntries(SANDBOX_LIST_FLAGS.map((f) => [f, optionValues(own, f)]))
-  const flags = parseSandboxFlags(lists)
+  let flags: ReturnType<typeof parseSandboxFlags>
+  try {
+    flags = parseSandboxFlags(lists, own.includes('--provision'))
+  } catch (err) {
+    return reportError(err, { io, command: 'run', json, status: RUN_EXIT.usage })
+  }
   let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
   try {
     sandbox = await createScriptSandbox(sandboxOptionsFrom(flags))

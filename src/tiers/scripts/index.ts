@@ -12,6 +12,21 @@ export {
   SYSTEM_READ_PATHS,
 } from './config/create-script-sandbox.js'
 export { validateSkillScriptConfig } from './config/validate-script-config.js'
+export type {
+  PackageIndex,
+  PinnedPackage,
+  ProvisionedEnv,
+  ProvisionOptions,
+} from './deps/provision-env.js'
+export {
+  type DeclaredRequirements,
+  readPep723,
+  readRequirementsTxt,
+  readSkillMdInstalls,
+} from './deps/read-requirements.js'
+export { parseRequirement, type Requirement } from './deps/requirement.js'
+export { provisionedInterpreter } from './deps/script-env.js'
+export { scriptRequirements } from './deps/script-requirements.js'
 export {
   assertPolicySubset,
   type DerivePolicyInput,

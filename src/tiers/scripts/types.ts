@@ -1,3 +1,4 @@
+import type { ProvisionOptions } from './deps/provision-env.js'
 import type { SandboxPolicy } from './policy/policy.js'
 import type {
   PathMount,
@@ -66,6 +67,14 @@ export interface SkillScriptConfig {
   readonly interpreterViews?: Readonly<Record<string, InterpreterSandboxView>>
   /** The host directories behind `interpreterViews` and where each call sees them. */
   readonly interpreterMounts?: readonly PathMount[]
+  /**
+   * Off by default: a python script whose declared requirements its
+   * interpreter lacks is `E_SKILL_SCRIPT_DEPS_MISSING`. Set, such a script
+   * runs in an environment built for its requirement set outside the
+   * sandbox (`provisionEnv`) and bound read-only; `cacheDir` must lie
+   * inside the session policy's read entries.
+   */
+  readonly provision?: ProvisionOptions
   /** What interpreters may read besides the skill root; explicit even when empty. */
   readonly interpreterReadPaths: readonly string[]
   readonly maxTimeoutSeconds: number

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs'
-import { chmod, chown, mkdtemp } from 'node:fs/promises'
+import { chmod, chown, mkdir, mkdtemp } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource } from '../../../common/leak-tracker.js'
+import type { ProvisionOptions } from '../deps/provision-env.js'
 import {
   assertPolicySubset,
   derivePolicy,
@@ -27,6 +28,12 @@ import { createDirectoryWorkspace } from '../skill-copy/directory-workspace.js'
 import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
 import { interpreterViews } from './interpreter-views.js'
+
+/** The provisioning options with the cache made and checked as a read path (never `/` or a home). */
+async function provisionCache(options: ProvisionOptions): Promise<ProvisionOptions> {
+  await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
+  return { ...options, cacheDir: assertReadPath(options.cacheDir, 'provision cache') }
+}
 
 function normalizeDeny(path: string): string {
   return (
@@ -62,6 +69,13 @@ export interface ScriptSandboxOptions {
   readonly defaultTimeoutSeconds?: number
   readonly maxOutputBytes?: number
   readonly failOnNonzeroExit?: boolean
+  /**
+   * Let python scripts' declared requirements be installed, outside the
+   * sandbox, into environments kept under `cacheDir` (made if missing,
+   * granted read-only to scripts) from `index`. Off by default: missing
+   * requirements are then `E_SKILL_SCRIPT_DEPS_MISSING`.
+   */
+  readonly provision?: ProvisionOptions
 }
 
 /** A ready tier-3 configuration and the one call that tears it all down. */
@@ -163,12 +177,14 @@ export async function createScriptSandbox(
           `read path '${path}' is out of the sandbox's reach: ${closed}.`,
         )
     }
+    const provision = options.provision && (await provisionCache(options.provision))
     const readPaths = [
       ...new Set([
         ...systemPaths,
         ...hostCertificatePaths(),
         ...extraPaths,
         ...viewed.mounts.map((m) => m.host),
+        ...(provision ? [provision.cacheDir] : []),
       ]),
     ]
     const denyRead = [
@@ -201,6 +217,7 @@ export async function createScriptSandbox(
       interpreters,
       interpreterViews: viewed.views,
       interpreterMounts: viewed.mounts,
+      ...(provision ? { provision } : {}),
       interpreterReadPaths: readPaths,
       maxTimeoutSeconds: options.maxTimeoutSeconds ?? 60,
       defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 20,

@@ -45,7 +45,11 @@ export class MountPlan {
  * program it was started as, so the host venv (whose links and `home` name
  * host paths) is never run as it is.
  */
-async function writeVenvShim(dir: string, baseBinary: string, layout: PythonLayout): Promise<void> {
+export async function writeVenvShim(
+  dir: string,
+  baseBinary: string,
+  layout: PythonLayout,
+): Promise<void> {
   await rm(dir, { recursive: true, force: true })
   await mkdir(join(dir, 'bin'), { recursive: true, mode: 0o755 })
   await mkdir(join(dir, 'site'), { mode: 0o755 })

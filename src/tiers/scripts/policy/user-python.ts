@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
@@ -52,6 +51,8 @@ export function describePython(program: string): PythonLayout | undefined {
   if (layouts.has(program)) return layouts.get(program)
   let layout: PythonLayout | undefined
   try {
+    // Loaded on first use, so the root entry (which reaches this module) never loads child_process.
+    const { execFileSync } = process.getBuiltinModule('node:child_process')
     const out = execFileSync(program, ['-I', '-c', PROBE], {
       timeout: PROBE_TIMEOUT_MS,
       encoding: 'utf8',

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
 import type { TurnContext } from '../../../common/turn-context.js'
+import { callInterpreter } from '../deps/script-env.js'
 import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
 import type { SandboxRunResult } from '../sandbox/types.js'
 import { TIMEOUT_PARAM, validateSkillScript } from '../tool/validate-skill-script.js'
@@ -133,6 +134,15 @@ export async function runSkillScript(
     )
   }
   if (input.signal?.aborted) throw aborted()
+  // Declared requirements: missing ones refuse here, or a provisioned env replaces the interpreter.
+  const own = await callInterpreter(config, input.skill, script, input.root)
+  if (own !== undefined) argv.splice(0, interpreterArgv.length, ...own.view.argv)
+  const callView = own?.view ?? view
+  const interpreterMounts = [...(config.interpreterMounts ?? []), ...(own?.mounts ?? [])]
+  const interpreterReadPaths = [
+    ...config.interpreterReadPaths,
+    ...(own?.mounts ?? []).map((m) => m.host),
+  ]
 
   const workspace = input.workspace
   const run = async (): Promise<ScriptRunResult> => {
@@ -150,16 +160,14 @@ export async function runSkillScript(
       skillRoot: input.root,
       scratchDir: scratch,
       ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
-      ...(config.interpreterMounts === undefined
-        ? {}
-        : { interpreterMounts: config.interpreterMounts }),
+      interpreterMounts,
     })
     try {
       const policy = derivePolicy({
         skillRoot: input.root,
         scratchDir: scratch,
         ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
-        interpreterReadPaths: config.interpreterReadPaths,
+        interpreterReadPaths,
         session: config.policy,
       })
       assertPolicySubset(policy, config.policy)
@@ -176,8 +184,8 @@ export async function runSkillScript(
         cwd: translator.toSandbox(workspace?.path ?? scratch),
         policy,
         env: {
-          ...view?.env,
-          ...interpreterEnv(script.interpreter, interpreterArgv, config.translator.skillMount),
+          ...callView?.env,
+          ...interpreterEnv(script.interpreter, argv, config.translator.skillMount),
         },
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: config.maxOutputBytes,
