@@ -9,6 +9,12 @@ export { UNAVAILABLE_TOOL_ENABLE } from '../skill-model/unavailable-tool.js'
 export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export * from './essentials.js'
 export type { DeclaredSkill } from './file-system-skill-source.js'
+export {
+  type LockedEnvironment,
+  type LockedPackage,
+  MAX_LOCKED_ENVIRONMENTS,
+  MAX_LOCKED_PACKAGES,
+} from './lock-environments.js'
 export { type LockSkillsOptions, lockSkills } from './lock-skills.js'
 export {
   formatSkillLock,

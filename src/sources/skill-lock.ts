@@ -1,4 +1,5 @@
 import { SkillHostError } from '../common/errors.js'
+import { type LockedEnvironment, toLockedEnvironments } from './lock-environments.js'
 import { isSkillDigest } from './skill-digest.js'
 
 /** The lockfile format this version writes and reads. */
@@ -19,6 +20,8 @@ export interface SkillLockEntry {
   readonly digest: string
   /** Where the skill was pinned from, for people reading the file; never checked. */
   readonly source: string
+  /** The python environments its scripts' requirements resolved to (`skillhost env --lock`); optional. */
+  readonly environments?: readonly LockedEnvironment[]
 }
 
 /**
@@ -65,7 +68,7 @@ function onlyKeys(value: Record<string, unknown>, allowed: readonly string[], wh
 function entryOf(id: string, value: unknown): SkillLockEntry {
   const where = `skill ${JSON.stringify(id.slice(0, 64))}`
   if (!isRecord(value)) throw invalid(`${where} is not an object`, { id })
-  onlyKeys(value, ['digest', 'source'], where)
+  onlyKeys(value, ['digest', 'source', 'environments'], where)
   const { digest, source } = value
   if (!isSkillDigest(digest))
     throw invalid(`${where} has no valid digest (sha256- and 44 base64 characters)`, { id })
@@ -73,7 +76,11 @@ function entryOf(id: string, value: unknown): SkillLockEntry {
     throw invalid(`${where} has no source string of at most ${MAX_SOURCE_CHARS} characters`, {
       id,
     })
-  return Object.freeze({ digest, source })
+  if (value.environments === undefined) return Object.freeze({ digest, source })
+  const environments = toLockedEnvironments(value.environments, (problem) => {
+    throw invalid(`${where}: ${problem}`, { id })
+  })
+  return Object.freeze({ digest, source, environments: Object.freeze(environments) })
 }
 
 function checkId(id: string): void {
@@ -140,10 +147,10 @@ export function skillLockFile(lock: SkillLock): SkillLockFile {
   const skills: Record<string, SkillLockEntry> = Object.create(null)
   const ids = [...lock.skills.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   for (const id of ids) {
-    const { digest, source } = lock.skills.get(id)!
+    const { digest, source, environments } = lock.skills.get(id)!
     // defineProperty, not assignment: an id named __proto__ stays a plain key.
     Object.defineProperty(skills, id, {
-      value: { digest, source },
+      value: { digest, source, ...(environments?.length ? { environments } : {}) },
       enumerable: true,
       writable: true,
       configurable: true,

@@ -1,12 +1,20 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli-main.js'
 import type { CliIo } from '../../src/cli/shared/cli-command.js'
-import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
+import { lockPins } from '../../src/cli/shared/sandbox-flags.js'
+import { parseSkillLock } from '../../src/sources/index.js'
+import {
+  createScriptSandbox,
+  type PinnedPackage,
+  runSkillScript,
+  scriptInterpreters,
+} from '../../src/tiers/scripts/index.js'
+import { codeOf } from '../helpers/error-code.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
-import { onLinux } from '../sandbox/helpers.js'
+import { files, onLinux, script } from '../sandbox/helpers.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 
@@ -61,6 +69,66 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       expect(ran.stdout).toBe('from-the-wheel\n')
       expect(ran.code).toBe(0)
     }, 120_000)
+
+    it('env --lock pins versions and wheel hashes; a locked rebuild installs exactly them', async () => {
+      const lockPath = join(dir, 'skills.lock.json')
+      expect((await cli(['lock', '--out', lockPath, dir])).code).toBe(0)
+      const r = await cli([
+        'env',
+        skill,
+        '--find-links',
+        wheels,
+        '--env-cache',
+        cache,
+        '--lock',
+        lockPath,
+      ])
+      expect(r.code).toBe(0)
+      const text = readFileSync(lockPath, 'utf8')
+      const entry = JSON.parse(text).skills.probe
+      expect(entry.environments).toEqual([
+        {
+          requirements: ['skillhost-probe-pkg'],
+          packages: [
+            {
+              name: 'skillhost-probe-pkg',
+              version: '1.0.0',
+              sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+            },
+          ],
+        },
+      ])
+      const lock = parseSkillLock(text)
+      const rebuild = async (pins: Map<string, readonly PinnedPackage[]>) => {
+        const sandbox = await createScriptSandbox({
+          provision: {
+            cacheDir: mkdtempSync(join(dir, 'fresh-')),
+            index: { findLinks: wheels },
+            pins,
+          },
+        })
+        const root = await sandbox.config.workspace.materialize(
+          { id: 'probe', version: '1' },
+          files({ 'use.py': readFileSync(join(skill, 'scripts', 'use.py'), 'utf8') }),
+        )
+        try {
+          return await runSkillScript(sandbox.config, {
+            skill: 'probe',
+            root,
+            script: script({ path: 'use.py', interpreter: 'python3' }),
+            args: {},
+          })
+        } finally {
+          await sandbox.dispose()
+        }
+      }
+      expect((await rebuild(lockPins(lock))).stdout).toBe('from-the-wheel\n')
+      // A wheel that is not the one pinned is refused (--require-hashes).
+      const tampered = new Map(
+        [...lockPins(lock)].map(([k, v]) => [k, v.map((p) => ({ ...p, sha256: '0'.repeat(64) }))]),
+      )
+      expect(await codeOf(rebuild(tampered))).toBe('E_SKILL_WORKSPACE_FAILED')
+    }, 180_000)
 
     it('--find-links and --index-url exclude each other', async () => {
       const r = await cli([

@@ -1,9 +1,11 @@
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
+import type { SkillLock } from '../../sources/index.js'
 import {
   assertInterpreterProgram,
   assertReadPath,
+  type PinnedPackage,
   type ProvisionOptions,
   type ScriptSandboxOptions,
   scriptInterpreters,
@@ -117,11 +119,31 @@ export function parseSandboxFlags(
   return { interpreters, readPaths, ...(provision ? { provision: provisionFrom(lists) } : {}) }
 }
 
+/**
+ * The pinned environments of a lockfile (`skillhost env --lock`) by
+ * requirement set, for `ProvisionOptions.pins`: a locked deployment
+ * rebuilds what was resolved.
+ */
+export function lockPins(lock: SkillLock | undefined): Map<string, readonly PinnedPackage[]> {
+  const pins = new Map<string, readonly PinnedPackage[]>()
+  for (const entry of lock?.skills.values() ?? []) {
+    for (const env of entry.environments ?? []) {
+      pins.set([...env.requirements].sort().join('\n'), env.packages)
+    }
+  }
+  return pins
+}
+
 /** The `createScriptSandbox` options the flags ask for: the default allow-list plus the flags. */
-export function sandboxOptionsFrom(flags: SandboxFlags): ScriptSandboxOptions {
+export function sandboxOptionsFrom(flags: SandboxFlags, lock?: SkillLock): ScriptSandboxOptions {
+  const pins = lockPins(lock)
+  const provision =
+    flags.provision === undefined || pins.size === 0
+      ? flags.provision
+      : { ...flags.provision, pins }
   return {
     interpreters: scriptInterpreters(flags.interpreters),
     ...(flags.readPaths.length > 0 ? { readPaths: flags.readPaths } : {}),
-    ...(flags.provision === undefined ? {} : { provision: flags.provision }),
+    ...(provision === undefined ? {} : { provision }),
   }
 }

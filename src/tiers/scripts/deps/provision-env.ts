@@ -26,6 +26,19 @@ export interface ProvisionOptions {
   readonly cacheDir: string
   /** `--index-url URL`, or `--no-index --find-links DIR`; default: pip's own configuration. */
   readonly index?: PackageIndex
+  /**
+   * Pinned resolutions from a lockfile, by `requirementSetKey`: a set found
+   * here installs exactly these packages with `--require-hashes`.
+   */
+  readonly pins?: ReadonlyMap<string, readonly PinnedPackage[]>
+}
+
+/** How a lockfile names a requirement set: its normalized requirement texts, sorted, one a line. */
+export function requirementSetKey(requirements: readonly Requirement[]): string {
+  return requirements
+    .map((r) => r.text)
+    .sort()
+    .join('\n')
 }
 
 /** One package pip installed into an environment, as its report says. */
@@ -48,10 +61,14 @@ export interface ProvisionedEnv {
 const BUILD_TIMEOUT_MS = 10 * 60_000
 
 /** The cache key of a requirement set: sha256 of the interpreter (version and binary) and the sorted set. */
-export function envKey(layout: PythonLayout, requirements: readonly Requirement[]): string {
+export function envKey(
+  layout: PythonLayout,
+  requirements: readonly Requirement[],
+  pins?: readonly PinnedPackage[],
+): string {
   const set = requirements.map((r) => r.text).sort()
   return createHash('sha256')
-    .update(JSON.stringify([layout.version, layout.realExecutable, set]))
+    .update(JSON.stringify([layout.version, layout.realExecutable, set, pins ?? null]))
     .digest('hex')
     .slice(0, 32)
 }
@@ -97,8 +114,8 @@ function pinsFromReport(report: unknown): PinnedPackage[] {
  * deployer's index and `--report`, in a temp folder of the cache renamed into
  * place whole, under a lock folder so concurrent builders wait for one
  * another. `writeShim(dir)` adds the neutral-path shim before the rename.
- * `pins`, from a lockfile, install exactly those versions with
- * `--require-hashes`. Runs on the host, never in the sandbox, and gives
+ * A set `options.pins` holds (from a lockfile) installs exactly those
+ * versions with `--require-hashes`. Runs on the host, never in the sandbox, and gives
  * the sandbox no network. Failures are `E_SKILL_WORKSPACE_FAILED`.
  */
 export async function provisionEnv(
@@ -106,9 +123,9 @@ export async function provisionEnv(
   requirements: readonly Requirement[],
   options: ProvisionOptions,
   writeShim: (dir: string) => Promise<void>,
-  pins?: readonly PinnedPackage[],
 ): Promise<ProvisionedEnv> {
-  const key = envKey(python, requirements)
+  const pins = options.pins?.get(requirementSetKey(requirements))
+  const key = envKey(python, requirements, pins)
   const dir = join(options.cacheDir, key)
   await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
   const lock = `${dir}.lock`
@@ -148,7 +165,8 @@ export async function provisionEnv(
       [
         ...['-I', '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
         ...['--no-cache-dir', '--report', report, ...indexArgs],
-        ...(pins?.length ? ['--require-hashes', '--no-deps'] : []),
+        ...(pins?.length ? ['--no-deps'] : []),
+        ...(pins?.length && pins.every((p) => p.sha256) ? ['--require-hashes'] : []),
         ...['-r', reqFile],
       ],
       opts,
