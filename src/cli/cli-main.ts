@@ -1,4 +1,5 @@
 import { demoCommand } from './demo/demo-command.js'
+import { envCommand } from './env/env-command.js'
 import { listCommand } from './list/list-command.js'
 import { lockCommand } from './lock/lock-command.js'
 import { promptCommand } from './prompt/prompt-command.js'
@@ -21,6 +22,7 @@ export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
     promptCommand,
     lockCommand,
     runCommand,
+    envCommand,
     serveCommand,
     demoCommand,
   ].map((c) => [c.name, c]),

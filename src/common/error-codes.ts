@@ -107,6 +107,14 @@ export const ERROR_CODES = {
     status: 400,
     summary: 'A script parameter value is unsafe or invalid.',
   },
+  E_SKILL_SCRIPT_DEPS_MISSING: {
+    status: 424,
+    summary: 'A script declares packages its interpreter lacks, and provisioning is off.',
+  },
+  E_SKILL_REQUIREMENTS_INVALID: {
+    status: 422,
+    summary: 'A script requirement is outside the accepted subset (a URL, path or option).',
+  },
   E_SKILL_WORKSPACE_FAILED: {
     status: 500,
     summary: 'A skill workspace could not be materialized or disposed.',

@@ -18,6 +18,12 @@ export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export * from './essentials.js'
 export type { DeclaredSkill } from './file-system-skill-source.js'
 export { diffSkillLocks, type SkillLockDrift } from './lock-drift.js'
+export {
+  type LockedEnvironment,
+  type LockedPackage,
+  MAX_LOCKED_ENVIRONMENTS,
+  MAX_LOCKED_PACKAGES,
+} from './lock-environments.js'
 export { type LockSkillsOptions, lockSkills } from './lock-skills.js'
 export {
   formatSkillLock,

@@ -1,4 +1,5 @@
 import { SkillHostError } from '../common/errors.js'
+import { type LockedEnvironment, toLockedEnvironments } from './lock-environments.js'
 import { isSkillDigest } from './skill-digest.js'
 import { isSkillFileDigest, type SkillManifestFile } from './skill-manifest.js'
 
@@ -44,6 +45,8 @@ export interface SkillLockEntry {
    * an MCP Skills Extension manifest lists, so the two compare directly.
    */
   readonly files?: readonly SkillManifestFile[]
+  /** The python environments its scripts' requirements resolved to (`skillhost env --lock`); optional. */
+  readonly environments?: readonly LockedEnvironment[]
 }
 
 /**
@@ -119,7 +122,13 @@ function filesOf(id: string, where: string, value: unknown): readonly SkillManif
 function entryOf(id: string, value: unknown, version: SkillLockVersion): SkillLockEntry {
   const where = `skill ${JSON.stringify(id.slice(0, 64))}`
   if (!isRecord(value)) throw invalid(`${where} is not an object`, { id })
-  onlyKeys(value, version === 1 ? ['digest', 'source'] : ['digest', 'source', 'files'], where)
+  onlyKeys(
+    value,
+    version === 1
+      ? ['digest', 'source', 'environments']
+      : ['digest', 'source', 'files', 'environments'],
+    where,
+  )
   const { digest, source } = value
   if (!isSkillDigest(digest))
     throw invalid(`${where} has no valid digest (sha256- and 44 base64 characters)`, { id })
@@ -127,9 +136,18 @@ function entryOf(id: string, value: unknown, version: SkillLockVersion): SkillLo
     throw invalid(`${where} has no source string of at most ${MAX_SOURCE_CHARS} characters`, {
       id,
     })
+  const environments =
+    value.environments === undefined
+      ? undefined
+      : Object.freeze(
+          toLockedEnvironments(value.environments, (problem) => {
+            throw invalid(`${where}: ${problem}`, { id })
+          }),
+        )
+  const pinned = environments === undefined ? {} : { environments }
   return version === 1
-    ? Object.freeze({ digest, source })
-    : Object.freeze({ digest, source, files: filesOf(id, where, value.files) })
+    ? Object.freeze({ digest, source, ...pinned })
+    : Object.freeze({ digest, source, files: filesOf(id, where, value.files), ...pinned })
 }
 
 function checkId(id: string): void {
@@ -197,16 +215,18 @@ export function skillLockFile(lock: SkillLock): SkillLockFile {
   const skills: Record<string, SkillLockEntry> = Object.create(null)
   const ids = [...lock.skills.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   for (const id of ids) {
-    const { digest, source, files } = lock.skills.get(id)!
+    const { digest, source, files, environments } = lock.skills.get(id)!
+    const pinned = environments?.length ? { environments } : {}
     // defineProperty, not assignment: an id named __proto__ stays a plain key.
     Object.defineProperty(skills, id, {
       value:
         lock.lockfileVersion === 1
-          ? { digest, source }
+          ? { digest, source, ...pinned }
           : {
               digest,
               source,
               files: (files ?? []).map((f) => ({ path: f.path, digest: f.digest, size: f.size })),
+              ...pinned,
             },
       enumerable: true,
       writable: true,

@@ -56,9 +56,36 @@ beforeAll(async () => {
   // A shebang in a file no extension names: run_<skill>_script is offered.
   await put('shebang', 'Ships one extensionless script.', { 'bin/tool': '#!/bin/sh\necho hi\n' })
   await put('docs-only', 'Ships only notes.', { 'notes.md': '# notes\n', 'data.txt': 'x' })
+  await put('py-tool', 'Ships one declared python script.', {
+    'scripts/hello.py': 'print("hi")\n',
+    'skillhost.yaml':
+      'scripts:\n  - name: hello\n    path: scripts/hello.py\n    description: Say hi.\n    interpreter: python3\n',
+  })
 })
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true })
+})
+
+describe('skillhost list --json: the interpreter each script runs with (issue 23)', () => {
+  it('names the interpreter, its program and, for python, its version; --interpreter wins', async () => {
+    const rows = (await listJson(tmp)) as Map<
+      string,
+      Row & { interpreters?: Record<string, unknown> }
+    >
+    const ran = rows.get('py-tool')?.interpreters?.run_py_tool_hello as {
+      name: string
+      program: string
+      version?: string
+    }
+    expect(ran.name).toBe('python3')
+    expect(ran.program).toMatch(/^\/.*python/)
+    expect(ran.version).toMatch(/^3\.\d+\.\d+$/)
+    const chosen = await listJson('--interpreter', 'python3=/usr/bin/python3', tmp)
+    expect(
+      (chosen.get('py-tool') as Row & { interpreters: Record<string, { program: string }> })
+        .interpreters.run_py_tool_hello?.program,
+    ).toBe('/usr/bin/python3')
+  })
 })
 
 describe('skillhost list: tools by tier (issue 12 item 9)', () => {

@@ -141,6 +141,8 @@ describe('--overlays on the CLI', () => {
         'verify_fields',
         '--overlays',
         REAL_SKILLS_OVERLAYS,
+        '--interpreter',
+        'python3=/usr/bin/python3',
         'out.pdf',
       ])
       expect(r.stderr).toBe('error: out.pdf does not exist; put the PDF in the current directory\n')

@@ -42,6 +42,8 @@ describe.skipIf(!linux)(
       const base = join(temp, 'sandbox')
       mkdirSync(base)
       const sandbox = await createScriptSandbox({
+        // The python that has pypdf (Debian's), not the one PATH would give (issue 23).
+        interpreters: { python3: [python] },
         baseDir: base,
         maxTimeoutSeconds: 30,
         defaultTimeoutSeconds: 20,

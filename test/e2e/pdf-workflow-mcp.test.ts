@@ -68,6 +68,9 @@ describe.skipIf(!linux)(
           state,
           '--workspace',
           userDir,
+          // The python that has pypdf (Debian's), not the one PATH would give (issue 23).
+          '--interpreter',
+          `python3=${python}`,
           REAL_SKILLS_ROOT,
         ],
         cwd: ROOT,

@@ -143,6 +143,33 @@ describe('lockfile format', () => {
   })
 })
 
+describe('lockfile environments (issue 23: pinned python environments)', () => {
+  const env = {
+    requirements: ['pypdf>=4'],
+    packages: [{ name: 'pypdf', version: '4.2.0', sha256: 'a'.repeat(64) }],
+  }
+  it('an entry without environments reads as before; one with them round-trips', () => {
+    expect(parseSkillLock(lockText({ a: { digest: D1, source: 's' } })).skills.get('a')).toEqual({
+      digest: D1,
+      source: 's',
+    })
+    const lock = parseSkillLock(lockText({ a: { digest: D1, source: 's', environments: [env] } }))
+    expect(lock.skills.get('a')?.environments).toEqual([env])
+    expect(parseSkillLock(formatSkillLock(lock)).skills.get('a')?.environments).toEqual([env])
+  })
+
+  it('refuses malformed environments naming where', () => {
+    const bad = (environments: unknown) =>
+      refusal(lockText({ a: { digest: D1, source: 's', environments } }))
+    expect(bad({})).toMatch(/environments is not a list/)
+    expect(bad([{ ...env, extra: 1 }])).toMatch(/environments\[0\] is not/)
+    expect(bad([{ ...env, packages: [{ name: 'x', version: '1', sha256: 'nothex' }] }])).toMatch(
+      /environments\[0\]\.packages\[0\]/,
+    )
+    expect(bad([{ ...env, requirements: ['a\nb'] }])).toMatch(/requirements is not/)
+  })
+})
+
 describe('readSkillLock', () => {
   it('reads a lockfile, and refuses a missing, huge, non-regular or malformed one with typed errors', async () => {
     const dir = await makeTree({})

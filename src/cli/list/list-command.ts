@@ -42,7 +42,7 @@ const HELP: HelpSpec = {
         { term: '--strict', text: 'apply the agentskills.io rules strictly' },
         {
           term: '--json',
-          text: 'print { roots, skills, problems, sourceErrors } as JSON; each skill carries ref (what load_skill takes), each active skill tools: { module, isolated, scripts, undeclared } (tool names) and unavailableTools: [{ name, reason, enable, detail? }]; a root that cannot be searched is in sourceErrors',
+          text: 'print { roots, skills, problems, sourceErrors } as JSON; each skill carries ref (what load_skill takes), each active skill tools: { module, isolated, scripts, undeclared } (tool names), unavailableTools: [{ name, reason, enable, detail? }] and interpreters: { <script tool>: { name, program, version? } } (what each declared script runs with); a root that cannot be searched is in sourceErrors',
         },
         OVERLAYS_HELP,
         LOCKED_HELP,
@@ -193,8 +193,8 @@ export const listCommand: CliCommand = {
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => {
         if (row.status !== 'active') return row
-        const { unavailable, ...byTier } = tools[i]!
-        return { ...row, tools: byTier, unavailableTools: unavailable }
+        const { unavailable, interpreters, ...byTier } = tools[i]!
+        return { ...row, tools: byTier, unavailableTools: unavailable, interpreters }
       })
       // A root that could not be searched is a failed root too (the text says so on stderr).
       const unusable = roots.unusable.map((u) => ({

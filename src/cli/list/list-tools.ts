@@ -1,7 +1,7 @@
 import { SkillHostError } from '../../common/index.js'
 import { FileSystemSkillSource, type UnavailableTool } from '../../index.js'
 import type { SkillDescriptor } from '../../sources/index.js'
-import { previewScriptTools } from '../../tiers/scripts/index.js'
+import { describePython, previewScriptTools } from '../../tiers/scripts/index.js'
 import type { CatalogRow } from '../shared/resolve-catalog.js'
 
 /** How the `serve` that `list` answers for would run: the flags both commands share. */
@@ -30,6 +30,29 @@ export interface ListedTools {
   readonly undeclared: readonly string[]
   /** Declared tools serve would not offer, with the reason and what enables them. */
   readonly unavailable: readonly UnavailableTool[]
+  /** Each declared script tool → the interpreter it will run with (`describeInterpreter`). */
+  readonly interpreters: Readonly<Record<string, RunsWith>>
+}
+
+/** The interpreter a script runs with: its allow-list name, host program and version when known. */
+export interface RunsWith {
+  readonly name: string
+  readonly program: string
+  readonly version?: string
+}
+
+/**
+ * `name`'s entry of `interpreters` as `list --json` shows it; a python's
+ * version comes from `describePython` (one host process per distinct program
+ * per run, remembered).
+ */
+export function describeInterpreter(
+  name: string,
+  interpreters: Readonly<Record<string, readonly string[]>>,
+): RunsWith {
+  const program = interpreters[name]?.[0] ?? ''
+  const version = /^python[0-9.]*$/.test(name) ? describePython(program)?.version : undefined
+  return { name, program, ...(version === undefined ? {} : { version }) }
 }
 
 const NOTHING: ListedTools = {
@@ -38,6 +61,7 @@ const NOTHING: ListedTools = {
   scripts: [],
   undeclared: [],
   unavailable: [],
+  interpreters: {},
 }
 
 /**
@@ -102,5 +126,11 @@ export async function listTools(row: CatalogRow, shape: ListServeShape): Promise
     scripts: scripts.declared,
     undeclared: scripts.undeclared,
     unavailable: [...(shape.importModules ? [] : modules), ...scripts.unavailable],
+    interpreters: Object.fromEntries(
+      Object.entries(scripts.runsWith).map(([tool, name]) => [
+        tool,
+        describeInterpreter(name, shape.interpreters),
+      ]),
+    ),
   }
 }

@@ -5,7 +5,7 @@ import { SANDBOX_LIST_FLAGS } from '../shared/sandbox-flags.js'
 // How `skillhost run` reads its argv: its own flags, the skill folder and
 // script name, and the script's parameters typed by its declaration.
 
-const RUN_FLAGS = new Set(['timeout', 'json', 'help'])
+const RUN_FLAGS = new Set(['timeout', 'json', 'help', 'provision'])
 // run's own flags that take a value; never passed to the script.
 const RUN_VALUE_FLAGS = new Set<string>(['timeout', 'workspace', 'overlays', ...SANDBOX_LIST_FLAGS])
 

@@ -47,7 +47,7 @@ const HELP: HelpSpec = {
         },
       ],
     },
-    "The script's interpreter must be one run allows: sh, bash, python, python3 (the system python3) and node where installed, plus --interpreter names.",
+    "The script's interpreter must be one run allows: sh, bash, python, python3 (the python PATH gives, else the system python3) and node where installed, plus --interpreter names. With --provision, a python script's declared requirements are installed outside the sandbox into a cached environment (see skillhost env).",
     {
       title:
         "Exit status: the script's own exit status when it ran to its end (0 is success; --json has it as exitCode). skillhost run's own conditions use codes from sysexits.h and coreutils timeout, so a script's usual small codes (1, 2, 3, ...) never read as one of them:",
@@ -136,7 +136,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const timeout = optionValues(own, 'timeout')[0]
   const workspaceDir = optionValues(own, 'workspace')[0]
   const lists = Object.fromEntries(SANDBOX_LIST_FLAGS.map((f) => [f, optionValues(own, f)]))
-  const flags = parseSandboxFlags(lists)
+  let flags: ReturnType<typeof parseSandboxFlags>
+  try {
+    flags = parseSandboxFlags(lists, own.includes('--provision'))
+  } catch (err) {
+    return reportError(err, { io, command: 'run', json, status: RUN_EXIT.usage })
+  }
   let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
   try {
     sandbox = await createScriptSandbox(sandboxOptionsFrom(flags))

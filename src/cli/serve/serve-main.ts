@@ -123,7 +123,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     scripts: options.scripts,
     ...(options.undeclaredScripts === false ? { undeclaredScripts: false } : {}),
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
-    scriptSandbox: sandboxOptionsFrom(options.sandbox),
+    scriptSandbox: sandboxOptionsFrom(options.sandbox, lock),
     gate: createPolicyGate(policy, log),
     log,
     durableSpool: options.durableSpool,

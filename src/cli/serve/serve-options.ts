@@ -152,6 +152,7 @@ export function parseServeOptions(
       'no-watch',
       'durable-spool',
       'insecure-no-auth',
+      'provision',
       ...ROOT_FLAGS.booleans,
     ],
     strings: [
@@ -271,7 +272,7 @@ export function parseServeOptions(
     channel: (s.channel ?? SERVE_DEFAULT_CHANNEL) as SkillChannel,
     durableSpool: args.booleans['durable-spool'] === true,
     spoolRetention,
-    sandbox: parseSandboxFlags(args.lists),
+    sandbox: parseSandboxFlags(args.lists, args.booleans.provision === true),
   }
 }
 

@@ -1,7 +1,12 @@
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
+import type { SkillLock } from '../../sources/index.js'
 import {
   assertInterpreterProgram,
   assertReadPath,
+  type PinnedPackage,
+  type ProvisionOptions,
   type ScriptSandboxOptions,
   scriptInterpreters,
 } from '../../tiers/scripts/index.js'
@@ -9,7 +14,13 @@ import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
 
 /** The repeatable flags `serve`, `run` and `validate` share to shape the script sandbox. */
-export const SANDBOX_LIST_FLAGS = ['interpreter', 'read-path'] as const
+export const SANDBOX_LIST_FLAGS = [
+  'interpreter',
+  'read-path',
+  'find-links',
+  'index-url',
+  'env-cache',
+] as const
 
 /** The help items of those flags, for each command's options list. */
 export const SANDBOX_FLAGS_HELP: readonly HelpItem[] = [
@@ -18,6 +29,19 @@ export const SANDBOX_FLAGS_HELP: readonly HelpItem[] = [
     text: "allow interpreter NAME as the executable at absolute PATH (repeatable; replaces a default of that name). A PATH outside /usr (a venv's bin/python, nvm's node) has its prefix bound read-only",
   },
   { term: '--read-path DIR', text: 'let scripts read DIR, read-only (repeatable)' },
+  {
+    term: '--provision',
+    text: "install python scripts' declared requirements (PEP 723, requirements.txt, pip install lines of SKILL.md) outside the sandbox into a cached venv per requirement set, bound read-only; without it a missing package is E_SKILL_SCRIPT_DEPS_MISSING",
+  },
+  {
+    term: '--find-links DIR',
+    text: 'with --provision: install only from the wheels in DIR (no index)',
+  },
+  { term: '--index-url URL', text: "with --provision: the package index (default: pip's own)" },
+  {
+    term: '--env-cache DIR',
+    text: 'with --provision: where environments are kept (default $XDG_CACHE_HOME/skillhost/envs, else ~/.cache/skillhost/envs)',
+  },
 ]
 
 /** The deployer's sandbox flags, checked. */
@@ -26,6 +50,35 @@ export interface SandboxFlags {
   readonly interpreters: Readonly<Record<string, string>>
   /** From `--read-path DIR`. */
   readonly readPaths: readonly string[]
+  /** From `--provision` with `--find-links`, `--index-url`, `--env-cache`. */
+  readonly provision?: ProvisionOptions
+}
+
+/** Where `--provision` keeps environments without `--env-cache`. */
+export function defaultEnvCache(env: NodeJS.ProcessEnv = process.env): string {
+  const base =
+    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)
+      ? env.XDG_CACHE_HOME
+      : join(homedir(), '.cache')
+  return join(base, 'skillhost', 'envs')
+}
+
+/** The provisioning the flags ask for; `--find-links` and `--index-url` exclude each other. */
+export function provisionFrom(
+  lists: Readonly<Record<string, readonly string[]>>,
+): ProvisionOptions {
+  const last = (name: string) => lists[name]?.at(-1)
+  const findLinks = last('find-links')
+  const indexUrl = last('index-url')
+  if (findLinks !== undefined && indexUrl !== undefined)
+    throw new UsageError('give --find-links or --index-url, not both')
+  if (indexUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(indexUrl))
+    throw new UsageError('--index-url needs an http(s) URL')
+  return {
+    cacheDir: resolve(last('env-cache') ?? defaultEnvCache()),
+    ...(findLinks !== undefined ? { index: { findLinks: resolve(findLinks) } } : {}),
+    ...(indexUrl !== undefined ? { index: indexUrl } : {}),
+  }
 }
 
 function usage(err: unknown, flag: string): never {
@@ -42,6 +95,7 @@ function usage(err: unknown, flag: string): never {
  */
 export function parseSandboxFlags(
   lists: Readonly<Record<string, readonly string[]>>,
+  provision = false,
 ): SandboxFlags {
   const interpreters: Record<string, string> = Object.create(null)
   for (const entry of lists.interpreter ?? []) {
@@ -62,13 +116,34 @@ export function parseSandboxFlags(
       usage(err, 'read-path')
     }
   }
-  return { interpreters, readPaths }
+  return { interpreters, readPaths, ...(provision ? { provision: provisionFrom(lists) } : {}) }
+}
+
+/**
+ * The pinned environments of a lockfile (`skillhost env --lock`) by
+ * requirement set, for `ProvisionOptions.pins`: a locked deployment
+ * rebuilds what was resolved.
+ */
+export function lockPins(lock: SkillLock | undefined): Map<string, readonly PinnedPackage[]> {
+  const pins = new Map<string, readonly PinnedPackage[]>()
+  for (const entry of lock?.skills.values() ?? []) {
+    for (const env of entry.environments ?? []) {
+      pins.set([...env.requirements].sort().join('\n'), env.packages)
+    }
+  }
+  return pins
 }
 
 /** The `createScriptSandbox` options the flags ask for: the default allow-list plus the flags. */
-export function sandboxOptionsFrom(flags: SandboxFlags): ScriptSandboxOptions {
+export function sandboxOptionsFrom(flags: SandboxFlags, lock?: SkillLock): ScriptSandboxOptions {
+  const pins = lockPins(lock)
+  const provision =
+    flags.provision === undefined || pins.size === 0
+      ? flags.provision
+      : { ...flags.provision, pins }
   return {
     interpreters: scriptInterpreters(flags.interpreters),
     ...(flags.readPaths.length > 0 ? { readPaths: flags.readPaths } : {}),
+    ...(provision === undefined ? {} : { provision }),
   }
 }

@@ -12,6 +12,21 @@ export {
   SYSTEM_READ_PATHS,
 } from './config/create-script-sandbox.js'
 export { validateSkillScriptConfig } from './config/validate-script-config.js'
+export type {
+  PackageIndex,
+  PinnedPackage,
+  ProvisionedEnv,
+  ProvisionOptions,
+} from './deps/provision-env.js'
+export {
+  type DeclaredRequirements,
+  readPep723,
+  readRequirementsTxt,
+  readSkillMdInstalls,
+} from './deps/read-requirements.js'
+export { parseRequirement, type Requirement } from './deps/requirement.js'
+export { provisionedInterpreter } from './deps/script-env.js'
+export { scriptRequirements } from './deps/script-requirements.js'
 export {
   assertPolicySubset,
   type DerivePolicyInput,
@@ -27,11 +42,18 @@ export {
   DEFAULT_INTERPRETER_NAMES,
   INTERPRETER_FAMILIES,
   INTERPRETER_NAME,
+  type InterpreterLookup,
   interpreterReadPrefixes,
   scriptInterpreters,
   withInterpreterFamilies,
 } from './policy/script-interpreters.js'
 export { type InterpreterChoice, interpreterFor } from './policy/undeclared-interpreter.js'
+export {
+  describePython,
+  findOnPath,
+  type PythonLayout,
+  resolveUserPython,
+} from './policy/user-python.js'
 export { assertSafeArgValue, buildArgv } from './run/build-argv.js'
 export {
   type RunScriptOnceInput,
@@ -106,6 +128,7 @@ export {
   validateSkillScript,
 } from './tool/validate-skill-script.js'
 export type {
+  InterpreterSandboxView,
   ScriptRunResult,
   ScriptWorkspaceReport,
   SkillScript,

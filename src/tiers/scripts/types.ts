@@ -1,5 +1,7 @@
+import type { ProvisionOptions } from './deps/provision-env.js'
 import type { SandboxPolicy } from './policy/policy.js'
 import type {
+  PathMount,
   PathTranslator,
   SandboxHandle,
   SandboxLimits,
@@ -36,6 +38,13 @@ export interface SkillScript {
   readonly params?: readonly SkillScriptParam[]
 }
 
+/** One interpreter as scripts see it (see `SkillScriptConfig.interpreterViews`). */
+export interface InterpreterSandboxView {
+  readonly argv: readonly string[]
+  readonly env: Readonly<Record<string, string>>
+  readonly version?: string
+}
+
 /**
  * The deployer's tier-3 configuration. Everything a script may use is listed
  * here; nothing a skill declares widens it.
@@ -48,6 +57,24 @@ export interface SkillScriptConfig {
   readonly translator: PathTranslator
   /** Interpreter name → argv prefix with an absolute program path, e.g. `{ sh: ['/bin/sh'] }`. */
   readonly interpreters: Readonly<Record<string, readonly string[]>>
+  /**
+   * How scripts see the interpreters that live outside the system
+   * directories (a user's pyenv python, a venv): name → the argv prefix at
+   * sandbox paths, the variables it needs there, its version. A name without
+   * an entry runs as `interpreters` gives it. The host directories behind
+   * them are in `interpreterReadPaths` and mapped by the translator.
+   */
+  readonly interpreterViews?: Readonly<Record<string, InterpreterSandboxView>>
+  /** The host directories behind `interpreterViews` and where each call sees them. */
+  readonly interpreterMounts?: readonly PathMount[]
+  /**
+   * Off by default: a python script whose declared requirements its
+   * interpreter lacks is `E_SKILL_SCRIPT_DEPS_MISSING`. Set, such a script
+   * runs in an environment built for its requirement set outside the
+   * sandbox (`provisionEnv`) and bound read-only; `cacheDir` must lie
+   * inside the session policy's read entries.
+   */
+  readonly provision?: ProvisionOptions
   /** What interpreters may read besides the skill root; explicit even when empty. */
   readonly interpreterReadPaths: readonly string[]
   readonly maxTimeoutSeconds: number

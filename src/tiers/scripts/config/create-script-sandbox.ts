@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs'
-import { chmod, chown, mkdtemp } from 'node:fs/promises'
+import { chmod, chown, mkdir, mkdtemp } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource } from '../../../common/leak-tracker.js'
+import type { ProvisionOptions } from '../deps/provision-env.js'
 import {
   assertPolicySubset,
   derivePolicy,
@@ -15,6 +16,7 @@ import {
   assertInterpreterProgram,
   assertReadPath,
   interpreterReadPrefixes,
+  SYSTEM_READ_PATHS,
   scriptInterpreters,
   withInterpreterFamilies,
 } from '../policy/script-interpreters.js'
@@ -25,6 +27,13 @@ import { resolveSandboxHostUser, untraversableAncestor } from '../sandbox/sandbo
 import { createDirectoryWorkspace } from '../skill-copy/directory-workspace.js'
 import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
+import { interpreterViews } from './interpreter-views.js'
+
+/** The provisioning options with the cache made and checked as a read path (never `/` or a home). */
+async function provisionCache(options: ProvisionOptions): Promise<ProvisionOptions> {
+  await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
+  return { ...options, cacheDir: assertReadPath(options.cacheDir, 'provision cache') }
+}
 
 function normalizeDeny(path: string): string {
   return (
@@ -60,6 +69,13 @@ export interface ScriptSandboxOptions {
   readonly defaultTimeoutSeconds?: number
   readonly maxOutputBytes?: number
   readonly failOnNonzeroExit?: boolean
+  /**
+   * Let python scripts' declared requirements be installed, outside the
+   * sandbox, into environments kept under `cacheDir` (made if missing,
+   * granted read-only to scripts) from `index`. Off by default: missing
+   * requirements are then `E_SKILL_SCRIPT_DEPS_MISSING`.
+   */
+  readonly provision?: ProvisionOptions
 }
 
 /** A ready tier-3 configuration and the one call that tears it all down. */
@@ -70,8 +86,7 @@ export interface ScriptSandbox {
   dispose(): Promise<void>
 }
 
-/** What interpreters may read besides the skill: the system directories, as they exist here. */
-export const SYSTEM_READ_PATHS: readonly string[] = ['/usr', '/bin', '/lib', '/lib64']
+export { SYSTEM_READ_PATHS }
 
 /** Where credentials usually live in a home directory; never readable by a script. */
 const CREDENTIAL_DIRS = [
@@ -136,11 +151,17 @@ export async function createScriptSandbox(
       ? withInterpreterFamilies(options.interpreters)
       : scriptInterpreters()
     const extraPaths = (options.readPaths ?? []).map((p) => assertReadPath(p))
-    for (const [name, prefix] of Object.entries(interpreters)) {
+    const programs = Object.entries(interpreters).flatMap(([name, prefix]) => {
       const program = Array.isArray(prefix) ? prefix[0] : undefined
-      if (typeof program !== 'string') continue // validateSkillScriptConfig says what is wrong
-      assertInterpreterProgram(name, program)
-      extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
+      if (typeof program !== 'string') return [] // validateSkillScriptConfig says what is wrong
+      return [[name, assertInterpreterProgram(name, program)] as const]
+    })
+    // Pythons outside the system directories run from neutral paths, bound
+    // by descriptor when the sandbox user cannot reach them (a 0700 home).
+    const viewed = await interpreterViews(interpreters, systemPaths, join(baseDir, 'python'))
+    for (const [name, program] of programs) {
+      if (viewed.views[name] === undefined)
+        extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
     }
     for (const path of extraPaths) {
       if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
@@ -156,7 +177,16 @@ export async function createScriptSandbox(
           `read path '${path}' is out of the sandbox's reach: ${closed}.`,
         )
     }
-    const readPaths = [...new Set([...systemPaths, ...hostCertificatePaths(), ...extraPaths])]
+    const provision = options.provision && (await provisionCache(options.provision))
+    const readPaths = [
+      ...new Set([
+        ...systemPaths,
+        ...hostCertificatePaths(),
+        ...extraPaths,
+        ...viewed.mounts.map((m) => m.host),
+        ...(provision ? [provision.cacheDir] : []),
+      ]),
+    ]
     const denyRead = [
       ...new Set([...credentialDenyPaths(), ...(options.denyRead ?? [])].map(normalizeDeny)),
     ]
@@ -185,6 +215,9 @@ export async function createScriptSandbox(
       policy,
       translator: createPathTranslator({ hiddenHostPaths: [baseDir] }),
       interpreters,
+      interpreterViews: viewed.views,
+      interpreterMounts: viewed.mounts,
+      ...(provision ? { provision } : {}),
       interpreterReadPaths: readPaths,
       maxTimeoutSeconds: options.maxTimeoutSeconds ?? 60,
       defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 20,

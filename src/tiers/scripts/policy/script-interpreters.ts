@@ -3,9 +3,13 @@ import { homedir } from 'node:os'
 import { basename, dirname, resolve } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
+import { resolveUserPython } from './user-python.js'
 
 /** What an interpreter name must look like: a letter, then letters, digits, `.`, `_`, `+`, `-`; 32 at most. */
 export const INTERPRETER_NAME = /^[A-Za-z][A-Za-z0-9._+-]{0,31}$/
+
+/** What interpreters may read besides the skill: the system directories, as they exist here. */
+export const SYSTEM_READ_PATHS: readonly string[] = ['/usr', '/bin', '/lib', '/lib64']
 
 /** Where the default allow-list looks for each accepted name, in order. */
 const DEFAULT_LOCATIONS: Readonly<Record<string, readonly string[]>> = {
@@ -54,23 +58,38 @@ export function assertInterpreterProgram(name: string, program: string): string 
  */
 export const INTERPRETER_FAMILIES: readonly (readonly string[])[] = [['python', 'python3']]
 
+/** Where `scriptInterpreters` looks for the user's own interpreters. */
+export interface InterpreterLookup {
+  /**
+   * The `PATH` whose python becomes `python` and `python3` (see
+   * `resolveUserPython`); default this process's. `null`: the system python only.
+   */
+  readonly path?: string | null
+}
+
 /**
  * The interpreter allow-list `skillhost run` and `serve` use, and the one
- * `validate` checks against: `sh`, `bash`, `python` and `python3` (both the
- * system python3), `node`, each where installed, then the deployer's
- * `extra` entries (name → absolute program path, checked by
- * `assertInterpreterProgram`), which add names or replace defaults. An entry
- * for one name of an `INTERPRETER_FAMILIES` family (`python`) sets the whole
- * family unless the deployer names more than one of it.
+ * `validate` checks against: `sh`, `bash`, `python` and `python3`, `node`,
+ * each where installed, then the deployer's `extra` entries (name →
+ * absolute program path, checked by `assertInterpreterProgram`), which add
+ * names or replace defaults. `python` and `python3` are the python the user
+ * gets from `PATH` (a venv, a pyenv version: `resolveUserPython`, asked once
+ * per process), else `/usr/bin/python3`. An entry for one name of an
+ * `INTERPRETER_FAMILIES` family (`python`) sets the whole family unless the
+ * deployer names more than one of it.
  */
 export function scriptInterpreters(
   extra: Readonly<Record<string, string>> = {},
+  lookup: InterpreterLookup = {},
 ): Record<string, string[]> {
   const out: Record<string, string[]> = Object.create(null)
   for (const [name, candidates] of Object.entries(DEFAULT_LOCATIONS)) {
     const found = candidates.find((p) => existsSync(p))
     if (found !== undefined) out[name] = [found]
   }
+  const path = lookup.path === undefined ? process.env.PATH : lookup.path
+  const user = path === null ? undefined : resolveUserPython(path, SYSTEM_READ_PATHS)
+  if (user !== undefined) for (const name of ['python', 'python3']) out[name] = [user]
   for (const [name, program] of Object.entries(extra))
     out[name] = [assertInterpreterProgram(name, program)]
   return withInterpreterFamilies(out, extra)

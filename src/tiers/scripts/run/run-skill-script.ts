@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
 import type { TurnContext } from '../../../common/turn-context.js'
+import { callInterpreter } from '../deps/script-env.js'
 import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
 import type { SandboxRunResult } from '../sandbox/types.js'
 import { TIMEOUT_PARAM, validateSkillScript } from '../tool/validate-skill-script.js'
@@ -107,10 +108,12 @@ export async function runSkillScript(
   const scriptHostPath = join(input.root, script.path)
   // The translator maps the root to skillMount, so the sandbox path is known before the scratch exists.
   const scriptInSandbox = `${config.translator.skillMount}/${script.path}`
+  const view = config.interpreterViews?.[script.interpreter]
+  const interpreterArgv = view?.argv ?? script.interpreterArgv
   const argv =
     input.argv === undefined
-      ? buildArgv(script.interpreterArgv, scriptInSandbox, script.params, args)
-      : [...script.interpreterArgv, scriptInSandbox, ...input.argv]
+      ? buildArgv(interpreterArgv, scriptInSandbox, script.params, args)
+      : [...interpreterArgv, scriptInSandbox, ...input.argv]
   const st = await lstat(scriptHostPath).catch(() => undefined)
   if (!st?.isFile()) {
     throw new SkillHostError(
@@ -131,6 +134,15 @@ export async function runSkillScript(
     )
   }
   if (input.signal?.aborted) throw aborted()
+  // Declared requirements: missing ones refuse here, or a provisioned env replaces the interpreter.
+  const own = await callInterpreter(config, input.skill, script, input.root)
+  if (own !== undefined) argv.splice(0, interpreterArgv.length, ...own.view.argv)
+  const callView = own?.view ?? view
+  const interpreterMounts = [...(config.interpreterMounts ?? []), ...(own?.mounts ?? [])]
+  const interpreterReadPaths = [
+    ...config.interpreterReadPaths,
+    ...(own?.mounts ?? []).map((m) => m.host),
+  ]
 
   const workspace = input.workspace
   const run = async (): Promise<ScriptRunResult> => {
@@ -148,13 +160,14 @@ export async function runSkillScript(
       skillRoot: input.root,
       scratchDir: scratch,
       ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
+      interpreterMounts,
     })
     try {
       const policy = derivePolicy({
         skillRoot: input.root,
         scratchDir: scratch,
         ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
-        interpreterReadPaths: config.interpreterReadPaths,
+        interpreterReadPaths,
         session: config.policy,
       })
       assertPolicySubset(policy, config.policy)
@@ -170,11 +183,10 @@ export async function runSkillScript(
         argv,
         cwd: translator.toSandbox(workspace?.path ?? scratch),
         policy,
-        env: interpreterEnv(
-          script.interpreter,
-          script.interpreterArgv,
-          config.translator.skillMount,
-        ),
+        env: {
+          ...callView?.env,
+          ...interpreterEnv(script.interpreter, argv, config.translator.skillMount),
+        },
         timeoutMs: timeoutSeconds * 1000,
         maxOutputBytes: config.maxOutputBytes,
         ...((watch?.signal ?? input.signal) === undefined

@@ -17,8 +17,9 @@ import {
   unavailable,
   validateRequest,
 } from './run-request.js'
-import { resolveSandboxHostUser } from './sandbox-host-user.js'
+import { type HostIdentity, resolveSandboxHostUser } from './sandbox-host-user.js'
 import type { SandboxHandle, SandboxLimits, SandboxRunRequest, SandboxRunResult } from './types.js'
+import { launchCommand, stageUnreachableReads } from './unreachable-reads.js'
 
 export { DEFAULT_SANDBOX_LIMITS }
 
@@ -26,11 +27,7 @@ export { DEFAULT_SANDBOX_LIMITS }
 export interface BubblewrapHandleOptions {
   /** Path of `bwrap`; default: the first of /usr/bin, /usr/local/bin, /bin that exists. */
   readonly bwrapPath?: string
-  /**
-   * Ignored: the limits are applied by bash `ulimit` builtins in the sandbox
-   * (no `prlimit` exec, which cost about a millisecond per call). Accepted so
-   * existing options objects still type-check.
-   */
+  /** Ignored (limits are bash `ulimit` builtins now); accepted so old options still type-check. */
   readonly prlimitPath?: string
   /**
    * Path of the bash that applies the limits and closes every inherited fd
@@ -207,6 +204,8 @@ class BubblewrapHandle implements SandboxHandle {
         throw unavailable('the scratch folder could not be handed to the sandbox user.', cause)
       }
     }
+    const fs = request.policy.filesystem
+    const staged = await stageUnreachableReads(fs.allowRead, facts, hostUser, request.scratch)
     const { args, dataFiles, fdBinds } = buildBwrapCommand({
       request,
       limits,
@@ -214,11 +213,11 @@ class BubblewrapHandle implements SandboxHandle {
       sandboxUid: this.#s.sandboxUid,
       sandboxGid: this.#s.sandboxGid,
       disableUserns: this.#s.disableUserns,
-      statusFd: 3,
-      facts,
-      firstDataFd: FIRST_DATA_FD,
+      ...{ statusFd: 3, facts, firstDataFd: FIRST_DATA_FD },
+      stagedReads: new Map(staged.map((s) => [s.host, s.stage])),
     })
-    return this.#spawn(args, dataFiles, fdBinds, request, timeoutMs, hostUser)
+    const command = launchCommand(this.#s.bwrapPath, args, staged, hostUser)
+    return this.#spawn(command, dataFiles, fdBinds, request, timeoutMs)
   }
 
   /** The call's host identity: its `runAs` when this handle runs as a distinct user, never root. */
@@ -233,14 +232,14 @@ class BubblewrapHandle implements SandboxHandle {
   }
 
   #spawn(
-    args: string[],
+    command: { program: string; args: string[]; hostUser: HostIdentity | undefined },
     dataFiles: readonly BwrapDataFile[],
     fdBinds: readonly BwrapFdBind[],
     request: SandboxRunRequest,
     timeoutMs: number,
-    hostUser: { uid: number; gid: number } | undefined,
   ): Promise<SandboxRunResult> {
-    const child = spawn(this.#s.bwrapPath, args, {
+    const { hostUser } = command
+    const child = spawn(command.program, command.args, {
       // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte;
       // fds from FIRST_DATA_FD: the minimal /etc, which bwrap reads and closes.
       // Then the descriptors bwrap binds read-only (--ro-bind-fd), which it closes after setup.

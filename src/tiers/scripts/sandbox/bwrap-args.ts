@@ -39,6 +39,13 @@ export interface BwrapArgsInput {
    * Absent: no synthetic files, and no fd beyond the status fd is referenced.
    */
   readonly firstDataFd?: number
+  /**
+   * Read entries (normalized host path → an empty host folder it is bound
+   * onto before bwrap starts, `stageUnreachableReads`), bound from there in
+   * the entry's place: how a directory the sandbox's host user cannot reach
+   * by path (a python under a 0700 `/root`) is still bound where the policy says.
+   */
+  readonly stagedReads?: ReadonlyMap<string, string>
 }
 
 /** A synthetic file of the sandbox and the fd bwrap reads its content from. */
@@ -110,11 +117,23 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   const norm = (p: string) => normalizeAbsolutePath(p) ?? p
   const readable = fs.allowRead.map(norm)
   const mounts: { sandbox: string; args: string[] }[] = []
+  // HOME and TMPDIR are the per-call scratch (a private capped tmpfs), so
+  // caches and dotfiles an interpreter writes never land in the workspace.
+  const scratch = request.scratch === undefined ? undefined : norm(request.scratch)
+  const home = scratch === undefined ? request.cwd : toSandbox(scratch)
+  const env = { ...sandboxBaseEnv(home), ...request.env }
+  const dataFiles = etcDataFiles(input, env.HOME ?? home)
+  const firstBindFd = (input.firstDataFd ?? input.statusFd + 1) + dataFiles.length
 
   for (const host of readable) {
     const sandbox = toSandbox(host)
     const fact = facts.get(host) ?? { kind: 'missing' }
     if (fact.kind === 'missing') continue
+    const stage = input.stagedReads?.get(host)
+    if (stage !== undefined) {
+      mounts.push({ sandbox, args: ['--ro-bind', stage, sandbox] })
+      continue
+    }
     const viaLink =
       fact.kind === 'symlink' &&
       sandbox === host &&
@@ -124,7 +143,6 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     if (viaLink) mounts.push({ sandbox, args: ['--symlink', fact.target, sandbox] })
     else mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
   }
-  const scratch = request.scratch === undefined ? undefined : norm(request.scratch)
   for (const host of fs.allowWrite.map(norm)) {
     const sandbox = toSandbox(host)
     if (host === scratch) {
@@ -153,12 +171,6 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   // The sort is stable, so a deny at the same path stays after its allow.
   mounts.sort((a, b) => depth(a.sandbox) - depth(b.sandbox))
 
-  // HOME and TMPDIR are the per-call scratch (a private capped tmpfs), so
-  // caches and dotfiles an interpreter writes never land in the workspace.
-  const home = scratch === undefined ? request.cwd : toSandbox(scratch)
-  const env = { ...sandboxBaseEnv(home), ...request.env }
-  const dataFiles = etcDataFiles(input, env.HOME ?? home)
-  const firstBindFd = (input.firstDataFd ?? input.statusFd + 1) + dataFiles.length
   const fdBinds = (request.readOnlyFds ?? []).map((b, i) => ({
     fd: firstBindFd + i,
     hostFd: b.fd,

@@ -63,11 +63,12 @@ export function createPathTranslator(options: PathTranslatorOptions = {}): PathT
     }
   }
   const hidden = (options.hiddenHostPaths ?? []).map((p) => absolute(p, 'hidden host path'))
+
   return {
     skillMount,
     scratchMount,
     workspaceMount,
-    forCall({ skillRoot, scratchDir, workspaceDir }) {
+    forCall({ skillRoot, scratchDir, workspaceDir, interpreterMounts }) {
       const mounts: PathMount[] = [
         { host: absolute(skillRoot, 'skill root'), sandbox: skillMount },
         { host: absolute(scratchDir, 'scratch directory'), sandbox: scratchMount },
@@ -76,6 +77,12 @@ export function createPathTranslator(options: PathTranslatorOptions = {}): PathT
         mounts.push({
           host: absolute(workspaceDir, 'workspace directory'),
           sandbox: workspaceMount,
+        })
+      }
+      for (const m of interpreterMounts ?? []) {
+        mounts.push({
+          host: absolute(m.host, 'interpreter mount'),
+          sandbox: absolute(m.sandbox, 'interpreter mount'),
         })
       }
       return bindTranslator(mounts, hidden)
@@ -101,12 +108,14 @@ function bindTranslator(
           'g',
         )
   const lookup = new Map(replacements.map((r) => [r.from, r.to]))
+  // A mount inside another (a venv inside an installation) is the nearer one.
+  const longestFirst = [...mounts].sort((a, b) => b.host.length - a.host.length)
   return {
     mounts,
     toSandbox(hostPath) {
       const path = normalizeAbsolutePath(hostPath)
       if (path === undefined) return hostPath
-      for (const m of mounts) {
+      for (const m of longestFirst) {
         if (isPathInside(path, m.host)) return m.sandbox + path.slice(m.host.length)
       }
       return path

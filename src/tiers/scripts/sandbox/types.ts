@@ -178,5 +178,11 @@ export interface PathTranslator {
     skillRoot: string
     scratchDir: string
     workspaceDir?: string
+    /**
+     * Host directories the call sees at fixed sandbox paths besides its own
+     * (an interpreter's installation at `/opt/skillhost/...`), so they are
+     * bound and shown there, never at their host paths.
+     */
+    interpreterMounts?: readonly PathMount[]
   }): CallPathTranslator
 }

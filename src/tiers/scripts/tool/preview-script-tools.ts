@@ -29,6 +29,8 @@ export interface ScriptToolsPreview {
   readonly undeclared: readonly string[]
   /** Declared scripts that would not be offered, with the reason and what enables them. */
   readonly unavailable: readonly UnavailableTool[]
+  /** Each offered declared tool → the interpreter name it runs with (a key of the allow-list). */
+  readonly runsWith: Readonly<Record<string, string>>
 }
 
 /**
@@ -53,7 +55,10 @@ export async function previewScriptTools(
       (p) => readScriptHead(join(offer.dir, p)),
       options.interpreters,
     ))
+  const runsWith: Record<string, string> = Object.create(null)
+  for (const s of valid) runsWith[scriptToolName(descriptor.id, s.name)] = s.interpreter
   return {
+    runsWith,
     declared: valid.map((s) => scriptToolName(descriptor.id, s.name)),
     undeclared: ships ? [undeclaredToolName(descriptor.id)] : [],
     unavailable,

@@ -97,6 +97,19 @@ export function createScriptForge(
   }
 }
 
+/**
+ * What the model is told about the interpreters a tool runs with, for those
+ * seen at a neutral path (the user's python, a venv): name and version,
+ * never a host path. Empty for the system's own interpreters.
+ */
+function interpreterNote(config: SkillScriptConfig, names: readonly string[]): string {
+  const said = names.flatMap((n) => {
+    const version = config.interpreterViews?.[n]?.version
+    return version === undefined ? [] : [`${n} is Python ${version}`]
+  })
+  return said.length === 0 ? '' : ` (${said.join('; ')}.)`
+}
+
 interface CallShape {
   readonly name: string
   readonly script: ValidatedSkillScript
@@ -187,7 +200,7 @@ function forgeDeclared(
   const name = scriptToolName(target.id, script.name)
   return forgeSkillTool<Record<string, unknown>>({
     name,
-    description: script.description,
+    description: `${script.description}${interpreterNote(config, [script.interpreter])}`,
     inputSchema: scriptInputSchema(script.params, config.maxTimeoutSeconds),
     tier: 'script',
     skill: { id: target.id, version: target.version },
@@ -213,7 +226,7 @@ function forgeUndeclared(
   const name = undeclaredToolName(target.id)
   const paths = [...runnable.keys()].sort()
   const listed = paths.slice(0, 50).join(', ')
-  const description = `Run one of skill '${target.id}''s scripts in the sandbox, as its instructions say (python scripts/x.py a b → { script: "scripts/x.py", args: ["a", "b"] }; python -m scripts.x → { script: "scripts/x.py" }). The working directory is /work, the conversation's workspace: files persist across calls, and the skill's own files are read-only at ${config.translator.skillMount}. Runnable: ${listed || '(none)'}${paths.length > 50 ? `, and ${paths.length - 50} more` : ''}.`
+  const description = `Run one of skill '${target.id}''s scripts in the sandbox, as its instructions say (python scripts/x.py a b → { script: "scripts/x.py", args: ["a", "b"] }; python -m scripts.x → { script: "scripts/x.py" }). The working directory is /work, the conversation's workspace: files persist across calls, and the skill's own files are read-only at ${config.translator.skillMount}. Runnable: ${listed || '(none)'}${paths.length > 50 ? `, and ${paths.length - 50} more` : ''}.${interpreterNote(config, [...new Set([...runnable.values()].map((s) => s.interpreter))])}`
   return forgeSkillTool<Record<string, unknown>>({
     name,
     description,

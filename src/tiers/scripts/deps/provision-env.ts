@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto'
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { promisify } from 'node:util'
+import { SkillHostError } from '../../../common/errors.js'
+import type { PythonLayout } from '../policy/user-python.js'
+import type { Requirement } from './requirement.js'
+
+/** `execFile`, promisified, with child_process loaded on first use: the root entry reaches this module. */
+function runFile(
+  file: string,
+  args: readonly string[],
+  options: { timeout: number; env: NodeJS.ProcessEnv; maxBuffer: number },
+): Promise<{ stdout: string; stderr: string }> {
+  const { execFile } = process.getBuiltinModule('node:child_process')
+  return promisify(execFile)(file, args, { ...options, encoding: 'utf8' })
+}
+
+/** Where environments come from: the deployer's package index or a folder of wheels. */
+export type PackageIndex = string | { readonly findLinks: string }
+
+/** The deployer's permission to build script environments, outside the sandbox. */
+export interface ProvisionOptions {
+  /** Where environments are kept, one folder per requirement set. */
+  readonly cacheDir: string
+  /** `--index-url URL`, or `--no-index --find-links DIR`; default: pip's own configuration. */
+  readonly index?: PackageIndex
+  /**
+   * Pinned resolutions from a lockfile, by `requirementSetKey`: a set found
+   * here installs exactly these packages with `--require-hashes`.
+   */
+  readonly pins?: ReadonlyMap<string, readonly PinnedPackage[]>
+}
+
+/** How a lockfile names a requirement set: its normalized requirement texts, sorted, one a line. */
+export function requirementSetKey(requirements: readonly Requirement[]): string {
+  return requirements
+    .map((r) => r.text)
+    .sort()
+    .join('\n')
+}
+
+/** One package pip installed into an environment, as its report says. */
+export interface PinnedPackage {
+  readonly name: string
+  readonly version: string
+  /** The sha256 of the wheel or sdist it came from, when pip reported one. */
+  readonly sha256?: string
+}
+
+/** A built environment: its venv, the shim that shows it at a neutral path, and what was installed. */
+export interface ProvisionedEnv {
+  readonly key: string
+  readonly venv: string
+  readonly shim: string
+  readonly packages: readonly PinnedPackage[]
+}
+
+/** How long one pip install may take, and how long a second builder waits for the first. */
+const BUILD_TIMEOUT_MS = 10 * 60_000
+
+/** The cache key of a requirement set: sha256 of the interpreter (version and binary) and the sorted set. */
+export function envKey(
+  layout: PythonLayout,
+  requirements: readonly Requirement[],
+  pins?: readonly PinnedPackage[],
+): string {
+  const set = requirements.map((r) => r.text).sort()
+  return createHash('sha256')
+    .update(JSON.stringify([layout.version, layout.realExecutable, set, pins ?? null]))
+    .digest('hex')
+    .slice(0, 32)
+}
+
+function failed(why: string, cause?: unknown): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_WORKSPACE_FAILED',
+    "A script environment could not be built; the host operator can see why in the host's log.",
+    { cause, person: `skillhost env: ${why}` },
+  )
+}
+
+async function readEnv(dir: string, key: string): Promise<ProvisionedEnv | undefined> {
+  try {
+    const done = JSON.parse(await readFile(join(dir, 'env.json'), 'utf8')) as {
+      packages: PinnedPackage[]
+    }
+    return { key, venv: join(dir, 'venv'), shim: join(dir, 'shim'), packages: done.packages }
+  } catch {
+    return undefined
+  }
+}
+
+function pinsFromReport(report: unknown): PinnedPackage[] {
+  const install = (report as { install?: unknown[] })?.install ?? []
+  return install.flatMap((entry) => {
+    const e = entry as {
+      metadata?: { name?: string; version?: string }
+      download_info?: { archive_info?: { hashes?: { sha256?: string }; hash?: string } }
+    }
+    const name = e.metadata?.name
+    const version = e.metadata?.version
+    if (typeof name !== 'string' || typeof version !== 'string') return []
+    const archive = e.download_info?.archive_info
+    const sha256 = archive?.hashes?.sha256 ?? archive?.hash?.replace(/^sha256[=:]/, '')
+    return [{ name, version, ...(typeof sha256 === 'string' ? { sha256 } : {}) }]
+  })
+}
+
+/**
+ * The environment for `requirements` under `python`, built once: `python -m
+ * venv`, then `pip install --no-input --disable-pip-version-check` with the
+ * deployer's index and `--report`, in a temp folder of the cache renamed into
+ * place whole, under a lock folder so concurrent builders wait for one
+ * another. `writeShim(dir)` adds the neutral-path shim before the rename.
+ * A set `options.pins` holds (from a lockfile) installs exactly those
+ * versions with `--require-hashes`. Runs on the host, never in the sandbox, and gives
+ * the sandbox no network. Failures are `E_SKILL_WORKSPACE_FAILED`.
+ */
+export async function provisionEnv(
+  python: PythonLayout,
+  requirements: readonly Requirement[],
+  options: ProvisionOptions,
+  writeShim: (dir: string) => Promise<void>,
+): Promise<ProvisionedEnv> {
+  const pins = options.pins?.get(requirementSetKey(requirements))
+  const key = envKey(python, requirements, pins)
+  const dir = join(options.cacheDir, key)
+  await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
+  const lock = `${dir}.lock`
+  const deadline = Date.now() + BUILD_TIMEOUT_MS
+  for (;;) {
+    const ready = await readEnv(dir, key)
+    if (ready !== undefined) return ready
+    try {
+      await mkdir(lock)
+      break
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw failed('cannot lock', err)
+      if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
+      await sleep(250)
+    }
+  }
+  const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
+  try {
+    const run = runFile
+    const opts = { timeout: BUILD_TIMEOUT_MS, env: { LANG: 'C.UTF-8' }, maxBuffer: 16 << 20 }
+    await run(python.executable, ['-I', '-m', 'venv', join(tmp, 'venv')], opts)
+    const index = options.index
+    const indexArgs =
+      index === undefined
+        ? []
+        : typeof index === 'string'
+          ? ['--index-url', index]
+          : ['--no-index', '--find-links', index.findLinks]
+    const reqFile = join(tmp, 'requirements.txt')
+    const lines = pins?.length
+      ? pins.map((p) => `${p.name}==${p.version}${p.sha256 ? ` --hash=sha256:${p.sha256}` : ''}`)
+      : requirements.map((r) => r.text)
+    await writeFile(reqFile, `${lines.join('\n')}\n`)
+    const report = join(tmp, 'report.json')
+    await run(
+      join(tmp, 'venv', 'bin', 'python'),
+      [
+        ...['-I', '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
+        ...['--no-cache-dir', '--report', report, ...indexArgs],
+        ...(pins?.length ? ['--no-deps'] : []),
+        ...(pins?.length && pins.every((p) => p.sha256) ? ['--require-hashes'] : []),
+        ...['-r', reqFile],
+      ],
+      opts,
+    )
+    const packages = pinsFromReport(JSON.parse(await readFile(report, 'utf8')))
+    await writeShim(join(tmp, 'shim'))
+    await writeFile(
+      join(tmp, 'env.json'),
+      `${JSON.stringify({ requirements, packages }, null, 2)}\n`,
+    )
+    await chmod(tmp, 0o755)
+    await rename(tmp, dir)
+    return { key, venv: join(dir, 'venv'), shim: join(dir, 'shim'), packages }
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined)
+    const stderr = (err as { stderr?: string }).stderr
+    throw failed(
+      `pip failed for ${requirements.map((r) => r.text).join(' ')}${stderr ? `: ${stderr.slice(-2000)}` : ''}`,
+      err,
+    )
+  } finally {
+    await rmdir(lock).catch(() => undefined)
+  }
+}

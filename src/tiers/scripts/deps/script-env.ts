@@ -1,0 +1,92 @@
+import {
+  INTERPRETER_MOUNT_ROOT,
+  MountPlan,
+  pythonView,
+  writeVenvShim,
+} from '../config/python-view.js'
+import { SYSTEM_READ_PATHS } from '../policy/script-interpreters.js'
+import { describePython } from '../policy/user-python.js'
+import type { PathMount } from '../sandbox/types.js'
+import type { InterpreterSandboxView, SkillScriptConfig } from '../types.js'
+import { depsMissing, missingPackages } from './missing-packages.js'
+import { type ProvisionedEnv, type ProvisionOptions, provisionEnv } from './provision-env.js'
+import type { Requirement } from './requirement.js'
+import { scriptRequirements } from './script-requirements.js'
+
+/** A call's own interpreter: a provisioned environment seen at `/opt/skillhost/env`. */
+export interface CallInterpreter {
+  readonly view: InterpreterSandboxView
+  readonly mounts: readonly PathMount[]
+}
+
+const PYTHON = /^python[0-9.]*$/
+
+/**
+ * What a python script's declared requirements (`scriptRequirements`) mean
+ * for one call. None, or all installed: nothing (the configured
+ * interpreter runs). Missing and `config.provision` unset:
+ * `E_SKILL_SCRIPT_DEPS_MISSING` naming them, before anything runs.
+ * Provisioning on: the environment for the set (`provisionEnv`, built once
+ * on the host with the deployer's index) bound read-only at
+ * `/opt/skillhost/env` over the same base interpreter.
+ */
+export async function callInterpreter(
+  config: SkillScriptConfig,
+  skill: string,
+  script: { readonly name: string; readonly path: string; readonly interpreter: string },
+  root: string,
+): Promise<CallInterpreter | undefined> {
+  const program = config.interpreters[script.interpreter]?.[0]
+  if (
+    program === undefined ||
+    (!PYTHON.test(script.interpreter) && !/python[0-9.]*$/.test(program))
+  )
+    return undefined
+  const requirements = await scriptRequirements(root, script.path)
+  if (requirements.length === 0) return undefined
+  const provision = config.provision
+  if (provision === undefined) {
+    const missing = await missingPackages(program, requirements)
+    if (missing.length > 0) throw depsMissing(skill, script.name, missing)
+    return undefined
+  }
+  return (await provisionedInterpreter(program, requirements, provision, config.interpreterMounts))
+    ?.call
+}
+
+/**
+ * The environment for `requirements` over the python at `program`
+ * (`provisionEnv`), and how a call sees it: the env at `/opt/skillhost/env`
+ * over the base installation at the path `mounts` already gives it (else
+ * `/opt/skillhost/python/<version>`). `skillhost env` and script calls both
+ * come here, so an env built ahead is the one a call finds. Undefined when
+ * the python cannot say where it lives.
+ */
+export async function provisionedInterpreter(
+  program: string,
+  requirements: readonly Requirement[],
+  provision: ProvisionOptions,
+  mounts: readonly PathMount[] = [],
+): Promise<{ call: CallInterpreter; env: ProvisionedEnv } | undefined> {
+  const layout = describePython(program)
+  if (layout === undefined) return undefined
+  const base = { ...layout, prefix: layout.basePrefix, systemSitePackages: false }
+  const plan = new MountPlan()
+  for (const m of mounts) plan.place(m.host, m.sandbox)
+  const baseView = await pythonView(base, SYSTEM_READ_PATHS, '/nonexistent', plan)
+  const baseBinary = baseView?.argv[0]
+  if (baseView === undefined || baseBinary === undefined) return undefined
+  const env = await provisionEnv(base, requirements, provision, (dir) =>
+    writeVenvShim(dir, baseBinary, base),
+  )
+  const at = `${INTERPRETER_MOUNT_ROOT}/env`
+  const call = {
+    view: { argv: [`${at}/bin/python3`], env: baseView.env, version: layout.version },
+    mounts: [
+      ...baseView.mounts,
+      { host: env.shim, sandbox: at },
+      { host: env.venv, sandbox: `${at}/site` },
+    ],
+  }
+  return { call, env }
+}

