@@ -3,7 +3,6 @@ import { quoteName } from '../common/escape-text.js'
 import { trackResource } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
-import type { SkillFileManifest } from '../sources/skill-manifest.js'
 import type { ManagerWorkspace } from '../tiers/scripts/tier.js'
 import { refreshOutcomes } from './catalog-view.js'
 import { READ_SKILL_FILE_TOOL } from './lifecycle-tool-names.js'
@@ -209,27 +208,15 @@ class Manager implements SkillManager {
     }
   }
 
-  async skillManifest(
-    id: string,
-    options: SkillManifestQuery = {},
-  ): Promise<SkillFileManifest | undefined> {
-    const { skill, source } = this.#catalog.resolve(id).row
-    if (options.forModel && skill.disableModelInvocation === true) return undefined
-    const { forModel: _, ...read } = options
-    return source.manifest?.(skill, read)
+  skillManifest(ref: string, options: SkillManifestQuery = {}) {
+    return this.#catalog.manifest(ref, options)
   }
 
   unload(ref: string, ctx: TurnContext): Promise<UnloadResult> {
     return this.#mutate(async () => {
       // By id (whichever copy is loaded), or by the ref it was loaded with.
       const record = this.#loaded.get(ref) ?? this.#loaded.byRef(ref)
-      if (!record) {
-        // The caller's text, cut and quoted: never a raw echo of a long or hostile ref.
-        const shown = quoteName(String(ref).slice(0, 80))
-        throw new SkillHostError('E_SKILL_NOT_LOADED', `Skill ${shown} is not loaded.`, {
-          data: { skill: String(ref).slice(0, 80) },
-        })
-      }
+      if (!record) throw notLoaded(ref)
       const id = record.id
       const removed = this.#projector.strip(ctx, id)
       this.#loaded.retire(record)
@@ -330,4 +317,12 @@ function reportTeardownError(err: unknown): void {
   process.emitWarning(
     `skillhost: a skill teardown step failed: ${String((err as Error)?.message ?? err)}`,
   )
+}
+
+/** `E_SKILL_NOT_LOADED` for `ref`: the caller's text cut and quoted, never a raw echo of a long or hostile ref. */
+function notLoaded(ref: string): SkillHostError {
+  const shown = quoteName(String(ref).slice(0, 80))
+  return new SkillHostError('E_SKILL_NOT_LOADED', `Skill ${shown} is not loaded.`, {
+    data: { skill: String(ref).slice(0, 80) },
+  })
 }

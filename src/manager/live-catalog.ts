@@ -1,6 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
 import { quoteName } from '../common/escape-text.js'
 import { parseSkillRef } from '../skill-model/skill-copy-ref.js'
+import type { SkillFileManifest } from '../sources/skill-manifest.js'
 import type { SkillSource } from '../sources/types.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import {
@@ -12,7 +13,13 @@ import {
   summarizeRefresh,
 } from './catalog-view.js'
 import type { SerialQueue } from './serial-queue.js'
-import type { CatalogPage, CatalogSearch, SkillCatalog, SkillManagerConfig } from './types.js'
+import type {
+  CatalogPage,
+  CatalogSearch,
+  SkillCatalog,
+  SkillManagerConfig,
+  SkillManifestQuery,
+} from './types.js'
 
 const DEFAULT_AUTO_REFRESH_MS = 30_000
 
@@ -82,6 +89,14 @@ export class LiveCatalog {
     }
     const id = row.skill.id
     return { row, ref: snapshot.winners.get(id) === row ? id : ref }
+  }
+
+  /** `SkillManager.skillManifest`: the manifest of the row `ref` names, as its source publishes it. */
+  async manifest(ref: string, options: SkillManifestQuery): Promise<SkillFileManifest | undefined> {
+    const { skill, source } = this.resolve(ref).row
+    if (options.forModel && skill.disableModelInvocation === true) return undefined
+    const { forModel: _, ...read } = options
+    return source.manifest?.(skill, read)
   }
 
   /** The row `ref` (a plain id or a qualified ref) names now, or undefined. */
