@@ -135,10 +135,14 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     const s = await serve(['--no-scripts', root])
     const quiet = await serve(['--no-scripts', '--no-watch', root])
     try {
+      // Both servers answer initialize before discovery ends (discovery runs in the
+      // background); 'second' is written only after both have discovered 'first'.
       await until(() => /discovered 1 skill in \d+ ms/.test(s.stderr()))
+      await until(() => /discovered 1 skill in \d+ ms/.test(quiet.stderr()))
       expect(s.stderr()).toMatch(/watching \d+ folders? for changes/)
       expect(quiet.stderr()).not.toMatch(/watching/)
       expect(await ids(s.client)).toEqual(['first'])
+      expect(await ids(quiet.client)).toEqual(['first'])
       const before = s.changes()
       skill('second')
       await until(() => s.changes() > before)

@@ -1,6 +1,6 @@
-import { promisify } from 'node:util'
 import { SkillHostError } from '../../../common/errors.js'
 import type { Requirement } from './requirement.js'
+import { runFile } from './run-file.js'
 
 const CHECK = [
   'import json, sys, importlib.metadata as m',
@@ -12,16 +12,6 @@ const CHECK = [
   '        missing.append(name)',
   'print(json.dumps(missing))',
 ].join('\n')
-
-/** `execFile`, promisified, with child_process loaded on first use: the root entry reaches this module. */
-function runFile(
-  file: string,
-  args: readonly string[],
-  options: { timeout: number; env: NodeJS.ProcessEnv; maxBuffer: number },
-): Promise<{ stdout: string; stderr: string }> {
-  const { execFile } = process.getBuiltinModule('node:child_process')
-  return promisify(execFile)(file, args, { ...options, encoding: 'utf8' })
-}
 
 const known = new Map<string, Promise<string[]>>()
 

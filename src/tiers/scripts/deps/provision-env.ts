@@ -2,20 +2,10 @@ import { createHash } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { promisify } from 'node:util'
 import { SkillHostError } from '../../../common/errors.js'
 import type { PythonLayout } from '../policy/user-python.js'
 import type { Requirement } from './requirement.js'
-
-/** `execFile`, promisified, with child_process loaded on first use: the root entry reaches this module. */
-function runFile(
-  file: string,
-  args: readonly string[],
-  options: { timeout: number; env: NodeJS.ProcessEnv; maxBuffer: number },
-): Promise<{ stdout: string; stderr: string }> {
-  const { execFile } = process.getBuiltinModule('node:child_process')
-  return promisify(execFile)(file, args, { ...options, encoding: 'utf8' })
-}
+import { runFile } from './run-file.js'
 
 /** Where environments come from: the deployer's package index or a folder of wheels. */
 export type PackageIndex = string | { readonly findLinks: string }
