@@ -116,6 +116,11 @@ export {
   type WorkspaceFileSource,
 } from './skill-copy/workspace-files.js'
 export {
+  describeInterpreter,
+  type RunsWith,
+  type ScriptToolInterpreter,
+} from './tool/describe-interpreter.js'
+export {
   previewScriptTools,
   type ScriptToolsPreview,
   type ScriptToolsPreviewOptions,
