@@ -100,7 +100,7 @@ export function notPinnedEnv(
       : 'pin it with skillhost env --lock'
   return new SkillHostError(
     'E_SKILL_NOT_PINNED',
-    `This script's environment (${set.length} requirements) ${NOT_PINNED_WHY[reason]}, so it is not built; the deployer must ${fix}.`,
+    `This script's environment (${set.length} requirement${set.length === 1 ? '' : 's'}) ${NOT_PINNED_WHY[reason]}, so it is not built; the deployer must ${fix}.`,
     {
       data: { reason },
       cause,
