@@ -8,13 +8,24 @@ import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import { Tool } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
+import type { TurnContext } from '../common/turn-context.js'
+import {
+  type BodySegment,
+  MAX_DYNAMIC_COMMANDS,
+  splitDynamicContext,
+} from '../skill-model/dynamic-context.js'
 import { normalizeUnavailableTools } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import { wrapModuleTool } from '../tiers/module/tier.js'
-import type { TierForge } from '../tiers/tier-forge.js'
+import type { DynamicContextOutcome, TierForge } from '../tiers/tier-forge.js'
 import { resolveBodyChannel } from './body-channel.js'
 import { preflightToolNames } from './preflight.js'
-import { substituteSkillBody } from './skill-arguments.js'
+import {
+  dynamicCommandLine,
+  dynamicContextEnv,
+  renderSkillBody,
+  type SkillBodyValues,
+} from './skill-arguments.js'
 import { indexSkillFiles } from './skill-files.js'
 import { SkillRecord } from './skill-record.js'
 import type { SkillChannel } from './types.js'
@@ -38,6 +49,8 @@ export interface PrepareDeps {
   readonly skillDir: string
   /** The load's `arguments`, substituted into the body. */
   readonly arguments?: string
+  /** The turn loading the skill: its dynamic-context commands are gated with it. */
+  readonly turn: TurnContext
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false })
@@ -92,12 +105,48 @@ async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> 
 }
 
 /**
+ * What replaces each of a body's dynamic-context commands: its output when a
+ * tier ran it (the script tier, when on), else the command as written with a
+ * note saying why it did not run. Commands past `MAX_DYNAMIC_COMMANDS` never
+ * run.
+ */
+async function renderDynamicContext(
+  record: SkillRecord,
+  source: SkillSource,
+  commands: readonly Extract<BodySegment, { kind: 'command' }>[],
+  values: SkillBodyValues,
+  deps: PrepareDeps,
+): Promise<string[]> {
+  const runner = deps.tiers.find((tier) => tier.dynamicContext !== undefined)
+  const allowed = commands.slice(0, MAX_DYNAMIC_COMMANDS)
+  const outcomes: DynamicContextOutcome[] =
+    runner?.dynamicContext === undefined
+      ? allowed.map(() => ({ ran: false, reason: 'scripts are off on this host' }))
+      : await runner.dynamicContext(
+          record,
+          source,
+          allowed.map((c) => dynamicCommandLine(c.command)),
+          { ctx: deps.turn, ...dynamicContextEnv(values), signal: deps.signal },
+        )
+  return commands.map((command, i) => {
+    const outcome: DynamicContextOutcome = outcomes[i] ?? {
+      ran: false,
+      reason: `the body has more than ${MAX_DYNAMIC_COMMANDS} commands`,
+    }
+    if (outcome.ran) return outcome.text
+    return command.form === 'inline'
+      ? `${command.source} [not run: ${outcome.reason}]`
+      : `${command.source}\n[not run: ${outcome.reason}]`
+  })
+}
+
+/**
  * Prepares one skill version completely without touching any turn: resolves
  * and checks the descriptor, preflights every tool name, rebuilds module
  * tools, forges tier-2/3 tools (materializing the workspace), indexes the
- * skill's files, and spools the body (reading it and filling its
- * placeholders with `substituteSkillBody` first: `auto` picks the
- * channel by its size). `ref` is what the source serves it under (a copy's
+ * skill's files, runs the body's dynamic-context commands
+ * (`renderDynamicContext`) and spools the body (its placeholders filled by
+ * `renderSkillBody`: `auto` picks the channel by its written size). `ref` is what the source serves it under (a copy's
  * key included); `catalogRef` the ref the record keeps (see `CatalogEntry.ref`). On any failure everything created so far is disposed and the
  * error rethrown, so a failed prepare leaves nothing behind.
  */
@@ -121,12 +170,20 @@ export async function prepareSkill(
   const written = await callSource(ref.id, async () =>
     readText(await source.read(ref, undefined, { signal: deps.signal })),
   )
-  const body = substituteSkillBody(written, {
+  const values = {
     skillDir: deps.skillDir,
     ...(deps.arguments === undefined ? {} : { arguments: deps.arguments }),
+  }
+  // Commands are found in the body as written, so no argument can add one.
+  const segments = splitDynamicContext(written)
+  const commands = segments.flatMap((s) => (s.kind === 'command' ? [s] : []))
+  const chosen = descriptor.channel ?? deps.defaultChannel
+  // A first guess from the written body; settled below once outputs are in.
+  const record = new SkillRecord(descriptor, resolveBodyChannel(chosen, written), {
+    ref,
+    catalogRef,
+    args: deps.arguments,
   })
-  const channel = resolveBodyChannel(descriptor.channel ?? deps.defaultChannel, body)
-  const record = new SkillRecord(descriptor, channel, { ref, catalogRef, args: deps.arguments })
   try {
     const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
       wrapModuleTool(original, {
@@ -143,6 +200,13 @@ export async function prepareSkill(
       ...deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
     ])
     record.files = await callSource(ref.id, () => indexSkillFiles(source, ref, deps.signal))
+    const replacements =
+      commands.length === 0
+        ? []
+        : await renderDynamicContext(record, source, commands, values, deps)
+    const body = renderSkillBody(segments, values, replacements)
+    const channel = resolveBodyChannel(chosen, body)
+    record.channel = channel
     const meta = {
       title: `${descriptor.name} (SKILL.md)`,
       provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },

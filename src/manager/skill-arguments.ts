@@ -1,4 +1,5 @@
 import { SkillHostError } from '../common/errors.js'
+import type { BodySegment } from '../skill-model/dynamic-context.js'
 
 /**
  * The longest `arguments` string a load accepts, in UTF-16 code units. Claude
@@ -83,15 +84,73 @@ const PLACEHOLDER =
  * is appended, so the model still sees what it was given.
  */
 export function substituteSkillBody(body: string, values: SkillBodyValues): string {
+  return renderSkillBody([{ kind: 'text', text: body }], values, [])
+}
+
+/**
+ * `substituteSkillBody` over a body split by `splitDynamicContext`: text
+ * segments are filled, the i-th command segment becomes `replacements[i]`
+ * (its output, or a note), taken as it is: neither a command's text nor its
+ * output is scanned for placeholders (a command gets the arguments as shell
+ * parameters instead, see `dynamicContextEnv`).
+ */
+export function renderSkillBody(
+  segments: readonly BodySegment[],
+  values: SkillBodyValues,
+  replacements: readonly string[],
+): string {
   const raw = values.arguments
   const words = raw === undefined ? [] : splitSkillArguments(raw)
-  const out = body.replace(PLACEHOLDER, (match, indexed?: string, positional?: string) => {
-    if (match.startsWith('${')) return values.skillDir
-    if (raw === undefined) return match
-    const n = indexed ?? positional
-    if (n === undefined) return raw
-    return words[Number(n)] ?? match
-  })
-  if (raw === undefined || raw === '' || body.includes('$ARGUMENTS')) return out
+  let index = 0
+  let out = ''
+  let named = false
+  for (const segment of segments) {
+    if (segment.kind === 'command') {
+      named ||= segment.command.includes('$ARGUMENTS')
+      out += replacements[index++] ?? segment.source
+      continue
+    }
+    named ||= segment.text.includes('$ARGUMENTS')
+    out += segment.text.replace(PLACEHOLDER, (match, indexed?: string, positional?: string) => {
+      if (match.startsWith('${')) return values.skillDir
+      if (raw === undefined) return match
+      const n = indexed ?? positional
+      if (n === undefined) return raw
+      return words[Number(n)] ?? match
+    })
+  }
+  if (raw === undefined || raw === '' || named) return out
   return `${out}\n\nARGUMENTS: ${raw}`
+}
+
+/**
+ * What a body's dynamic-context commands see of the load, as Claude Code's
+ * placeholders mean it but without splicing a value into a command line: the
+ * load's words become the shell's `$0`, `$1`… (0-based, as `$N` is in a
+ * body), the raw string `$ARGUMENTS`, and the skill folder each of its names
+ * (`${CLAUDE_SKILL_DIR}`…). The shell expands them inside the sandbox, so an
+ * argument is always one value, never shell syntax.
+ */
+export function dynamicContextEnv(values: SkillBodyValues): {
+  params: string[]
+  env: Record<string, string>
+} {
+  const raw = values.arguments ?? ''
+  return {
+    params: splitSkillArguments(raw),
+    env: {
+      ARGUMENTS: raw,
+      CLAUDE_SKILL_DIR: values.skillDir,
+      CLAUDE_PLUGIN_ROOT: values.skillDir,
+      SKILLHOST_SKILL_DIR: values.skillDir,
+    },
+  }
+}
+
+/**
+ * A command as its shell runs it: `$ARGUMENTS[N]`, which no shell knows,
+ * becomes the positional parameter `${N}` that `dynamicContextEnv` fills.
+ */
+export function dynamicCommandLine(command: string): string {
+  return command.replace(/\$ARGUMENTS\[(\d+)\]/g, (_, n: string) => `\${${n}}`)
 }

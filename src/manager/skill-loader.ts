@@ -136,6 +136,7 @@ export class SkillLoader {
       reserved: wiring.reserved,
       claimed: loaded.claims,
       hostTools: ctx.tools,
+      turn: ctx,
       artifactClassFor: (skill, tool) => resolveArtifactClass(config, skill, tool),
       tiers: wiring.tiers,
       signal: AbortSignal.any([ctx.abortSignal, lifetime]),

@@ -27,7 +27,8 @@ export class SkillRecord implements ForgeTarget {
    */
   readonly ref: string
   readonly descriptor: SkillDescriptor
-  readonly channel: ResolvedSkillChannel
+  /** How the body reaches the model; prepareSkill settles it once the body is rendered. */
+  channel: ResolvedSkillChannel
   /** The `arguments` its body was built with; a swap or restore passes them on. */
   readonly arguments: string | undefined
   readonly store = new DisposableStore()

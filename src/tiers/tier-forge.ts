@@ -1,5 +1,6 @@
 import type { DisposableStore } from '../common/disposable.js'
 import type { Tool } from '../common/tool.js'
+import type { TurnContext } from '../common/turn-context.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import type { CallGuard } from './skill-tool-envelope.js'
@@ -26,4 +27,32 @@ export interface TierForge {
   /** Declared tools the tier cannot offer on this host, under their would-be names, and why. */
   unavailable(descriptor: SkillDescriptor): UnavailableTool[]
   forge(target: ForgeTarget, source: SkillSource, signal: AbortSignal): Promise<Tool[]>
+  /**
+   * Runs a loaded skill's dynamic-context commands (`` !`command` `` of its
+   * body), in order, each gated and contained like a script call of the
+   * skill; one outcome per command. Only the script tier has it. Rejects only
+   * for an abort; every other failure is that command's `not-run` outcome.
+   */
+  dynamicContext?(
+    target: ForgeTarget,
+    source: SkillSource,
+    commands: readonly string[],
+    call: DynamicContextCall,
+  ): Promise<DynamicContextOutcome[]>
 }
+
+/** What one load's dynamic-context commands run with. */
+export interface DynamicContextCall {
+  /** The turn of the load: the gate is asked with it. */
+  readonly ctx: TurnContext
+  /** `$1`, `$2`… of every command: the load's arguments, split into words. */
+  readonly params: readonly string[]
+  /** Variables every command sees: the skill folder's names, `ARGUMENTS`. */
+  readonly env: Readonly<Record<string, string>>
+  readonly signal: AbortSignal
+}
+
+/** One dynamic-context command's outcome: its output, or why it did not run. */
+export type DynamicContextOutcome =
+  | { readonly ran: true; readonly text: string }
+  | { readonly ran: false; readonly reason: string }

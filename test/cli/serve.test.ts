@@ -303,6 +303,36 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     expect(loadLine).not.toContain('covered')
   })
 
+  it("runs a loaded skill's !`command` lines in the sandbox, unless --no-dynamic-context", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillhost-serve-dynamic-'))
+    mkdirSync(join(root, 'where'))
+    writeFileSync(
+      join(root, 'where', 'SKILL.md'),
+      '---\nname: where\ndescription: Says where it runs.\n---\nCwd: !`pwd`\nUser: !`id -u`\n',
+    )
+    const body = async (args: string[]) => {
+      const s = await serve(args)
+      try {
+        const loaded = JSON.parse(
+          text(await s.client.callTool({ name: 'load_skill', arguments: { skill: 'where' } })),
+        )
+        return String(loaded.body)
+      } finally {
+        await s.client.close()
+      }
+    }
+    try {
+      const on = await body(['--channel', 'inline', root])
+      expect(on).toContain('Cwd: /work\n')
+      // Not the host's root: the sandbox user.
+      expect(on).toMatch(/User: [1-9]\d*\n/)
+      const off = await body(['--channel', 'inline', '--no-dynamic-context', root])
+      expect(off).toContain('Cwd: !`pwd` [not run: dynamic context is off on this host]')
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it('rejects bad options with a usage error', async () => {
     const { execFile } = await import('node:child_process')
     const run = (args: string[]) =>

@@ -29,6 +29,10 @@ const HELP: HelpSpec = {
           text: 'run only scripts a sidecar declares (default: any file of a loaded skill whose interpreter is allowed, through run_<skill>_script)',
         },
         {
+          term: '--no-dynamic-context',
+          text: "leave a loaded skill's !`command` lines unrun (default: each runs at load as a gated, sandboxed script call of the skill, its output in their place)",
+        },
+        {
           term: '--workspace DIR',
           text: 'the folder every session works in, mounted read-write at /work for scripts (default: a fresh private folder per session, removed when it closes)',
         },

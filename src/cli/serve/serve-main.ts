@@ -122,6 +122,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     watch: options.watch,
     scripts: options.scripts,
     ...(options.undeclaredScripts === false ? { undeclaredScripts: false } : {}),
+    ...(options.dynamicContext === false ? { dynamicContext: false } : {}),
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
     scriptSandbox: sandboxOptionsFrom(options.sandbox, lock),
     gate: createPolicyGate(policy, log),

@@ -83,6 +83,8 @@ export interface ServeOptions {
   readonly scripts: boolean
   /** Undeclared scripts of loaded skills may run (off with `--no-undeclared-scripts`). */
   readonly undeclaredScripts?: boolean
+  /** A loaded skill's `` !`command` `` lines run at load (off with `--no-dynamic-context`). */
+  readonly dynamicContext?: boolean
   /** `--workspace DIR`: the directory every session works in. */
   readonly workspace?: string
   readonly gate: { readonly mode: ServeGateMode } | { readonly policyFile: string }
@@ -149,6 +151,7 @@ export function parseServeOptions(
       'import-modules',
       'no-scripts',
       'no-undeclared-scripts',
+      'no-dynamic-context',
       'no-watch',
       'durable-spool',
       'insecure-no-auth',
@@ -262,6 +265,7 @@ export function parseServeOptions(
     importModules: args.booleans['import-modules'] === true,
     scripts: args.booleans['no-scripts'] !== true,
     undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
+    dynamicContext: args.booleans['no-dynamic-context'] !== true,
     watch: args.booleans['no-watch'] !== true,
     ...(workspace === undefined ? {} : { workspace }),
     gate:

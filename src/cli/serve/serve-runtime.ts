@@ -52,6 +52,8 @@ export interface ServeRuntimeOptions {
   readonly scripts: boolean
   /** Let a loaded skill's files run without a sidecar (`run_<skill>_script`). Default true. */
   readonly undeclaredScripts?: boolean
+  /** Run a loaded skill's dynamic-context commands (`` !`command` ``) at load. Default true. */
+  readonly dynamicContext?: boolean
   /**
    * A directory every session uses as its workspace (`--workspace`), e.g. the
    * user's project; default a fresh private one per session.
@@ -103,13 +105,18 @@ export interface ServeRuntime extends AsyncDisposable {
 }
 
 /**
- * The sandbox's configuration as serve runs it: undeclared scripts allowed
- * unless turned off, and a deployer's workspace directory added to the
- * session policy's write set (it must be writable there to be mounted).
+ * The sandbox's configuration as serve runs it: undeclared scripts and
+ * dynamic context on unless turned off, and a deployer's workspace directory
+ * added to the session policy's write set (it must be writable there to be
+ * mounted).
  */
 function scriptConfig(sandbox: ScriptSandbox, options: ServeRuntimeOptions): SkillScriptConfig {
   return withWorkspaceDir(
-    { ...sandbox.config, undeclared: options.undeclaredScripts === false ? 'deny' : 'allow' },
+    {
+      ...sandbox.config,
+      undeclared: options.undeclaredScripts === false ? 'deny' : 'allow',
+      dynamicContext: options.dynamicContext === false ? 'off' : 'run',
+    },
     options.workspace,
   )
 }

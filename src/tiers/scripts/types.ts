@@ -94,6 +94,13 @@ export interface SkillScriptConfig {
    */
   readonly undeclared?: 'allow' | 'deny'
   /**
+   * Whether a loaded skill's dynamic-context commands (`` !`command` `` in
+   * its body, as Claude Code runs them) run at load, each gated and sandboxed
+   * like a script call with the workspace as cwd, their output replacing
+   * them. Default `'off'`: each is left in the body with a note saying so.
+   */
+  readonly dynamicContext?: 'run' | 'off'
+  /**
    * The conversation's workspace, mounted read-write at `/work` and the cwd
    * of every call: a deployer's directory (`dir`, kept), or by default a fresh
    * private one per manager, removed on dispose. `maxBytes` caps the regular

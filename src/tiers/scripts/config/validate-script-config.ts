@@ -125,7 +125,7 @@ function checkSessionWorkspace(value: unknown, allowWrite: readonly string[]): v
  * (`workspace`) and translator; a well-formed session policy; interpreters
  * given as absolute program paths that `interpreterReadPaths` covers; sane
  * positive limits (`1 <= defaultTimeoutSeconds <= maxTimeoutSeconds`);
- * `undeclared` of `'allow' | 'deny'`; a session workspace inside the policy's
+ * `undeclared` of `'allow' | 'deny'`, `dynamicContext` of `'run' | 'off'`; a session workspace inside the policy's
  * writable paths.
  */
 export function validateSkillScriptConfig(config: SkillScriptConfig): void {
@@ -153,6 +153,9 @@ export function validateSkillScriptConfig(config: SkillScriptConfig): void {
   checkLimits(c)
   if (c.undeclared !== undefined && c.undeclared !== 'allow' && c.undeclared !== 'deny') {
     bad('undeclared', "must be 'allow' or 'deny'.")
+  }
+  if (c.dynamicContext !== undefined && c.dynamicContext !== 'run' && c.dynamicContext !== 'off') {
+    bad('dynamicContext', "must be 'run' or 'off'.")
   }
   checkSessionWorkspace(c.sessionWorkspace, allowWrite)
 }

@@ -30,6 +30,20 @@ export interface RunSkillScriptInput {
    * `args` (an undeclared script); each was checked by `literalArgvProblem`.
    */
   readonly argv?: readonly string[]
+  /**
+   * A shell command line to run instead of the script file (a
+   * `` !`command` `` of the skill's body): argv becomes
+   * `<interpreter> -c <line> ...params`, so `$0`, `$1`… are the params (`$0`
+   * the shell's name when there are none) and `$NAME` the `env` entries,
+   * expanded by the shell inside the sandbox and never spliced into the
+   * line. `script` names the shell; its `path` is the file the line came
+   * from (SKILL.md).
+   */
+  readonly command?: {
+    readonly line: string
+    readonly params: readonly string[]
+    readonly env: Readonly<Record<string, string>>
+  }
   readonly signal?: AbortSignal
   /**
    * The conversation's workspace: mounted read-write at the translator's
@@ -110,12 +124,20 @@ export async function runSkillScript(
   const scriptInSandbox = `${config.translator.skillMount}/${script.path}`
   const view = config.interpreterViews?.[script.interpreter]
   const interpreterArgv = view?.argv ?? script.interpreterArgv
+  const command = input.command
   const argv =
-    input.argv === undefined
-      ? buildArgv(interpreterArgv, scriptInSandbox, script.params, args)
-      : [...interpreterArgv, scriptInSandbox, ...input.argv]
-  const st = await lstat(scriptHostPath).catch(() => undefined)
-  if (!st?.isFile()) {
+    command !== undefined
+      ? [
+          ...interpreterArgv,
+          '-c',
+          command.line,
+          ...(command.params.length === 0 ? [script.interpreter] : command.params),
+        ]
+      : input.argv === undefined
+        ? buildArgv(interpreterArgv, scriptInSandbox, script.params, args)
+        : [...interpreterArgv, scriptInSandbox, ...input.argv]
+  const st = command === undefined ? await lstat(scriptHostPath).catch(() => undefined) : undefined
+  if (command === undefined && !st?.isFile()) {
     throw new SkillHostError(
       'E_SKILL_WORKSPACE_FAILED',
       `Skill '${input.skill}' script '${script.name}' is not a regular file in its skill copy (${script.path}).`,
@@ -129,7 +151,13 @@ export async function runSkillScript(
     await enforceToolGate(
       gate,
       ctx,
-      { tool, args: input.args, tier: 'script', ...(skill ? { skill } : {}) },
+      {
+        tool,
+        // A command is shown to the gate as what it is: the line, not the script's args.
+        args: input.command === undefined ? input.args : { command: input.command.line },
+        tier: 'script',
+        ...(skill ? { skill } : {}),
+      },
       SCRIPT_GATE_CODES,
     )
   }
@@ -184,6 +212,7 @@ export async function runSkillScript(
         cwd: translator.toSandbox(workspace?.path ?? scratch),
         policy,
         env: {
+          ...command?.env,
           ...callView?.env,
           ...interpreterEnv(script.interpreter, argv, config.translator.skillMount),
         },

@@ -19,6 +19,7 @@ import { filesFromSource } from '../skill-copy/workspace-files.js'
 import type { ScriptRunResult, SkillScriptConfig } from '../types.js'
 import { full, type SessionWorkspace, unmeasurable } from '../workspace/session-workspace.js'
 import { describeInterpreter, INTERPRETERS_META, type RunsWith } from './describe-interpreter.js'
+import { runDynamicContext } from './dynamic-context.js'
 import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
 import { scriptToolName } from './script-tool-name.js'
@@ -67,6 +68,24 @@ export function createScriptForge(
   options: ScriptForgeOptions = {},
 ): TierForge {
   const undeclared = config.undeclared === 'allow'
+  // Each loaded version's materialized copy, made by forge() or, for a skill
+  // with nothing to forge, by its first dynamic-context command.
+  const roots = new WeakMap<ForgeTarget, Promise<string>>()
+  const rootFor = (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
+    let root = roots.get(target)
+    if (root === undefined) {
+      root = (async () => {
+        const ref = target.source
+        const made = await config.workspace.materialize(ref, await filesFromSource(source, ref), {
+          signal,
+        })
+        target.store.add(() => config.workspace.dispose(made))
+        return made
+      })()
+      roots.set(target, root)
+    }
+    return root
+  }
   return {
     names: (d: SkillDescriptor) => [
       ...partitionScripts(d, config.interpreters).valid.map((s) => scriptToolName(d.id, s.name)),
@@ -80,6 +99,7 @@ export function createScriptForge(
       const files = await filesFromSource(source, ref)
       const root = await config.workspace.materialize(ref, files, { signal })
       target.store.add(() => config.workspace.dispose(root))
+      roots.set(target, Promise.resolve(root))
       const tools = scripts.map((script) =>
         forgeDeclared(config, gate, target, script, root, options),
       )
@@ -95,6 +115,19 @@ export function createScriptForge(
       }
       return tools
     },
+    dynamicContext: (target, source, commands, call) =>
+      runDynamicContext(
+        {
+          config,
+          gate,
+          toolName: undeclaredToolName(target.id),
+          root: () => rootFor(target, source, call.signal),
+          ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+        },
+        target,
+        commands,
+        call,
+      ),
   }
 }
 
