@@ -208,7 +208,7 @@ export function forgeSkillTools(
   const loadSkill = new Tool<{ skill: string; arguments?: string }>({
     name: LIFECYCLE_TOOL.load,
     description:
-      "Load a skill by its ref from list_skills (its id; a shadowed copy's own ref loads that copy, one copy of an id at a time): its instructions enter your context and its tools become callable from your next step; the result lists the files it ships, which read_skill_file reads while it is loaded. Unload it when you're done.",
+      "Load a skill by its ref from list_skills (its id; a shadowed copy's own ref loads that copy, one copy of an id at a time): its instructions enter your context and its tools become callable from your next step; the result lists the files it ships, which read_skill_file reads while it is loaded, and which interpreter (and version) each script tool runs with. Unload it when you're done.",
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -245,6 +245,8 @@ export function forgeSkillTools(
         filesTotal: result.filesTotal,
         // Fixed keys and reasons from skillhost's own table: nothing the skill wrote.
         ...(result.ignored ? { ignored: result.ignored } : {}),
+        // Sandbox paths only (describeInterpreter): what each script tool runs with.
+        ...(result.interpreters ? { interpreters: result.interpreters } : {}),
         ...(result.files.length < result.filesTotal
           ? {
               moreFiles: `${READ_SKILL_FILE_TOOL} ${JSON.stringify({ skill: result.id, path: SKILL_ROOT_PATH, range: { startLine: result.files.length + 1 } })} lists the rest (path<TAB>size per line)`,

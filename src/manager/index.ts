@@ -1,3 +1,5 @@
+/** What a script tool of a loaded skill runs with (`LoadResult.interpreters`). */
+export type { ScriptToolInterpreter } from '../tiers/scripts/tier.js'
 export { AUTO_INLINE_MAX_CHARS } from './body-channel.js'
 export { createSkillManager } from './create-skill-manager.js'
 export {

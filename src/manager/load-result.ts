@@ -1,11 +1,13 @@
+import { scriptToolInterpreters } from '../tiers/scripts/tier.js'
 import { LOAD_RESULT_FILES, LOAD_RESULT_FILES_CHARS } from './skill-files.js'
 import type { SkillRecord } from './skill-record.js'
 import type { LoadResult } from './types.js'
 
 /**
  * What a load reports: the body inline, or the handle the model reads
- * through, and the first `LOAD_RESULT_FILES` files the skill ships (fewer
- * when their paths pass `LOAD_RESULT_FILES_CHARS` characters).
+ * through, the first `LOAD_RESULT_FILES` files the skill ships (fewer
+ * when their paths pass `LOAD_RESULT_FILES_CHARS` characters), and what its
+ * script tools run with.
  */
 export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
   const body = record.body
@@ -19,6 +21,7 @@ export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
     n += 1
   }
   const files = page.slice(0, n)
+  const interpreters = scriptToolInterpreters(record.tools)
   return {
     id: record.id,
     ref: record.ref,
@@ -33,5 +36,6 @@ export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
     files,
     filesTotal: total,
     ...(record.descriptor.ignored?.length ? { ignored: record.descriptor.ignored } : {}),
+    ...(interpreters.length > 0 ? { interpreters } : {}),
   }
 }

@@ -7,7 +7,12 @@ import type { SkillFileManifest, SkillManifestOptions } from '../sources/skill-m
 import type { SkillPin } from '../sources/skill-pins.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/tier.js'
-import type { ManagerWorkspace, SandboxPolicy, SkillScriptConfig } from '../tiers/scripts/tier.js'
+import type {
+  ManagerWorkspace,
+  SandboxPolicy,
+  ScriptToolInterpreter,
+  SkillScriptConfig,
+} from '../tiers/scripts/tier.js'
 
 /**
  * How a loaded skill's body reaches the model: the text itself (`inline`), a
@@ -204,6 +209,15 @@ export interface LoadResult {
    * absent when none. The skill loads regardless.
    */
   readonly ignored?: readonly IgnoredKey[]
+  /**
+   * Which interpreter each script tool added runs with, as scripts see it:
+   * `{ tool, name, program?, version? }`, one entry per declared script and
+   * one per interpreter `run_<skill>_script` uses (the fields of `skillhost
+   * list --json`'s `interpreters`, from the same `describeInterpreter`).
+   * `program` is a sandbox path (`/opt/skillhost/python/3.12.4/bin/python3`,
+   * `/usr/bin/python3`), never a host path. Absent when no script tool was added.
+   */
+  readonly interpreters?: readonly ScriptToolInterpreter[]
 }
 
 /** One skill initialized in a manager: its version, its tools, and the declared tools it lacks. */

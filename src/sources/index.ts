@@ -44,6 +44,7 @@ export {
   type SkillManifestOptions,
   skillFileDigest,
 } from './skill-manifest.js'
+export { notPinnedError } from './skill-pins.js'
 export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.js'
 export type {
   DiscoverOptions,

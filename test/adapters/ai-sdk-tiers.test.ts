@@ -86,6 +86,18 @@ describe.runIf(onLinux)('AI SDK adapter across the tiers (examples/skills)', () 
     expect(offeredTools(s2)).toEqual(expect.arrayContaining(tierTools))
     expect(systemText(s2)).toContain('# Word count')
     expect(systemText(s2)).toContain('# Unit convert')
+    // The load result says what each script tool runs with, as the sandbox sees it.
+    const loads = toolResults(s2)
+      .filter((r) => r.tool === 'load_skill')
+      .map((r) => JSON.parse(r.text ?? '{}'))
+    expect(loads.find((l) => l.id === 'word-count')?.interpreters).toEqual([
+      {
+        tool: 'run_word_count_count',
+        name: 'sh',
+        program: expect.stringMatching(/^(\/usr)?\/bin\/sh$/),
+      },
+    ])
+    expect(loads.find((l) => l.id === 'unit-convert')?.interpreters).toBeUndefined()
 
     const results = toolResults(s3)
     const byTool = (name: string) => results.find((r) => r.tool === name)

@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli-main.js'
 import type { CliIo } from '../../src/cli/shared/cli-command.js'
-import { lockPins } from '../../src/cli/shared/sandbox-flags.js'
 import { parseSkillLock } from '../../src/sources/index.js'
 import {
   createScriptSandbox,
+  lockPins,
   type PinnedPackage,
   runSkillScript,
   scriptInterpreters,
@@ -127,7 +127,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       const tampered = new Map(
         [...lockPins(lock)].map(([k, v]) => [k, v.map((p) => ({ ...p, sha256: '0'.repeat(64) }))]),
       )
-      expect(await codeOf(rebuild(tampered))).toBe('E_SKILL_WORKSPACE_FAILED')
+      expect(await codeOf(rebuild(tampered))).toBe('E_SKILL_NOT_PINNED')
     }, 180_000)
 
     it('--find-links and --index-url exclude each other', async () => {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
 import { createServeRuntime } from '../../src/cli/serve/serve-runtime.js'
 import { UsageError } from '../../src/cli/shared/parse-args.js'
-import { parseSandboxFlags } from '../../src/cli/shared/sandbox-flags.js'
+import { parseSandboxFlags, sandboxOptionsFrom } from '../../src/cli/shared/sandbox-flags.js'
+import { parseSkillLock } from '../../src/sources/index.js'
 import { codeOf } from '../helpers/error-code.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
@@ -99,6 +100,34 @@ describe('--interpreter and --read-path parsing (serve, run, validate)', () => {
       expect(() => parseSandboxFlags({ [flag]: [value] }), `${flag} ${value}`).toThrow(UsageError)
       expect(() => parseServeOptions([`--${flag}`, value, 'examples/skills'])).toThrow(UsageError)
     }
+  })
+})
+
+describe('--locked with --provision (run and serve share sandboxOptionsFrom)', () => {
+  it('builds only from the pins: locked, with the pinned sets, and not without --provision', () => {
+    const lock = parseSkillLock(
+      JSON.stringify({
+        lockfileVersion: 1,
+        skills: {
+          pdf: {
+            digest: `sha256-${'A'.repeat(43)}=`,
+            source: 'skills/pdf',
+            environments: [
+              {
+                requirements: ['pypdf>=4', 'attrs'],
+                packages: [{ name: 'pypdf', version: '4.3.1', sha256: 'a'.repeat(64) }],
+              },
+            ],
+          },
+        },
+      }),
+    )
+    const flags = parseSandboxFlags({}, true)
+    const provision = sandboxOptionsFrom(flags, lock).provision
+    expect(provision?.locked).toBe(true)
+    expect([...(provision?.pins?.keys() ?? [])]).toEqual(['attrs\npypdf>=4'])
+    expect(sandboxOptionsFrom(flags).provision?.locked).toBeUndefined()
+    expect(sandboxOptionsFrom(parseSandboxFlags({}), lock).provision).toBeUndefined()
   })
 })
 

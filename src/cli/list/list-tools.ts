@@ -1,7 +1,11 @@
 import { SkillHostError } from '../../common/index.js'
 import { FileSystemSkillSource, type UnavailableTool } from '../../index.js'
 import type { SkillDescriptor } from '../../sources/index.js'
-import { describePython, previewScriptTools } from '../../tiers/scripts/index.js'
+import {
+  describeInterpreter,
+  previewScriptTools,
+  type RunsWith,
+} from '../../tiers/scripts/index.js'
 import type { CatalogRow } from '../shared/resolve-catalog.js'
 
 /** How the `serve` that `list` answers for would run: the flags both commands share. */
@@ -32,27 +36,6 @@ export interface ListedTools {
   readonly unavailable: readonly UnavailableTool[]
   /** Each declared script tool → the interpreter it will run with (`describeInterpreter`). */
   readonly interpreters: Readonly<Record<string, RunsWith>>
-}
-
-/** The interpreter a script runs with: its allow-list name, host program and version when known. */
-export interface RunsWith {
-  readonly name: string
-  readonly program: string
-  readonly version?: string
-}
-
-/**
- * `name`'s entry of `interpreters` as `list --json` shows it; a python's
- * version comes from `describePython` (one host process per distinct program
- * per run, remembered).
- */
-export function describeInterpreter(
-  name: string,
-  interpreters: Readonly<Record<string, readonly string[]>>,
-): RunsWith {
-  const program = interpreters[name]?.[0] ?? ''
-  const version = /^python[0-9.]*$/.test(name) ? describePython(program)?.version : undefined
-  return { name, program, ...(version === undefined ? {} : { version }) }
 }
 
 const NOTHING: ListedTools = {

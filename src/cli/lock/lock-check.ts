@@ -13,9 +13,13 @@ import { plural } from '../shared/plural.js'
 /** How `skillhost lock` treats an existing lockfile: write it, only compare (`--verify`), or refuse to change it (`--frozen`). */
 export type LockMode = 'write' | 'verify' | 'frozen'
 
-function driftLine(d: SkillLockDrift): string {
+/**
+ * One skill's drift on one line: `added id`, `removed id`, or `changed id:
+ * +new -gone ~edited` (the first eight paths, then how many more).
+ */
+export function driftSummary(d: SkillLockDrift): string {
   const id = escapeLine(d.id)
-  if (d.kind !== 'changed') return `  ${d.kind} ${id}\n`
+  if (d.kind !== 'changed') return `${d.kind} ${id}`
   const parts = [
     ...d.added.map((p) => `+${p}`),
     ...d.removed.map((p) => `-${p}`),
@@ -23,8 +27,10 @@ function driftLine(d: SkillLockDrift): string {
   ]
   const shown = parts.slice(0, 8).map(escapeLine).join(' ')
   const more = parts.length > 8 ? ` and ${parts.length - 8} more` : ''
-  return `  changed ${id}${parts.length > 0 ? `: ${shown}${more}` : ''}\n`
+  return `changed ${id}${parts.length > 0 ? `: ${shown}${more}` : ''}`
 }
+
+const driftLine = (d: SkillLockDrift): string => `  ${driftSummary(d)}\n`
 
 /**
  * Compares a fresh lock with the lockfile at `path` and never writes it.

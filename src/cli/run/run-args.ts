@@ -7,7 +7,13 @@ import { SANDBOX_LIST_FLAGS } from '../shared/sandbox-flags.js'
 
 const RUN_FLAGS = new Set(['timeout', 'json', 'help', 'provision'])
 // run's own flags that take a value; never passed to the script.
-const RUN_VALUE_FLAGS = new Set<string>(['timeout', 'workspace', 'overlays', ...SANDBOX_LIST_FLAGS])
+const RUN_VALUE_FLAGS = new Set<string>([
+  'timeout',
+  'workspace',
+  'overlays',
+  'locked',
+  ...SANDBOX_LIST_FLAGS,
+])
 
 /**
  * Splits argv into run options and script arguments typed by the script's

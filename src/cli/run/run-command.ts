@@ -1,7 +1,8 @@
 import { constants } from 'node:os'
 import { resolve } from 'node:path'
 import { escapeLine, SkillHostError } from '../../common/index.js'
-import { FileSystemSkillSource } from '../../index.js'
+import { FileSystemSkillSource, type SkillLock, type SkillProblem } from '../../index.js'
+import { notPinnedError, type SkillDescriptor } from '../../sources/index.js'
 import {
   createScriptSandbox,
   runScriptOnce,
@@ -9,6 +10,7 @@ import {
 } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import type { HelpSpec } from '../shared/help-text.js'
+import { lockedFlag } from '../shared/locked-flag.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { UsageError } from '../shared/parse-args.js'
 import { plural } from '../shared/plural.js'
@@ -21,6 +23,7 @@ import {
 } from '../shared/sandbox-flags.js'
 import { usableRoots } from '../shared/usable-roots.js'
 import { optionValues, runTarget, scriptArgs } from './run-args.js'
+import { lockedRefusal } from './run-locked.js'
 import { copyLines, userFolderCopy } from './run-user-files.js'
 
 const HELP: HelpSpec = {
@@ -39,6 +42,10 @@ const HELP: HelpSpec = {
           term: '--workspace DIR',
           text: "the folder mounted read-write at /work, the script's working directory: put inputs there and find outputs there. Without it, /work is a fresh private folder: files of the current folder named among the script's arguments are copied in, and files the script creates or changes are copied back here (one line each: output: NAME, updated: NAME), never over a file that exists or changed meanwhile",
         },
+        {
+          term: '--locked FILE',
+          text: 'run only a skill FILE pins, exactly as pinned (skillhost lock writes it): a skill not pinned, or changed since, is refused naming what drifted (exit 65); with --provision, environments are built only from the versions and wheel sha256s FILE pins (skillhost env --lock), never resolved afresh',
+        },
         OVERLAYS_HELP,
         ...SANDBOX_FLAGS_HELP,
         {
@@ -56,6 +63,10 @@ const HELP: HelpSpec = {
           term: '64',
           text: 'usage error: a bad option or parameter, no such script, not a skill folder',
         },
+        {
+          term: '65',
+          text: '--locked refused: the lockfile cannot be used, or the skill or its environment is not as pinned',
+        },
         { term: '66', text: 'the skill folder cannot be used: missing, not a folder, unreadable' },
         {
           term: '69',
@@ -69,17 +80,18 @@ const HELP: HelpSpec = {
         { term: '128+N', text: 'the script was killed by signal N' },
       ],
     },
-    'A script that itself exits 64, 66, 69, 70 or 124 is told apart by --json (exitCode, timedOut) and by a last stderr line "[skillhost run: the script itself exited N]".',
+    'A script that itself exits 64, 65, 66, 69, 70 or 124 is told apart by --json (exitCode, timedOut) and by a last stderr line "[skillhost run: the script itself exited N]".',
   ],
 }
 
 /**
- * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_NOINPUT`,
- * `EX_UNAVAILABLE` and `EX_SOFTWARE` from sysexits.h; 124 as coreutils `timeout`). Every other
- * status is the script's own.
+ * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_DATAERR`,
+ * `EX_NOINPUT`, `EX_UNAVAILABLE` and `EX_SOFTWARE` from sysexits.h; 124 as
+ * coreutils `timeout`). Every other status is the script's own.
  */
 export const RUN_EXIT = Object.freeze({
   usage: 64,
+  notPinned: 65,
   noInput: 66,
   unavailable: 69,
   internal: 70,
@@ -109,20 +121,46 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   // run's own flags stand before `--`; everything after it is the script's, verbatim.
   const own = dash === -1 ? rest : rest.slice(0, dash)
   if (usableRoots([resolve(skillDir)], io, 'run').unusable.length > 0) return RUN_EXIT.noInput
+  const json = wantsJson(argv)
+  const lockedPath = optionValues(own, 'locked').at(-1)
+  let lock: SkillLock | undefined
+  try {
+    lock = await lockedFlag(lockedPath)
+  } catch (err) {
+    if (!SkillHostError.isInstance(err)) throw err
+    return reportError(err, { io, command: 'run', json, status: RUN_EXIT.notPinned })
+  }
   const source = new FileSystemSkillSource({
     roots: [resolve(skillDir)],
     id: 'cli',
     overlays: overlayDirs(optionValues(own, 'overlays')),
+    ...(lock && { lock }),
   })
   const found = []
-  for await (const skill of source.discover()) found.push(skill)
-  const json = wantsJson(argv)
+  const problems: SkillProblem[] = []
+  for await (const skill of source.discover({ report: (p) => void problems.push(p) }))
+    found.push(skill)
+  // Under --locked, the one refusal that leaves nothing found: a skill the lock does not hold.
+  const unpinned = problems.find((p) => p.code === 'E_SKILL_NOT_PINNED' && p.id !== undefined)
+  const refuse = async (err: SkillHostError, id: string): Promise<number> => {
+    const said = await lockedRefusal(err, resolve(skillDir), id, lock!, lockedPath!)
+    return reportError(said, { io, command: 'run', json, status: RUN_EXIT.notPinned })
+  }
+  if (lock && found.length === 0 && unpinned?.id !== undefined)
+    return refuse(notPinnedError(unpinned.id, undefined), unpinned.id)
   if (found.length !== 1) {
     const why = `${skillDir} must be one skill folder holding SKILL.md (found ${plural(found.length, 'skill')})`
     return reportError(new UsageError(why), { io, command: 'run', json, status: RUN_EXIT.usage })
   }
   const ref = { id: found[0]!.id, version: found[0]!.version }
-  const descriptor = await source.descriptor(ref)
+  let descriptor: SkillDescriptor
+  try {
+    descriptor = await source.descriptor(ref)
+  } catch (err) {
+    if (lock && SkillHostError.isInstance(err) && err.code === 'E_SKILL_NOT_PINNED')
+      return refuse(err, ref.id)
+    throw err
+  }
   const declared = (descriptor.scripts ?? []).find((s) => s.name === scriptName)
   // A declared script takes typed parameters; any other file of the skill
   // runs undeclared, with the arguments after `--` passed literally.
@@ -144,7 +182,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
   try {
-    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags))
+    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, lock))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     return reportError(err, { io, command: 'run', json, status: RUN_EXIT.unavailable })
@@ -194,6 +232,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return status
   } catch (err) {
     if (SkillHostError.isInstance(err)) {
+      // Read again for the run: a file changed since the check, or an environment not pinned.
+      if (lock && err.code === 'E_SKILL_NOT_PINNED') return await refuse(err, ref.id)
       const usage = ARGUMENT_CODES.has(err.code)
       return reportError(flagVoice(err, declared), {
         io,

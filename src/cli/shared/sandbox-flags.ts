@@ -5,7 +5,7 @@ import type { SkillLock } from '../../sources/index.js'
 import {
   assertInterpreterProgram,
   assertReadPath,
-  type PinnedPackage,
+  lockedProvision,
   type ProvisionOptions,
   type ScriptSandboxOptions,
   scriptInterpreters,
@@ -120,27 +120,15 @@ export function parseSandboxFlags(
 }
 
 /**
- * The pinned environments of a lockfile (`skillhost env --lock`) by
- * requirement set, for `ProvisionOptions.pins`: a locked deployment
- * rebuilds what was resolved.
+ * The `createScriptSandbox` options the flags ask for: the default
+ * allow-list plus the flags. Under a lockfile (`--locked FILE`) provisioning
+ * builds only the environments it pins (`ProvisionOptions.locked`).
  */
-export function lockPins(lock: SkillLock | undefined): Map<string, readonly PinnedPackage[]> {
-  const pins = new Map<string, readonly PinnedPackage[]>()
-  for (const entry of lock?.skills.values() ?? []) {
-    for (const env of entry.environments ?? []) {
-      pins.set([...env.requirements].sort().join('\n'), env.packages)
-    }
-  }
-  return pins
-}
-
-/** The `createScriptSandbox` options the flags ask for: the default allow-list plus the flags. */
 export function sandboxOptionsFrom(flags: SandboxFlags, lock?: SkillLock): ScriptSandboxOptions {
-  const pins = lockPins(lock)
   const provision =
-    flags.provision === undefined || pins.size === 0
+    flags.provision === undefined || lock === undefined
       ? flags.provision
-      : { ...flags.provision, pins }
+      : { ...flags.provision, ...lockedProvision(lock) }
   return {
     interpreters: scriptInterpreters(flags.interpreters),
     ...(flags.readPaths.length > 0 ? { readPaths: flags.readPaths } : {}),

@@ -12,7 +12,9 @@ export {
   SYSTEM_READ_PATHS,
 } from './config/create-script-sandbox.js'
 export { validateSkillScriptConfig } from './config/validate-script-config.js'
+export { lockedProvision, lockPins } from './deps/locked-provision.js'
 export type {
+  EnvNotPinnedReason,
   PackageIndex,
   PinnedPackage,
   ProvisionedEnv,
@@ -115,6 +117,11 @@ export {
   type SkippedLink,
   type WorkspaceFileSource,
 } from './skill-copy/workspace-files.js'
+export {
+  describeInterpreter,
+  type RunsWith,
+  type ScriptToolInterpreter,
+} from './tool/describe-interpreter.js'
 export {
   previewScriptTools,
   type ScriptToolsPreview,

@@ -8,6 +8,10 @@
 
 export { validateSkillScriptConfig } from './config/validate-script-config.js'
 export type { SandboxPolicy } from './policy/policy.js'
+export {
+  type ScriptToolInterpreter,
+  scriptToolInterpreters,
+} from './tool/describe-interpreter.js'
 export { scriptsOffTools } from './tool/script-availability.js'
 export { createScriptForge } from './tool/script-forge.js'
 export type { SkillScriptConfig } from './types.js'

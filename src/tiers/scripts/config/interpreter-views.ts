@@ -24,7 +24,9 @@ const PYTHON = /^python[0-9.]*$/
  * venv shims are written under `shimBase`. Each installation and venv is
  * checked by `assertReadPath` (never `/` or a folder holding the home
  * directory). A python that cannot say where it lives is left out, to be
- * bound where it is as before.
+ * bound where it is as before. A system python has no view, but is asked
+ * too (remembered), so `describeInterpreter` can name its version later
+ * without starting a process.
  */
 export async function interpreterViews(
   interpreters: Readonly<Record<string, readonly string[]>>,
@@ -41,8 +43,10 @@ export async function interpreterViews(
     if (!PYTHON.test(name) && !PYTHON.test(basename(program))) continue
     if (!byProgram.has(program)) {
       const inSystem = (p: string) => systemDirs.some((d) => isPathInside(p, d))
-      const layout =
-        inSystem(program) && inSystem(realpathSync(program)) ? undefined : describePython(program)
+      const system = inSystem(program) && inSystem(realpathSync(program))
+      // A system python is used where it is, but asked too: a load result names its version.
+      const described = describePython(program)
+      const layout = system ? undefined : described
       const view =
         layout === undefined
           ? undefined

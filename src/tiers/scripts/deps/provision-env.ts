@@ -21,6 +21,13 @@ export interface ProvisionOptions {
    * here installs exactly these packages with `--require-hashes`.
    */
   readonly pins?: ReadonlyMap<string, readonly PinnedPackage[]>
+  /**
+   * A locked deployment (`run --locked`, `serve --locked` with
+   * `--provision`): build only from `pins`, never resolve afresh. A
+   * requirement set `pins` lacks, or a pinned package without a sha256, is
+   * `E_SKILL_NOT_PINNED` (`notPinnedEnv`) before anything is installed.
+   */
+  readonly locked?: boolean
 }
 
 /** How a lockfile names a requirement set: its normalized requirement texts, sorted, one a line. */
@@ -61,6 +68,45 @@ export function envKey(
     .update(JSON.stringify([layout.version, layout.realExecutable, set, pins ?? null]))
     .digest('hex')
     .slice(0, 32)
+}
+
+/** Why a locked deployment refuses to build an environment (`data.reason` of `E_SKILL_NOT_PINNED`). */
+export type EnvNotPinnedReason =
+  | 'environment-not-pinned'
+  | 'environment-unhashed'
+  | 'environment-mismatch'
+
+const NOT_PINNED_WHY: Readonly<Record<EnvNotPinnedReason, string>> = {
+  'environment-not-pinned': 'is not pinned in the lockfile in force',
+  'environment-unhashed': 'is pinned without the sha256 of every package',
+  'environment-mismatch':
+    'is pinned to archives whose sha256 the package index does not serve (a pin or a package changed)',
+}
+
+/**
+ * The refusal of a script environment that is not exactly as a lockfile
+ * pins it. The message is model-safe (no requirement text, no path); the
+ * person text names the requirement set and what to do.
+ */
+export function notPinnedEnv(
+  reason: EnvNotPinnedReason,
+  requirements: readonly Requirement[],
+  cause?: unknown,
+): SkillHostError {
+  const set = requirements.map((r) => r.text).sort()
+  const fix =
+    reason === 'environment-mismatch'
+      ? 'check the lockfile and the index, then pin it again with skillhost env --lock'
+      : 'pin it with skillhost env --lock'
+  return new SkillHostError(
+    'E_SKILL_NOT_PINNED',
+    `This script's environment (${set.length} requirement${set.length === 1 ? '' : 's'}) ${NOT_PINNED_WHY[reason]}, so it is not built; the deployer must ${fix}.`,
+    {
+      data: { reason },
+      cause,
+      person: `the environment for ${set.join(' ')} ${NOT_PINNED_WHY[reason]}; ${fix}`,
+    },
+  )
 }
 
 function failed(why: string, cause?: unknown): SkillHostError {
@@ -105,8 +151,11 @@ function pinsFromReport(report: unknown): PinnedPackage[] {
  * place whole, under a lock folder so concurrent builders wait for one
  * another. `writeShim(dir)` adds the neutral-path shim before the rename.
  * A set `options.pins` holds (from a lockfile) installs exactly those
- * versions with `--require-hashes`. Runs on the host, never in the sandbox, and gives
- * the sandbox no network. Failures are `E_SKILL_WORKSPACE_FAILED`.
+ * versions with `--require-hashes`; an archive whose hash differs is
+ * `E_SKILL_NOT_PINNED` (`environment-mismatch`), and with `options.locked`
+ * a set without pins is refused before anything runs. Runs on the host,
+ * never in the sandbox, and gives the sandbox no network. Other failures
+ * are `E_SKILL_WORKSPACE_FAILED`.
  */
 export async function provisionEnv(
   python: PythonLayout,
@@ -115,6 +164,9 @@ export async function provisionEnv(
   writeShim: (dir: string) => Promise<void>,
 ): Promise<ProvisionedEnv> {
   const pins = options.pins?.get(requirementSetKey(requirements))
+  if (options.locked && !pins?.length) throw notPinnedEnv('environment-not-pinned', requirements)
+  if (options.locked && pins?.some((p) => p.sha256 === undefined))
+    throw notPinnedEnv('environment-unhashed', requirements)
   const key = envKey(python, requirements, pins)
   const dir = join(options.cacheDir, key)
   await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
@@ -173,6 +225,9 @@ export async function provisionEnv(
   } catch (err) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined)
     const stderr = (err as { stderr?: string }).stderr
+    // pip's words for an archive that is not the pinned one (--require-hashes).
+    if (pins?.length && stderr?.includes('DO NOT MATCH THE HASHES'))
+      throw notPinnedEnv('environment-mismatch', requirements, err)
     throw failed(
       `pip failed for ${requirements.map((r) => r.text).join(' ')}${stderr ? `: ${stderr.slice(-2000)}` : ''}`,
       err,

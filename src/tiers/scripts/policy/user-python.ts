@@ -49,7 +49,22 @@ function absolute(value: unknown): string | undefined {
  */
 export function describePython(program: string): PythonLayout | undefined {
   if (layouts.has(program)) return layouts.get(program)
-  let layout: PythonLayout | undefined
+  const found = probePython(program)
+  layouts.set(program, found)
+  if (found !== undefined) layouts.set(found.executable, found)
+  return found
+}
+
+/**
+ * What `describePython` already learnt about `program`, with no process
+ * started: for answers given on a model's request (a load result), which
+ * must never spawn. Undefined when it was never asked or could not say.
+ */
+export function knownPython(program: string): PythonLayout | undefined {
+  return layouts.get(program)
+}
+
+function probePython(program: string): PythonLayout | undefined {
   try {
     // Loaded on first use, so the root entry (which reaches this module) never loads child_process.
     const { execFileSync } = process.getBuiltinModule('node:child_process')
@@ -64,24 +79,20 @@ export function describePython(program: string): PythonLayout | undefined {
     const prefix = absolute(raw.prefix)
     const basePrefix = absolute(raw.base)
     const version = typeof raw.version === 'string' ? raw.version : ''
-    if (executable && prefix && basePrefix && /^\d+\.\d+\.\d+$/.test(version)) {
-      const libDir = absolute(raw.lib)
-      layout = {
-        executable,
-        realExecutable: realpathSync(executable),
-        prefix,
-        basePrefix,
-        version,
-        ...(libDir === undefined ? {} : { libDir }),
-        systemSitePackages: raw.ssp === true,
-      }
+    if (!(executable && prefix && basePrefix && /^\d+\.\d+\.\d+$/.test(version))) return undefined
+    const libDir = absolute(raw.lib)
+    return {
+      executable,
+      realExecutable: realpathSync(executable),
+      prefix,
+      basePrefix,
+      version,
+      ...(libDir === undefined ? {} : { libDir }),
+      systemSitePackages: raw.ssp === true,
     }
   } catch {
-    layout = undefined
+    return undefined
   }
-  layouts.set(program, layout)
-  if (layout !== undefined) layouts.set(layout.executable, layout)
-  return layout
 }
 
 function executableFile(path: string): boolean {

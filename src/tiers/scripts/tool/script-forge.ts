@@ -18,6 +18,7 @@ import {
 import { filesFromSource } from '../skill-copy/workspace-files.js'
 import type { ScriptRunResult, SkillScriptConfig } from '../types.js'
 import { full, type SessionWorkspace, unmeasurable } from '../workspace/session-workspace.js'
+import { describeInterpreter, INTERPRETERS_META, type RunsWith } from './describe-interpreter.js'
 import { runDynamicContext } from './dynamic-context.js'
 import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
@@ -130,16 +131,20 @@ export function createScriptForge(
   }
 }
 
+/** How scripts see the interpreter `name` of this config (`describeInterpreter`'s sandbox view). */
+function seenAs(config: SkillScriptConfig, name: string): RunsWith {
+  return describeInterpreter(name, config.interpreters, config.interpreterViews ?? {})
+}
+
 /**
- * What the model is told about the interpreters a tool runs with, for those
- * seen at a neutral path (the user's python, a venv): name and version,
- * never a host path. Empty for the system's own interpreters.
+ * What a tool's description tells the model about the interpreters it runs
+ * with: each python's version, when known. The load result lists them whole
+ * (`scriptToolInterpreters`).
  */
-function interpreterNote(config: SkillScriptConfig, names: readonly string[]): string {
-  const said = names.flatMap((n) => {
-    const version = config.interpreterViews?.[n]?.version
-    return version === undefined ? [] : [`${n} is Python ${version}`]
-  })
+function interpreterNote(runsWith: readonly RunsWith[]): string {
+  const said = runsWith.flatMap((r) =>
+    r.version === undefined ? [] : [`${r.name} is Python ${r.version}`],
+  )
   return said.length === 0 ? '' : ` (${said.join('; ')}.)`
 }
 
@@ -231,13 +236,14 @@ function forgeDeclared(
   options: ScriptForgeOptions,
 ): Tool {
   const name = scriptToolName(target.id, script.name)
+  const runsWith = [seenAs(config, script.interpreter)]
   return forgeSkillTool<Record<string, unknown>>({
     name,
-    description: `${script.description}${interpreterNote(config, [script.interpreter])}`,
+    description: `${script.description}${interpreterNote(runsWith)}`,
     inputSchema: scriptInputSchema(script.params, config.maxTimeoutSeconds),
     tier: 'script',
     skill: { id: target.id, version: target.version },
-    meta: { script: script.name },
+    meta: { script: script.name, [INTERPRETERS_META]: Object.freeze(runsWith) },
     gate,
     gateCodes: SCRIPT_GATE_CODES,
     guard: target,
@@ -259,14 +265,16 @@ function forgeUndeclared(
   const name = undeclaredToolName(target.id)
   const paths = [...runnable.keys()].sort()
   const listed = paths.slice(0, 50).join(', ')
-  const description = `Run one of skill '${target.id}''s scripts in the sandbox, as its instructions say (python scripts/x.py a b → { script: "scripts/x.py", args: ["a", "b"] }; python -m scripts.x → { script: "scripts/x.py" }). The working directory is /work, the conversation's workspace: files persist across calls, and the skill's own files are read-only at ${config.translator.skillMount}. Runnable: ${listed || '(none)'}${paths.length > 50 ? `, and ${paths.length - 50} more` : ''}.${interpreterNote(config, [...new Set([...runnable.values()].map((s) => s.interpreter))])}`
+  const used = [...new Set([...runnable.values()].map((s) => s.interpreter))].sort()
+  const runsWith = used.map((n) => seenAs(config, n))
+  const description = `Run one of skill '${target.id}''s scripts in the sandbox, as its instructions say (python scripts/x.py a b → { script: "scripts/x.py", args: ["a", "b"] }; python -m scripts.x → { script: "scripts/x.py" }). The working directory is /work, the conversation's workspace: files persist across calls, and the skill's own files are read-only at ${config.translator.skillMount}. Runnable: ${listed || '(none)'}${paths.length > 50 ? `, and ${paths.length - 50} more` : ''}.${interpreterNote(runsWith)}`
   return forgeSkillTool<Record<string, unknown>>({
     name,
     description,
     inputSchema: undeclaredInputSchema(config.maxTimeoutSeconds),
     tier: 'script',
     skill: { id: target.id, version: target.version },
-    meta: { undeclared: true },
+    meta: { undeclared: true, [INTERPRETERS_META]: Object.freeze(runsWith) },
     gate,
     gateCodes: SCRIPT_GATE_CODES,
     guard: target,
