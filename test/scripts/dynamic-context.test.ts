@@ -46,6 +46,7 @@ skill(
   ].join('\n'),
   { 'scripts/info.sh': 'echo "helper ran from $(dirname "$0")"\n' },
 )
+skill('stall', '- First: !`sleep 30`\n- Second: !`sleep 30`\n')
 skill('many', `${Array.from({ length: 17 }, (_, i) => `- ${i}: !\`echo n${i}\``).join('\n')}\n`)
 
 describe.skipIf(!linux)(
@@ -168,6 +169,15 @@ describe.skipIf(!linux)(
       expect(shell.body).toContain(
         '- Here: !`pwd` [not run: this host allows no shell for scripts]',
       )
+    })
+
+    it("shares one deadline among a load's commands: a stalling body cannot hold the load", async () => {
+      const { body, seen } = await load('stall', { scripts: { defaultTimeoutSeconds: 2 } })
+      expect(body).toContain('- First: [killed at the deadline]')
+      expect(body).toContain(
+        "- Second: !`sleep 30` [not run: the load's time for dynamic context ran out]",
+      )
+      expect(seen).toHaveLength(1)
     })
 
     it(`runs at most 16 commands per body; the rest stay as written`, async () => {

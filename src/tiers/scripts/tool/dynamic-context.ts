@@ -60,7 +60,8 @@ export interface DynamicContextDeps {
  * one contained script call of the skill: the gate is asked first (as
  * `run_<skill>_script` with `{ command }`), then `<shell> -c <command>` runs
  * under the derived policy with the conversation's workspace as cwd and the
- * load's arguments as `$1`… and `$ARGUMENTS`. The outcome is the output
+ * load's arguments as `$0`, `$1`… and `$ARGUMENTS`, all within one
+ * default deadline shared by the load's commands. The outcome is the output
  * (stdout; stderr and the exit code too when it failed), or why it did not
  * run. Rejects only with `E_ABORTED`.
  */
@@ -82,7 +83,15 @@ export async function runDynamicContext(
     params: [],
   }
   const out: DynamicContextOutcome[] = []
+  // One deadline for all of a load's commands, so a body cannot hold a load
+  // for 16 deadlines: each runs with what is left of the default deadline.
+  const deadline = Date.now() + deps.config.defaultTimeoutSeconds * 1000
   for (const line of commands) {
+    const left = Math.floor((deadline - Date.now()) / 1000)
+    if (left < 1) {
+      out.push({ ran: false, reason: "the load's time for dynamic context ran out" })
+      continue
+    }
     if (line.length > MAX_DYNAMIC_COMMAND_LENGTH) {
       out.push({
         ran: false,
@@ -97,6 +106,7 @@ export async function runDynamicContext(
         root: await deps.root(),
         script,
         args: {},
+        timeoutSeconds: left,
         command: { line, params: call.params, env: call.env },
         signal: call.signal,
         returnTimedOut: true,
