@@ -2,8 +2,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/cli-main.js'
-import type { CliIo } from '../../src/cli/shared/cli-command.js'
 import { parseSkillLock } from '../../src/sources/index.js'
 import {
   createScriptSandbox,
@@ -14,17 +12,12 @@ import {
 } from '../../src/tiers/scripts/index.js'
 import { codeOf } from '../helpers/error-code.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { runCli } from '../helpers/run-cli.js'
 import { files, onLinux, script } from '../sandbox/helpers.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) }
-  const code = await main(argv, io)
-  return { code, stdout: out.join(''), stderr: err.join('') }
-}
+const cli = runCli
 
 describe.skipIf(!onLinux || PYTHON === undefined)(
   'skillhost env and run --provision (issue 23 part 2)',

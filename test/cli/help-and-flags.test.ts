@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { COMMANDS, main } from '../../src/cli/cli-main.js'
+import { COMMANDS } from '../../src/cli/cli-main.js'
 import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
-import type { CliIo } from '../../src/cli/shared/cli-command.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const examples = join(repo, 'examples/skills')
@@ -26,13 +26,7 @@ const OTHER_FLAG: Record<string, string> = {
 }
 
 /** Runs `main` in-process with a captured io (not a terminal). */
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) }
-  const code = await main(argv, io)
-  return { code, stdout: out.join(''), stderr: err.join('') }
-}
+const cli = runCli
 
 /** The built binary, for what only a process shows (exit status, real streams). */
 function binary(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

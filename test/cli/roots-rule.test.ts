@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/cli-main.js'
-import type { CliIo } from '../../src/cli/shared/cli-command.js'
+import { runCli } from '../helpers/run-cli.js'
 
 // One rule for roots (issue 26.2, issue 23's `list a missing-root`): a root
 // that cannot be searched is named on stderr in one line, the others are
@@ -28,13 +27,7 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true })
 })
 
-async function cli(argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) }
-  const code = await main(argv, io)
-  return { code, stdout: out.join(''), stderr: err.join('') }
-}
+const cli = runCli
 
 describe('a root that cannot be searched: named, the others used, exit 1', () => {
   it.each([

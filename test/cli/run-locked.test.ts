@@ -10,10 +10,9 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/cli-main.js'
-import type { CliIo } from '../../src/cli/shared/cli-command.js'
 import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { runCli } from '../helpers/run-cli.js'
 import { onLinux } from '../sandbox/helpers.js'
 
 // Issue 23: "a locked deployment rebuilds the same environment" —
@@ -22,13 +21,7 @@ import { onLinux } from '../sandbox/helpers.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) }
-  const code = await main(argv, io)
-  return { code, stdout: out.join(''), stderr: err.join('') }
-}
+const cli = runCli
 
 const USE_PY =
   '# /// script\n# dependencies = ["skillhost-probe-pkg"]\n# ///\nimport skillhost_probe_pkg as p\nprint(p.VALUE)\n'

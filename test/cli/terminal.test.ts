@@ -1,26 +1,16 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { COMMANDS, main } from '../../src/cli/cli-main.js'
-import type { CliIo } from '../../src/cli/shared/cli-command.js'
+import { COMMANDS } from '../../src/cli/cli-main.js'
 import { helpWidth, renderHelp } from '../../src/cli/shared/help-text.js'
 import { plural } from '../../src/cli/shared/plural.js'
 import { textWidth } from '../../src/cli/shared/text-width.js'
 import { wrapText } from '../../src/cli/shared/wrap-text.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const examples = fileURLToPath(new URL('../../examples/skills', import.meta.url))
 
 /** `main` in-process; stdout a terminal of `columns` when given, else a pipe. */
-async function cli(argv: string[], columns?: number) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIo = {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    ...(columns !== undefined && { columns }),
-  }
-  const code = await main(argv, io)
-  return { code, stdout: out.join(''), stderr: err.join('') }
-}
+const cli = runCli
 
 /** The lines of `text` wider than `width` columns (wide characters count 2). */
 const over = (text: string, width: number): string[] =>
