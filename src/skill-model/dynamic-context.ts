@@ -176,8 +176,3 @@ export function splitDynamicContext(body: string): BodySegment[] {
   }
   return out
 }
-
-/** Whether a body holds any dynamic-context command. */
-export function hasDynamicContext(body: string): boolean {
-  return body.includes('!') && splitDynamicContext(body).some((s) => s.kind === 'command')
-}

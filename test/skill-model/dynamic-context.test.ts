@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  type BodySegment,
-  hasDynamicContext,
-  splitDynamicContext,
-} from '../../src/skill-model/dynamic-context.js'
+import { type BodySegment, splitDynamicContext } from '../../src/skill-model/dynamic-context.js'
 
 const commands = (body: string) =>
   splitDynamicContext(body).flatMap((s) => (s.kind === 'command' ? [s.command] : []))
@@ -46,7 +42,6 @@ describe('splitDynamicContext (the one rule for !`command`)', () => {
       '!`unclosed',
     ].join('\n')
     expect(commands(body)).toEqual([])
-    expect(hasDynamicContext(body)).toBe(false)
     expect(joined(splitDynamicContext(body))).toBe(body)
   })
 

@@ -70,21 +70,20 @@ export function createScriptForge(
   const undeclared = config.undeclared === 'allow'
   // Each loaded version's materialized copy, made by forge() or, for a skill
   // with nothing to forge, by its first dynamic-context command.
-  const roots = new WeakMap<ForgeTarget, Promise<string>>()
-  const rootFor = (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
-    let root = roots.get(target)
-    if (root === undefined) {
-      root = (async () => {
+  const copies = new WeakMap<ForgeTarget, Promise<{ root: string; paths: string[] }>>()
+  const copyFor = (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
+    let copy = copies.get(target)
+    if (copy === undefined) {
+      copy = (async () => {
         const ref = target.source
-        const made = await config.workspace.materialize(ref, await filesFromSource(source, ref), {
-          signal,
-        })
-        target.store.add(() => config.workspace.dispose(made))
-        return made
+        const files = await filesFromSource(source, ref)
+        const root = await config.workspace.materialize(ref, files, { signal })
+        target.store.add(() => config.workspace.dispose(root))
+        return { root, paths: files.map((f) => f.path) }
       })()
-      roots.set(target, root)
+      copies.set(target, copy)
     }
-    return root
+    return copy
   }
   return {
     names: (d: SkillDescriptor) => [
@@ -95,18 +94,14 @@ export function createScriptForge(
     forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
       const scripts = partitionScripts(target.descriptor, config.interpreters).valid
       if (scripts.length === 0 && !undeclared) return []
-      const ref = target.source
-      const files = await filesFromSource(source, ref)
-      const root = await config.workspace.materialize(ref, files, { signal })
-      target.store.add(() => config.workspace.dispose(root))
-      roots.set(target, Promise.resolve(root))
+      const { root, paths } = await copyFor(target, source, signal)
       const tools = scripts.map((script) =>
         forgeDeclared(config, gate, target, script, root, options),
       )
       if (undeclared) {
         const { runnable, denied } = await undeclaredScripts(
           root,
-          files.map((f) => f.path),
+          paths,
           config.interpreters,
         )
         if (runnable.size > 0 || denied.size > 0) {
@@ -121,7 +116,7 @@ export function createScriptForge(
           config,
           gate,
           toolName: undeclaredToolName(target.id),
-          root: () => rootFor(target, source, call.signal),
+          root: async () => (await copyFor(target, source, call.signal)).root,
           ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
         },
         target,
