@@ -99,11 +99,7 @@ export function createScriptForge(
         forgeDeclared(config, gate, target, script, root, options),
       )
       if (undeclared) {
-        const { runnable, denied } = await undeclaredScripts(
-          root,
-          paths,
-          config.interpreters,
-        )
+        const { runnable, denied } = await undeclaredScripts(root, paths, config.interpreters)
         if (runnable.size > 0 || denied.size > 0) {
           tools.push(forgeUndeclared(config, gate, target, root, runnable, denied, options))
         }
