@@ -245,6 +245,8 @@ export function forgeSkillTools(
         filesTotal: result.filesTotal,
         // Fixed keys and reasons from skillhost's own table: nothing the skill wrote.
         ...(result.ignored ? { ignored: result.ignored } : {}),
+        // Paths the skill itself asked for, and skillhost's own reasons: no session-policy path.
+        ...(result.permissions ? { permissions: result.permissions } : {}),
         ...(result.files.length < result.filesTotal
           ? {
               moreFiles: `${READ_SKILL_FILE_TOOL} ${JSON.stringify({ skill: result.id, path: SKILL_ROOT_PATH, range: { startLine: result.files.length + 1 } })} lists the rest (path<TAB>size per line)`,

@@ -33,5 +33,6 @@ export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
     files,
     filesTotal: total,
     ...(record.descriptor.ignored?.length ? { ignored: record.descriptor.ignored } : {}),
+    ...(record.permissions?.length ? { permissions: record.permissions } : {}),
   }
 }

@@ -8,6 +8,7 @@ import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import { Tool } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
+import type { TurnContext } from '../common/turn-context.js'
 import { normalizeUnavailableTools } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import { wrapModuleTool } from '../tiers/module/tier.js'
@@ -38,6 +39,8 @@ export interface PrepareDeps {
   readonly skillDir: string
   /** The load's `arguments`, substituted into the body. */
   readonly arguments?: string
+  /** The turn the load runs in, where a tier asks the gate at load (tier 3's permission request). */
+  readonly ctx?: TurnContext
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false })
@@ -136,7 +139,8 @@ export async function prepareSkill(
         artifactClass: () => deps.artifactClassFor(ref.id, String(original.name)),
       }),
     )
-    for (const tier of deps.tiers) tools.push(...(await tier.forge(record, source, deps.signal)))
+    for (const tier of deps.tiers)
+      tools.push(...(await tier.forge(record, source, deps.signal, deps.ctx)))
     record.tools = Object.freeze(tools)
     record.unavailableTools = Object.freeze([
       ...normalizeUnavailableTools(descriptor.unavailableTools),

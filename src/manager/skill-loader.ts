@@ -140,6 +140,7 @@ export class SkillLoader {
       tiers: wiring.tiers,
       signal: AbortSignal.any([ctx.abortSignal, lifetime]),
       skillDir: wiring.skillDir,
+      ctx,
       ...(args === undefined ? {} : { arguments: args }),
     }
   }

@@ -12,6 +12,7 @@ export {
 } from './cap-description.js'
 export { IGNORED_CLAUDE_CODE_KEYS, type IgnoredKey, ignoredKeys } from './claude-code-keys.js'
 export { decodeSkillText } from './decode-skill-text.js'
+export { OPENAI_YAML_FILE, parseOpenAiYaml } from './parse-openai-yaml.js'
 export {
   DEFAULT_MAX_ALIAS_COUNT,
   DEFAULT_MAX_FRONTMATTER_BYTES,

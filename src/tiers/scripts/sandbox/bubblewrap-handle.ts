@@ -205,7 +205,9 @@ class BubblewrapHandle implements SandboxHandle {
       }
     }
     const fs = request.policy.filesystem
-    const staged = await stageUnreachableReads(fs.allowRead, facts, hostUser, request.scratch)
+    // A granted entry (keys normalized, as derived entries are) is bound from its descriptor.
+    const byPath = fs.allowRead.filter((p) => !request.grantedFds?.has(p))
+    const staged = await stageUnreachableReads(byPath, facts, hostUser, request.scratch)
     const { args, dataFiles, fdBinds } = buildBwrapCommand({
       request,
       limits,

@@ -78,6 +78,16 @@ export interface SandboxRunRequest {
    */
   readonly readOnlyFds?: readonly { readonly fd: number; readonly sandbox: string }[]
   /**
+   * Held descriptors (`O_PATH`, opened without following any symlink) of the
+   * policy entries a skill's approved permission request added, by
+   * normalized host path: each such `allowRead` / `allowWrite` entry is bound
+   * from its descriptor (`--ro-bind-fd` / `--bind-fd`) in the entry's place
+   * among the policy's mounts, so deny masks still land on top, and no path
+   * the skill chose is resolved by name when the sandbox is set up. An entry
+   * of the policy without one here is bound by path as usual.
+   */
+  readonly grantedFds?: ReadonlyMap<string, number>
+  /**
    * The host identity this call runs as, instead of the handle's own, when
    * the handle runs sandboxes as a distinct user (the host is root): how a
    * script writes a user's folder as that user. Never uid 0 (refused with

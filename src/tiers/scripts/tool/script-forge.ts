@@ -3,9 +3,12 @@ import { SkillHostError } from '../../../common/errors.js'
 import { SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
 import type { Tool } from '../../../common/tool.js'
 import type { TurnContext } from '../../../common/turn-context.js'
+import { checkPermissionRequest } from '../../../skill-model/permission-request.js'
 import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
 import { forgeSkillTool } from '../../skill-tool-envelope.js'
 import type { ForgeTarget, TierForge } from '../../tier-forge.js'
+import { PermissionGrants, unusedPermissions } from '../policy/permission-grants.js'
+import type { PolicyGrant } from '../policy/policy.js'
 import { runSkillScript } from '../run/run-skill-script.js'
 import { settleScriptResult } from '../run/script-outcome.js'
 import {
@@ -66,21 +69,36 @@ export function createScriptForge(
   options: ScriptForgeOptions = {},
 ): TierForge {
   const undeclared = config.undeclared === 'allow'
+  const grants = new PermissionGrants(config.policy, gate)
   return {
     names: (d: SkillDescriptor) => [
       ...partitionScripts(d, config.interpreters).valid.map((s) => scriptToolName(d.id, s.name)),
       ...(undeclared ? [undeclaredToolName(d.id)] : []),
     ],
     unavailable: (d: SkillDescriptor) => partitionScripts(d, config.interpreters).unavailable,
-    forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
+    forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal, ctx) => {
       const scripts = partitionScripts(target.descriptor, config.interpreters).valid
-      if (scripts.length === 0 && !undeclared) return []
+      const requested = target.descriptor.permissions
+      if (scripts.length === 0 && !undeclared) {
+        const unused = unusedPermissions(checkPermissionRequest(requested).request)
+        if (unused.length > 0) target.permissions = unused
+        return []
+      }
+      // Asked before anything is materialized; the gate sees the profile once per version.
+      const judged = await grants.judge(target, requested, ctx)
+      if (judged !== undefined) target.permissions = judged.outcomes
       const ref = target.source
       const files = await filesFromSource(source, ref)
-      const root = await config.workspace.materialize(ref, files, { signal })
+      const copy: SkillCopy = {
+        root: await config.workspace.materialize(ref, files, { signal }),
+        ...(judged && judged.grant.read.length + judged.grant.write.length > 0
+          ? { granted: judged.grant }
+          : {}),
+      }
+      const root = copy.root
       target.store.add(() => config.workspace.dispose(root))
       const tools = scripts.map((script) =>
-        forgeDeclared(config, gate, target, script, root, options),
+        forgeDeclared(config, gate, target, script, copy, options),
       )
       if (undeclared) {
         const { runnable, denied } = await undeclaredScripts(
@@ -89,7 +107,7 @@ export function createScriptForge(
           config.interpreters,
         )
         if (runnable.size > 0 || denied.size > 0) {
-          tools.push(forgeUndeclared(config, gate, target, root, runnable, denied, options))
+          tools.push(forgeUndeclared(config, gate, target, copy, runnable, denied, options))
         }
       }
       return tools
@@ -110,6 +128,12 @@ function interpreterNote(config: SkillScriptConfig, names: readonly string[]): s
   return said.length === 0 ? '' : ` (${said.join('; ')}.)`
 }
 
+/** A loaded skill's copy on disk and what its approved permission request adds to each call. */
+interface SkillCopy {
+  readonly root: string
+  readonly granted?: PolicyGrant
+}
+
 interface CallShape {
   readonly name: string
   readonly script: ValidatedSkillScript
@@ -121,7 +145,7 @@ interface CallShape {
 async function runAndReport(
   config: SkillScriptConfig,
   target: ForgeTarget,
-  root: string,
+  copy: SkillCopy,
   call: CallShape,
   ctx: TurnContext,
   options: ScriptForgeOptions,
@@ -129,7 +153,8 @@ async function runAndReport(
   const workspace = await options.workspace?.()
   const result = await runSkillScript(config, {
     skill: target.id,
-    root,
+    root: copy.root,
+    ...(copy.granted === undefined ? {} : { granted: copy.granted }),
     script: call.script,
     args: call.args,
     ...(call.argv === undefined ? {} : { argv: call.argv }),
@@ -194,7 +219,7 @@ function forgeDeclared(
   gate: ToolGate,
   target: ForgeTarget,
   script: ValidatedSkillScript,
-  root: string,
+  copy: SkillCopy,
   options: ScriptForgeOptions,
 ): Tool {
   const name = scriptToolName(target.id, script.name)
@@ -210,7 +235,7 @@ function forgeDeclared(
     guard: target,
     // The output is spooled here and the model gets a preview naming it.
     spool: false,
-    run: (args, ctx) => runAndReport(config, target, root, { name, script, args }, ctx, options),
+    run: (args, ctx) => runAndReport(config, target, copy, { name, script, args }, ctx, options),
   })
 }
 
@@ -218,7 +243,7 @@ function forgeUndeclared(
   config: SkillScriptConfig,
   gate: ToolGate,
   target: ForgeTarget,
-  root: string,
+  copy: SkillCopy,
   runnable: ReadonlyMap<string, ValidatedSkillScript>,
   denied: ReadonlyMap<string, string>,
   options: ScriptForgeOptions,
@@ -246,7 +271,7 @@ function forgeUndeclared(
         denied,
         config.translator.skillMount,
       )
-      return runAndReport(config, target, root, { name, ...call }, ctx, options)
+      return runAndReport(config, target, copy, { name, ...call }, ctx, options)
     },
   })
 }
