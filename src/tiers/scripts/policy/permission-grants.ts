@@ -62,46 +62,39 @@ export class PermissionGrants {
     // A source's descriptor is checked again by the one rule: a bad entry is not requested.
     const { request } = checkPermissionRequest(requested)
     if (request === undefined) return undefined
-    const outcomes: PermissionOutcome[] = []
+    // Outcomes in the order requested: reads, writes, then network; the gate fills the pending ones.
+    const outcomes: (PermissionOutcome | { kind: 'read' | 'write'; path: string })[] = []
     const candidate = { read: [] as string[], write: [] as string[] }
     for (const kind of ['read', 'write'] as const) {
       for (const path of request[kind]) {
         if (!isHostPermissionPath(path)) {
           const inside = kind === 'read'
-          outcomes.push({
-            kind,
-            path,
-            granted: inside,
-            reason: inside ? 'inside-skill' : 'skill-read-only',
-          })
+          const reason = inside ? 'inside-skill' : 'skill-read-only'
+          outcomes.push({ kind, path, granted: inside, reason })
         } else if (withinSession({ ...NONE, [kind]: [path] }, this.session)) {
           candidate[kind].push(path)
+          outcomes.push({ kind, path })
         } else {
-          outcomes.push({
-            kind,
-            path,
-            granted: false,
-            reason: 'beyond-session-policy',
-            code: 'E_SKILL_SCRIPT_POLICY_WIDENED',
-          })
+          const code = 'E_SKILL_SCRIPT_POLICY_WIDENED'
+          outcomes.push({ kind, path, granted: false, reason: 'beyond-session-policy', code })
         }
       }
     }
     if (request.network)
       outcomes.push({ kind: 'network', granted: false, reason: 'network-unsupported' })
-    if (candidate.read.length + candidate.write.length === 0) return { outcomes, grant: NONE }
-    const verdict = await this.#ask(skill, candidate, ctx)
+    const asked = candidate.read.length + candidate.write.length > 0
+    const verdict = asked ? await this.#ask(skill, candidate, ctx) : undefined
+    const granted = verdict?.outcome === 'allow'
     const reason =
-      verdict.outcome === 'allow'
+      verdict?.outcome === 'allow'
         ? 'granted'
-        : verdict.outcome === 'refused'
+        : verdict?.outcome === 'refused'
           ? 'gate-refused'
           : 'gate-unavailable'
-    const granted = verdict.outcome === 'allow'
-    for (const kind of ['read', 'write'] as const) {
-      for (const path of candidate[kind]) outcomes.push({ kind, path, granted, reason })
+    return {
+      outcomes: outcomes.map((o) => ('reason' in o ? o : { ...o, granted, reason })),
+      grant: granted ? candidate : NONE,
     }
-    return { outcomes, grant: granted ? candidate : NONE }
   }
 
   async #ask(
