@@ -29,6 +29,8 @@ export interface SkillPermissionRequest {
  * - `inside-skill`: a relative read, which the skill's own copy already serves at its mount;
  * - `skill-read-only`: a relative write; the skill copy is read-only (scripts write to the workspace);
  * - `beyond-session-policy`: the deployer's session policy does not allow it (`E_SKILL_SCRIPT_POLICY_WIDENED`);
+ * - `skillhost-folder`: it overlaps skillhost's own folders (skill copies, scratch, session
+ *   workspaces), which the session policy holds for skillhost, not for grants (same code);
  * - `gate-refused` / `gate-unavailable`: the gate refused the requested profile, or could not answer;
  * - `network-unsupported`: this version never grants network (no allow-list proxy yet);
  * - `no-scripts`: the host offers the skill no script tools, so nothing would use it.
@@ -38,6 +40,7 @@ export type PermissionOutcomeReason =
   | 'inside-skill'
   | 'skill-read-only'
   | 'beyond-session-policy'
+  | 'skillhost-folder'
   | 'gate-refused'
   | 'gate-unavailable'
   | 'network-unsupported'

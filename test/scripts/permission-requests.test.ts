@@ -2,11 +2,14 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   renameSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deny, type GateRequest, type ToolGate } from '../../src/common/gate.js'
@@ -98,7 +101,9 @@ describe.skipIf(!onLinux)(
     let base: string
     beforeAll(async () => {
       rig = await makeRig()
-      base = rig.base
+      // The deployer's folders, outside skillhost's own (the rig's base, which no request may name).
+      base = mkdtempSync(join(tmpdir(), 'skillhost-perm-'))
+      chmodSync(base, 0o755)
       // The sandbox runs as an unprivileged host user when the tests run as root.
       for (const dir of ['shared', 'shared/granted', 'outside', 'drop']) {
         mkdirSync(join(base, dir), { recursive: true })
@@ -110,6 +115,7 @@ describe.skipIf(!onLinux)(
     })
     afterAll(async () => {
       await rig.cleanup()
+      rmSync(base, { recursive: true, force: true })
     })
 
     /** The rig's session policy, widened by the deployer to read `shared` and write `drop`. */
@@ -248,6 +254,26 @@ describe.skipIf(!onLinux)(
       const out = await output(ctx, 'run_probe_swap_peek', join(base, 'shared/swap/secret.txt'))
       expect(out).toContain('cannot read it')
       expect(out).not.toContain('secret-bytes')
+    })
+
+    it("a request overlapping skillhost's own folders is refused, though the session policy holds them", async () => {
+      const { skillsDir, scratchDir } = rig.workspace
+      const yaml = `permissions:\n  file_system:\n    read: [${skillsDir}]\n    write: [${scratchDir}, ${rig.base}]\n`
+      const { root } = writeSkill(base, 'probe-internal', yaml)
+      const gate = profileGate()
+      await using manager = await createSkillManager({
+        sources: [new FileSystemSkillSource({ roots: root })],
+        gate,
+        scripts: scripts(),
+      })
+      const loaded = await manager.load('probe-internal', manager.createTurnContext())
+      const code = 'E_SKILL_SCRIPT_POLICY_WIDENED'
+      expect(loaded.permissions).toEqual([
+        { kind: 'read', path: skillsDir, granted: false, reason: 'skillhost-folder', code },
+        { kind: 'write', path: scratchDir, granted: false, reason: 'skillhost-folder', code },
+        { kind: 'write', path: rig.base, granted: false, reason: 'skillhost-folder', code },
+      ])
+      expect(gate.seen).toEqual([])
     })
 
     it('a skill that requests nothing runs as today and its load result names no permissions', async () => {

@@ -7,7 +7,13 @@ import {
   type PermissionOutcome,
   type SkillPermissionRequest,
 } from '../../../skill-model/permission-request.js'
-import { assertPolicySubset, grantPolicy, type PolicyGrant, type SandboxPolicy } from './policy.js'
+import {
+  assertPolicySubset,
+  grantPolicy,
+  isPathInside,
+  type PolicyGrant,
+  type SandboxPolicy,
+} from './policy.js'
 
 /** The `tool` of the gate request that asks for a skill's permission profile. */
 export const PERMISSIONS_GATE_TOOL = 'skill_permissions'
@@ -49,9 +55,17 @@ function withinSession(grant: PolicyGrant, session: SandboxPolicy): boolean {
 export class PermissionGrants {
   readonly #verdicts = new Map<string, GateVerdict>()
 
+  /**
+   * `internal`: skillhost's own folders (the skill copies, the scratch
+   * folders, session workspaces, the sandbox base). The session policy must
+   * hold them for skillhost's per-call mounts; a request overlapping one
+   * (inside it or containing it) would reach other skills and conversations,
+   * so it is refused whatever the session policy says.
+   */
   constructor(
     readonly session: SandboxPolicy,
     readonly gate: ToolGate | undefined,
+    readonly internal: readonly string[] = [],
   ) {}
 
   async judge(
@@ -71,6 +85,9 @@ export class PermissionGrants {
           const inside = kind === 'read'
           const reason = inside ? 'inside-skill' : 'skill-read-only'
           outcomes.push({ kind, path, granted: inside, reason })
+        } else if (this.internal.some((d) => isPathInside(d, path) || isPathInside(path, d))) {
+          const code = 'E_SKILL_SCRIPT_POLICY_WIDENED'
+          outcomes.push({ kind, path, granted: false, reason: 'skillhost-folder', code })
         } else if (withinSession({ ...NONE, [kind]: [path] }, this.session)) {
           candidate[kind].push(path)
           outcomes.push({ kind, path })

@@ -148,6 +148,10 @@ export interface WorkspaceRef {
  * Failures are `E_SKILL_WORKSPACE_FAILED`; an abort is `E_ABORTED`.
  */
 export interface SkillWorkspace {
+  /** Where the copies live, when known: no skill's permission request may overlap it. */
+  readonly skillsDir?: string
+  /** Where the per-call scratch folders live, when known: likewise off limits to requests. */
+  readonly scratchDir?: string
   materialize(
     ref: WorkspaceRef,
     files: Iterable<WorkspaceFile> | AsyncIterable<WorkspaceFile>,
@@ -184,6 +188,11 @@ export interface PathTranslator {
   readonly scratchMount: string
   /** Where the session workspace appears inside the sandbox (e.g. `/work`). */
   readonly workspaceMount: string
+  /**
+   * Host paths that never reach the model (skillhost's own folders, such as
+   * the sandbox base); no skill's permission request may name one.
+   */
+  readonly hiddenHostPaths?: readonly string[]
   forCall(paths: {
     skillRoot: string
     scratchDir: string

@@ -69,7 +69,14 @@ export function createScriptForge(
   options: ScriptForgeOptions = {},
 ): TierForge {
   const undeclared = config.undeclared === 'allow'
-  const grants = new PermissionGrants(config.policy, gate)
+  const grants = new PermissionGrants(
+    config.policy,
+    gate,
+    [
+      ...[config.workspace.skillsDir, config.workspace.scratchDir, config.sessionWorkspace?.dir],
+      ...(config.translator.hiddenHostPaths ?? []),
+    ].filter((d): d is string => d !== undefined),
+  )
   return {
     names: (d: SkillDescriptor) => [
       ...partitionScripts(d, config.interpreters).valid.map((s) => scriptToolName(d.id, s.name)),
