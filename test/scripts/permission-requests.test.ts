@@ -17,6 +17,7 @@ import type { TurnContext } from '../../src/common/turn-context.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
+import { memorySource } from '../manager/fixtures.js'
 import { makeRig, onLinux, type Rig } from '../sandbox/helpers.js'
 
 // A skill whose agents/openai.yaml asks for one read path the session policy
@@ -274,6 +275,83 @@ describe.skipIf(!onLinux)(
         { kind: 'write', path: rig.base, granted: false, reason: 'skillhost-folder', code },
       ])
       expect(gate.seen).toEqual([])
+    })
+
+    it("a session deny inside a granted folder stays masked over the folder's bind", async () => {
+      mkdirSync(join(base, 'shared/granted/private'), { recursive: true })
+      chmodSync(join(base, 'shared/granted/private'), 0o755)
+      writeFileSync(join(base, 'shared/granted/private/key.txt'), 'private-bytes\n')
+      const yaml = `permissions:\n  file_system:\n    read: [${base}/shared/granted]\n`
+      const { root } = writeSkill(base, 'probe-deny', yaml)
+      const session = scripts()
+      await using manager = await createSkillManager({
+        sources: [new FileSystemSkillSource({ roots: root })],
+        gate: profileGate(),
+        scripts: {
+          ...session,
+          policy: {
+            ...session.policy,
+            filesystem: {
+              ...session.policy.filesystem,
+              denyRead: [join(base, 'shared/granted/private')],
+            },
+          },
+        },
+      })
+      const ctx = manager.createTurnContext()
+      const loaded = await manager.load('probe-deny', ctx)
+      expect(loaded.permissions?.[0]).toMatchObject({ granted: true, reason: 'granted' })
+      expect(
+        await output(ctx, 'run_probe_deny_peek', join(base, 'shared/granted/data.txt')),
+      ).toContain('granted-bytes')
+      const denied = await output(
+        ctx,
+        'run_probe_deny_peek',
+        join(base, 'shared/granted/private/key.txt'),
+      )
+      expect(denied).toContain('cannot read it')
+      expect(denied).not.toContain('private-bytes')
+    })
+
+    it('a request a source built in code is checked by the same rule: bad entries are not requested', async () => {
+      const gate = profileGate()
+      await using manager = await createSkillManager({
+        sources: [
+          memorySource([
+            {
+              name: 'coded',
+              description: 'Built in code.',
+              body: '# Coded',
+              scripts: [
+                {
+                  name: 'peek',
+                  path: 'scripts/peek.sh',
+                  description: 'Prints a file.',
+                  interpreter: 'sh',
+                  params: [{ name: 'file', type: 'string', required: true, positional: true }],
+                },
+              ],
+              files: { 'scripts/peek.sh': PEEK },
+              permissions: {
+                network: false,
+                read: [join(base, 'shared/granted'), `${base}/shared/../outside`, 42 as never],
+                write: 'not a list' as never,
+              },
+            },
+          ]),
+        ],
+        gate,
+        scripts: scripts(),
+      })
+      const ctx = manager.createTurnContext()
+      const loaded = await manager.load('coded', ctx)
+      expect(loaded.permissions).toEqual([
+        { kind: 'read', path: join(base, 'shared/granted'), granted: true, reason: 'granted' },
+      ])
+      expect(gate.seen[0]?.permissions).toEqual({ read: [join(base, 'shared/granted')], write: [] })
+      expect(await output(ctx, 'run_coded_peek', join(base, 'shared/granted/data.txt'))).toContain(
+        'granted-bytes',
+      )
     })
 
     it('a skill that requests nothing runs as today and its load result names no permissions', async () => {
