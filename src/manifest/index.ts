@@ -4,6 +4,8 @@
  * agentskills.io rules, skill names, description caps. A host that only
  * serves skills does not need it; a linter or a custom source does.
  */
+
+export type { PermissionRequestParse } from '../skill-model/permission-request.js'
 export { normalizeSkillPath } from '../skill-model/skill-path.js'
 export {
   capDescription,

@@ -17,6 +17,11 @@ export type {
   SkillScriptParamDeclaration,
 } from '../skill-model/declarations.js'
 export type {
+  PermissionOutcome,
+  PermissionOutcomeReason,
+  SkillPermissionRequest,
+} from '../skill-model/permission-request.js'
+export type {
   UnavailableTool,
   UnavailableToolReason,
 } from '../skill-model/unavailable-tool.js'

@@ -204,9 +204,7 @@ class BubblewrapHandle implements SandboxHandle {
         throw unavailable('the scratch folder could not be handed to the sandbox user.', cause)
       }
     }
-    const fs = request.policy.filesystem
-    // A granted entry (keys normalized, as derived entries are) is bound from its descriptor.
-    const byPath = fs.allowRead.filter((p) => !request.grantedFds?.has(p))
+    const byPath = request.policy.filesystem.allowRead.filter((p) => !request.grantedFds?.has(p))
     const staged = await stageUnreachableReads(byPath, facts, hostUser, request.scratch)
     const { args, dataFiles, fdBinds } = buildBwrapCommand({
       request,
