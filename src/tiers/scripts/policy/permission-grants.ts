@@ -44,10 +44,11 @@ function withinSession(grant: PolicyGrant, session: SandboxPolicy): boolean {
  * Turns a skill's permission request into grants. Each absolute path is
  * judged alone against the session policy, by the same `assertPolicySubset`
  * every call's policy passes; one beyond it is refused
- * (`E_SKILL_SCRIPT_POLICY_WIDENED`, reason `beyond-session-policy`). The
- * paths that remain are the profile the gate is asked about, once per skill
- * version (the verdict is remembered by id, version and profile; an
- * unavailable gate is asked again next time): allowing grants them all,
+ * (`E_SKILL_SCRIPT_POLICY_WIDENED`, reason `beyond-session-policy`), and so
+ * is one overlapping skillhost's own folders (`skillhost-folder`). The paths
+ * that remain are the profile the gate is asked about, once per skill version
+ * (one instance per manager remembers each verdict by id, version and
+ * profile; an unavailable gate is asked again next time): allowing grants them all,
  * refusing grants none. A relative read is the skill's own file, readable
  * already; a relative write is refused (the skill copy is read-only); network
  * is refused in this version. A skill that requests nothing is not judged.

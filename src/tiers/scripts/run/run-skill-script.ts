@@ -91,7 +91,8 @@ function resolveTimeout(config: SkillScriptConfig, value: unknown): number {
 /**
  * Runs one script under the sandbox: validates the declaration and arguments,
  * derives the per-call policy (read: root + interpreterReadPaths; write: a
- * fresh scratch directory; no network), checks it is within the session
+ * fresh scratch directory; plus the skill's approved `granted` paths, bound
+ * from held descriptors; no network), checks it is within the session
  * policy, builds argv without a shell, runs it with no host environment (the
  * fixed base, plus `PYTHONPATH` for python: see `interpreterEnv`) and removes the
  * scratch directory. Returns the result of any completed run, whatever its
