@@ -198,7 +198,8 @@ const NO_REQUEST: PermissionRequestParse = Object.freeze({ request: undefined, w
 
 /**
  * The permission request of a skill with no `permissions` in its sidecar:
- * `agents/openai.yaml`'s, read within the SKILL.md cap. Never fails the
+ * `agents/openai.yaml`'s, read within the frontmatter cap (64 KiB by
+ * default: it is metadata, like frontmatter). Never fails the
  * skill: an unreadable or hostile file is a warning and no request.
  */
 function* openAiPermissionsSteps(
@@ -327,7 +328,7 @@ export function* loadFsSkillSteps(
     const { sidecar, overlay, warning } = yield* sidecarSteps(scan, valid.manifest.name, options)
     const requested =
       sidecar?.permissions === undefined
-        ? yield* openAiPermissionsSteps(scan, max)
+        ? yield* openAiPermissionsSteps(scan, options.limits.maxFrontmatterBytes)
         : { request: sidecar.permissions, warnings: [] }
     return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar, overlay, warning, requested)
   } catch (err) {

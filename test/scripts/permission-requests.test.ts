@@ -372,7 +372,7 @@ describe.skipIf(!onLinux)(
     })
 
     it('a hostile agents/openai.yaml is a warning each; the valid entries and the rest of the skill stand', async () => {
-      const huge = Array.from({ length: 5000 }, (_, i) => `      - ${base}/shared/f${i}`).join('\n')
+      const huge = Array.from({ length: 1000 }, (_, i) => `      - ${base}/shared/f${i}`).join('\n')
       const hostile = `permissions:
   macos: { automations: true }
   network: maybe
@@ -402,7 +402,7 @@ ${huge}
       expect(warnings.join('\n')).toMatch(/read\[3\] .* traverses to a parent directory/)
       expect(warnings.join('\n')).toMatch(/read\[4\] .* home directory/)
       expect(warnings.join('\n')).toMatch(/read\[5\] .* longer than 1024/)
-      expect(warnings.join('\n')).toMatch(/write lists 5000 paths; only the first 32/)
+      expect(warnings.join('\n')).toMatch(/write lists 1000 paths; only the first 32/)
       expect(warnings.every((w) => w.length < 400)).toBe(true)
       const ctx = manager.createTurnContext()
       const loaded = await manager.load('probe-hostile', ctx)
@@ -429,6 +429,23 @@ ${huge}
         /agents\/openai\.yaml: not accepted .*permissions were ignored/,
       )
       const loaded = await manager.load('probe-deep', manager.createTurnContext())
+      expect(loaded.tools).toHaveLength(2)
+      expect(loaded).not.toHaveProperty('permissions')
+    })
+
+    it('an agents/openai.yaml past the frontmatter cap is not parsed: a warning, and the skill loads', async () => {
+      const big = `permissions:\n  file_system:\n    read: [${base}/shared/granted]\n#${'x'.repeat(100_000)}\n`
+      const { root } = writeSkill(base, 'probe-big', big)
+      await using manager = await createSkillManager({
+        sources: [new FileSystemSkillSource({ roots: root })],
+        gate: profileGate(),
+        scripts: scripts(),
+      })
+      const entry = manager.catalog().entries.find((e) => e.id === 'probe-big')!
+      expect(entry.warnings).toContain(
+        'agents/openai.yaml could not be read (E_SKILL_SOURCE_TOO_LARGE); its permissions were ignored',
+      )
+      const loaded = await manager.load('probe-big', manager.createTurnContext())
       expect(loaded.tools).toHaveLength(2)
       expect(loaded).not.toHaveProperty('permissions')
     })

@@ -49,11 +49,14 @@ async function openNoFollow(path: string): Promise<FileHandle | undefined> {
  * The caller closes the result once the sandbox has started.
  */
 export async function openGrantedPaths(grant: PolicyGrant): Promise<OpenedGrant> {
+  const paths = [...new Set([...grant.read, ...grant.write])]
+  // Side by side: each walk holds only its own descriptors.
+  const opened = await Promise.all(paths.map(openNoFollow))
   const handles = new Map<string, FileHandle>()
-  for (const path of new Set([...grant.read, ...grant.write])) {
-    const handle = await openNoFollow(path)
+  paths.forEach((path, i) => {
+    const handle = opened[i]
     if (handle !== undefined) handles.set(path, handle)
-  }
+  })
   return {
     grant: {
       read: grant.read.filter((p) => handles.has(p)),
