@@ -247,6 +247,8 @@ export function forgeSkillTools(
         ...(result.ignored ? { ignored: result.ignored } : {}),
         // Sandbox paths only (describeInterpreter): what each script tool runs with.
         ...(result.interpreters ? { interpreters: result.interpreters } : {}),
+        // Paths the skill itself asked for, and skillhost's own reasons: no session-policy path.
+        ...(result.permissions ? { permissions: result.permissions } : {}),
         ...(result.files.length < result.filesTotal
           ? {
               moreFiles: `${READ_SKILL_FILE_TOOL} ${JSON.stringify({ skill: result.id, path: SKILL_ROOT_PATH, range: { startLine: result.files.length + 1 } })} lists the rest (path<TAB>size per line)`,

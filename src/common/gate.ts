@@ -8,6 +8,20 @@ export interface GateRequest {
   readonly skill?: { readonly id: string; readonly version: string }
   /** The tier the call belongs to, so one gate can apply different rules. */
   readonly tier?: 'host' | 'lifecycle' | 'module' | 'isolated' | 'script' | 'workspace'
+  /**
+   * Tier 3, at load, once per skill version (`tool: 'skill_permissions'`,
+   * `tier: 'script'`): the permission profile the skill requests
+   * (`agents/openai.yaml` or `skillhost.yaml` `permissions`), reduced to the
+   * absolute host paths the session policy allows. Allowing grants exactly
+   * these to every script call of that version (`read` bound read-only,
+   * `write` writable); refusing grants none, and the skill still loads.
+   * Requests beyond the session policy, and network, are refused before the
+   * gate is asked and never appear here. Absent on every other request.
+   */
+  readonly permissions?: {
+    readonly read: readonly string[]
+    readonly write: readonly string[]
+  }
 }
 
 /**

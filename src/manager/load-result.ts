@@ -37,5 +37,6 @@ export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
     filesTotal: total,
     ...(record.descriptor.ignored?.length ? { ignored: record.descriptor.ignored } : {}),
     ...(interpreters.length > 0 ? { interpreters } : {}),
+    ...(record.permissions?.length ? { permissions: record.permissions } : {}),
   }
 }

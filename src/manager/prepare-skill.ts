@@ -193,7 +193,8 @@ export async function prepareSkill(
         artifactClass: () => deps.artifactClassFor(ref.id, String(original.name)),
       }),
     )
-    for (const tier of deps.tiers) tools.push(...(await tier.forge(record, source, deps.signal)))
+    for (const tier of deps.tiers)
+      tools.push(...(await tier.forge(record, source, deps.signal, deps.turn)))
     record.tools = Object.freeze(tools)
     record.unavailableTools = Object.freeze([
       ...normalizeUnavailableTools(descriptor.unavailableTools),

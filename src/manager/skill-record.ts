@@ -2,6 +2,7 @@ import { DisposableStore } from '../common/disposable.js'
 import { SkillHostError } from '../common/errors.js'
 import type { ProjectedRetrievable } from '../common/retrievable.js'
 import type { Tool } from '../common/tool.js'
+import type { PermissionOutcome } from '../skill-model/permission-request.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillRef } from '../sources/types.js'
 import type { ForgeTarget } from '../tiers/tier-forge.js'
@@ -35,6 +36,8 @@ export class SkillRecord implements ForgeTarget {
   tools: readonly Tool[] = []
   /** Declared tools this host does not offer, under their would-be names, and why. */
   unavailableTools: readonly UnavailableTool[] = []
+  /** What became of the skill's permission request (tier 3 sets it); unset when it requests nothing. */
+  permissions?: readonly PermissionOutcome[]
   body: ProjectedRetrievable | undefined
   /** The files the skill ships besides SKILL.md; readable only while the record is not retired. */
   files: SkillFiles

@@ -2,6 +2,7 @@ import type { ToolGate } from '../common/gate.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
 import type { IgnoredKey } from '../manifest/claude-code-keys.js'
+import type { PermissionOutcome } from '../skill-model/permission-request.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillFileManifest, SkillManifestOptions } from '../sources/skill-manifest.js'
 import type { SkillPin } from '../sources/skill-pins.js'
@@ -218,6 +219,14 @@ export interface LoadResult {
    * `/usr/bin/python3`), never a host path. Absent when no script tool was added.
    */
   readonly interpreters?: readonly ScriptToolInterpreter[]
+  /**
+   * Each entry of the skill's permission request (`agents/openai.yaml` or
+   * `skillhost.yaml` `permissions`) and whether its scripts got it: granted
+   * only within the session policy and with the gate's approval; one beyond
+   * the session policy carries `code: 'E_SKILL_SCRIPT_POLICY_WIDENED'`;
+   * network is never granted in this version. Absent when it requests nothing.
+   */
+  readonly permissions?: readonly PermissionOutcome[]
 }
 
 /** One skill initialized in a manager: its version, its tools, and the declared tools it lacks. */

@@ -4,6 +4,8 @@
  * agentskills.io rules, skill names, description caps. A host that only
  * serves skills does not need it; a linter or a custom source does.
  */
+
+export type { PermissionRequestParse } from '../skill-model/permission-request.js'
 export { normalizeSkillPath } from '../skill-model/skill-path.js'
 export {
   capDescription,
@@ -12,6 +14,7 @@ export {
 } from './cap-description.js'
 export { IGNORED_CLAUDE_CODE_KEYS, type IgnoredKey, ignoredKeys } from './claude-code-keys.js'
 export { decodeSkillText } from './decode-skill-text.js'
+export { OPENAI_YAML_FILE, parseOpenAiYaml } from './parse-openai-yaml.js'
 export {
   DEFAULT_MAX_ALIAS_COUNT,
   DEFAULT_MAX_FRONTMATTER_BYTES,

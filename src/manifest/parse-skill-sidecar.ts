@@ -4,6 +4,10 @@ import type {
   SkillScriptDeclaration,
   SkillScriptParamDeclaration,
 } from '../skill-model/declarations.js'
+import {
+  normalizePermissionRequest,
+  type SkillPermissionRequest,
+} from '../skill-model/permission-request.js'
 import { scriptDeclarationProblems } from '../skill-model/script-declaration.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { TIMEOUT_PARAM } from '../skill-model/timeout-param.js'
@@ -27,9 +31,15 @@ export interface SkillSidecar {
   readonly isolatedTools: readonly SidecarIsolatedTool[]
   /** An ES module whose exported `Tool`s become module tools, imported only when allowed. */
   readonly module?: string
+  /**
+   * What the skill's scripts ask to read, write or reach (Codex's
+   * `permissions` format): a request the session policy and the gate may
+   * grant, never a grant. When present it replaces `agents/openai.yaml`'s.
+   */
+  readonly permissions?: SkillPermissionRequest
 }
 
-const TOP_KEYS = new Set(['scripts', 'isolatedTools', 'module'])
+const TOP_KEYS = new Set(['scripts', 'isolatedTools', 'module', 'permissions'])
 const SCRIPT_KEYS = new Set(['name', 'path', 'description', 'interpreter', 'params'])
 const PARAM_KEYS = new Set(['name', 'type', 'values', 'required', 'positional', 'description'])
 const ISOLATED_KEYS = new Set(['name', 'description', 'params', 'source'])
@@ -208,6 +218,14 @@ export function parseSkillSidecar(yamlText: string, label = SKILL_SIDECAR_FILE):
   )
   const module =
     value.module === undefined ? undefined : path(value, 'module', SKILL_SIDECAR_FILE, problems)
+  // The sidecar is skillhost's own format: a bad request is an error here, not a warning.
+  const permissions = normalizePermissionRequest(value.permissions)
+  problems.push(...permissions.warnings.map((w) => w.replace(/; it was ignored$/, '')))
   if (problems.length > 0) throw fail(problems)
-  return { scripts, isolatedTools, ...(module && { module }) }
+  return {
+    scripts,
+    isolatedTools,
+    ...(module && { module }),
+    ...(permissions.request && { permissions: permissions.request }),
+  }
 }

@@ -1,4 +1,5 @@
 import type { Tool } from '../common/tool.js'
+import type { SkillPermissionRequest } from '../skill-model/permission-request.js'
 import type { SkillIsolatedToolDeclaration, SkillScriptDeclaration } from './types.js'
 
 /**
@@ -23,6 +24,8 @@ export interface SkillDefinition {
   readonly tools?: readonly Tool[]
   readonly isolatedTools?: readonly SkillIsolatedToolDeclaration[]
   readonly scripts?: readonly SkillScriptDeclaration[]
+  /** What its scripts ask to read, write or reach: a request the host may grant (see `SkillDescriptor.permissions`). */
+  readonly permissions?: SkillPermissionRequest
   /** Files the skill ships, by relative path (scripts must be among them). */
   readonly files?: Readonly<Record<string, string | Uint8Array>>
 }

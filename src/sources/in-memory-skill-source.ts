@@ -192,6 +192,7 @@ export class InMemorySkillSource implements SkillSource {
       ...(d.tools !== undefined && { tools: d.tools }),
       ...(d.isolatedTools !== undefined && { isolatedTools: d.isolatedTools }),
       ...(d.scripts !== undefined && { scripts: d.scripts }),
+      ...(d.permissions !== undefined && { permissions: d.permissions }),
     }
   }
 

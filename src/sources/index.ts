@@ -49,9 +49,12 @@ export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.j
 export type {
   DiscoverOptions,
   DiscoveryProgress,
+  PermissionOutcome,
+  PermissionOutcomeReason,
   SkillDescriptor,
   SkillFileStat,
   SkillIsolatedToolDeclaration,
+  SkillPermissionRequest,
   SkillRef,
   SkillScriptDeclaration,
   SkillScriptParamDeclaration,

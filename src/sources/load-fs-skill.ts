@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs'
 import { SkillHostError } from '../common/errors.js'
 import { decodeSkillHead, decodeSkillText } from '../manifest/decode-skill-text.js'
+import { OPENAI_YAML_FILE, parseOpenAiYaml } from '../manifest/parse-openai-yaml.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
 import {
   parseSkillSidecar,
@@ -8,6 +9,10 @@ import {
   type SkillSidecar,
 } from '../manifest/parse-skill-sidecar.js'
 import { type SkillManifest, validateSkillManifest } from '../manifest/validate-skill-manifest.js'
+import type {
+  PermissionRequestParse,
+  SkillPermissionRequest,
+} from '../skill-model/permission-request.js'
 import { type FsSteps, readCappedStep, runAsync } from './fs-steps.js'
 import {
   type SkillFileEntry,
@@ -32,6 +37,8 @@ export interface FsSkillEntry {
   readonly sidecar?: SkillSidecar
   /** The deployer's overlay sidecar, when one applies; `sidecar` then came from it. */
   readonly overlay?: OverlayHit
+  /** What the skill's scripts ask for: the sidecar's `permissions`, else `agents/openai.yaml`'s. */
+  readonly permissions?: SkillPermissionRequest
   readonly version: string
   readonly warnings: readonly string[]
 }
@@ -158,21 +165,59 @@ function toEntry(
   sidecar: SkillSidecar | undefined,
   overlay: OverlayHit | undefined,
   overlayWarning: string | undefined,
+  requested: PermissionRequestParse,
 ): FsSkillOutcome {
   const hash = overlaidHash(scan.hash, overlay)
   const version = manifest.version ? `${manifest.version}+${hash}` : hash
   const warnings =
-    scan.warnings.length === 0 && overlayWarning === undefined
+    scan.warnings.length === 0 && overlayWarning === undefined && requested.warnings.length === 0
       ? manifestWarnings
       : [
           ...manifestWarnings,
           ...scan.warnings,
           ...(overlayWarning === undefined ? [] : [overlayWarning]),
+          ...requested.warnings,
         ]
+  const permissions = requested.request
   const entry: FsSkillEntry = sidecar
-    ? { dir, manifest, scan, sidecar, ...(overlay && { overlay }), version, warnings }
-    : { dir, manifest, scan, version, warnings }
+    ? {
+        dir,
+        manifest,
+        scan,
+        sidecar,
+        ...(overlay && { overlay }),
+        ...(permissions && { permissions }),
+        version,
+        warnings,
+      }
+    : { dir, manifest, scan, ...(permissions && { permissions }), version, warnings }
   return { ok: true, entry }
+}
+
+const NO_REQUEST: PermissionRequestParse = Object.freeze({ request: undefined, warnings: [] })
+
+/**
+ * The permission request of a skill with no `permissions` in its sidecar:
+ * `agents/openai.yaml`'s, read within the frontmatter cap (64 KiB by
+ * default: it is metadata, like frontmatter). Never fails the
+ * skill: an unreadable or hostile file is a warning and no request.
+ */
+function* openAiPermissionsSteps(
+  scan: SkillFolderScan,
+  max: number,
+): FsSteps<PermissionRequestParse> {
+  if (!scan.files.has(OPENAI_YAML_FILE)) return NO_REQUEST
+  let text: string
+  try {
+    text = yield* readSkillTextSteps(scan, OPENAI_YAML_FILE, max)
+  } catch (err) {
+    const code = SkillHostError.isInstance(err) ? err.code : 'unreadable'
+    return {
+      request: undefined,
+      warnings: [`${OPENAI_YAML_FILE} could not be read (${code}); its permissions were ignored`],
+    }
+  }
+  return parseOpenAiYaml(text)
 }
 
 /** Shown when a deployer's overlay replaces the sidecar a skill ships. */
@@ -281,7 +326,11 @@ export function* loadFsSkillSteps(
     const valid = validateText(text, folderName, options)
     if (!valid.ok) return withNested(valid, scan)
     const { sidecar, overlay, warning } = yield* sidecarSteps(scan, valid.manifest.name, options)
-    return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar, overlay, warning)
+    const requested =
+      sidecar?.permissions === undefined
+        ? yield* openAiPermissionsSteps(scan, options.limits.maxFrontmatterBytes)
+        : { request: sidecar.permissions, warnings: [] }
+    return toEntry(dir, valid.manifest, valid.warnings, scan, sidecar, overlay, warning, requested)
   } catch (err) {
     return withNested(failed(err), scan)
   }

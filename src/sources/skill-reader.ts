@@ -173,6 +173,7 @@ export class SkillReader {
       ...(sidecar && sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
       ...(unavailableTools.length > 0 && { unavailableTools }),
       ...(m.ignored.length > 0 && { ignored: m.ignored }),
+      ...(entry.permissions && { permissions: entry.permissions }),
     }
   }
 

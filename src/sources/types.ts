@@ -5,6 +5,7 @@ import type {
   SkillRef,
   SkillScriptDeclaration,
 } from '../skill-model/declarations.js'
+import type { SkillPermissionRequest } from '../skill-model/permission-request.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
 import type { SkillPin } from './skill-pins.js'
@@ -15,6 +16,11 @@ export type {
   SkillScriptDeclaration,
   SkillScriptParamDeclaration,
 } from '../skill-model/declarations.js'
+export type {
+  PermissionOutcome,
+  PermissionOutcomeReason,
+  SkillPermissionRequest,
+} from '../skill-model/permission-request.js'
 export type {
   UnavailableTool,
   UnavailableToolReason,
@@ -113,6 +119,13 @@ export interface SkillDescriptor extends SkillRef {
   readonly unavailableTools?: readonly UnavailableTool[]
   /** Claude Code frontmatter keys the skill uses that skillhost does not honour, and why. */
   readonly ignored?: readonly IgnoredKey[]
+  /**
+   * What the skill's scripts ask to read, write or reach (`agents/openai.yaml`
+   * or `skillhost.yaml` `permissions`). A request, never a grant: tier 3
+   * grants an entry only when the session policy allows it and the gate
+   * approves the requested profile (see `PermissionOutcome`).
+   */
+  readonly permissions?: SkillPermissionRequest
 }
 
 /** Size and version of a skill's body or one of its files. */

@@ -1,6 +1,7 @@
 import type { DisposableStore } from '../common/disposable.js'
 import type { Tool } from '../common/tool.js'
 import type { TurnContext } from '../common/turn-context.js'
+import type { PermissionOutcome } from '../skill-model/permission-request.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import type { CallGuard } from './skill-tool-envelope.js'
@@ -18,6 +19,11 @@ export interface ForgeTarget extends CallGuard {
   readonly source: SkillRef
   readonly descriptor: SkillDescriptor
   readonly store: DisposableStore
+  /**
+   * What became of the skill's permission request, set by the script forge
+   * (left unset when the skill requests nothing); the load result names it.
+   */
+  permissions?: readonly PermissionOutcome[]
 }
 
 /** Forges one tier's tools for a loaded skill; `names` and `unavailable` feed preflight. */
@@ -26,7 +32,13 @@ export interface TierForge {
   names(descriptor: SkillDescriptor): string[]
   /** Declared tools the tier cannot offer on this host, under their would-be names, and why. */
   unavailable(descriptor: SkillDescriptor): UnavailableTool[]
-  forge(target: ForgeTarget, source: SkillSource, signal: AbortSignal): Promise<Tool[]>
+  /** `ctx` is the turn the load runs in: a tier that asks the gate at load asks it there. */
+  forge(
+    target: ForgeTarget,
+    source: SkillSource,
+    signal: AbortSignal,
+    ctx?: TurnContext,
+  ): Promise<Tool[]>
   /**
    * Runs a loaded skill's dynamic-context commands (`` !`command` `` of its
    * body), in order, each gated and contained like a script call of the

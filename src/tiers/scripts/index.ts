@@ -30,12 +30,19 @@ export { parseRequirement, type Requirement } from './deps/requirement.js'
 export { provisionedInterpreter } from './deps/script-env.js'
 export { scriptRequirements } from './deps/script-requirements.js'
 export {
+  PERMISSIONS_GATE_TOOL,
+  PermissionGrants,
+  type PermissionJudgement,
+} from './policy/permission-grants.js'
+export {
   assertPolicySubset,
   type DerivePolicyInput,
   derivePolicy,
   emptyPolicy,
+  grantPolicy,
   isPathInside,
   normalizeAbsolutePath,
+  type PolicyGrant,
   type SandboxPolicy,
 } from './policy/policy.js'
 export {

@@ -19,6 +19,16 @@ export interface SandboxPolicy {
   }
 }
 
+/**
+ * Host paths a skill requested that the session policy allows and the gate
+ * approved (see `PermissionGrants`): absolute, normalized. Writable entries
+ * are readable too.
+ */
+export interface PolicyGrant {
+  readonly read: readonly string[]
+  readonly write: readonly string[]
+}
+
 /** Inputs of `derivePolicy`: the host paths one script call needs. */
 export interface DerivePolicyInput {
   /** The materialized skill root (read-only in the sandbox). */
@@ -31,6 +41,8 @@ export interface DerivePolicyInput {
   readonly interpreterReadPaths: readonly string[]
   /** The session policy; its deny entries that fall inside the derived allows are carried over. */
   readonly session: SandboxPolicy
+  /** What the skill's approved permission request adds (read-only and writable binds). */
+  readonly granted?: PolicyGrant
 }
 
 /**
@@ -72,37 +84,66 @@ function must(path: string, what: string): string {
   return normalized
 }
 
+/** The session's deny entries (normalized, deduplicated) that lie inside one of `allows`. */
+function carried(denies: readonly string[], allows: readonly string[]): string[] {
+  return unique(
+    denies
+      .map((d) => normalizeAbsolutePath(d))
+      .filter((d): d is string => d !== undefined && allows.some((a) => isPathInside(d, a))),
+  )
+}
+
+/** A policy of exactly these allows, with the session's denies inside them carried over. */
+function withCarriedDenies(
+  allowRead: string[],
+  allowWrite: string[],
+  session: SandboxPolicy,
+): SandboxPolicy {
+  return {
+    filesystem: {
+      allowRead,
+      denyRead: carried(session.filesystem.denyRead, [...allowRead, ...allowWrite]),
+      allowWrite,
+      denyWrite: carried(session.filesystem.denyWrite, allowWrite),
+    },
+    network: { allowedDomains: [] },
+  }
+}
+
 /**
- * The per-call policy: read = the skill root + the interpreter read paths,
- * write = the scratch directory and the session workspace (if any), network = none. Session deny entries lying
- * inside a derived allow are carried over so the derived policy never grants
- * what the session carved out. The result is normalized and deduplicated; it
- * is not yet checked — call `assertPolicySubset`.
+ * The per-call policy: read = the skill root + the interpreter read paths
+ * (+ granted reads), write = the scratch directory, the session workspace (if
+ * any) and granted writes, network = none. Session deny entries lying inside
+ * a derived allow are carried over so the derived policy never grants what
+ * the session carved out. The result is normalized and deduplicated; it is
+ * not yet checked — call `assertPolicySubset`.
  */
 export function derivePolicy(input: DerivePolicyInput): SandboxPolicy {
   const allowRead = unique([
     must(input.skillRoot, 'skill root'),
     ...input.interpreterReadPaths.map((p) => must(p, 'interpreter read path')),
+    ...(input.granted?.read ?? []).map((p) => must(p, 'granted read path')),
   ])
-  const allowWrite = [
+  const allowWrite = unique([
     must(input.scratchDir, 'scratch directory'),
     ...(input.workspaceDir === undefined ? [] : [must(input.workspaceDir, 'session workspace')]),
-  ]
-  const carried = (denies: readonly string[], allows: readonly string[]) =>
-    unique(
-      denies
-        .map((d) => normalizeAbsolutePath(d))
-        .filter((d): d is string => d !== undefined && allows.some((a) => isPathInside(d, a))),
-    )
-  return {
-    filesystem: {
-      allowRead,
-      denyRead: carried(input.session.filesystem.denyRead, [...allowRead, ...allowWrite]),
-      allowWrite,
-      denyWrite: carried(input.session.filesystem.denyWrite, allowWrite),
-    },
-    network: { allowedDomains: [] },
-  }
+    ...(input.granted?.write ?? []).map((p) => must(p, 'granted write path')),
+  ])
+  return withCarriedDenies(allowRead, allowWrite, input.session)
+}
+
+/**
+ * The policy that grants exactly `grant`, with the session's deny entries
+ * inside it carried over as `derivePolicy` carries them: what one requested
+ * permission is judged by (`assertPolicySubset` against the session). Throws
+ * `E_SKILL_SCRIPT_POLICY_WIDENED` for a path that is not absolute.
+ */
+export function grantPolicy(grant: PolicyGrant, session: SandboxPolicy): SandboxPolicy {
+  return withCarriedDenies(
+    unique(grant.read.map((p) => must(p, 'requested read path'))),
+    unique(grant.write.map((p) => must(p, 'requested write path'))),
+    session,
+  )
 }
 
 function widened(message: string, kind: string): never {

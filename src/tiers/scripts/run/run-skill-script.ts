@@ -4,7 +4,7 @@ import { SkillHostError } from '../../../common/errors.js'
 import { enforceToolGate, SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
 import type { TurnContext } from '../../../common/turn-context.js'
 import { callInterpreter } from '../deps/script-env.js'
-import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
+import { assertPolicySubset, derivePolicy, type PolicyGrant } from '../policy/policy.js'
 import type { SandboxRunResult } from '../sandbox/types.js'
 import { TIMEOUT_PARAM, validateSkillScript } from '../tool/validate-skill-script.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../types.js'
@@ -15,6 +15,7 @@ import {
   unmeasurable,
 } from '../workspace/session-workspace.js'
 import { buildArgv } from './build-argv.js'
+import { type OpenedGrant, openGrantedPaths } from './open-granted-paths.js'
 
 /** One script call. */
 export interface RunSkillScriptInput {
@@ -61,6 +62,12 @@ export interface RunSkillScriptInput {
    */
   readonly returnTimedOut?: boolean
   /**
+   * The skill's approved permission request (`PermissionGrants.judge`):
+   * absolute host paths added to the derived policy, each bound from a
+   * descriptor opened without following symlinks (`openGrantedPaths`).
+   */
+  readonly granted?: PolicyGrant
+  /**
    * When set, the gate is asked before anything runs: a refusal is
    * `E_SKILL_SCRIPT_DENIED`, a missing or broken gate
    * `E_SKILL_SCRIPT_GATE_UNAVAILABLE`. Omit it when the caller's tool wrapper
@@ -98,7 +105,8 @@ function resolveTimeout(config: SkillScriptConfig, value: unknown): number {
 /**
  * Runs one script under the sandbox: validates the declaration and arguments,
  * derives the per-call policy (read: root + interpreterReadPaths; write: a
- * fresh scratch directory; no network), checks it is within the session
+ * fresh scratch directory; plus the skill's approved `granted` paths, bound
+ * from held descriptors; no network), checks it is within the session
  * policy, builds argv without a shell, runs it with no host environment (the
  * fixed base, plus `PYTHONPATH` for python: see `interpreterEnv`) and removes the
  * scratch directory. Returns the result of any completed run, whatever its
@@ -184,6 +192,7 @@ export async function runSkillScript(
     let failure: unknown
     let watch: WorkspaceWatch | undefined
     let protectedEntries: ProtectedEntry[] = []
+    let opened: OpenedGrant | undefined
     const translator = config.translator.forCall({
       skillRoot: input.root,
       scratchDir: scratch,
@@ -191,12 +200,14 @@ export async function runSkillScript(
       interpreterMounts,
     })
     try {
+      opened = input.granted === undefined ? undefined : await openGrantedPaths(input.granted)
       const policy = derivePolicy({
         skillRoot: input.root,
         scratchDir: scratch,
         ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
         interpreterReadPaths,
         session: config.policy,
+        ...(opened === undefined ? {} : { granted: opened.grant }),
       })
       assertPolicySubset(policy, config.policy)
       watch =
@@ -225,6 +236,7 @@ export async function runSkillScript(
         toSandboxPath: (p) => translator.toSandbox(p),
         scratch,
         ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
+        ...(opened === undefined ? {} : { grantedFds: opened.fds }),
         ...(protectedEntries.length === 0
           ? {}
           : {
@@ -236,6 +248,7 @@ export async function runSkillScript(
     } finally {
       watch?.stop()
       for (const e of protectedEntries) await e.handle.close().catch(() => undefined)
+      await opened?.close()
     }
     try {
       await config.workspace.disposeScratch(scratch)

@@ -204,8 +204,8 @@ class BubblewrapHandle implements SandboxHandle {
         throw unavailable('the scratch folder could not be handed to the sandbox user.', cause)
       }
     }
-    const fs = request.policy.filesystem
-    const staged = await stageUnreachableReads(fs.allowRead, facts, hostUser, request.scratch)
+    const byPath = request.policy.filesystem.allowRead.filter((p) => !request.grantedFds?.has(p))
+    const staged = await stageUnreachableReads(byPath, facts, hostUser, request.scratch)
     const { args, dataFiles, fdBinds } = buildBwrapCommand({
       request,
       limits,

@@ -124,9 +124,23 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   const env = { ...sandboxBaseEnv(home), ...request.env }
   const dataFiles = etcDataFiles(input, env.HOME ?? home)
   const firstBindFd = (input.firstDataFd ?? input.statusFd + 1) + dataFiles.length
+  // Granted entries first, then the read-only fds that go on top of everything.
+  const grantBinds: BwrapFdBind[] = []
+  const grantedFd = (host: string, sandbox: string): number | undefined => {
+    const hostFd = request.grantedFds?.get(host)
+    if (hostFd === undefined) return undefined
+    const fd = firstBindFd + grantBinds.length
+    grantBinds.push({ fd, hostFd, sandbox })
+    return fd
+  }
 
   for (const host of readable) {
     const sandbox = toSandbox(host)
+    const viaFd = grantedFd(host, sandbox)
+    if (viaFd !== undefined) {
+      mounts.push({ sandbox, args: ['--ro-bind-fd', String(viaFd), sandbox] })
+      continue
+    }
     const fact = facts.get(host) ?? { kind: 'missing' }
     if (fact.kind === 'missing') continue
     const stage = input.stagedReads?.get(host)
@@ -145,11 +159,14 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   }
   for (const host of fs.allowWrite.map(norm)) {
     const sandbox = toSandbox(host)
+    const viaFd = host === scratch ? undefined : grantedFd(host, sandbox)
     if (host === scratch) {
       mounts.push({
         sandbox,
         args: ['--size', String(limits.writableBytes), '--tmpfs', sandbox],
       })
+    } else if (viaFd !== undefined) {
+      mounts.push({ sandbox, args: ['--bind-fd', String(viaFd), sandbox] })
     } else mounts.push({ sandbox, args: ['--bind', host, sandbox] })
   }
   for (const host of fs.denyRead.map(norm)) {
@@ -171,11 +188,12 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   // The sort is stable, so a deny at the same path stays after its allow.
   mounts.sort((a, b) => depth(a.sandbox) - depth(b.sandbox))
 
-  const fdBinds = (request.readOnlyFds ?? []).map((b, i) => ({
-    fd: firstBindFd + i,
+  const protectedBinds = (request.readOnlyFds ?? []).map((b, i) => ({
+    fd: firstBindFd + grantBinds.length + i,
     hostFd: b.fd,
     sandbox: posix.normalize(b.sandbox),
   }))
+  const fdBinds = [...grantBinds, ...protectedBinds]
   const args = [
     '--unshare-all',
     '--unshare-user',
@@ -197,7 +215,7 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     '/dev',
     ...mounts.flatMap((m) => m.args),
     // After every policy mount, so each lands on top of the writable bind it protects.
-    ...fdBinds.flatMap((b) => ['--ro-bind-fd', String(b.fd), b.sandbox]),
+    ...protectedBinds.flatMap((b) => ['--ro-bind-fd', String(b.fd), b.sandbox]),
     ...dataFiles.flatMap((f) => ['--perms', '0444', '--file', String(f.fd), f.path]),
     // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
     // outside the policy. Freeze both once every mount point exists.

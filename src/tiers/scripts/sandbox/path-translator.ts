@@ -68,6 +68,7 @@ export function createPathTranslator(options: PathTranslatorOptions = {}): PathT
     skillMount,
     scratchMount,
     workspaceMount,
+    hiddenHostPaths: hidden,
     forCall({ skillRoot, scratchDir, workspaceDir, interpreterMounts }) {
       const mounts: PathMount[] = [
         { host: absolute(skillRoot, 'skill root'), sandbox: skillMount },

@@ -78,6 +78,16 @@ export interface SandboxRunRequest {
    */
   readonly readOnlyFds?: readonly { readonly fd: number; readonly sandbox: string }[]
   /**
+   * Held descriptors (`O_PATH`, opened without following any symlink) of the
+   * policy entries a skill's approved permission request added, by
+   * normalized host path: each such `allowRead` / `allowWrite` entry is bound
+   * from its descriptor (`--ro-bind-fd` / `--bind-fd`) in the entry's place
+   * among the policy's mounts, so deny masks still land on top, and no path
+   * the skill chose is resolved by name when the sandbox is set up. An entry
+   * of the policy without one here is bound by path as usual.
+   */
+  readonly grantedFds?: ReadonlyMap<string, number>
+  /**
    * The host identity this call runs as, instead of the handle's own, when
    * the handle runs sandboxes as a distinct user (the host is root): how a
    * script writes a user's folder as that user. Never uid 0 (refused with
@@ -138,6 +148,10 @@ export interface WorkspaceRef {
  * Failures are `E_SKILL_WORKSPACE_FAILED`; an abort is `E_ABORTED`.
  */
 export interface SkillWorkspace {
+  /** Where the copies live, when known: no skill's permission request may overlap it. */
+  readonly skillsDir?: string
+  /** Where the per-call scratch folders live, when known: likewise off limits to requests. */
+  readonly scratchDir?: string
   materialize(
     ref: WorkspaceRef,
     files: Iterable<WorkspaceFile> | AsyncIterable<WorkspaceFile>,
@@ -174,6 +188,11 @@ export interface PathTranslator {
   readonly scratchMount: string
   /** Where the session workspace appears inside the sandbox (e.g. `/work`). */
   readonly workspaceMount: string
+  /**
+   * Host paths that never reach the model (skillhost's own folders, such as
+   * the sandbox base); no skill's permission request may name one.
+   */
+  readonly hiddenHostPaths?: readonly string[]
   forCall(paths: {
     skillRoot: string
     scratchDir: string

@@ -6,6 +6,7 @@ import type { DynamicContextCall, DynamicContextOutcome, ForgeTarget } from '../
 import { runSkillScript } from '../run/run-skill-script.js'
 import type { SkillScriptConfig } from '../types.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
+import type { LoadedCopy } from './loaded-copy.js'
 import type { ValidatedSkillScript } from './validate-skill-script.js'
 
 /** Most characters of one command's output kept in the body; the rest is cut with a note. */
@@ -50,8 +51,8 @@ export interface DynamicContextDeps {
   readonly gate: ToolGate
   /** The tool name the gate is asked under: the skill's `run_<skill>_script`. */
   readonly toolName: string
-  /** The skill's materialized copy, made on first use. */
-  readonly root: () => Promise<string>
+  /** The skill's materialized copy (with what its permission request was granted), made on first use. */
+  readonly copy: () => Promise<LoadedCopy>
   readonly workspace?: () => Promise<SessionWorkspace>
 }
 
@@ -101,9 +102,11 @@ export async function runDynamicContext(
     }
     try {
       const workspace = await deps.workspace?.()
+      const copy = await deps.copy()
       const result = await runSkillScript(deps.config, {
         skill: target.id,
-        root: await deps.root(),
+        root: copy.root,
+        ...(copy.granted === undefined ? {} : { granted: copy.granted }),
         script,
         args: {},
         timeoutSeconds: left,

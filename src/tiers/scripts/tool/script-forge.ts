@@ -3,9 +3,12 @@ import { SkillHostError } from '../../../common/errors.js'
 import { SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
 import type { Tool } from '../../../common/tool.js'
 import type { TurnContext } from '../../../common/turn-context.js'
+import { checkPermissionRequest } from '../../../skill-model/permission-request.js'
 import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
 import { forgeSkillTool } from '../../skill-tool-envelope.js'
 import type { ForgeTarget, TierForge } from '../../tier-forge.js'
+import { PermissionGrants, unusedPermissions } from '../policy/permission-grants.js'
+import type { PolicyGrant } from '../policy/policy.js'
 import { runSkillScript } from '../run/run-skill-script.js'
 import { settleScriptResult } from '../run/script-outcome.js'
 import {
@@ -20,6 +23,7 @@ import type { ScriptRunResult, SkillScriptConfig } from '../types.js'
 import { full, type SessionWorkspace, unmeasurable } from '../workspace/session-workspace.js'
 import { describeInterpreter, INTERPRETERS_META, type RunsWith } from './describe-interpreter.js'
 import { runDynamicContext } from './dynamic-context.js'
+import type { LoadedCopy } from './loaded-copy.js'
 import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
 import { scriptToolName } from './script-tool-name.js'
@@ -68,10 +72,24 @@ export function createScriptForge(
   options: ScriptForgeOptions = {},
 ): TierForge {
   const undeclared = config.undeclared === 'allow'
-  // Each loaded version's materialized copy, made by forge() or, for a skill
-  // with nothing to forge, by its first dynamic-context command.
-  const copies = new WeakMap<ForgeTarget, Promise<{ root: string; paths: string[] }>>()
-  const copyFor = (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
+  const grants = new PermissionGrants(
+    config.policy,
+    gate,
+    [
+      ...[config.workspace.skillsDir, config.workspace.scratchDir, config.sessionWorkspace?.dir],
+      ...(config.translator.hiddenHostPaths ?? []),
+    ].filter((d): d is string => d !== undefined),
+  )
+  // Each loaded version's materialized copy, made by forge() (with what the
+  // gate granted its permission request) or, for a skill with nothing to
+  // forge, by its first dynamic-context command (with nothing granted).
+  const copies = new WeakMap<ForgeTarget, Promise<LoadedCopy>>()
+  const copyFor = (
+    target: ForgeTarget,
+    source: SkillSource,
+    signal: AbortSignal,
+    granted?: PolicyGrant,
+  ): Promise<LoadedCopy> => {
     let copy = copies.get(target)
     if (copy === undefined) {
       copy = (async () => {
@@ -79,7 +97,11 @@ export function createScriptForge(
         const files = await filesFromSource(source, ref)
         const root = await config.workspace.materialize(ref, files, { signal })
         target.store.add(() => config.workspace.dispose(root))
-        return { root, paths: files.map((f) => f.path) }
+        return {
+          root,
+          paths: files.map((f) => f.path),
+          ...(granted && granted.read.length + granted.write.length > 0 ? { granted } : {}),
+        }
       })()
       copies.set(target, copy)
     }
@@ -91,17 +113,29 @@ export function createScriptForge(
       ...(undeclared ? [undeclaredToolName(d.id)] : []),
     ],
     unavailable: (d: SkillDescriptor) => partitionScripts(d, config.interpreters).unavailable,
-    forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal) => {
+    forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal, ctx) => {
       const scripts = partitionScripts(target.descriptor, config.interpreters).valid
-      if (scripts.length === 0 && !undeclared) return []
-      const { root, paths } = await copyFor(target, source, signal)
+      const requested = target.descriptor.permissions
+      if (scripts.length === 0 && !undeclared) {
+        const unused = unusedPermissions(checkPermissionRequest(requested).request)
+        if (unused.length > 0) target.permissions = unused
+        return []
+      }
+      // Asked before anything is materialized; the gate sees the profile once per version.
+      const judged = await grants.judge(target, requested, ctx)
+      if (judged !== undefined) target.permissions = judged.outcomes
+      const copy = await copyFor(target, source, signal, judged?.grant)
       const tools = scripts.map((script) =>
-        forgeDeclared(config, gate, target, script, root, options),
+        forgeDeclared(config, gate, target, script, copy, options),
       )
       if (undeclared) {
-        const { runnable, denied } = await undeclaredScripts(root, paths, config.interpreters)
+        const { runnable, denied } = await undeclaredScripts(
+          copy.root,
+          copy.paths,
+          config.interpreters,
+        )
         if (runnable.size > 0 || denied.size > 0) {
-          tools.push(forgeUndeclared(config, gate, target, root, runnable, denied, options))
+          tools.push(forgeUndeclared(config, gate, target, copy, runnable, denied, options))
         }
       }
       return tools
@@ -112,7 +146,7 @@ export function createScriptForge(
           config,
           gate,
           toolName: undeclaredToolName(target.id),
-          root: async () => (await copyFor(target, source, call.signal)).root,
+          copy: () => copyFor(target, source, call.signal),
           ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
         },
         target,
@@ -150,7 +184,7 @@ interface CallShape {
 async function runAndReport(
   config: SkillScriptConfig,
   target: ForgeTarget,
-  root: string,
+  copy: LoadedCopy,
   call: CallShape,
   ctx: TurnContext,
   options: ScriptForgeOptions,
@@ -158,7 +192,8 @@ async function runAndReport(
   const workspace = await options.workspace?.()
   const result = await runSkillScript(config, {
     skill: target.id,
-    root,
+    root: copy.root,
+    ...(copy.granted === undefined ? {} : { granted: copy.granted }),
     script: call.script,
     args: call.args,
     ...(call.argv === undefined ? {} : { argv: call.argv }),
@@ -223,7 +258,7 @@ function forgeDeclared(
   gate: ToolGate,
   target: ForgeTarget,
   script: ValidatedSkillScript,
-  root: string,
+  copy: LoadedCopy,
   options: ScriptForgeOptions,
 ): Tool {
   const name = scriptToolName(target.id, script.name)
@@ -240,7 +275,7 @@ function forgeDeclared(
     guard: target,
     // The output is spooled here and the model gets a preview naming it.
     spool: false,
-    run: (args, ctx) => runAndReport(config, target, root, { name, script, args }, ctx, options),
+    run: (args, ctx) => runAndReport(config, target, copy, { name, script, args }, ctx, options),
   })
 }
 
@@ -248,7 +283,7 @@ function forgeUndeclared(
   config: SkillScriptConfig,
   gate: ToolGate,
   target: ForgeTarget,
-  root: string,
+  copy: LoadedCopy,
   runnable: ReadonlyMap<string, ValidatedSkillScript>,
   denied: ReadonlyMap<string, string>,
   options: ScriptForgeOptions,
@@ -278,7 +313,7 @@ function forgeUndeclared(
         denied,
         config.translator.skillMount,
       )
-      return runAndReport(config, target, root, { name, ...call }, ctx, options)
+      return runAndReport(config, target, copy, { name, ...call }, ctx, options)
     },
   })
 }
