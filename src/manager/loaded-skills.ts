@@ -68,6 +68,7 @@ export class LoadedSkills {
       tools: r.tools.map((t) => t.name),
       unavailableTools: r.unavailableTools,
       ...(r.arguments === undefined ? {} : { arguments: r.arguments }),
+      ...(r.permissions?.length ? { permissions: r.permissions } : {}),
     }))
   }
 

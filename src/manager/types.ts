@@ -241,6 +241,8 @@ export interface LoadedSkillInfo {
   readonly unavailableTools: readonly UnavailableTool[]
   /** The `arguments` it was loaded with, if any. */
   readonly arguments?: string
+  /** What became of its permission request, as its load result said (`LoadResult.permissions`); absent when it requests nothing. */
+  readonly permissions?: readonly PermissionOutcome[]
 }
 
 /** How `SkillManager.load` loads. */

@@ -1,6 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
 import type { Tool } from '../common/tool.js'
 import { parseSkillMd } from '../manifest/parse-skill-md.js'
+import type { SkillPermissionRequest } from '../skill-model/permission-request.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import { bytesToStream } from './bytes-to-stream.js'
@@ -39,6 +40,8 @@ export interface DeclaredSkill {
   readonly isolatedTools: readonly string[]
   /** Tools declared that this source will not serve (a module it does not import), as `descriptor` reports them. */
   readonly unavailableTools: readonly UnavailableTool[]
+  /** What its scripts ask for (the sidecar's `permissions`, else `agents/openai.yaml`'s), as `descriptor` reports it. */
+  readonly permissions?: SkillPermissionRequest
 }
 
 /** Options for `SkillReader`. */
@@ -214,6 +217,7 @@ export class SkillReader {
       scripts: sidecar?.scripts ?? [],
       isolatedTools: (sidecar?.isolatedTools ?? []).map((t) => t.name),
       unavailableTools: this.#rows.notImported(ref.id, entry),
+      ...(entry.permissions && { permissions: entry.permissions }),
     }
   }
 

@@ -224,6 +224,61 @@ describe('McpSkillSource', () => {
     expect((await manager.load('beta', ctx)).body).toContain('Do something else.')
   })
 
+  it('reads a remote skill’s permission request (agents/openai.yaml, or the sidecar’s, which replaces it), verified like any file', async () => {
+    const openai =
+      'interface:\n  display_name: Probe\npermissions:\n  file_system:\n    read: [/srv/shared]\n'
+    const tiny = tinyServer({
+      'p/asks': {
+        frontmatter: { name: 'asks', description: 'Asks.' },
+        files: {
+          'SKILL.md': md('name: asks\ndescription: Asks.', 'Body.\n'),
+          'agents/openai.yaml': openai,
+        },
+      },
+      'p/sidecar': {
+        frontmatter: { name: 'sidecar', description: 'Sidecar.' },
+        files: {
+          'SKILL.md': md('name: sidecar\ndescription: Sidecar.', 'Body.\n'),
+          'agents/openai.yaml': openai,
+          'skillhost.yaml': 'permissions:\n  file_system:\n    write: [/srv/drop]\n',
+        },
+      },
+      'p/tampered': {
+        frontmatter: { name: 'tampered', description: 'Tampered.' },
+        files: {
+          'SKILL.md': md('name: tampered\ndescription: Tampered.', 'Body.\n'),
+          'agents/openai.yaml': openai,
+        },
+      },
+      'p/bad-yaml': {
+        frontmatter: { name: 'bad-yaml', description: 'Bad.' },
+        files: {
+          'SKILL.md': md('name: bad-yaml\ndescription: Bad.', 'Body.\n'),
+          'agents/openai.yaml': 'permissions: [unclosed\n',
+        },
+      },
+    })
+    const source = new McpSkillSource({ client: await connected(tiny.server), id: 'tiny' })
+    const found = new Map((await source.discoverBatch()).map((d) => [d.id, d]))
+    // Served bytes that differ from the listing: the request would widen to '/'.
+    tiny.skills['p/tampered']!.files['agents/openai.yaml'] = openai.replace('/srv/shared', '/')
+    const descriptor = (id: string) => source.descriptor(found.get(id)!)
+    expect((await descriptor('asks')).permissions).toEqual({
+      network: false,
+      read: ['/srv/shared'],
+      write: [],
+    })
+    expect((await descriptor('sidecar')).permissions).toEqual({
+      network: false,
+      read: [],
+      write: ['/srv/drop'],
+    })
+    // A file that does not parse requests nothing; the skill still loads.
+    expect((await descriptor('bad-yaml')).permissions).toBeUndefined()
+    // The tampered request is refused with the version, as any file would be.
+    await rejectsWith(descriptor('tampered'), 'E_SKILL_DIGEST_MISMATCH')
+  })
+
   it('refuses a SKILL.md whose frontmatter is not the entry’s, and leaves out what cannot be verified', async () => {
     const tiny = tinyServer({
       'x/liar': {

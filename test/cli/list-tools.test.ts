@@ -61,9 +61,34 @@ beforeAll(async () => {
     'skillhost.yaml':
       'scripts:\n  - name: hello\n    path: scripts/hello.py\n    description: Say hi.\n    interpreter: python3\n',
   })
+  // A permission request as Codex writes one: paths with a space are quoted, one with a line break is refused.
+  await put('asks', 'Requests access.', {
+    'scripts/go.sh': 'echo go\n',
+    'agents/openai.yaml':
+      'permissions:\n  network: true\n  file_system:\n    read: ["/srv/my data"]\n    write: ["/srv/drop zone", "/srv/x\\nlisted: forged"]\n',
+  })
 })
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true })
+})
+
+describe('skillhost list: permission requests (issue 24)', () => {
+  it('--json carries the request as written; the text names it on one line, quoted, never as a grant', async () => {
+    const rows = (await listJson(tmp)) as Map<string, Row & { permissions?: unknown }>
+    expect(rows.get('asks')?.permissions).toEqual({
+      network: true,
+      read: ['/srv/my data'],
+      // A path with a control character is not requested (a warning says so).
+      write: ['/srv/drop zone'],
+    })
+    expect(rows.get('py-tool')?.permissions).toBeUndefined()
+    const { stdout } = await cli(['list', tmp], 200)
+    const line = stdout.split('\n').find((l) => l.startsWith('requests asks:'))
+    expect(line).toBe(
+      'requests asks: network (never granted); read "/srv/my data"; write "/srv/drop zone" (granted at load only within serve\'s policy, once approved)',
+    )
+    expect(stdout).not.toMatch(/^listed: forged/m)
+  })
 })
 
 describe('skillhost list --json: the interpreter each script runs with (issue 23)', () => {

@@ -155,6 +155,8 @@ describe.skipIf(!onLinux)(
         { kind: 'write', path: join(base, 'drop'), granted: true, reason: 'granted' },
         { kind: 'network', granted: false, reason: 'network-unsupported' },
       ])
+      // The host sees the same outcomes for what is loaded.
+      expect(manager.loadedSkills()[0]?.permissions).toEqual(loaded.permissions)
       // Granted: readable from inside the sandbox, and the writable one written.
       expect(await output(ctx, 'run_probe_peek', join(base, 'shared/granted/data.txt'))).toContain(
         'granted-bytes',

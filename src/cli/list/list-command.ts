@@ -1,5 +1,6 @@
 import { relative } from 'node:path'
-import { escapeLine } from '../../common/index.js'
+import { escapeLine, quoteName } from '../../common/index.js'
+import type { SkillPermissionRequest } from '../../sources/index.js'
 import { scriptInterpreters } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
@@ -42,7 +43,7 @@ const HELP: HelpSpec = {
         { term: '--strict', text: 'apply the agentskills.io rules strictly' },
         {
           term: '--json',
-          text: 'print { roots, skills, problems, sourceErrors } as JSON; each skill carries ref (what load_skill takes), each active skill tools: { module, isolated, scripts, undeclared } (tool names), unavailableTools: [{ name, reason, enable, detail? }] and interpreters: { <script tool>: { name, program, version? } } (what each declared script runs with); a root that cannot be searched is in sourceErrors',
+          text: 'print { roots, skills, problems, sourceErrors } as JSON; each skill carries ref (what load_skill takes), each active skill tools: { module, isolated, scripts, undeclared } (tool names), unavailableTools: [{ name, reason, enable, detail? }], interpreters: { <script tool>: { name, program, version? } } (what each declared script runs with) and, when it asks for any, permissions: { network, read, write } (its request as written, never a grant); a root that cannot be searched is in sourceErrors',
         },
         OVERLAYS_HELP,
         LOCKED_HELP,
@@ -91,6 +92,22 @@ function toolsCell(t: ListedTools): string {
   return parts.length > 0 ? parts.join(' ') : '-'
 }
 
+/**
+ * A permission request in one line, each path quoted as the skill wrote it,
+ * and what becomes of it: serve grants a path only within its policy and
+ * with the gate's approval, and never network.
+ */
+function requestText(asked: SkillPermissionRequest): string {
+  const paths = (kind: string, list: readonly string[]) =>
+    list.length === 0 ? [] : [`${kind} ${list.map(quoteName).join(', ')}`]
+  const parts = [
+    ...(asked.network ? ['network (never granted)'] : []),
+    ...paths('read', asked.read),
+    ...paths('write', asked.write),
+  ]
+  return `${parts.join('; ')} (granted at load only within serve's policy, once approved)`
+}
+
 /** The STATUS cell of a row. */
 function statusCell(r: CliCatalog['rows'][number]): string {
   if (r.status !== 'active') return 'shadowed'
@@ -132,6 +149,8 @@ function print(catalog: CliCatalog, tools: readonly ListedTools[], io: CliIo): v
       const why = t.detail === undefined ? '' : ` (${escapeLine(t.detail)})`
       say(`unavailable ${escapeLine(r.id)}: ${escapeLine(t.name)}: ${t.reason}${why}; ${t.enable}`)
     }
+    const asked = tools[i]?.permissions
+    if (asked) say(`requests ${escapeLine(r.id)}: ${requestText(asked)}`)
   })
   const skipped = catalog.problems.filter((p) => p.severity === 'error')
   // Folders, not problems: one folder may have several.
@@ -193,8 +212,14 @@ export const listCommand: CliCommand = {
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => {
         if (row.status !== 'active') return row
-        const { unavailable, interpreters, ...byTier } = tools[i]!
-        return { ...row, tools: byTier, unavailableTools: unavailable, interpreters }
+        const { unavailable, interpreters, permissions, ...byTier } = tools[i]!
+        return {
+          ...row,
+          tools: byTier,
+          unavailableTools: unavailable,
+          interpreters,
+          ...(permissions && { permissions }),
+        }
       })
       // A root that could not be searched is a failed root too (the text says so on stderr).
       const unusable = roots.unusable.map((u) => ({

@@ -1,6 +1,6 @@
 import { SkillHostError } from '../../common/index.js'
 import { FileSystemSkillSource, type UnavailableTool } from '../../index.js'
-import type { SkillDescriptor } from '../../sources/index.js'
+import type { SkillDescriptor, SkillPermissionRequest } from '../../sources/index.js'
 import {
   describeInterpreter,
   previewScriptTools,
@@ -36,6 +36,12 @@ export interface ListedTools {
   readonly unavailable: readonly UnavailableTool[]
   /** Each declared script tool → the interpreter it will run with (`describeInterpreter`). */
   readonly interpreters: Readonly<Record<string, RunsWith>>
+  /**
+   * The skill's permission request as written (`agents/openai.yaml` or the
+   * sidecar's `permissions`): what a load would put to serve's policy and
+   * gate, never what it would grant. Absent when it requests nothing.
+   */
+  readonly permissions?: SkillPermissionRequest
 }
 
 const NOTHING: ListedTools = {
@@ -65,6 +71,7 @@ async function declarationsOf(
       scripts: seen.scripts,
       isolatedTools: seen.isolatedTools.map((name) => ({ name, description: '', source: '' })),
       unavailableTools: seen.unavailableTools,
+      ...(seen.permissions && { permissions: seen.permissions }),
     }
     return { descriptor, files: seen.files }
   }
@@ -115,5 +122,6 @@ export async function listTools(row: CatalogRow, shape: ListServeShape): Promise
         describeInterpreter(name, shape.interpreters),
       ]),
     ),
+    ...(descriptor.permissions && { permissions: descriptor.permissions }),
   }
 }

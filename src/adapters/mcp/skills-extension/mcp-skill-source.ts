@@ -2,12 +2,15 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { decodeSkillText } from '../../../manifest/decode-skill-text.js'
+import { OPENAI_YAML_FILE, parseOpenAiYaml } from '../../../manifest/parse-openai-yaml.js'
 import { parseSkillMd } from '../../../manifest/parse-skill-md.js'
 import { parseSkillSidecar, SKILL_SIDECAR_FILE } from '../../../manifest/parse-skill-sidecar.js'
+import type { SkillPermissionRequest } from '../../../skill-model/permission-request.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import { unavailableTool } from '../../../skill-model/unavailable-tool.js'
 import { bytesToStream } from '../../../sources/bytes-to-stream.js'
 import { skillFileDigest } from '../../../sources/skill-manifest.js'
+import { DEFAULT_SOURCE_LIMITS } from '../../../sources/source-limits.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,
@@ -196,7 +199,10 @@ export class McpSkillSource implements SkillSource {
       ...(m.metadata !== undefined && { metadata: m.metadata }),
       ...(m.ignored.length > 0 && { ignored: m.ignored }),
     }
-    if (!skill.files.has(SKILL_SIDECAR_FILE)) return base
+    if (!skill.files.has(SKILL_SIDECAR_FILE)) {
+      const permissions = await this.#openAiPermissions(skill, options.signal)
+      return permissions ? { ...base, permissions } : base
+    }
     const text = decodeSkillText(
       await this.#file(skill, SKILL_SIDECAR_FILE, options.signal),
       SKILL_SIDECAR_FILE,
@@ -221,8 +227,12 @@ export class McpSkillSource implements SkillSource {
         source: source.trim(),
       })
     }
+    // The sidecar's request replaces agents/openai.yaml's, as on disk (load-fs-skill).
+    const permissions =
+      sidecar.permissions ?? (await this.#openAiPermissions(skill, options.signal))
     return {
       ...base,
+      ...(permissions && { permissions }),
       ...(sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
       ...(isolatedTools.length > 0 && { isolatedTools }),
       ...(sidecar.module !== undefined && {
@@ -235,6 +245,29 @@ export class McpSkillSource implements SkillSource {
         ],
       }),
     }
+  }
+
+  /**
+   * The request of a skill's `agents/openai.yaml`, fetched and verified like
+   * any file of the skill, within the frontmatter cap as on disk: a file
+   * listed larger, or one that is not UTF-8 or does not parse, requests nothing (the request
+   * is metadata; the skill still loads).
+   */
+  async #openAiPermissions(
+    skill: RemoteSkill,
+    signal?: AbortSignal,
+  ): Promise<SkillPermissionRequest | undefined> {
+    const listed = skill.files.get(OPENAI_YAML_FILE)
+    if (!listed || listed.size > DEFAULT_SOURCE_LIMITS.maxFrontmatterBytes) return undefined
+    // A file that fails its digest refuses the version, as any file does.
+    const bytes = await this.#file(skill, OPENAI_YAML_FILE, signal)
+    let text: string
+    try {
+      text = decodeSkillText(bytes, OPENAI_YAML_FILE)
+    } catch {
+      return undefined
+    }
+    return parseOpenAiYaml(text).request
   }
 
   async read(
