@@ -6,6 +6,7 @@
  */
 
 export type { PermissionRequestParse } from '../skill-model/permission-request.js'
+export { isHostPermissionPath } from '../skill-model/permission-request.js'
 export { normalizeSkillPath } from '../skill-model/skill-path.js'
 export {
   capDescription,

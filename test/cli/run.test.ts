@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../helpers/run-cli.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const bin = join(repo, 'dist/cli/main.js')
@@ -245,3 +246,44 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     expect(help.stdout).toMatch(/^Usage: skillhost run/)
   })
 })
+
+describe.skipIf(process.platform !== 'linux')(
+  'skillhost run: a permission request (issue 24)',
+  () => {
+    it('grants nothing itself: names each request the flags do not give, quoted, and the flag that would', async () => {
+      const base = await mkdtemp(join(tmpdir(), 'skillhost-run-perm-'))
+      try {
+        await chmod(base, 0o755)
+        const shared = join(base, 'shared')
+        await mkdir(shared)
+        await chmod(shared, 0o755)
+        await writeFile(join(shared, 'f.txt'), 'shared-bytes\n')
+        await chmod(join(shared, 'f.txt'), 0o644)
+        const dir = join(base, 'asks')
+        await mkdir(join(dir, 'scripts'), { recursive: true })
+        await mkdir(join(dir, 'agents'))
+        await writeFile(join(dir, 'SKILL.md'), '---\nname: asks\ndescription: Asks.\n---\n# A\n')
+        await writeFile(join(dir, 'scripts/go.sh'), `cat ${shared}/f.txt\n`)
+        await writeFile(
+          join(dir, 'agents/openai.yaml'),
+          `permissions:\n  network: true\n  file_system:\n    read: [${shared}, "/srv/other data", notes.md]\n    write: [/srv/drop]\n`,
+        )
+        const out = await runCli(['run', '--read-path', shared, dir, 'scripts/go.sh'])
+        expect(out.stdout).toBe('shared-bytes\n')
+        expect(out.code).toBe(0)
+        expect(out.stderr).toContain(
+          '[skillhost run: the skill requests read "/srv/other data" (not given: --read-path "/srv/other data" gives it); write /srv/drop (not given: run lets scripts write only /work, --workspace DIR); network (never given)]\n',
+        )
+        // Given by the flag, or the skill's own file: not named.
+        expect(out.stderr).not.toContain(`read ${shared}`)
+        expect(out.stderr).not.toContain('notes.md')
+        // Without the flag the same read is named, and the script cannot read it.
+        const bare = await runCli(['run', dir, 'scripts/go.sh'])
+        expect(bare.stderr).toContain(`read ${shared} (not given: --read-path ${shared} gives it)`)
+        expect(bare.stdout).not.toContain('shared-bytes')
+      } finally {
+        await rm(base, { recursive: true, force: true })
+      }
+    })
+  },
+)

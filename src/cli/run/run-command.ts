@@ -24,6 +24,7 @@ import {
 import { usableRoots } from '../shared/usable-roots.js'
 import { optionValues, runTarget, scriptArgs } from './run-args.js'
 import { lockedRefusal } from './run-locked.js'
+import { runPermissionNote } from './run-permissions.js'
 import { copyLines, userFolderCopy } from './run-user-files.js'
 
 const HELP: HelpSpec = {
@@ -201,6 +202,10 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       workspaceDir === undefined
         ? await userFolderCopy(process.cwd(), declared ? Object.values(args) : literal)
         : undefined
+    const note = own.includes('--json')
+      ? undefined
+      : runPermissionNote(descriptor.permissions, flags.readPaths)
+    if (note) io.stderr(note)
     const result = await runScriptOnce(sandbox.config, {
       source,
       ref,
