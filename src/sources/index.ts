@@ -24,7 +24,7 @@ export {
   MAX_LOCKED_ENVIRONMENTS,
   MAX_LOCKED_PACKAGES,
 } from './lock-environments.js'
-export { type LockSkillsOptions, lockSkills } from './lock-skills.js'
+export { type LockableSkillSource, type LockSkillsOptions, lockSkills } from './lock-skills.js'
 export {
   formatSkillLock,
   MAX_SKILL_LOCK_BYTES,

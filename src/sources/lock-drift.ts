@@ -16,7 +16,8 @@ export type SkillLockDrift =
       readonly changed: readonly string[]
     }
 
-function fileDiff(
+/** Paths added, removed or changed (digest or size) from `before` to `after`. */
+export function diffSkillFiles(
   before: readonly SkillManifestFile[],
   after: readonly SkillManifestFile[],
 ): { added: string[]; removed: string[]; changed: string[] } {
@@ -54,7 +55,7 @@ export function diffSkillLocks(pinned: SkillLock, now: SkillLock): SkillLockDrif
     else {
       const files =
         was.files && is.files
-          ? fileDiff(was.files, is.files)
+          ? diffSkillFiles(was.files, is.files)
           : { added: [], removed: [], changed: [] }
       const count = files.added.length + files.removed.length + files.changed.length
       if (was.digest !== is.digest || count > 0) drift.push({ id, kind: 'changed', ...files })

@@ -1,7 +1,8 @@
 import { SkillHostError } from '../common/errors.js'
-import type { FileSystemSkillSource } from './file-system-skill-source.js'
+import { skillContentDigest } from './skill-digest.js'
 import { SKILL_LOCK_VERSION, type SkillLock, type SkillLockEntry } from './skill-lock.js'
-import type { DiscoveredSkill, DiscoveryProgress, SkillProblem } from './types.js'
+import type { SkillFileManifest } from './skill-manifest.js'
+import type { DiscoveredSkill, DiscoveryProgress, SkillProblem, SkillSource } from './types.js'
 
 /** Options for `lockSkills`. */
 export interface LockSkillsOptions {
@@ -21,17 +22,38 @@ export interface LockSkillsOptions {
 const folderOf = (skill: DiscoveredSkill): string =>
   (skill.location ?? skill.id).replace(/[\\/]SKILL\.md$/, '')
 
+/** A source `lockSkills` can pin: one that publishes manifests. */
+export type LockableSkillSource = SkillSource & Required<Pick<SkillSource, 'manifest'>>
+
+/**
+ * The content digest of a manifest: the source's own when it took one from
+ * the same reads (a `FileSystemSkillSource`), else the same digest over
+ * every file's bytes read through the manifest, each verified against its
+ * listed digest (a remote server's), so the two compare directly.
+ */
+async function contentDigestOf(
+  manifest: SkillFileManifest,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  if (manifest.contentDigest !== undefined) return manifest.contentDigest
+  const bytes = new Map<string, Uint8Array>()
+  for (const f of manifest.files)
+    bytes.set(f.path, await manifest.read(f.path, signal ? { signal } : {}))
+  return skillContentDigest(bytes)
+}
+
 /**
  * Pins what `source` serves now: discovers it and records, for each skill it
- * serves, the content digest (`FileSystemSkillSource.digest`), every file's
- * `sha256:` digest and size from the same reads (`FileSystemSkillSource.manifest`)
- * and where it came from. Skills the source does not serve (invalid, shadowed, too large)
+ * serves, the content digest (`skillDigestSteps`), every file's `sha256:`
+ * digest and size from the same reads (`SkillSource.manifest`) and where it
+ * came from. A source on disk and a skill server serving the same files pin
+ * the same entries (but for `source`). Skills the source does not serve (invalid, shadowed, too large)
  * are reported, not pinned; so is a skill whose files cannot be read in full
  * or change while they are hashed. Give a source without a lock: under one,
  * only skills already pinned as they are would be pinned again.
  */
 export async function lockSkills(
-  source: FileSystemSkillSource,
+  source: LockableSkillSource,
   options: LockSkillsOptions = {},
 ): Promise<SkillLock> {
   const report = options.report ?? (() => undefined)
@@ -53,7 +75,7 @@ export async function lockSkills(
         options.signal ? { signal: options.signal } : {},
       )
       skills.set(skill.id, {
-        digest: manifest.contentDigest!,
+        digest: await contentDigestOf(manifest, options.signal),
         source: label(folder, skill),
         files: manifest.files,
       })

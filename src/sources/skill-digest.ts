@@ -26,6 +26,37 @@ function lengthPrefix(n: number): Uint8Array {
 const byBytes = (a: [Uint8Array, string], b: [Uint8Array, string]): number =>
   Buffer.compare(a[0], b[0])
 
+/** Paths in digest order (their UTF-8 bytes), each with its encoding. */
+function digestOrder(paths: Iterable<string>): [Uint8Array, string][] {
+  return [...paths].map((rel): [Uint8Array, string] => [encoder.encode(rel), rel]).sort(byBytes)
+}
+
+/**
+ * The digest's framing, the one implementation: a domain line, then per file
+ * (fed in `digestOrder`) its path and content, each length-prefixed.
+ */
+class DigestFraming {
+  readonly #hash = createHash('sha256').update(DOMAIN)
+  add(path: Uint8Array, content: Uint8Array): void {
+    this.#hash.update(lengthPrefix(path.byteLength)).update(path)
+    this.#hash.update(lengthPrefix(content.byteLength)).update(content)
+  }
+  digest(): string {
+    return `sha256-${this.#hash.digest('base64')}`
+  }
+}
+
+/**
+ * The content digest (`skillDigestSteps`'s, byte for byte) of files already
+ * in memory, by normalized path: how a source that holds a skill's verified
+ * bytes rather than a folder (a remote server's) pins what it serves.
+ */
+export function skillContentDigest(files: ReadonlyMap<string, Uint8Array>): string {
+  const framing = new DigestFraming()
+  for (const [path, rel] of digestOrder(files.keys())) framing.add(path, files.get(rel)!)
+  return framing.digest()
+}
+
 /**
  * The content digest of the skill folder a scan saw: SHA-256 over a domain
  * line, then for every file in order of its normalized path's UTF-8 bytes,
@@ -47,10 +78,8 @@ export function* skillDigestSteps(
   known?: ReadonlyMap<string, Uint8Array>,
   perFile?: Map<string, string>,
 ): FsSteps<string> {
-  const order = [...scan.files.keys()]
-    .map((rel): [Uint8Array, string] => [encoder.encode(rel), rel])
-    .sort(byBytes)
-  const hash = createHash('sha256').update(DOMAIN)
+  const order = digestOrder(scan.files.keys())
+  const framing = new DigestFraming()
   for (let i = 0; i < order.length; ) {
     // A batch of reads in flight at once (concurrent under the async driver), hashed in order.
     const batch: [Uint8Array, string][] = []
@@ -74,12 +103,11 @@ export function* skillDigestSteps(
     let next = 0
     batch.forEach(([path, rel]) => {
       const content = known?.get(rel) ?? files[next++]!.bytes
-      hash.update(lengthPrefix(path.byteLength)).update(path)
-      hash.update(lengthPrefix(content.byteLength)).update(content)
+      framing.add(path, content)
       perFile?.set(rel, fileSha256(content))
     })
   }
-  return `sha256-${hash.digest('base64')}`
+  return framing.digest()
 }
 
 /** The SHA-256 (base64) of one file's bytes or of a module source as Node hands it to V8. */

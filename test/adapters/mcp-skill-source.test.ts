@@ -15,7 +15,7 @@ import {
 } from '../../src/adapters/mcp/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
-import { FileSystemSkillSource, streamToBytes } from '../../src/sources/index.js'
+import { FileSystemSkillSource, lockSkills, streamToBytes } from '../../src/sources/index.js'
 import { createScriptSandbox } from '../../src/tiers/scripts/index.js'
 import { rejectsWith } from '../helpers/error-code.js'
 import { EXAMPLES } from './tier-rig.js'
@@ -277,6 +277,52 @@ describe('McpSkillSource', () => {
     expect((await descriptor('bad-yaml')).permissions).toBeUndefined()
     // The tampered request is refused with the version, as any file would be.
     await rejectsWith(descriptor('tampered'), 'E_SKILL_DIGEST_MISMATCH')
+  })
+
+  it('one digest model: a lock made from the server equals one made from disk, and a lock gates what is served', async () => {
+    const fromDisk = await lockSkills(new FileSystemSkillSource({ roots: EXAMPLES }))
+    const remote = new McpSkillSource({ client: await skillhostServer(), id: 'local' })
+    const fromServer = await lockSkills(remote)
+    expect([...fromServer.skills.keys()].sort()).toEqual([...fromDisk.skills.keys()].sort())
+    for (const [id, entry] of fromServer.skills) {
+      // Content digest and every file's digest and size: the same, byte for byte; only the label differs.
+      expect(entry.digest).toBe(fromDisk.skills.get(id)!.digest)
+      expect(entry.files).toEqual(fromDisk.skills.get(id)!.files)
+      expect(entry.source).toMatch(/^local:skill:\/\//)
+    }
+
+    // The disk's lock in force over the server: all pinned, so all served.
+    const locked = new McpSkillSource({ client: await skillhostServer(), lock: fromDisk })
+    expect((await locked.discoverBatch()).map((d) => d.id).sort()).toEqual(
+      [...fromDisk.skills.keys()].sort(),
+    )
+    // One file's pinned digest differs, one skill is not pinned: neither is served, each named.
+    const wc = fromDisk.skills.get('word-count')!
+    const skills = new Map(fromDisk.skills)
+    skills.set('word-count', {
+      ...wc,
+      files: wc.files!.map((f) => (f.path === 'SKILL.md' ? { ...f, digest: hex('other') } : f)),
+    })
+    skills.delete('json-tools')
+    const strict = new McpSkillSource({
+      client: await skillhostServer(),
+      lock: { ...fromDisk, skills },
+    })
+    const problems: { id?: string; code: string; message: string }[] = []
+    const served = await strict.discoverBatch({ report: (p) => void problems.push(p) })
+    expect(served.map((d) => d.id).sort()).toEqual(['commit-messages', 'form-fill', 'unit-convert'])
+    expect(problems.map((p) => [p.id, p.code]).sort()).toEqual([
+      ['json-tools', 'E_SKILL_NOT_PINNED'],
+      ['word-count', 'E_SKILL_NOT_PINNED'],
+    ])
+    expect(problems.find((p) => p.id === 'word-count')?.message).toContain('1 of its files differ')
+    // A version-1 entry records no files: it cannot be compared, so it is not served.
+    const { files: _files, ...v1 } = fromDisk.skills.get('form-fill')!
+    const old = new McpSkillSource({
+      client: await skillhostServer(),
+      lock: { ...fromDisk, skills: new Map([['form-fill', v1]]) },
+    })
+    expect(await old.discoverBatch()).toEqual([])
   })
 
   it('refuses a SKILL.md whose frontmatter is not the entry’s, and leaves out what cannot be verified', async () => {

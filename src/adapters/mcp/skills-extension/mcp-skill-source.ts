@@ -9,13 +9,21 @@ import type { SkillPermissionRequest } from '../../../skill-model/permission-req
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import { unavailableTool } from '../../../skill-model/unavailable-tool.js'
 import { bytesToStream } from '../../../sources/bytes-to-stream.js'
-import { skillFileDigest } from '../../../sources/skill-manifest.js'
+import { diffSkillFiles } from '../../../sources/lock-drift.js'
+import type { SkillLock } from '../../../sources/skill-lock.js'
+import {
+  checkManifestBounds,
+  type SkillFileManifest,
+  type SkillManifestOptions,
+  skillFileDigest,
+} from '../../../sources/skill-manifest.js'
 import { DEFAULT_SOURCE_LIMITS } from '../../../sources/source-limits.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,
   SkillDescriptor,
   SkillFileStat,
+  SkillProblem,
   SkillRef,
   SkillSnapshot,
   SkillSource,
@@ -33,6 +41,16 @@ export interface McpSkillSourceOptions {
    * source's id, and the origin shown with its skills. Default `mcp`.
    */
   readonly id?: string
+  /**
+   * A lockfile in force (`readSkillLock`), made from disk or from a server:
+   * a skill is served only when the lock holds its id with exactly the files
+   * the server lists (path, size and `sha256:` digest), compared without
+   * fetching a byte. Any other is `E_SKILL_NOT_PINNED` (`not-in-lock`, or
+   * `changed-since-pinned` naming the paths that differ) and not served; a
+   * version-1 entry, which records no files, cannot be compared and is
+   * refused too (lock again to write version 2).
+   */
+  readonly lock?: SkillLock
 }
 
 const encoder = new TextEncoder()
@@ -64,10 +82,72 @@ export class McpSkillSource implements SkillSource {
   #skills = new Map<string, RemoteSkill>()
   readonly #refused = new Set<string>()
   readonly #bytes = new Map<string, Uint8Array>()
+  readonly #lock: SkillLock | undefined
 
   constructor(options: McpSkillSourceOptions) {
     this.#client = options.client
     this.id = options.id ?? 'mcp'
+    this.#lock = options.lock
+  }
+
+  /**
+   * The catalog problem when the lock in force does not serve `skill` as
+   * listed; undefined when it does (or no lock is in force).
+   */
+  #pinProblem(skill: RemoteSkill, uri: string): SkillProblem | undefined {
+    if (!this.#lock) return undefined
+    const pinned = this.#lock.skills.get(skill.id)
+    const where = {
+      location: `${this.id}:${uri}`.slice(0, 300),
+      id: skill.id,
+      severity: 'error' as const,
+    }
+    if (!pinned)
+      return {
+        ...where,
+        code: 'E_SKILL_NOT_PINNED',
+        message: `Skill "${skill.id}" is not in the lockfile in force, so it is not served; the deployer pins it with skillhost lock.`,
+      }
+    const { added, removed, changed } = pinned.files
+      ? diffSkillFiles(pinned.files, [...skill.files.values()])
+      : { added: [], removed: [], changed: [] }
+    const differ = added.length + removed.length + changed.length
+    if (pinned.files && differ === 0) return undefined
+    const what = pinned.files
+      ? `${differ} of its files differ from the pinned ones`
+      : 'its lock entry records no files to compare (a version-1 lockfile)'
+    return {
+      ...where,
+      code: 'E_SKILL_NOT_PINNED',
+      message: `Skill "${skill.id}" as the server lists it is not what the lockfile pins: ${what}. It is not served until the deployer pins it again with skillhost lock.`,
+    }
+  }
+
+  /** Why a listed entry is not served (in the order checked), or undefined when it is. */
+  #unserved(
+    checked: RemoteSkill | SkillProblem,
+    uri: string,
+    served: ReadonlyMap<string, RemoteSkill>,
+  ): SkillProblem | undefined {
+    if (!('version' in checked)) return checked
+    const where = { location: `${this.id}:${uri}`.slice(0, 300), id: checked.id }
+    if (served.has(checked.id))
+      return {
+        ...where,
+        code: 'E_SKILL_SHADOWED',
+        message: `Another skill of this server is named "${checked.id}"; the first listed is served.`,
+        severity: 'warning',
+      }
+    const unpinned = this.#pinProblem(checked, uri)
+    if (unpinned) return unpinned
+    if (this.#refused.has(checked.version))
+      return {
+        ...where,
+        code: 'E_SKILL_DIGEST_MISMATCH',
+        message: 'This version of the skill failed verification; it is not served.',
+        severity: 'error',
+      }
+    return undefined
   }
 
   async *discover(options: DiscoverOptions = {}): AsyncIterable<DiscoveredSkill> {
@@ -86,24 +166,9 @@ export class McpSkillSource implements SkillSource {
     const skills = new Map<string, RemoteSkill>()
     for (const entry of entries) {
       const checked = checkRemoteSkill(entry, this.id)
-      if (!('version' in checked)) report(checked)
-      else if (skills.has(checked.id))
-        report({
-          location: `${this.id}:${entry.uri}`.slice(0, 300),
-          id: checked.id,
-          code: 'E_SKILL_SHADOWED',
-          message: `Another skill of this server is named "${checked.id}"; the first listed is served.`,
-          severity: 'warning',
-        })
-      else if (this.#refused.has(checked.version))
-        report({
-          location: `${this.id}:${entry.uri}`.slice(0, 300),
-          id: checked.id,
-          code: 'E_SKILL_DIGEST_MISMATCH',
-          message: 'This version of the skill failed verification; it is not served.',
-          severity: 'error',
-        })
-      else skills.set(checked.id, checked)
+      const problem = this.#unserved(checked, entry.uri, skills)
+      if (problem) report(problem)
+      else skills.set((checked as RemoteSkill).id, checked as RemoteSkill)
     }
     this.#skills = skills
     // Verified bytes of versions no longer listed are dropped.
@@ -268,6 +333,30 @@ export class McpSkillSource implements SkillSource {
       return undefined
     }
     return parseOpenAiYaml(text).request
+  }
+
+  /**
+   * The skill's manifest as the server lists it (every file's path, size and
+   * `sha256:` digest, the verbatim frontmatter), with no fetch: its reader
+   * fetches a file only when read, verified like any other. No content
+   * digest is taken here (that needs every byte); `lockSkills` takes one
+   * from the verified bytes.
+   */
+  async manifest(ref: SkillRef, options: SkillManifestOptions = {}): Promise<SkillFileManifest> {
+    const skill = this.#current(ref)
+    const files = [...skill.files.values()]
+      .map(({ path, size, digest }) => ({ path, size, digest }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const totalBytes = files.reduce((n, f) => n + f.size, 0)
+    checkManifestBounds(skill.id, files.length, totalBytes, options.bounds)
+    return {
+      id: skill.id,
+      version: skill.version,
+      frontmatter: skill.entry.frontmatter,
+      files,
+      totalBytes,
+      read: (path, readOptions = {}) => this.#file(skill, path, readOptions.signal),
+    }
   }
 
   async read(
