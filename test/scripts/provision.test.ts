@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
+import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import {
   createScriptSandbox,
   runSkillScript,
@@ -11,6 +12,7 @@ import {
   scriptInterpreters,
 } from '../../src/tiers/scripts/index.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { memorySource } from '../manager/fixtures.js'
 import { files, onLinux, script } from '../sandbox/helpers.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
@@ -90,6 +92,44 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       const envs = readdirSync(cacheDir).filter((n) => !n.startsWith('.'))
       expect(envs).toHaveLength(1)
     }, 120_000)
+
+    it('the load result names what a script with requirements runs with: the env’s python when provisioned', async () => {
+      const skill = {
+        name: 'needs',
+        description: 'Scripts with and without requirements.',
+        body: '# Needs\n',
+        files: { 'p.py': PEP723, 'q.py': 'print(1)\n' },
+        scripts: [
+          { name: 'p', path: 'p.py', description: 'Needs a package.', interpreter: 'python3' },
+          { name: 'q', path: 'q.py', description: 'Needs nothing.', interpreter: 'python3' },
+        ],
+      }
+      const interpretersWith = async (sandbox: ScriptSandbox) => {
+        await using manager = await createSkillManager({
+          sources: [memorySource([skill])],
+          gate: async () => undefined,
+          scripts: sandbox.config,
+        })
+        return (await manager.load('needs', manager.createTurnContext())).interpreters
+      }
+      const base = (await interpretersWith(plain))!.find((i) => i.tool === 'run_needs_q')!
+      expect(base.requires).toBeUndefined()
+      expect(await interpretersWith(provisioned)).toEqual([
+        {
+          ...base,
+          tool: 'run_needs_p',
+          program: '/opt/skillhost/env/bin/python3',
+          requires: ['skillhost-probe-pkg>=1'],
+        },
+        base,
+      ])
+      // Without provisioning the base python is named, with what a call would refuse as missing.
+      expect((await interpretersWith(plain))![0]).toEqual({
+        ...base,
+        tool: 'run_needs_p',
+        requires: ['skillhost-probe-pkg>=1'],
+      })
+    })
 
     it('a hostile requirement is refused by line number before anything runs', async () => {
       let err: unknown

@@ -21,6 +21,20 @@ export interface CallInterpreter {
 
 const PYTHON = /^python[0-9.]*$/
 
+/** Where a provisioned environment's python is, as scripts see it. */
+export const PROVISIONED_PYTHON = `${INTERPRETER_MOUNT_ROOT}/env/bin/python3`
+
+/** True when `script` runs with a python of `config` (by its name or its program's): its requirements apply. */
+export function runsWithPython(
+  config: SkillScriptConfig,
+  script: { readonly interpreter: string },
+): boolean {
+  const program = config.interpreters[script.interpreter]?.[0]
+  return (
+    program !== undefined && (PYTHON.test(script.interpreter) || /python[0-9.]*$/.test(program))
+  )
+}
+
 /**
  * What a python script's declared requirements (`scriptRequirements`) mean
  * for one call. None, or all installed: nothing (the configured
@@ -37,11 +51,7 @@ export async function callInterpreter(
   root: string,
 ): Promise<CallInterpreter | undefined> {
   const program = config.interpreters[script.interpreter]?.[0]
-  if (
-    program === undefined ||
-    (!PYTHON.test(script.interpreter) && !/python[0-9.]*$/.test(program))
-  )
-    return undefined
+  if (program === undefined || !runsWithPython(config, script)) return undefined
   const requirements = await scriptRequirements(root, script.path)
   if (requirements.length === 0) return undefined
   const provision = config.provision
@@ -81,7 +91,7 @@ export async function provisionedInterpreter(
   )
   const at = `${INTERPRETER_MOUNT_ROOT}/env`
   const call = {
-    view: { argv: [`${at}/bin/python3`], env: baseView.env, version: layout.version },
+    view: { argv: [PROVISIONED_PYTHON], env: baseView.env, version: layout.version },
     mounts: [
       ...baseView.mounts,
       { host: env.shim, sandbox: at },

@@ -15,6 +15,14 @@ export interface RunsWith {
   readonly name: string
   readonly program?: string
   readonly version?: string
+  /**
+   * The packages a python script declares (PEP 723, the skill's
+   * `requirements.txt`, unambiguous `pip install` lines), as pip is given
+   * them. With provisioning on it runs in the environment built for them
+   * (`program` is then that environment's python); without, a missing one
+   * refuses the call (`E_SKILL_SCRIPT_DEPS_MISSING`). Absent when it declares none.
+   */
+  readonly requires?: readonly string[]
 }
 
 /** One script tool of a loaded skill and an interpreter it runs with (`LoadResult.interpreters`). */

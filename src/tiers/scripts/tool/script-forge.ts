@@ -7,6 +7,8 @@ import { checkPermissionRequest } from '../../../skill-model/permission-request.
 import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
 import { forgeSkillTool } from '../../skill-tool-envelope.js'
 import type { ForgeTarget, TierForge } from '../../tier-forge.js'
+import { PROVISIONED_PYTHON, runsWithPython } from '../deps/script-env.js'
+import { scriptRequirements } from '../deps/script-requirements.js'
 import { PermissionGrants, unusedPermissions } from '../policy/permission-grants.js'
 import type { PolicyGrant } from '../policy/policy.js'
 import { runSkillScript } from '../run/run-skill-script.js'
@@ -125,8 +127,17 @@ export function createScriptForge(
       const judged = await grants.judge(target, requested, ctx)
       if (judged !== undefined) target.permissions = judged.outcomes
       const copy = await copyFor(target, source, signal, judged?.grant)
-      const tools = scripts.map((script) =>
-        forgeDeclared(config, gate, target, script, copy, options),
+      // What each python script declares it needs, so its tool names what it will run with.
+      // A declaration that does not parse is the call's error to report, not the load's.
+      const requires = await Promise.all(
+        scripts.map(async (s) =>
+          runsWithPython(config, s)
+            ? (await scriptRequirements(copy.root, s.path).catch(() => [])).map((r) => r.text)
+            : [],
+        ),
+      )
+      const tools = scripts.map((script, i) =>
+        forgeDeclared(config, gate, target, script, copy, options, requires[i]!),
       )
       if (undeclared) {
         const { runnable, denied } = await undeclaredScripts(
@@ -260,9 +271,19 @@ function forgeDeclared(
   script: ValidatedSkillScript,
   copy: LoadedCopy,
   options: ScriptForgeOptions,
+  requires: readonly string[],
 ): Tool {
   const name = scriptToolName(target.id, script.name)
-  const runsWith = [seenAs(config, script.interpreter)]
+  const base = seenAs(config, script.interpreter)
+  const runsWith: RunsWith[] = [
+    requires.length === 0
+      ? base
+      : {
+          ...base,
+          ...(config.provision === undefined ? {} : { program: PROVISIONED_PYTHON }),
+          requires,
+        },
+  ]
   return forgeSkillTool<Record<string, unknown>>({
     name,
     description: `${script.description}${interpreterNote(runsWith)}`,
