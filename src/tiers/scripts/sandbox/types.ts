@@ -75,6 +75,9 @@ export interface SandboxRunRequest {
    * read-only at sandbox paths on top of the policy's mounts: how a folder
    * inside a writable bind (a workspace's `.git`) is re-protected without
    * naming it by a host path a script could have swapped for a symlink.
+   * (bwrap 0.8 reads the descriptor's current path back and mounts that, so
+   * this excludes a swap made before the call, not one in the two syscalls
+   * between; for `.git` no contained code runs in the workspace then.)
    */
   readonly readOnlyFds?: readonly { readonly fd: number; readonly sandbox: string }[]
   /**
@@ -82,8 +85,10 @@ export interface SandboxRunRequest {
    * policy entries a skill's approved permission request added, by
    * normalized host path: each such `allowRead` / `allowWrite` entry is bound
    * from its descriptor (`--ro-bind-fd` / `--bind-fd`) in the entry's place
-   * among the policy's mounts, so deny masks still land on top, and no path
-   * the skill chose is resolved by name when the sandbox is set up. An entry
+   * among the policy's mounts, so deny masks still land on top, and a symlink
+   * put in a path the skill chose before the call is never followed (bwrap
+   * 0.8 mounts the descriptor's current path, read back just before: a swap
+   * of a parent in between is not excluded, see docs/security.md). An entry
    * of the policy without one here is bound by path as usual.
    */
   readonly grantedFds?: ReadonlyMap<string, number>
