@@ -73,7 +73,9 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: hostile scripts', () => {
         .split('\n')
         .filter((l) => /^[A-Z_]+=/.test(l))
         .map((l) => l.split('=')[0])
-      expect(new Set(keys)).toEqual(new Set(['PATH', 'HOME', 'TMPDIR', 'LANG', 'PWD']))
+      // The request's four, and what the fd closer's bash exports on exec: PWD and SHLVL=0.
+      expect(new Set(keys)).toEqual(new Set(['PATH', 'HOME', 'TMPDIR', 'LANG', 'PWD', 'SHLVL']))
+      expect(r.stdout).toMatch(/^SHLVL=0$/m)
     } finally {
       delete process.env.SKILLHOST_TEST_SECRET
     }

@@ -17,16 +17,18 @@ export const STARTED_FD = 4
  * supervisor's socket, a pty); libuv and bwrap pass those through to the
  * child, where a script could read and write host files with them. The
  * numbers come from the sandbox's own `/proc/self/fd`, so `eval` only ever
- * sees digits. bash, not sh: dash cannot name descriptors above 9. bash's
- * `exec` exports SHLVL, so the command is started through `env -u SHLVL` and
- * sees exactly the environment the request set.
+ * sees digits. bash, not sh: dash cannot name descriptors above 9. Besides
+ * the request's environment the command sees what bash's own `exec` exports,
+ * `PWD` (the cwd) and `SHLVL=0`: constants of the shell, never host data.
+ * (Removing SHLVL took an exec of `env -u SHLVL`, about 2.5 ms of every
+ * call's ~9 ms over bare bwrap; bench/RESULTS.md.)
  */
 export function closeInheritedFdsScript(setup = ''): string {
   return (
     (setup === '' ? '' : `${setup} || exit 125; `) +
     `printf 1 >&${STARTED_FD}; ` +
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
-    'for f in /proc/self/fd/*; do n=${f##*/}; case $n in *[!0-9]*|"") ;; *) [ "$n" -gt 2 ] && eval "exec $n>&-";; esac; done; exec /usr/bin/env -u SHLVL "$@"'
+    'for f in /proc/self/fd/*; do n=${f##*/}; case $n in *[!0-9]*|"") ;; *) [ "$n" -gt 2 ] && eval "exec $n>&-";; esac; done; exec "$@"'
   )
 }
 
