@@ -2,14 +2,9 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { decodeSkillText } from '../../../manifest/decode-skill-text.js'
-import { OPENAI_YAML_FILE, parseOpenAiYaml } from '../../../manifest/parse-openai-yaml.js'
 import { parseSkillMd } from '../../../manifest/parse-skill-md.js'
-import { parseSkillSidecar, SKILL_SIDECAR_FILE } from '../../../manifest/parse-skill-sidecar.js'
-import type { SkillPermissionRequest } from '../../../skill-model/permission-request.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import { unavailableTool } from '../../../skill-model/unavailable-tool.js'
 import { bytesToStream } from '../../../sources/bytes-to-stream.js'
-import { diffSkillFiles } from '../../../sources/lock-drift.js'
 import type { SkillLock } from '../../../sources/skill-lock.js'
 import {
   checkManifestBounds,
@@ -17,7 +12,6 @@ import {
   type SkillManifestOptions,
   skillFileDigest,
 } from '../../../sources/skill-manifest.js'
-import { DEFAULT_SOURCE_LIMITS } from '../../../sources/source-limits.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,
@@ -30,7 +24,9 @@ import type {
   SourceReadOptions,
 } from '../../../sources/types.js'
 import { SKILLS_EXTENSION_ID } from './protocol.js'
+import { remoteDescriptor } from './remote-descriptor.js'
 import { checkRemoteSkill, listRemoteSkills, type RemoteSkill } from './remote-skill-entries.js'
+import { remotePinProblem } from './remote-skill-pin.js'
 
 /** Options for `McpSkillSource`. */
 export interface McpSkillSourceOptions {
@@ -90,39 +86,6 @@ export class McpSkillSource implements SkillSource {
     this.#lock = options.lock
   }
 
-  /**
-   * The catalog problem when the lock in force does not serve `skill` as
-   * listed; undefined when it does (or no lock is in force).
-   */
-  #pinProblem(skill: RemoteSkill, uri: string): SkillProblem | undefined {
-    if (!this.#lock) return undefined
-    const pinned = this.#lock.skills.get(skill.id)
-    const where = {
-      location: `${this.id}:${uri}`.slice(0, 300),
-      id: skill.id,
-      severity: 'error' as const,
-    }
-    if (!pinned)
-      return {
-        ...where,
-        code: 'E_SKILL_NOT_PINNED',
-        message: `Skill "${skill.id}" is not in the lockfile in force, so it is not served; the deployer pins it with skillhost lock.`,
-      }
-    const { added, removed, changed } = pinned.files
-      ? diffSkillFiles(pinned.files, [...skill.files.values()])
-      : { added: [], removed: [], changed: [] }
-    const differ = added.length + removed.length + changed.length
-    if (pinned.files && differ === 0) return undefined
-    const what = pinned.files
-      ? `${differ} of its files differ from the pinned ones`
-      : 'its lock entry records no files to compare (a version-1 lockfile)'
-    return {
-      ...where,
-      code: 'E_SKILL_NOT_PINNED',
-      message: `Skill "${skill.id}" as the server lists it is not what the lockfile pins: ${what}. It is not served until the deployer pins it again with skillhost lock.`,
-    }
-  }
-
   /** Why a listed entry is not served (in the order checked), or undefined when it is. */
   #unserved(
     checked: RemoteSkill | SkillProblem,
@@ -138,7 +101,7 @@ export class McpSkillSource implements SkillSource {
         message: `Another skill of this server is named "${checked.id}"; the first listed is served.`,
         severity: 'warning',
       }
-    const unpinned = this.#pinProblem(checked, uri)
+    const unpinned = this.#lock && remotePinProblem(this.#lock, checked, where.location)
     if (unpinned) return unpinned
     if (this.#refused.has(checked.version))
       return {
@@ -251,88 +214,7 @@ export class McpSkillSource implements SkillSource {
 
   async descriptor(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillDescriptor> {
     const skill = this.#current(ref)
-    // Loading verifies SKILL.md (digest and frontmatter) first.
-    await this.#file(skill, 'SKILL.md', options.signal)
-    const m = skill.manifest
-    const base: SkillDescriptor = {
-      id: skill.id,
-      version: skill.version,
-      name: m.name,
-      description: m.description,
-      ...(m.license !== undefined && { license: m.license }),
-      ...(m.compatibility !== undefined && { compatibility: m.compatibility }),
-      ...(m.metadata !== undefined && { metadata: m.metadata }),
-      ...(m.ignored.length > 0 && { ignored: m.ignored }),
-    }
-    if (!skill.files.has(SKILL_SIDECAR_FILE)) {
-      const permissions = await this.#openAiPermissions(skill, options.signal)
-      return permissions ? { ...base, permissions } : base
-    }
-    const text = decodeSkillText(
-      await this.#file(skill, SKILL_SIDECAR_FILE, options.signal),
-      SKILL_SIDECAR_FILE,
-    )
-    const sidecar = parseSkillSidecar(text)
-    for (const path of [
-      ...sidecar.scripts.map((s) => s.path),
-      ...sidecar.isolatedTools.map((t) => t.source),
-    ])
-      if (!skill.files.has(path))
-        throw new SkillHostError(
-          'E_SKILL_MANIFEST_INVALID',
-          `${SKILL_SIDECAR_FILE} names "${path}", which is not a file of the skill.`,
-        )
-    const isolatedTools = []
-    for (const t of sidecar.isolatedTools) {
-      const source = decodeSkillText(await this.#file(skill, t.source, options.signal), t.source)
-      isolatedTools.push({
-        name: t.name,
-        description: t.description,
-        ...(t.params && { params: t.params }),
-        source: source.trim(),
-      })
-    }
-    // The sidecar's request replaces agents/openai.yaml's, as on disk (load-fs-skill).
-    const permissions =
-      sidecar.permissions ?? (await this.#openAiPermissions(skill, options.signal))
-    return {
-      ...base,
-      ...(permissions && { permissions }),
-      ...(sidecar.scripts.length > 0 && { scripts: sidecar.scripts }),
-      ...(isolatedTools.length > 0 && { isolatedTools }),
-      ...(sidecar.module !== undefined && {
-        unavailableTools: [
-          unavailableTool(
-            `module:${sidecar.module}`,
-            'module-imports-off',
-            'A module served over MCP is never imported.',
-          ),
-        ],
-      }),
-    }
-  }
-
-  /**
-   * The request of a skill's `agents/openai.yaml`, fetched and verified like
-   * any file of the skill, within the frontmatter cap as on disk: a file
-   * listed larger, or one that is not UTF-8 or does not parse, requests nothing (the request
-   * is metadata; the skill still loads).
-   */
-  async #openAiPermissions(
-    skill: RemoteSkill,
-    signal?: AbortSignal,
-  ): Promise<SkillPermissionRequest | undefined> {
-    const listed = skill.files.get(OPENAI_YAML_FILE)
-    if (!listed || listed.size > DEFAULT_SOURCE_LIMITS.maxFrontmatterBytes) return undefined
-    // A file that fails its digest refuses the version, as any file does.
-    const bytes = await this.#file(skill, OPENAI_YAML_FILE, signal)
-    let text: string
-    try {
-      text = decodeSkillText(bytes, OPENAI_YAML_FILE)
-    } catch {
-      return undefined
-    }
-    return parseOpenAiYaml(text).request
+    return remoteDescriptor(skill, (path) => this.#file(skill, path, options.signal))
   }
 
   /**
