@@ -42,9 +42,10 @@ async function openNoFollow(path: string): Promise<FileHandle | undefined> {
 
 /**
  * Opens every path of `grant` without following a symlink anywhere on the
- * way (see `openNoFollow`), so the sandbox binds the very folder or file that
- * was opened, whatever a script or another process does to the names
- * meanwhile. A path that cannot be opened so (missing, reached through a
+ * way (see `openNoFollow`), so a symlink put in a granted name before the
+ * call is never bound. (bwrap 0.8 binds a descriptor by reading its current
+ * path back and mounting that, so a swap of a parent in the microseconds
+ * between those two is not excluded; docs/security.md.) A path that cannot be opened so (missing, reached through a
  * symlink, a device) is left out of the call: never bound by name instead.
  * The caller closes the result once the sandbox has started.
  */
