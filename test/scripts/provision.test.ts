@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -130,6 +130,58 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
         requires: ['skillhost-probe-pkg>=1'],
       })
     })
+
+    it('a skill that declares nothing (as public skills ship) gets the packages its scripts import at module level', async () => {
+      // Shaped like a public skill: scripts/ with a helper module and a local
+      // package, no PEP 723 block, no requirements.txt, no pip line in SKILL.md.
+      const body = {
+        'SKILL.md': '# Forms\n\nRun `python scripts/fill.py`.\n',
+        'scripts/fill.py': [
+          '"""Fill a form.',
+          'import not_a_package_in_a_docstring',
+          '"""',
+          'import json, sys',
+          'from helpers import read_fields',
+          'from kit.inner import VALUE',
+          'try:',
+          '    import optional_accelerator',
+          'except ImportError:',
+          '    pass',
+          'print(read_fields(), VALUE, sys.prefix)',
+        ].join('\n'),
+        'scripts/helpers.py':
+          'import skillhost_probe_pkg\ndef read_fields():\n    return skillhost_probe_pkg.VALUE\n',
+        'scripts/kit/__init__.py': '',
+        'scripts/kit/inner.py': 'from .deeper import VALUE\n',
+        'scripts/kit/deeper.py': 'import os.path\nVALUE = "local"\n',
+      }
+      const { scriptRequirementsOf } = await import(
+        '../../src/tiers/scripts/deps/script-requirements.js'
+      )
+      const root = mkdtempSync(join(dir, 'skill-'))
+      for (const [path, text] of Object.entries(body)) {
+        execFileSync('mkdir', ['-p', join(root, path, '..')])
+        writeFileSync(join(root, path), text)
+      }
+      expect(await scriptRequirementsOf(root, 'scripts/fill.py')).toEqual({
+        requirements: [{ name: 'skillhost-probe-pkg', text: 'skillhost-probe-pkg' }],
+        inferred: true,
+      })
+      // Provisioned: the env is built from the inferred set and the script runs in it.
+      const r = await run(provisioned, body, 'scripts/fill.py')
+      expect(r.stderr).toBe('')
+      expect(r.stdout).toBe('from-the-wheel local /opt/skillhost/env\n')
+      // Not provisioned: an inferred set is not checked; the script runs as before, its ImportError its own.
+      const plainRun = await run(plain, body, 'scripts/fill.py')
+      expect(plainRun.exitCode).not.toBe(0)
+      expect(plainRun.stderr).toContain("No module named 'skillhost_probe_pkg'")
+      // Anything declared wins over inference: an empty requirements.txt declares nothing to install.
+      writeFileSync(join(root, 'requirements.txt'), '# nothing\n')
+      expect(await scriptRequirementsOf(root, 'scripts/fill.py')).toEqual({
+        requirements: [],
+        inferred: false,
+      })
+    }, 120_000)
 
     it('a hostile requirement is refused by line number before anything runs', async () => {
       let err: unknown

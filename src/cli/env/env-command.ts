@@ -24,7 +24,7 @@ const HELP: HelpSpec = {
     'skillhost env <skill-dir> [--find-links DIR | --index-url URL] [--env-cache DIR] [--lock FILE] [--interpreter python=PATH]',
   ],
   blocks: [
-    "Build, outside the sandbox, the python environments a skill's scripts declare: each script's PEP 723 dependencies, else the skill's requirements.txt and the plain pip install / uv run --with lines of its SKILL.md. One venv per distinct requirement set, over the python run and serve use, kept in the env cache and found there by run --provision and serve --provision. Prints each set and what pip installed (name==version).",
+    "Build, outside the sandbox, the python environments a skill's scripts declare: each script's PEP 723 dependencies, else the skill's requirements.txt and the plain pip install / uv run --with lines of its SKILL.md; a skill that declares none gets the packages each script imports at module level. One venv per distinct requirement set, over the python run and serve use, kept in the env cache and found there by run --provision and serve --provision. Prints each set and what pip installed (name==version).",
     {
       title: 'Options:',
       items: [

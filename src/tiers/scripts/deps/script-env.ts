@@ -11,7 +11,7 @@ import type { InterpreterSandboxView, SkillScriptConfig } from '../types.js'
 import { depsMissing, missingPackages } from './missing-packages.js'
 import { type ProvisionedEnv, type ProvisionOptions, provisionEnv } from './provision-env.js'
 import type { Requirement } from './requirement.js'
-import { scriptRequirements } from './script-requirements.js'
+import { scriptRequirementsOf } from './script-requirements.js'
 
 /** A call's own interpreter: a provisioned environment seen at `/opt/skillhost/env`. */
 export interface CallInterpreter {
@@ -36,10 +36,11 @@ export function runsWithPython(
 }
 
 /**
- * What a python script's declared requirements (`scriptRequirements`) mean
+ * What a python script's requirements (`scriptRequirementsOf`) mean
  * for one call. None, or all installed: nothing (the configured
- * interpreter runs). Missing and `config.provision` unset:
- * `E_SKILL_SCRIPT_DEPS_MISSING` naming them, before anything runs.
+ * interpreter runs). Declared, missing and `config.provision` unset:
+ * `E_SKILL_SCRIPT_DEPS_MISSING` naming them, before anything runs (inferred
+ * ones are not checked then: the script runs with the configured python).
  * Provisioning on: the environment for the set (`provisionEnv`, built once
  * on the host with the deployer's index) bound read-only at
  * `/opt/skillhost/env` over the same base interpreter.
@@ -52,10 +53,12 @@ export async function callInterpreter(
 ): Promise<CallInterpreter | undefined> {
   const program = config.interpreters[script.interpreter]?.[0]
   if (program === undefined || !runsWithPython(config, script)) return undefined
-  const requirements = await scriptRequirements(root, script.path)
+  const { requirements, inferred } = await scriptRequirementsOf(root, script.path)
   if (requirements.length === 0) return undefined
   const provision = config.provision
   if (provision === undefined) {
+    // Inferred from imports: the script runs as it always did, its own ImportError shown.
+    if (inferred) return undefined
     const missing = await missingPackages(program, requirements)
     if (missing.length > 0) throw depsMissing(skill, script.name, missing)
     return undefined
