@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -181,6 +181,43 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
         requirements: [],
         inferred: false,
       })
+    }, 120_000)
+
+    it('builds from wheels only: a source distribution a skill names never runs its setup on the host', async () => {
+      // An offline index holding only an sdist whose in-tree build backend (no build
+      // requirements, so nothing to fetch) would leave a marker on the host when pip builds it.
+      const sdists = join(dir, 'sdists')
+      const marker = join(dir, 'build-ran')
+      execFileSync('mkdir', [sdists])
+      const code = [
+        'import io, sys, tarfile',
+        'root = "skillhost-sdist-probe-1.0.0/"',
+        'files = {',
+        '  "pyproject.toml": "[build-system]\\nrequires = []\\nbuild-backend = \'backend\'\\nbackend-path = [\'.\']\\n",',
+        '  "backend.py": f"open({sys.argv[2]!r}, \'w\').write(\'ran\')\\n",',
+        '  "PKG-INFO": "Metadata-Version: 2.1\\nName: skillhost-sdist-probe\\nVersion: 1.0.0\\n",',
+        '}',
+        'with tarfile.open(sys.argv[1] + "/skillhost_sdist_probe-1.0.0.tar.gz", "w:gz") as t:',
+        '  for name, text in files.items():',
+        '    data = text.encode(); info = tarfile.TarInfo(root + name); info.size = len(data)',
+        '    t.addfile(info, io.BytesIO(data))',
+      ].join('\n')
+      execFileSync(PYTHON as string, ['-c', code, sdists, marker])
+      const sandbox = await createScriptSandbox({
+        provision: { cacheDir: join(dir, 'envs-sdist'), index: { findLinks: sdists } },
+      })
+      try {
+        let err: unknown
+        await run(sandbox, {
+          'p.py': '# /// script\n# dependencies = ["skillhost-sdist-probe"]\n# ///\nprint(1)\n',
+        }).catch((e) => {
+          err = e
+        })
+        expect(SkillHostError.is(err, 'E_SKILL_WORKSPACE_FAILED')).toBe(true)
+        expect(existsSync(marker)).toBe(false)
+      } finally {
+        await sandbox.dispose()
+      }
     }, 120_000)
 
     it('a hostile requirement is refused by line number before anything runs', async () => {

@@ -207,6 +207,9 @@ export async function provisionEnv(
       [
         ...['-I', '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
         ...['--no-cache-dir', '--report', report, ...indexArgs],
+        // Wheels only: building an sdist runs its setup code on the host, with the host's
+        // authority, for a package a skill named. A deployer's wheelhouse covers the rest.
+        ...['--only-binary', ':all:'],
         ...(pins?.length ? ['--no-deps'] : []),
         ...(pins?.length && pins.every((p) => p.sha256) ? ['--require-hashes'] : []),
         ...['-r', reqFile],

@@ -18,9 +18,10 @@ export interface RunsWith {
   /**
    * The packages a python script declares (PEP 723, the skill's
    * `requirements.txt`, unambiguous `pip install` lines), as pip is given
-   * them. With provisioning on it runs in the environment built for them
-   * (`program` is then that environment's python); without, a missing one
-   * refuses the call (`E_SKILL_SCRIPT_DEPS_MISSING`). Absent when it declares none.
+   * them, or, with provisioning on and nothing declared, those its imports
+   * name. With provisioning on it runs in the environment built for them
+   * (`program` is then that environment's python); without, a missing
+   * declared one refuses the call (`E_SKILL_SCRIPT_DEPS_MISSING`). Absent when there are none.
    */
   readonly requires?: readonly string[]
 }

@@ -8,7 +8,7 @@ import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
 import { forgeSkillTool } from '../../skill-tool-envelope.js'
 import type { ForgeTarget, TierForge } from '../../tier-forge.js'
 import { PROVISIONED_PYTHON, runsWithPython } from '../deps/script-env.js'
-import { scriptRequirements } from '../deps/script-requirements.js'
+import { scriptRequirementsOf } from '../deps/script-requirements.js'
 import { PermissionGrants, unusedPermissions } from '../policy/permission-grants.js'
 import type { PolicyGrant } from '../policy/policy.js'
 import { runSkillScript } from '../run/run-skill-script.js'
@@ -127,14 +127,16 @@ export function createScriptForge(
       const judged = await grants.judge(target, requested, ctx)
       if (judged !== undefined) target.permissions = judged.outcomes
       const copy = await copyFor(target, source, signal, judged?.grant)
-      // What each python script declares it needs, so its tool names what it will run with.
+      // What each python script needs, so its tool names what it will run with: the declared
+      // packages, and those inferred from its imports only when provisioning would build them.
       // A declaration that does not parse is the call's error to report, not the load's.
       const requires = await Promise.all(
-        scripts.map(async (s) =>
-          runsWithPython(config, s)
-            ? (await scriptRequirements(copy.root, s.path).catch(() => [])).map((r) => r.text)
-            : [],
-        ),
+        scripts.map(async (s) => {
+          if (!runsWithPython(config, s)) return []
+          const found = await scriptRequirementsOf(copy.root, s.path).catch(() => undefined)
+          if (found === undefined || (found.inferred && config.provision === undefined)) return []
+          return found.requirements.map((r) => r.text)
+        }),
       )
       const tools = scripts.map((script, i) =>
         forgeDeclared(config, gate, target, script, copy, options, requires[i]!),
