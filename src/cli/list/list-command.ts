@@ -1,7 +1,7 @@
 import { relative } from 'node:path'
 import { escapeLine, quoteName } from '../../common/index.js'
 import type { SkillPermissionRequest } from '../../sources/index.js'
-import { scriptInterpreters } from '../../tiers/scripts/index.js'
+import { prepareScriptInterpreters, scriptInterpreters } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
@@ -193,6 +193,8 @@ export const listCommand: CliCommand = {
     const lock = await lockedFlag(args.strings.locked)
     const roots = usableRoots(found.roots, io, 'list')
     const progress = discoveryProgress(io, 'skillhost list')
+    // The user's python is asked where it lives while the walk runs, not before it.
+    const python = prepareScriptInterpreters()
     const catalog = await resolveCatalog(roots.usable, {
       strict: args.booleans.strict === true,
       ...(lock && { lock }),
@@ -201,6 +203,7 @@ export const listCommand: CliCommand = {
       progress,
     })
     progress.done()
+    await python
     const shape: ListServeShape = {
       importModules: args.booleans['import-modules'] === true,
       scripts: args.booleans['no-scripts'] !== true,
