@@ -21,6 +21,7 @@ import { type CliCatalog, resolveCatalog } from '../shared/resolve-catalog.js'
 import { parseSandboxFlags } from '../shared/sandbox-flags.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { wrapText } from '../shared/wrap-text.js'
+import { writeJson } from '../shared/write-json.js'
 import { listTable } from './list-table.js'
 import { type ListedTools, type ListServeShape, listTools } from './list-tools.js'
 import { mapLimit } from './map-limit.js'
@@ -133,7 +134,8 @@ function print(catalog: CliCatalog, tools: readonly ListedTools[], io: CliIo): v
   if (rows.length > 0) {
     const header = ['ID', 'STATUS', 'PATH', 'TOOLS', 'DESCRIPTION']
     const table = listTable([header, ...rows], columns, PATH_COLUMN)
-    for (const line of table.lines) io.stdout(`${line}\n`)
+    // One write per table, not per row: tens of thousands of rows are one call.
+    io.stdout(`${table.lines.join('\n')}\n`)
     const dropped = table.pathDropped ? ` PATH left out to fit ${columns} columns.` : ''
     say(`${TOOLS_LEGEND}${dropped}`)
   }
@@ -231,9 +233,7 @@ export const listCommand: CliCommand = {
       }))
       const sourceErrors = [...unusable, ...catalog.sourceErrors]
       const { problems } = catalog
-      io.stdout(
-        `${JSON.stringify({ roots: found.roots, skills, problems, sourceErrors }, null, 2)}\n`,
-      )
+      writeJson({ roots: found.roots, skills, problems, sourceErrors }, io.stdout)
     } else {
       if (found.defaults.length > 0) io.stdout(`roots: ${found.roots.map(shown).join(', ')}\n`)
       print(catalog, tools, io)

@@ -32,6 +32,7 @@ import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { parseSandboxFlags } from '../shared/sandbox-flags.js'
 import { usableRoots } from '../shared/usable-roots.js'
+import { writeJson } from '../shared/write-json.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
 export interface ValidateEntry {
@@ -265,8 +266,7 @@ export const validateCommand: CliCommand = {
     progress.done()
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid) && roots.unusable.length === 0
-    if (args.booleans.json)
-      io.stdout(`${JSON.stringify({ ok, skills: entries, notSearched }, null, 2)}\n`)
+    if (args.booleans.json) writeJson({ ok, skills: entries, notSearched }, io.stdout)
     else print(entries, notSearched, io)
     return ok ? 0 : 1
   },
