@@ -54,7 +54,8 @@ export interface WatchState {
  * A watch is taken before a folder is read, so a change during the read is
  * not lost; the subfolders of a skill are watched once its scan has listed
  * them (a change inside one in that instant waits for the next event or
- * `invalidate`). Folders a completed pass no longer reached are dropped with
+ * `invalidate`). Without watches only loaded skills are remembered: nothing
+ * else is ever reused, and a walk of a big tree should not hold every folder. Folders a completed pass no longer reached are dropped with
  * their watches (`complete`). `clean` says a pass would change nothing.
  */
 export class VisitCache {
@@ -172,6 +173,11 @@ export class VisitCache {
   remember(folder: Folder, depth: number, visit: Visit): void {
     const found = this.#memos.get(folder.dir)
     if (found?.visit === visit) return
+    if (!this.#watcher && !(visit.kind === 'skill' && visit.outcome.ok)) {
+      // Unwatched, a later pass reuses only a loaded skill's outcome: nothing else is kept.
+      if (found) this.#memos.delete(folder.dir)
+      return
+    }
     const dirs =
       visit.kind === 'skill' && visit.outcome.ok ? visit.outcome.entry.scan.folders : [folder.dir]
     const next: Memo = { depth, rel: folder.rel, visit, dirs, seen: this.#pass }

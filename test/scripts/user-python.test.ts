@@ -5,11 +5,16 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createScriptSandbox,
+  prepareScriptInterpreters,
   runSkillScript,
   type ScriptSandbox,
   scriptInterpreters,
 } from '../../src/tiers/scripts/index.js'
-import { describePython, resolveUserPython } from '../../src/tiers/scripts/policy/user-python.js'
+import {
+  describePython,
+  describePythonAsync,
+  resolveUserPython,
+} from '../../src/tiers/scripts/policy/user-python.js'
 import { rejectsWith } from '../helpers/error-code.js'
 import { files, onLinux, script } from '../sandbox/helpers.js'
 
@@ -41,6 +46,22 @@ async function run(sandbox: ScriptSandbox, body: string, interpreter = 'python3'
 }
 
 describe('resolveUserPython (issue 23 part 1)', () => {
+  it('probes without blocking as it probes blocking: the same answers, remembered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillhost-path-'))
+    try {
+      writeFileSync(join(dir, 'python3'), '#!/bin/sh\necho not-json\n', { mode: 0o755 })
+      expect(await describePythonAsync(join(dir, 'python3'))).toBeUndefined()
+      await prepareScriptInterpreters({ path: dir })
+      expect(resolveUserPython(dir, SYSTEM)).toBeUndefined()
+      if (userPython !== undefined)
+        expect(await describePythonAsync(userPython)).toEqual(describePython(userPython))
+      await prepareScriptInterpreters()
+      expect(scriptInterpreters()).toEqual(scriptInterpreters())
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('takes python3 from PATH, asks a non-system one where it lives, and skips relative entries', () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillhost-path-'))
     try {

@@ -169,4 +169,21 @@ describe('VisitCache', () => {
     expect(cache.size).toBe(0)
     expect(cache.watchState()).toEqual({ folders: 0 })
   })
+
+  it('unwatched, remembers only loaded skills: nothing else is reused', async () => {
+    const dir = await skillFolder()
+    const cache = new VisitCache()
+    caches.push(cache)
+    pass(cache, dir)
+    expect(cache.size).toBe(1)
+    // The parent is a plain folder: visited, not kept.
+    const parent = { dir: join(dir, '..'), rel: '' }
+    const n = cache.begin()
+    const visit = runSync(cache.visit(parent, 0, options), syncSkillFs)
+    expect(visit.kind).toBe('folder')
+    cache.remember(parent, 0, visit)
+    expect(cache.size).toBe(1)
+    cache.complete(n)
+    expect(cache.size).toBe(0)
+  })
 })

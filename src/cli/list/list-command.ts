@@ -1,7 +1,7 @@
 import { relative } from 'node:path'
 import { escapeLine, quoteName } from '../../common/index.js'
 import type { SkillPermissionRequest } from '../../sources/index.js'
-import { scriptInterpreters } from '../../tiers/scripts/index.js'
+import { prepareScriptInterpreters, scriptInterpreters } from '../../tiers/scripts/index.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
@@ -21,6 +21,7 @@ import { type CliCatalog, resolveCatalog } from '../shared/resolve-catalog.js'
 import { parseSandboxFlags } from '../shared/sandbox-flags.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { wrapText } from '../shared/wrap-text.js'
+import { writeJson } from '../shared/write-json.js'
 import { listTable } from './list-table.js'
 import { type ListedTools, type ListServeShape, listTools } from './list-tools.js'
 import { mapLimit } from './map-limit.js'
@@ -133,7 +134,8 @@ function print(catalog: CliCatalog, tools: readonly ListedTools[], io: CliIo): v
   if (rows.length > 0) {
     const header = ['ID', 'STATUS', 'PATH', 'TOOLS', 'DESCRIPTION']
     const table = listTable([header, ...rows], columns, PATH_COLUMN)
-    for (const line of table.lines) io.stdout(`${line}\n`)
+    // One write per table, not per row: tens of thousands of rows are one call.
+    io.stdout(`${table.lines.join('\n')}\n`)
     const dropped = table.pathDropped ? ` PATH left out to fit ${columns} columns.` : ''
     say(`${TOOLS_LEGEND}${dropped}`)
   }
@@ -193,6 +195,8 @@ export const listCommand: CliCommand = {
     const lock = await lockedFlag(args.strings.locked)
     const roots = usableRoots(found.roots, io, 'list')
     const progress = discoveryProgress(io, 'skillhost list')
+    // The user's python is asked where it lives while the walk runs, not before it.
+    const python = prepareScriptInterpreters()
     const catalog = await resolveCatalog(roots.usable, {
       strict: args.booleans.strict === true,
       ...(lock && { lock }),
@@ -201,6 +205,7 @@ export const listCommand: CliCommand = {
       progress,
     })
     progress.done()
+    await python
     const shape: ListServeShape = {
       importModules: args.booleans['import-modules'] === true,
       scripts: args.booleans['no-scripts'] !== true,
@@ -228,9 +233,7 @@ export const listCommand: CliCommand = {
       }))
       const sourceErrors = [...unusable, ...catalog.sourceErrors]
       const { problems } = catalog
-      io.stdout(
-        `${JSON.stringify({ roots: found.roots, skills, problems, sourceErrors }, null, 2)}\n`,
-      )
+      writeJson({ roots: found.roots, skills, problems, sourceErrors }, io.stdout)
     } else {
       if (found.defaults.length > 0) io.stdout(`roots: ${found.roots.map(shown).join(', ')}\n`)
       print(catalog, tools, io)

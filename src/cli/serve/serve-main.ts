@@ -1,5 +1,6 @@
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
 import { escapeLine, personText, SkillHostError } from '../../common/index.js'
+import { prepareScriptInterpreters } from '../../tiers/scripts/index.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { packageVersion } from '../shared/package-version.js'
@@ -112,6 +113,13 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   } else log(describeSpool(options))
   if (options.http) describeAuth(options.http, log)
   const signal = onSignal()
+  // The user's python is asked where it lives in a child process while
+  // `initialize` is answered and discovery runs (`prepareScriptInterpreters`).
+  const scriptSandbox = prepareScriptInterpreters().then(() =>
+    sandboxOptionsFrom(options.sandbox, lock),
+  )
+  // Observed here; awaited (and its failure reported) only when scripts are set up.
+  scriptSandbox.catch(() => undefined)
   const runtimeMade = createServeRuntime({
     roots,
     ...(options.maxDepth !== undefined && { maxDepth: options.maxDepth }),
@@ -124,7 +132,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     ...(options.undeclaredScripts === false ? { undeclaredScripts: false } : {}),
     ...(options.dynamicContext === false ? { dynamicContext: false } : {}),
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
-    scriptSandbox: sandboxOptionsFrom(options.sandbox, lock),
+    scriptSandbox,
     gate: createPolicyGate(policy, log),
     log,
     durableSpool: options.durableSpool,

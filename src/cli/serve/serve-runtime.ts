@@ -62,9 +62,10 @@ export interface ServeRuntimeOptions {
   /**
    * The deployer's interpreters and read paths (`--interpreter`,
    * `--read-path`). A setup they make invalid fails the server rather than
-   * turning scripts off.
+   * turning scripts off. A promise is awaited once discovery is done, so
+   * what it waits for (the user's python asked where it lives) overlaps the walk.
    */
-  readonly scriptSandbox?: ScriptSandboxOptions
+  readonly scriptSandbox?: ScriptSandboxOptions | Promise<ScriptSandboxOptions>
   readonly log: (line: string) => void
   /**
    * Keep each session's spool folder after the session closes and after
@@ -183,7 +184,7 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     try {
       // Workspaces and scratch live in a fresh temporary base (not the state
       // directory): the sandboxed child runs as another uid and must traverse it.
-      scripts = await createScriptSandbox(options.scriptSandbox)
+      scripts = await createScriptSandbox(await options.scriptSandbox)
       // A --workspace scripts could not write is refused now, with advice, not at the first call.
       if (options.workspace !== undefined) {
         await checkWorkspaceDir(options.workspace).catch(async (err: unknown) => {

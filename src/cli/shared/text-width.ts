@@ -64,15 +64,20 @@ function* segments(text: string): Generator<string> {
 }
 
 /**
- * Printable ASCII only: one column per character, and every character its own
- * grapheme cluster. Most of what a listing prints (ids, paths, English
- * descriptions) is this, and segmenting it cost half of a 24,000-skill list.
+ * Characters that each take one column and are each their own grapheme
+ * cluster, whatever stands beside them: printable ASCII, Latin-1 and the
+ * Latin extensions up to the spacing modifiers (not the soft hyphen, a format
+ * character), and General Punctuation's dashes, quotes, bullets and ellipsis
+ * (not its format characters, separators and bidi controls). Most of what a
+ * listing prints (ids, paths, descriptions in European languages, typographic
+ * quotes and dashes) is this, and segmenting it cost half of a 24,000-skill
+ * list. `test/cli/text-width.test.ts` checks the claim against the segmenter.
  */
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+export const ONE_COLUMN = /^[\x20-\x7e\xa0-\xac\xae-\u02ff\u2010-\u2027\u2030-\u205e]*$/
 
 /** How many terminal columns `text` takes (one line; wide characters count 2, marks 0). */
 export function textWidth(text: string): number {
-  if (PRINTABLE_ASCII.test(text)) return text.length
+  if (ONE_COLUMN.test(text)) return text.length
   let width = 0
   for (const { segment } of segmenter.segment(text)) width += clusterWidth(segment)
   return width
@@ -85,8 +90,8 @@ export function textWidth(text: string): number {
 export function cutToWidth(text: string, width: number): string {
   if (textWidth(text) <= width) return text
   if (width <= 0) return ''
-  // Plain ASCII without printed escapes: every character is a unit of one column.
-  if (PRINTABLE_ASCII.test(text) && !text.includes('\\'))
+  // Without printed escapes, every character here is a unit of one column.
+  if (ONE_COLUMN.test(text) && !text.includes('\\'))
     return `${text.slice(0, width - 1).trimEnd()}${TRUNCATION_MARK}`
   let out = ''
   let used = 0
@@ -106,7 +111,7 @@ export function cutToWidth(text: string, width: number): string {
 export function cutStartToWidth(text: string, width: number): string {
   if (textWidth(text) <= width) return text
   if (width <= 0) return ''
-  if (PRINTABLE_ASCII.test(text) && !text.includes('\\'))
+  if (ONE_COLUMN.test(text) && !text.includes('\\'))
     return `${TRUNCATION_MARK}${text.slice(text.length - (width - 1))}`
   const kept: string[] = []
   let used = 0

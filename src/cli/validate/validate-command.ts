@@ -10,6 +10,7 @@ import {
 import { SKILL_SIDECAR_FILE } from '../../manifest/index.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
+  prepareScriptInterpreters,
   type SkillScript,
   scriptInterpreters,
   validateSkillScript,
@@ -31,6 +32,7 @@ import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { parseSandboxFlags } from '../shared/sandbox-flags.js'
 import { usableRoots } from '../shared/usable-roots.js'
+import { writeJson } from '../shared/write-json.js'
 
 /** One line of the validate report: a skill folder and its verdict. */
 export interface ValidateEntry {
@@ -122,10 +124,11 @@ async function validateRoot(
   rawRoot: string,
   options: CollectOptions,
   ids: Set<string>,
-  allowed: Readonly<Record<string, readonly string[]>>,
+  allowedNow: () => Promise<Readonly<Record<string, readonly string[]>>>,
   notSearched: SkillProblem[],
 ): Promise<ValidateEntry[]> {
   const [scan] = await collectSkills([rawRoot], options)
+  const allowed = await allowedNow()
   for (const skill of scan?.skills ?? []) ids.add(skill.id)
   const root = resolve(rawRoot)
   const byPath = new Map<string, ValidateEntry>()
@@ -236,7 +239,15 @@ export const validateCommand: CliCommand = {
     requireRoots(found)
     const roots = usableRoots(found.roots, io, 'validate')
     const overlays = overlayDirs(args.lists.overlays)
-    const allowed = scriptInterpreters(parseSandboxFlags(args.lists).interpreters)
+    const flags = parseSandboxFlags(args.lists)
+    // The user's python is asked where it lives while the first walk runs, not before it.
+    const python = prepareScriptInterpreters()
+    let allowed: Readonly<Record<string, readonly string[]>> | undefined
+    const allowedNow = async () => {
+      await python
+      allowed ??= scriptInterpreters(flags.interpreters)
+      return allowed
+    }
     const lock = await lockedFlag(args.strings.locked)
     const progress = discoveryProgress(io, 'skillhost validate')
     const options: CollectOptions = {
@@ -251,12 +262,11 @@ export const validateCommand: CliCommand = {
     const notSearched: SkillProblem[] = []
     const ids = new Set<string>()
     for (const path of roots.usable)
-      entries.push(...(await validateRoot(path, options, ids, allowed, notSearched)))
+      entries.push(...(await validateRoot(path, options, ids, allowedNow, notSearched)))
     progress.done()
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid) && roots.unusable.length === 0
-    if (args.booleans.json)
-      io.stdout(`${JSON.stringify({ ok, skills: entries, notSearched }, null, 2)}\n`)
+    if (args.booleans.json) writeJson({ ok, skills: entries, notSearched }, io.stdout)
     else print(entries, notSearched, io)
     return ok ? 0 : 1
   },

@@ -53,6 +53,7 @@ export {
   INTERPRETER_NAME,
   type InterpreterLookup,
   interpreterReadPrefixes,
+  prepareScriptInterpreters,
   scriptInterpreters,
   withInterpreterFamilies,
 } from './policy/script-interpreters.js'

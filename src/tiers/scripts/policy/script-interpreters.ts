@@ -3,7 +3,7 @@ import { homedir } from 'node:os'
 import { basename, dirname, resolve } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
-import { resolveUserPython } from './user-python.js'
+import { prepareUserPython, resolveUserPython } from './user-python.js'
 
 /** What an interpreter name must look like: a letter, then letters, digits, `.`, `_`, `+`, `-`; 32 at most. */
 export const INTERPRETER_NAME = /^[A-Za-z][A-Za-z0-9._+-]{0,31}$/
@@ -93,6 +93,17 @@ export function scriptInterpreters(
   for (const [name, program] of Object.entries(extra))
     out[name] = [assertInterpreterProgram(name, program)]
   return withInterpreterFamilies(out, extra)
+}
+
+/**
+ * Asks the user's python where it lives (`resolveUserPython`'s probe)
+ * without blocking, so a later `scriptInterpreters` with the same `lookup`
+ * starts no process: a command starts this, does its other work (a
+ * discovery, answering `initialize`), then awaits it. Never rejects.
+ */
+export async function prepareScriptInterpreters(lookup: InterpreterLookup = {}): Promise<void> {
+  const path = lookup.path === undefined ? process.env.PATH : lookup.path
+  if (path !== null) await prepareUserPython(path, SYSTEM_READ_PATHS).catch(() => undefined)
 }
 
 /**

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises'
+import { close, open, read } from 'node:fs'
 
 /** Interpreter names to try, in order, for a file extension. */
 const BY_EXTENSION: Readonly<Record<string, readonly string[]>> = {
@@ -61,15 +61,24 @@ export function interpreterFor(
 /** Bytes of a file's start read to find its shebang. */
 const HEAD_BYTES = 256
 
-/** The first bytes of a script, as text, for `interpreterFor`; empty when it cannot be read. */
-export async function readScriptHead(path: string): Promise<string> {
-  const handle = await open(path, 'r').catch(() => undefined)
-  if (handle === undefined) return ''
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES)
-    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0)
-    return buf.subarray(0, bytesRead).toString('utf8')
-  } finally {
-    await handle.close()
-  }
+/**
+ * The first bytes of a script, as text, for `interpreterFor`; empty when it
+ * cannot be opened. Plain callbacks and one promise per file, not a
+ * `FileHandle` and a promise per call: `skillhost list` reads the heads of
+ * tens of thousands of files.
+ */
+export function readScriptHead(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    open(path, 'r', (openError, fd) => {
+      if (openError) return resolve('')
+      const buf = Buffer.allocUnsafe(HEAD_BYTES)
+      read(fd, buf, 0, HEAD_BYTES, 0, (readError, bytesRead) => {
+        close(fd, (closeError) => {
+          const failure = readError ?? closeError
+          if (failure) reject(failure)
+          else resolve(buf.toString('utf8', 0, bytesRead))
+        })
+      })
+    })
+  })
 }

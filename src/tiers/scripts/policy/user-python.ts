@@ -49,7 +49,44 @@ function absolute(value: unknown): string | undefined {
  */
 export function describePython(program: string): PythonLayout | undefined {
   if (layouts.has(program)) return layouts.get(program)
-  const found = probePython(program)
+  let out: string | undefined
+  try {
+    // Loaded on first use, so the root entry (which reaches this module) never loads child_process.
+    const { execFileSync } = process.getBuiltinModule('node:child_process')
+    out = execFileSync(program, PROBE_ARGS, PROBE_OPTIONS)
+  } catch {
+    // Did not start, timed out or failed: no layout.
+  }
+  return remember(program, out)
+}
+
+/**
+ * `describePython` without blocking: the same probe in a child process the
+ * event loop waits for, remembered the same way, so a later
+ * `describePython(program)` starts nothing. For setup that can overlap the
+ * probe with other work (a command's discovery, serve's `initialize`).
+ */
+export async function describePythonAsync(program: string): Promise<PythonLayout | undefined> {
+  if (layouts.has(program)) return layouts.get(program)
+  const { execFile } = process.getBuiltinModule('node:child_process')
+  const out = await new Promise<string | undefined>((resolve) => {
+    execFile(program, PROBE_ARGS, PROBE_LIMITS, (err, stdout) => resolve(err ? undefined : stdout))
+  })
+  // A synchronous probe may have answered meanwhile: the first answer stays.
+  if (layouts.has(program)) return layouts.get(program)
+  return remember(program, out)
+}
+
+const PROBE_ARGS = ['-I', '-c', PROBE]
+const PROBE_LIMITS = { timeout: PROBE_TIMEOUT_MS, maxBuffer: 64 * 1024, encoding: 'utf8' } as const
+const PROBE_OPTIONS = {
+  ...PROBE_LIMITS,
+  stdio: ['ignore', 'pipe', 'ignore'] as ['ignore', 'pipe', 'ignore'],
+}
+
+/** Records what the probe of `program` printed (`undefined`: it gave no answer). */
+function remember(program: string, out: string | undefined): PythonLayout | undefined {
+  const found = out === undefined ? undefined : layoutOf(out)
   layouts.set(program, found)
   if (found !== undefined) layouts.set(found.executable, found)
   return found
@@ -64,16 +101,9 @@ export function knownPython(program: string): PythonLayout | undefined {
   return layouts.get(program)
 }
 
-function probePython(program: string): PythonLayout | undefined {
+/** The layout the probe printed, or undefined for nonsense. */
+function layoutOf(out: string): PythonLayout | undefined {
   try {
-    // Loaded on first use, so the root entry (which reaches this module) never loads child_process.
-    const { execFileSync } = process.getBuiltinModule('node:child_process')
-    const out = execFileSync(program, ['-I', '-c', PROBE], {
-      timeout: PROBE_TIMEOUT_MS,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 64 * 1024,
-    })
     const raw = JSON.parse(out.trim().split('\n').pop() ?? '') as Record<string, unknown>
     const executable = absolute(raw.executable)
     const prefix = absolute(raw.prefix)
@@ -115,6 +145,21 @@ export function findOnPath(name: string, path: string | undefined): string | und
 }
 
 /**
+ * The python `PATH` offers (`python3`, then `python`) and whether it must be
+ * asked where it lives: not when it is in `systemDirs`, symlinks and all.
+ */
+function userPythonOnPath(
+  path: string | undefined,
+  systemDirs: readonly string[],
+): { readonly program: string; readonly probe: boolean } | undefined {
+  const found = findOnPath('python3', path) ?? findOnPath('python', path)
+  if (found === undefined) return undefined
+  const real = realpathSync(found)
+  const system = systemDirs.some((d) => isPathInside(found, d) && isPathInside(real, d))
+  return { program: found, probe: !system }
+}
+
+/**
  * The python a user of this host gets from `PATH` (`python3`, then
  * `python`): the program its own `sys.executable` names, so a pyenv shim
  * becomes the real interpreter and a venv stays a venv. A python already in
@@ -125,9 +170,20 @@ export function resolveUserPython(
   path: string | undefined,
   systemDirs: readonly string[],
 ): string | undefined {
-  const found = findOnPath('python3', path) ?? findOnPath('python', path)
-  if (found === undefined) return undefined
-  const real = realpathSync(found)
-  if (systemDirs.some((d) => isPathInside(found, d) && isPathInside(real, d))) return found
-  return describePython(found)?.executable
+  const user = userPythonOnPath(path, systemDirs)
+  if (user === undefined || !user.probe) return user?.program
+  return describePython(user.program)?.executable
+}
+
+/**
+ * Runs `resolveUserPython`'s probe, if it needs one, without blocking (see
+ * `describePythonAsync`): afterwards `resolveUserPython` with the same
+ * arguments answers from memory.
+ */
+export async function prepareUserPython(
+  path: string | undefined,
+  systemDirs: readonly string[],
+): Promise<void> {
+  const user = userPythonOnPath(path, systemDirs)
+  if (user?.probe) await describePythonAsync(user.program)
 }
