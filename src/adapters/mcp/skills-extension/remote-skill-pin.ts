@@ -1,5 +1,6 @@
 import { diffSkillFiles } from '../../../sources/lock-drift.js'
 import type { SkillLock } from '../../../sources/skill-lock.js'
+import { notPinnedError } from '../../../sources/skill-pins.js'
 import type { SkillProblem } from '../../../sources/types.js'
 import type { RemoteSkill } from './remote-skill-entries.js'
 
@@ -17,11 +18,8 @@ export function remotePinProblem(
 ): SkillProblem | undefined {
   const pinned = lock.skills.get(skill.id)
   const where = { location, id: skill.id, severity: 'error' as const, code: 'E_SKILL_NOT_PINNED' }
-  if (!pinned)
-    return {
-      ...where,
-      message: `Skill "${skill.id}" is not in the lockfile in force, so it is not served; the deployer pins it with skillhost lock.`,
-    }
+  // Not in the lock: the one text every source gives for it.
+  if (!pinned) return { ...where, message: notPinnedError(skill.id, undefined).message }
   const { added, removed, changed } = pinned.files
     ? diffSkillFiles(pinned.files, [...skill.files.values()])
     : { added: [], removed: [], changed: [] }
