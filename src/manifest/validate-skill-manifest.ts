@@ -1,4 +1,5 @@
 import { type IgnoredKey, ignoredKeys } from './claude-code-keys.js'
+import { detachStrings } from './detach-strings.js'
 import { firstParagraph } from './first-paragraph.js'
 import { MAX_SKILL_NAME_LENGTH, skillNameProblems } from './skill-name-problems.js'
 
@@ -202,5 +203,6 @@ export function validateSkillManifest(
   if (version) manifest.version = version
   manifest.extra = extra
   manifest.ignored = ignoredKeys(frontmatter)
-  return { ok: true, manifest, errors, warnings }
+  // A catalog keeps the manifest of every skill: detached, it does not keep each SKILL.md's text.
+  return { ok: true, manifest: detachStrings(manifest), errors, warnings }
 }

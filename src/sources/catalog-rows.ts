@@ -71,8 +71,8 @@ export class CatalogRows {
     if (m.compatibility !== undefined) base.compatibility = m.compatibility
     if (m.metadata !== undefined) base.metadata = m.metadata
     if (m.allowedTools !== undefined) base.allowedTools = m.allowedTools
-    // Not an agentskills.io key, so it arrives in `extra` (and strict mode rejects it, as skills-ref does).
-    if (m.extra['disable-model-invocation'] === true) base.disableModelInvocation = true
+    // Not an agentskills.io key: taken from the manifest's `extra` (strict mode rejects it, as skills-ref does).
+    if (m.disableModelInvocation) base.disableModelInvocation = true
     base.location = `${hostPath}/SKILL.md`
     const skipped = Boolean(entry.sidecar?.module) && !this.#mayImport(base)
     if (entry.warnings.length === 0 && !skipped) return base

@@ -17,6 +17,7 @@ import { type FsSteps, readCappedStep, runAsync } from './fs-steps.js'
 import {
   type SkillFileEntry,
   type SkillFolderScan,
+  scannedFilePath,
   scanSkillFolderSteps,
 } from './scan-skill-folder.js'
 import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
@@ -29,10 +30,27 @@ import {
 } from './skill-overlays.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
+/**
+ * What an entry keeps of a validated manifest: all of it but `extra` (every
+ * unknown frontmatter key, 6 MB over 24,000 real skills), of which a source
+ * reads one key, kept as `disableModelInvocation`.
+ */
+export type EntryManifest = Omit<SkillManifest, 'extra'> & {
+  /** The frontmatter's `disable-model-invocation: true` (a Claude Code key, in `extra`). */
+  readonly disableModelInvocation?: true
+}
+
+function entryManifest(manifest: SkillManifest): EntryManifest {
+  const { extra, ...kept } = manifest
+  return extra['disable-model-invocation'] === true
+    ? { ...kept, disableModelInvocation: true }
+    : kept
+}
+
 /** A skill folder that passed validation: everything a source caches about it. */
 export interface FsSkillEntry {
   readonly dir: string
-  readonly manifest: SkillManifest
+  readonly manifest: EntryManifest
   readonly scan: SkillFolderScan
   readonly sidecar?: SkillSidecar
   /** The deployer's overlay sidecar, when one applies; `sidecar` then came from it. */
@@ -94,7 +112,10 @@ export function* readSkillTextSteps(
 ): FsSteps<string> {
   const file = sizedFile(scan, rel, max)
   // Decoded at once, so the read may use a reused buffer.
-  return decodeSkillText((yield* readCappedStep(file.abs, max, rel, file, true)).bytes, rel)
+  return decodeSkillText(
+    (yield* readCappedStep(scannedFilePath(scan, rel, file), max, rel, file, true)).bytes,
+    rel,
+  )
 }
 
 /** `readSkillTextSteps` through the thread pool. */
@@ -137,7 +158,7 @@ function validateText(
   text: string,
   folderName: string,
   options: LoadFsSkillOptions,
-): { ok: true; manifest: SkillManifest; warnings: readonly string[] } | FsSkillFailure {
+): { ok: true; manifest: EntryManifest; warnings: readonly string[] } | FsSkillFailure {
   // A lenient host takes a SKILL.md without frontmatter as Claude Code does.
   const { frontmatter, body, missing } = parseSkillMd(text, {
     maxFrontmatterBytes: options.limits.maxFrontmatterBytes,
@@ -154,12 +175,12 @@ function validateText(
   const warnings = missing
     ? ['SKILL.md has no YAML frontmatter; it is read as Claude Code reads it', ...verdict.warnings]
     : verdict.warnings
-  return { ok: true, manifest: verdict.manifest, warnings }
+  return { ok: true, manifest: entryManifest(verdict.manifest), warnings }
 }
 
 function toEntry(
   dir: string,
-  manifest: SkillManifest,
+  manifest: EntryManifest,
   manifestWarnings: readonly string[],
   scan: SkillFolderScan,
   sidecar: SkillSidecar | undefined,
@@ -309,7 +330,6 @@ export function* loadFsSkillSteps(
       text = decodeSkillHead(file.bytes)
       options.onSkillMd?.(dir, file.bytes)
       known = new Map<string, SkillFileEntry>().set('SKILL.md', {
-        abs,
         size: file.size,
         mtimeMs: file.mtimeMs,
         ino: file.ino,
@@ -319,7 +339,13 @@ export function* loadFsSkillSteps(
     if (text === undefined) {
       const file = sizedFile(scan, 'SKILL.md', max)
       const keep = options.onSkillMd
-      const { bytes } = yield* readCappedStep(file.abs, max, 'SKILL.md', file, keep === undefined)
+      const { bytes } = yield* readCappedStep(
+        scannedFilePath(scan, 'SKILL.md', file),
+        max,
+        'SKILL.md',
+        file,
+        keep === undefined,
+      )
       text = decodeSkillHead(bytes)
       keep?.(dir, bytes)
     }

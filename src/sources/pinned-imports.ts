@@ -204,15 +204,19 @@ function install(): boolean {
 
 /** The pinned files keyed by their path below the folder's real path (where Node's resolver puts them). */
 function realFiles(pinned: PinnedModule, prefix: string): Map<string, string> {
-  const plain = pinned.dir.endsWith(sep) ? pinned.dir : pinned.dir + sep
   const files = new Map<string, string>()
   for (const [rel, sha] of pinned.files) {
-    const abs = pinned.scan.files.get(rel)?.abs
-    if (abs === undefined) continue
+    const file = pinned.scan.files.get(rel)
+    if (file === undefined) continue
     // A plain file lies at dir/rel (a scan never enters a symlinked folder);
     // a symlink inside the folder was scanned at its real target.
+    const target = file.target
     const real =
-      abs === plain + rel ? rel : abs.startsWith(prefix) ? abs.slice(prefix.length) : undefined
+      target === undefined
+        ? rel
+        : target.startsWith(prefix)
+          ? target.slice(prefix.length)
+          : undefined
     if (real === undefined) continue
     const had = files.get(real)
     files.set(real, had === undefined || had === sha ? sha : '')

@@ -13,9 +13,14 @@ import {
 import { asyncSkillFs, childPath } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
-/** One regular file of a skill, as seen when the folder was scanned. */
+/**
+ * One regular file of a skill, as seen when the folder was scanned. Its path
+ * is not kept (a catalog holds every skill's files): `scannedFilePath` gives
+ * it from the scan's folder and the file's relative path.
+ */
 export interface SkillFileEntry {
-  readonly abs: string
+  /** Where a symlink inside the folder leads (its real path, inside the folder); absent for a plain file. */
+  readonly target?: string
   readonly size: number
   readonly mtimeMs: number
   readonly ino: number
@@ -23,6 +28,8 @@ export interface SkillFileEntry {
 
 /** What a skill folder holds: its files by normalized relative path, and a hash of their stats. */
 export interface SkillFolderScan {
+  /** The folder scanned, as given (not resolved). */
+  readonly dir: string
   readonly files: ReadonlyMap<string, SkillFileEntry>
   /** Changes whenever a file is added, removed, renamed, resized, rewritten or replaced. */
   readonly hash: string
@@ -34,8 +41,10 @@ export interface SkillFolderScan {
    */
   readonly nested: readonly string[]
   /**
-   * Every folder the scan listed (absolute, the skill folder first): what a
-   * watcher must observe to see any change to the skill.
+   * Every folder the scan listed, relative (`''`, the skill folder, first):
+   * what a watcher must observe to see any change to the skill
+   * (`scannedFolders` gives them absolute). Relative, so a catalog holding
+   * every skill's scan does not hold each folder's full path.
    */
   readonly folders: readonly string[]
 }
@@ -81,7 +90,7 @@ export function inNameOrder(entries: readonly Dirent[]): readonly Dirent[] {
 /** What one entry contributes, kept in entry order until its folder's calls are answered. */
 type Slot =
   | { readonly warning: string }
-  | { readonly rel: string; readonly abs: string; readonly call: number; readonly link: boolean }
+  | { readonly rel: string; readonly call: number; readonly link: boolean }
 
 type Resolved = { readonly target: string; readonly s: Stats } | { readonly cause: unknown }
 
@@ -95,12 +104,24 @@ function* resolveLink(abs: string): FsSteps<Resolved> {
   }
 }
 
-const entryOf = (abs: string, s: Stats): SkillFileEntry => ({
-  abs,
-  size: s.size,
-  mtimeMs: s.mtimeMs,
-  ino: s.ino,
-})
+const entryOf = (s: Stats, target?: string): SkillFileEntry =>
+  target === undefined
+    ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+    : { target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+
+/** The folders a scan listed, absolute: `dir` first. */
+export function scannedFolders(scan: SkillFolderScan): string[] {
+  return scan.folders.map((rel) => (rel === '' ? scan.dir : childPath(scan.dir, rel)))
+}
+
+/**
+ * Where a scanned file is read: a symlink's target, else its place below the
+ * scanned folder. Every read checks the file it opens against the entry's
+ * identity, so a path swapped since the scan fails the read.
+ */
+export function scannedFilePath(scan: SkillFolderScan, rel: string, file: SkillFileEntry): string {
+  return file.target ?? childPath(scan.dir, rel)
+}
 
 /**
  * Lists every regular file of the skill folder `dir` with its size, mtime and
@@ -133,7 +154,7 @@ export function* scanSkillFolderSteps(
   ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
-    folders.push(abs)
+    folders.push(rel)
     const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
     const slots: Slot[] = []
     const calls: FsSteps<Stats | Resolved>[] = []
@@ -151,10 +172,10 @@ export function* scanSkillFolderSteps(
       } else if (entry.isFile()) {
         if (name === 'SKILL.md' && rel !== '') nested.push(rel)
         if (known?.has(relPath)) continue
-        slots.push({ rel: relPath, abs: absPath, call: calls.length, link: false })
+        slots.push({ rel: relPath, call: calls.length, link: false })
         calls.push(statStep(absPath))
       } else if (entry.isSymbolicLink()) {
-        slots.push({ rel: relPath, abs: absPath, call: calls.length, link: true })
+        slots.push({ rel: relPath, call: calls.length, link: true })
         calls.push(resolveLink(absPath))
       } else if (relPath === 'SKILL.md') throw notRegular()
       else slots.push({ warning: `${relPath} is not a regular file; ignored` })
@@ -169,7 +190,7 @@ export function* scanSkillFolderSteps(
       }
       const result = results[slot.call]
       if (!slot.link) {
-        files.set(slot.rel, entryOf(slot.abs, result as Stats))
+        files.set(slot.rel, entryOf(result as Stats))
         continue
       }
       const isSkillMd = slot.rel === 'SKILL.md'
@@ -185,7 +206,7 @@ export function* scanSkillFolderSteps(
         if (isSkillMd) throw escapingLink()
         warnings.push(`${slot.rel} is a symlink that leads outside the skill folder; ignored`)
       } else if (link.s.isFile()) {
-        files.set(slot.rel, entryOf(link.target, link.s))
+        files.set(slot.rel, entryOf(link.s, link.target))
         if (slot.rel.endsWith('/SKILL.md')) nested.push(slot.rel.slice(0, -9))
       } else if (isSkillMd) throw notRegular()
       else warnings.push(`${slot.rel} is a symlink to a folder; not followed`)
@@ -195,6 +216,7 @@ export function* scanSkillFolderSteps(
     if (files.size > limits.maxFilesPerSkill) throw tooManyFiles(limits)
   }
   return {
+    dir,
     files,
     hash: hashFiles(files),
     warnings,

@@ -8,7 +8,7 @@ import { bytesToStream } from './bytes-to-stream.js'
 import type { CatalogRows } from './catalog-rows.js'
 import { importModuleTools } from './import-module-tools.js'
 import { readSkillText } from './load-fs-skill.js'
-import type { SkillFolderScan } from './scan-skill-folder.js'
+import { type SkillFolderScan, scannedFilePath } from './scan-skill-folder.js'
 import type { ServedSkills } from './served-skills.js'
 import type { SkillDigests } from './skill-digests.js'
 import { asyncSkillFs } from './skill-fs.js'
@@ -119,7 +119,8 @@ export class SkillReader {
     const max = this.#limits.maxFileBytes
     const read = verifiedReader(ref.id, files, async (path) => {
       const file = scan.files.get(path)!
-      return (await asyncSkillFs.readCapped(file.abs, max, path, file)).bytes
+      return (await asyncSkillFs.readCapped(scannedFilePath(scan, path, file), max, path, file))
+        .bytes
     })
     return {
       id: ref.id,
@@ -154,7 +155,7 @@ export class SkillReader {
       // Locked: each file's hash, from the same reads as a digest equal to the lock's.
       const pinned = await this.#pins?.pinnedFiles(ref.id, entry.dir, scan)
       tools = await importModuleTools(
-        scan.files.get(sidecar.module)!.abs,
+        scannedFilePath(scan, sidecar.module, scan.files.get(sidecar.module)!),
         entry.version,
         sidecar.module,
         pinned && { id: ref.id, dir: entry.dir, scan, ...pinned },
@@ -192,7 +193,14 @@ export class SkillReader {
     const file = scan.files.get(rel)
     if (!file) throw noSuchFile(ref, rel)
     return bytesToStream(
-      (await asyncSkillFs.readCapped(file.abs, this.#limits.maxFileBytes, rel, file)).bytes,
+      (
+        await asyncSkillFs.readCapped(
+          scannedFilePath(scan, rel, file),
+          this.#limits.maxFileBytes,
+          rel,
+          file,
+        )
+      ).bytes,
     )
   }
 
@@ -232,7 +240,8 @@ export class SkillReader {
         const rel = normalizeSkillPath(path)
         const file = rel === 'SKILL.md' ? undefined : scan.files.get(rel)
         if (!file) throw noSuchFile(ref, rel)
-        return (await asyncSkillFs.readCapped(file.abs, max, rel, file)).bytes
+        return (await asyncSkillFs.readCapped(scannedFilePath(scan, rel, file), max, rel, file))
+          .bytes
       },
       size: (path) => (path === 'SKILL.md' ? undefined : scan.files.get(path)?.size),
     }

@@ -7,8 +7,10 @@ import {
   type LoadFsSkillOptions,
   loadFsSkillSteps,
 } from './load-fs-skill.js'
-import { scanSkillFolderSteps } from './scan-skill-folder.js'
+import { scannedFolders, scanSkillFolderSteps } from './scan-skill-folder.js'
 import { type Folder, type Visit, type VisitOptions, visitSteps } from './visit-folder.js'
+
+const NO_DIRS: readonly string[] = Object.freeze([])
 
 /** What the cache keeps of one folder of the walk. */
 interface Memo {
@@ -178,8 +180,12 @@ export class VisitCache {
       if (found) this.#memos.delete(folder.dir)
       return
     }
-    const dirs =
-      visit.kind === 'skill' && visit.outcome.ok ? visit.outcome.entry.scan.folders : [folder.dir]
+    // Unwatched, nothing is observed: the memo names no folders.
+    const dirs = !this.#watcher
+      ? NO_DIRS
+      : visit.kind === 'skill' && visit.outcome.ok
+        ? scannedFolders(visit.outcome.entry.scan)
+        : [folder.dir]
     const next: Memo = { depth, rel: folder.rel, visit, dirs, seen: this.#pass }
     // Keyed by the path read (already a string), checked against where the walk met it.
     this.#memos.set(folder.dir, next)

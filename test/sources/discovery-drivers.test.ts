@@ -85,7 +85,12 @@ async function walk(root: string, io: DiscoveryIo, strict: boolean) {
               id: outcome.entry.manifest.name,
               version: outcome.entry.version,
               warnings: outcome.entry.warnings,
-              files: [...outcome.entry.scan.files].map(([rel, f]) => [rel, f.abs, f.size, f.ino]),
+              files: [...outcome.entry.scan.files].map(([rel, f]) => [
+                rel,
+                f.target,
+                f.size,
+                f.ino,
+              ]),
             }
           : { location, hostPath, code: outcome.code, errors: outcome.errors },
       )

@@ -1,7 +1,7 @@
 import { rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { scanSkillFolder } from '../../src/sources/scan-skill-folder.js'
+import { scannedFilePath, scanSkillFolder } from '../../src/sources/scan-skill-folder.js'
 import { asyncSkillFs } from '../../src/sources/skill-fs.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import { rejectsWith } from '../helpers/error-code.js'
@@ -26,7 +26,7 @@ describe('reads return only the bytes the scan validated', () => {
     const scan = await scanSkillFolder(dir, resolveSourceLimits())
     const read = (rel: string) => {
       const f = scan.files.get(rel)!
-      return asyncSkillFs.readCapped(f.abs, 1024, rel, f)
+      return asyncSkillFs.readCapped(scannedFilePath(scan, rel, f), 1024, rel, f)
     }
     await rm(join(dir, 'a.txt'))
     await symlink(join(root, 'secret.txt'), join(dir, 'a.txt'))
