@@ -1,5 +1,6 @@
-import { readFile, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { join, posix } from 'node:path'
+import { readDeclarationSource } from './read-declaration-source.js'
 import { MAX_DECLARATION_SOURCE_CHARS } from './read-requirements.js'
 import { parseRequirement, type Requirement } from './requirement.js'
 
@@ -156,12 +157,8 @@ export async function inferRequirements(root: string, scriptPath: string): Promi
     const file = queue.shift() as string
     if (seen.has(file)) continue
     seen.add(file)
-    let source: string
-    try {
-      source = (await readFile(join(root, file))).toString('utf8')
-    } catch {
-      continue
-    }
+    const source = await readDeclarationSource(join(root, file))
+    if (source === undefined) continue
     for (const imp of moduleLevelImports(source)) {
       const parts = imp.module === '' ? [] : imp.module.split('.')
       if (imp.level > 0) {

@@ -1,22 +1,8 @@
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { inferRequirements } from './infer-imports.js'
-import {
-  MAX_DECLARATION_SOURCE_CHARS,
-  readPep723,
-  readRequirementsTxt,
-  readSkillMdInstalls,
-} from './read-requirements.js'
+import { readDeclarationSource as text } from './read-declaration-source.js'
+import { readPep723, readRequirementsTxt, readSkillMdInstalls } from './read-requirements.js'
 import type { Requirement } from './requirement.js'
-
-async function text(path: string): Promise<string | undefined> {
-  try {
-    const buf = await readFile(path)
-    return buf.subarray(0, MAX_DECLARATION_SOURCE_CHARS).toString('utf8')
-  } catch {
-    return undefined
-  }
-}
 
 /** A script's requirements, and whether they were inferred from its imports rather than declared. */
 export interface ScriptRequirements {
