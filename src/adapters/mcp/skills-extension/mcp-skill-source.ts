@@ -25,6 +25,7 @@ import type {
 } from '../../../sources/types.js'
 import { SKILLS_EXTENSION_ID } from './protocol.js'
 import { remoteDescriptor } from './remote-descriptor.js'
+import { RemoteListChanges } from './remote-list-changes.js'
 import { checkRemoteSkill, listRemoteSkills, type RemoteSkill } from './remote-skill-entries.js'
 import { remotePinProblem } from './remote-skill-pin.js'
 
@@ -47,6 +48,15 @@ export interface McpSkillSourceOptions {
    * refused too (lock again to write version 2).
    */
   readonly lock?: SkillLock
+  /**
+   * Follow the server's `notifications/resources/list_changed` (skillhost's
+   * server sends it whenever its catalog changes): `onDidChange` listeners
+   * are told, so a manager over this source rediscovers. While anyone
+   * listens, this source is the client's handler for that notification (the
+   * SDK keeps one per method). Default true; a host that handles it itself
+   * passes false and calls `changed()` from its own handler.
+   */
+  readonly watch?: boolean
 }
 
 const encoder = new TextEncoder()
@@ -79,11 +89,23 @@ export class McpSkillSource implements SkillSource {
   readonly #refused = new Set<string>()
   readonly #bytes = new Map<string, Uint8Array>()
   readonly #lock: SkillLock | undefined
+  readonly #changes: RemoteListChanges
 
   constructor(options: McpSkillSourceOptions) {
     this.#client = options.client
     this.id = options.id ?? 'mcp'
     this.#lock = options.lock
+    this.#changes = new RemoteListChanges(options.client, options.watch !== false)
+  }
+
+  /** Calls `listener` when the server's skill list may have changed (see `McpSkillSourceOptions.watch`). */
+  onDidChange(listener: () => void): () => void {
+    return this.#changes.subscribe(listener)
+  }
+
+  /** Tells `onDidChange` listeners the server's list may have changed: for a host handling the notification itself. */
+  changed(): void {
+    this.#changes.changed()
   }
 
   /** Why a listed entry is not served (in the order checked), or undefined when it is. */

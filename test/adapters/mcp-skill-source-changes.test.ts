@@ -1,0 +1,143 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSkillMcpServer, McpSkillSource } from '../../src/adapters/mcp/index.js'
+import { createSkillManager } from '../../src/manager/index.js'
+import type { SkillManager } from '../../src/manager/types.js'
+import { FileSystemSkillSource } from '../../src/sources/index.js'
+
+const cleanups: (() => Promise<void> | void)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+function writeSkill(root: string, name: string): void {
+  mkdirSync(join(root, name))
+  writeFileSync(
+    join(root, name, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: The ${name} skill, for the change test.\n---\n# ${name}\n`,
+  )
+}
+
+/** skillhost's server over a folder; the client connected to it; the server's manager. */
+async function served(root: string): Promise<{ client: Client; serverManager: SkillManager }> {
+  const serverManager = await createSkillManager({
+    sources: [new FileSystemSkillSource({ roots: [root] })],
+    gate: async () => undefined,
+  })
+  const session = createSkillMcpServer({ manager: serverManager, disposeManager: true })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await session.server.connect(serverSide)
+  const client = new Client({ name: 'changes-test', version: '1.0.0' })
+  await client.connect(clientSide)
+  cleanups.push(async () => {
+    await client.close()
+    await session.close()
+  })
+  return { client, serverManager }
+}
+
+async function managerOver(source: McpSkillSource): Promise<SkillManager> {
+  const manager = await createSkillManager({ sources: [source], gate: async () => undefined })
+  cleanups.push(() => manager.dispose())
+  return manager
+}
+
+/** Resolves at the manager's next `refreshed` event. */
+const nextRefresh = (manager: SkillManager): Promise<void> =>
+  new Promise((resolve) => {
+    const off = manager.onDidChange((event) => {
+      if (event.kind !== 'refreshed') return
+      off()
+      resolve()
+    })
+  })
+
+const ids = (manager: SkillManager) =>
+  manager
+    .catalog()
+    .entries.map((e) => e.id)
+    .sort()
+
+describe('McpSkillSource follows the server’s list changes', () => {
+  it('a skill added on the server reaches the client’s catalog through resources/list_changed', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
+    writeSkill(root, 'first-skill')
+    const { client, serverManager } = await served(root)
+    const manager = await managerOver(new McpSkillSource({ client, id: 'remote' }))
+    expect(ids(manager)).toEqual(['first-skill'])
+
+    writeSkill(root, 'second-skill')
+    const refreshed = nextRefresh(manager)
+    // The server rediscovers (as a watch or refresh_skills would) and announces it.
+    await serverManager.refresh()
+    await refreshed
+    expect(ids(manager)).toEqual(['first-skill', 'second-skill'])
+  })
+
+  it('watch: false leaves the notification to the host, which passes it on with changed()', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
+    writeSkill(root, 'first-skill')
+    const { client, serverManager } = await served(root)
+    const source = new McpSkillSource({ client, watch: false })
+    const manager = await managerOver(source)
+    let told = 0
+    const { ResourceListChangedNotificationSchema } = await import(
+      '@modelcontextprotocol/sdk/types.js'
+    )
+    const heard = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+        told += 1
+        resolve()
+      })
+    })
+    writeSkill(root, 'second-skill')
+    await serverManager.refresh()
+    await heard
+    // The host's own handler got it; the source did not replace it, and rediscovered nothing yet.
+    expect(told).toBe(1)
+    expect(ids(manager)).toEqual(['first-skill'])
+    const refreshed = nextRefresh(manager)
+    source.changed()
+    await refreshed
+    expect(ids(manager)).toEqual(['first-skill', 'second-skill'])
+  })
+
+  it('coalesces a burst into one telling, and the last unsubscribe removes its handler', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
+    writeSkill(root, 'first-skill')
+    const { client, serverManager } = await served(root)
+    const source = new McpSkillSource({ client })
+    let calls = 0
+    const off = source.onDidChange(() => {
+      calls += 1
+    })
+    const offAgain = source.onDidChange(() => {
+      throw new Error('a listener that throws does not stop the others')
+    })
+    for (let i = 0; i < 5; i++) source.changed()
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(calls).toBe(1)
+    off()
+    offAgain()
+    offAgain()
+    source.changed()
+    await Promise.resolve()
+    expect(calls).toBe(1)
+    // The source's handler is gone: the server's next notice falls through to the client's fallback.
+    const fellThrough = new Promise<string>((resolve) => {
+      client.fallbackNotificationHandler = async ({ method }) => {
+        if (method === 'notifications/resources/list_changed') resolve(method)
+      }
+    })
+    await serverManager.refresh()
+    expect(await fellThrough).toBe('notifications/resources/list_changed')
+  })
+})
