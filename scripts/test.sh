@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean clone on a fresh Debian machine.
-# Installs what the suite needs (bubblewrap, python3-pypdf and python3-venv,
+# Installs what the suite needs (bubblewrap, python3-pypdf, python3-venv,
+# postgresql and fontconfig,
 # npm packages, Node.js 22 and 24 from the npm registry), lints, typechecks
 # and builds once, then runs every test on each supported Node.js major.
 set -euo pipefail
@@ -25,6 +26,8 @@ if [[ "$(uname -s)" == "Linux" ]]; then
   # postgresql for the skillhost/postgres tests: each test file starts its own
   # throwaway server from Debian's binaries (scripts/postgres-server.mjs).
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+  # fontconfig: a sandboxed script matches fonts as it does outside (/etc/fonts is granted).
+  command -v fc-match >/dev/null 2>&1 || missing+=(fontconfig)
 fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then

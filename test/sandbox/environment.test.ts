@@ -22,7 +22,10 @@ import {
 } from '../../src/tiers/scripts/index.js'
 import { scriptInterpreters } from '../../src/tiers/scripts/policy/script-interpreters.js'
 import { buildBwrapCommand } from '../../src/tiers/scripts/sandbox/bwrap-args.js'
-import { hostCertificatePaths } from '../../src/tiers/scripts/sandbox/minimal-etc.js'
+import {
+  hostCertificatePaths,
+  hostToolConfigPaths,
+} from '../../src/tiers/scripts/sandbox/minimal-etc.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 import { files, makeRig, onLinux, type Rig, script } from './helpers.js'
 
@@ -271,6 +274,26 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
     const bundle = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt']
     if (bundle.some((b) => existsSync(b))) expect(loaded).toBeGreaterThan(0)
     else expect(loaded).toBeGreaterThanOrEqual(0)
+  })
+
+  it('grants fontconfig its configuration: a font is matched inside as outside', async () => {
+    for (const p of hostToolConfigPaths()) {
+      expect(sandbox.config.policy.filesystem.allowRead).toContain(p)
+      expect(sandbox.config.interpreterReadPaths).toContain(p)
+    }
+    // scripts/test.sh installs fontconfig; a machine without it has nothing to compare.
+    if (!existsSync('/usr/bin/fc-match') || !existsSync('/etc/fonts')) return
+    const outside = execFileSync('/usr/bin/fc-match', ['sans'], { encoding: 'utf8' })
+    const r = await runIn(
+      sandbox.config,
+      sandbox.config.workspace,
+      { 'fonts.sh': '/usr/bin/fc-match sans\n' },
+      'fonts.sh',
+      'sh',
+    )
+    // Without /etc/fonts fontconfig says it cannot load its configuration and picks another font.
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(outside)
   })
 
   it.skipIf(!hasPython)(

@@ -94,10 +94,12 @@ export {
 export {
   CERTIFICATE_PATHS,
   hostCertificatePaths,
+  hostToolConfigPaths,
   minimalEtcFiles,
   SANDBOX_USER_NAME,
   type SandboxIdentity,
   type SyntheticFile,
+  TOOL_CONFIG_PATHS,
 } from './sandbox/minimal-etc.js'
 export { pidsInNamespace } from './sandbox/namespace-reaper.js'
 export { createPathTranslator, type PathTranslatorOptions } from './sandbox/path-translator.js'

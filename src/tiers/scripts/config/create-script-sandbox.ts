@@ -21,7 +21,7 @@ import {
   withInterpreterFamilies,
 } from '../policy/script-interpreters.js'
 import { createBubblewrapHandle } from '../sandbox/bubblewrap-handle.js'
-import { hostCertificatePaths } from '../sandbox/minimal-etc.js'
+import { hostCertificatePaths, hostToolConfigPaths } from '../sandbox/minimal-etc.js'
 import { createPathTranslator } from '../sandbox/path-translator.js'
 import { resolveSandboxHostUser, untraversableAncestor } from '../sandbox/sandbox-host-user.js'
 import { createDirectoryWorkspace } from '../skill-copy/directory-workspace.js'
@@ -182,6 +182,7 @@ export async function createScriptSandbox(
       ...new Set([
         ...systemPaths,
         ...hostCertificatePaths(),
+        ...hostToolConfigPaths(),
         ...extraPaths,
         ...viewed.mounts.map((m) => m.host),
         ...(provision ? [provision.cacheDir] : []),

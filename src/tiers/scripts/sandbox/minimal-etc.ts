@@ -40,6 +40,23 @@ export function hostCertificatePaths(exists: (path: string) => boolean = existsS
 }
 
 /**
+ * Host configuration under `/etc` that programs in `/usr` cannot do without
+ * and that carries no host data, granted read-only when present, like the
+ * certificates: fontconfig's (`/etc/fonts`: without it every program that
+ * finds fonts through fontconfig — LibreOffice, Chromium, cairo, pango,
+ * ImageMagick — fails to load its configuration and picks the wrong font)
+ * and LibreOffice's (`/etc/libreoffice`: Debian links `soffice`'s
+ * `sofficerc` from `/usr/lib/libreoffice` there, so `soffice` cannot start
+ * without it).
+ */
+export const TOOL_CONFIG_PATHS: readonly string[] = ['/etc/fonts', '/etc/libreoffice']
+
+/** The entries of `TOOL_CONFIG_PATHS` that exist on this host. */
+export function hostToolConfigPaths(exists: (path: string) => boolean = existsSync): string[] {
+  return TOOL_CONFIG_PATHS.filter((p) => exists(p))
+}
+
+/**
  * The minimal `/etc` every sandbox gets, generated rather than read from the
  * host: `passwd` and `group` naming only the sandbox uid and gid (so `id -un`,
  * `getpass.getuser()` and `pwd.getpwuid` work), `hosts` mapping `localhost`
