@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
@@ -74,6 +74,38 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       expect((err as SkillHostError).message).toContain('skillhost env')
       expect((err as SkillHostError).data).toEqual({ packages: ['skillhost-probe-pkg'] })
     })
+
+    it('a build lock left by a killed builder does not stall the next builds; racing builders share one env', async () => {
+      const { describePython } = await import('../../src/tiers/scripts/policy/user-python.js')
+      const { envKey } = await import('../../src/tiers/scripts/deps/provision-env.js')
+      const { provisionedInterpreter } = await import('../../src/tiers/scripts/deps/script-env.js')
+      const { parseRequirement } = await import('../../src/tiers/scripts/deps/requirement.js')
+      const requirements = [parseRequirement('skillhost-probe-pkg', 'test')]
+      const staleCache = join(dir, 'envs-stale')
+      execFileSync('mkdir', ['-p', staleCache])
+      // What a builder killed mid-build leaves: its lock, naming a process that is gone.
+      const lock = join(
+        staleCache,
+        `${envKey(describePython(PYTHON as string)!, requirements)}.lock`,
+      )
+      const gone = Number(
+        execFileSync('sh', ['-c', 'sh -c "echo \\$\\$" & wait'], { encoding: 'utf8' }),
+      )
+      execFileSync('mkdir', [lock])
+      writeFileSync(join(lock, 'owner.json'), JSON.stringify({ pid: gone, host: hostname() }))
+      const options = { cacheDir: staleCache, index: { findLinks: join(dir, 'wheels') } }
+      // Three builders at once; each would wait out the build timeout (10 minutes) behind a stale lock.
+      const built = await Promise.all(
+        [1, 2, 3].map(() => provisionedInterpreter(PYTHON as string, requirements, options)),
+      )
+      const keys = new Set(built.map((b) => b?.env.key))
+      expect(keys.size).toBe(1)
+      expect(
+        built.every((b) => b?.env.packages.some((p) => p.name === 'skillhost-probe-pkg')),
+      ).toBe(true)
+      // One environment, no lock and no build folder left behind.
+      expect(readdirSync(staleCache).sort()).toEqual([...keys].sort())
+    }, 120_000)
 
     it('with provisioning, the script runs in an env built once and seen at a neutral path', async () => {
       const r = await run(provisioned, { 'p.py': PEP723 })

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SkillHostError } from '../../../common/errors.js'
 import type { PythonLayout } from '../policy/user-python.js'
+import { releaseBuildLock, takeBuildLock } from './build-lock.js'
 import type { Requirement } from './requirement.js'
 import { runFile } from './run-file.js'
 
@@ -175,14 +176,15 @@ export async function provisionEnv(
   for (;;) {
     const ready = await readEnv(dir, key)
     if (ready !== undefined) return ready
+    let taken: 'taken' | 'held'
     try {
-      await mkdir(lock)
-      break
+      taken = await takeBuildLock(lock)
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw failed('cannot lock', err)
-      if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
-      await sleep(250)
+      throw failed('cannot lock', err)
     }
+    if (taken === 'taken') break
+    if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
+    await sleep(250)
   }
   const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
   try {
@@ -223,7 +225,16 @@ export async function provisionEnv(
       `${JSON.stringify({ requirements, packages }, null, 2)}\n`,
     )
     await chmod(tmp, 0o755)
-    await rename(tmp, dir)
+    try {
+      await rename(tmp, dir)
+    } catch (err) {
+      // Another builder finished first (a lock judged stale by two): its environment stands.
+      const code = (err as NodeJS.ErrnoException).code
+      const theirs = code === 'ENOTEMPTY' || code === 'EEXIST' ? await readEnv(dir, key) : undefined
+      if (theirs === undefined) throw err
+      await rm(tmp, { recursive: true, force: true })
+      return theirs
+    }
     return { key, venv: join(dir, 'venv'), shim: join(dir, 'shim'), packages }
   } catch (err) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined)
@@ -236,6 +247,6 @@ export async function provisionEnv(
       err,
     )
   } finally {
-    await rmdir(lock).catch(() => undefined)
+    await releaseBuildLock(lock)
   }
 }
