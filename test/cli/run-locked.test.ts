@@ -92,7 +92,11 @@ describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE',
   it('rebuilds the pinned environment in an empty cache, exactly as pinned, and runs', async () => {
     const cache = fresh()
     const r = await locked(lockPath, cache)
-    expect(r.stderr).toBe('')
+    // The one build is told on stderr, start and end; nothing else is said.
+    const told = r.stderr.trimEnd().split('\n')
+    expect(told).toHaveLength(2)
+    expect(told[0]).toMatch(/^\[skillhost run: env: building a python environment for .+\]$/)
+    expect(told[1]).toMatch(/^\[skillhost run: env: built the environment for .+ in \d+\.\d s\]$/)
     expect(r.stdout).toBe('from-the-wheel\n')
     expect(r.code).toBe(0)
     const pinned = JSON.parse(readFileSync(lockPath, 'utf8')).skills.probe.environments[0].packages

@@ -7,6 +7,7 @@ import { SkillHostError } from '../../src/common/errors.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import {
   createScriptSandbox,
+  type ProvisionBuild,
   runSkillScript,
   type ScriptSandbox,
   scriptInterpreters,
@@ -47,6 +48,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     let cacheDir: string
     let plain: ScriptSandbox
     let provisioned: ScriptSandbox
+    const builds: ProvisionBuild[] = []
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'skillhost-provision-'))
       const wheels = join(dir, 'wheels')
@@ -55,7 +57,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       cacheDir = join(dir, 'envs')
       plain = await createScriptSandbox()
       provisioned = await createScriptSandbox({
-        provision: { cacheDir, index: { findLinks: wheels } },
+        provision: { cacheDir, index: { findLinks: wheels }, onBuild: (e) => builds.push(e) },
       })
     }, 120_000)
     afterAll(async () => {
@@ -108,6 +110,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     }, 120_000)
 
     it('with provisioning, the script runs in an env built once and seen at a neutral path', async () => {
+      const before = builds.length
       const r = await run(provisioned, { 'p.py': PEP723 })
       expect(r.stderr).toBe('')
       expect(r.stdout).toBe('from-the-wheel /opt/skillhost/env\n')
@@ -123,6 +126,12 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       expect(again.stdout).toBe('from-the-wheel\n')
       const envs = readdirSync(cacheDir).filter((n) => !n.startsWith('.'))
       expect(envs).toHaveLength(1)
+      // Told of the one build, start and end; the cached second call builds nothing.
+      expect(builds.slice(before).map((b) => [b.phase, b.requirements])).toEqual([
+        ['started', ['skillhost-probe-pkg>=1']],
+        ['built', ['skillhost-probe-pkg>=1']],
+      ])
+      expect(builds[before + 1]?.ms).toBeGreaterThanOrEqual(0)
     }, 120_000)
 
     it('the load result names what a script with requirements runs with: the env’s python when provisioned', async () => {

@@ -183,7 +183,11 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
   try {
-    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, lock))
+    // A build of the script's environment is told on stderr (not with --json: stdout is its one answer).
+    const say = own.includes('--json')
+      ? undefined
+      : (line: string) => io.stderr(`[skillhost run: ${line}]\n`)
+    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, lock, say))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     return reportError(err, { io, command: 'run', json, status: RUN_EXIT.unavailable })

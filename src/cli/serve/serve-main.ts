@@ -116,7 +116,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   // The user's python is asked where it lives in a child process while
   // `initialize` is answered and discovery runs (`prepareScriptInterpreters`).
   const scriptSandbox = prepareScriptInterpreters().then(() =>
-    sandboxOptionsFrom(options.sandbox, lock),
+    sandboxOptionsFrom(options.sandbox, lock, log),
   )
   // Observed here; awaited (and its failure reported) only when scripts are set up.
   scriptSandbox.catch(() => undefined)

@@ -6,12 +6,14 @@ import {
   assertInterpreterProgram,
   assertReadPath,
   lockedProvision,
+  type ProvisionBuild,
   type ProvisionOptions,
   type ScriptSandboxOptions,
   scriptInterpreters,
 } from '../../tiers/scripts/index.js'
 import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
+import { provisionBuildLine } from './provision-build-line.js'
 
 /** The repeatable flags `serve`, `run` and `validate` share to shape the script sandbox. */
 export const SANDBOX_LIST_FLAGS = [
@@ -122,13 +124,22 @@ export function parseSandboxFlags(
 /**
  * The `createScriptSandbox` options the flags ask for: the default
  * allow-list plus the flags. Under a lockfile (`--locked FILE`) provisioning
- * builds only the environments it pins (`ProvisionOptions.locked`).
+ * builds only the environments it pins (`ProvisionOptions.locked`). With
+ * `say`, each environment build is told in one line (`provisionBuildLine`).
  */
-export function sandboxOptionsFrom(flags: SandboxFlags, lock?: SkillLock): ScriptSandboxOptions {
-  const provision =
+export function sandboxOptionsFrom(
+  flags: SandboxFlags,
+  lock?: SkillLock,
+  say?: (line: string) => void,
+): ScriptSandboxOptions {
+  const locked =
     flags.provision === undefined || lock === undefined
       ? flags.provision
       : { ...flags.provision, ...lockedProvision(lock) }
+  const provision =
+    locked === undefined || say === undefined
+      ? locked
+      : { ...locked, onBuild: (event: ProvisionBuild) => say(provisionBuildLine(event)) }
   return {
     interpreters: scriptInterpreters(flags.interpreters),
     ...(flags.readPaths.length > 0 ? { readPaths: flags.readPaths } : {}),

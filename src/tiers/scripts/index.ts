@@ -17,6 +17,7 @@ export type {
   EnvNotPinnedReason,
   PackageIndex,
   PinnedPackage,
+  ProvisionBuild,
   ProvisionedEnv,
   ProvisionOptions,
 } from './deps/provision-env.js'

@@ -29,6 +29,21 @@ export interface ProvisionOptions {
    * `E_SKILL_NOT_PINNED` (`notPinnedEnv`) before anything is installed.
    */
   readonly locked?: boolean
+  /**
+   * Told when an environment starts building and when it is built or its
+   * build fails: a build takes seconds to minutes, and a server's operator
+   * should see why a call waits. Not told when the environment is cached.
+   */
+  readonly onBuild?: (event: ProvisionBuild) => void
+}
+
+/** One step of an environment's build, as `ProvisionOptions.onBuild` hears it. */
+export interface ProvisionBuild {
+  readonly phase: 'started' | 'built' | 'failed'
+  /** The requirement texts being installed (validated: names, versions, extras, markers). */
+  readonly requirements: readonly string[]
+  /** Time since the build started, once it ended. */
+  readonly ms?: number
 }
 
 /** How a lockfile names a requirement set: its normalized requirement texts, sorted, one a line. */
@@ -187,6 +202,17 @@ export async function provisionEnv(
     await sleep(250)
   }
   const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
+  const started = performance.now()
+  const tell = (phase: ProvisionBuild['phase']) => {
+    const ms = phase === 'started' ? undefined : Math.round(performance.now() - started)
+    const texts = requirements.map((r) => r.text)
+    try {
+      options.onBuild?.({ phase, requirements: texts, ...(ms === undefined ? {} : { ms }) })
+    } catch {
+      // A listener's failure is its own, never the build's.
+    }
+  }
+  tell('started')
   try {
     const run = runFile
     const opts = { timeout: BUILD_TIMEOUT_MS, env: { LANG: 'C.UTF-8' }, maxBuffer: 16 << 20 }
@@ -233,10 +259,13 @@ export async function provisionEnv(
       const theirs = code === 'ENOTEMPTY' || code === 'EEXIST' ? await readEnv(dir, key) : undefined
       if (theirs === undefined) throw err
       await rm(tmp, { recursive: true, force: true })
+      tell('built')
       return theirs
     }
+    tell('built')
     return { key, venv: join(dir, 'venv'), shim: join(dir, 'shim'), packages }
   } catch (err) {
+    tell('failed')
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined)
     const stderr = (err as { stderr?: string }).stderr
     // pip's words for an archive that is not the pinned one (--require-hashes).
