@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { scriptArgs } from '../../src/cli/run/run-args.js'
+import { scriptArgs, undeclaredArgv } from '../../src/cli/run/run-args.js'
 import { UsageError } from '../../src/cli/shared/parse-args.js'
 import type { SkillScriptDeclaration } from '../../src/sources/index.js'
 
@@ -33,5 +33,34 @@ describe('run: a declared script’s arguments (issue 23: everything after -- is
       file: 'a.txt',
     })
     expect(() => scriptArgs(script, ['--', 'a', 'b', 'c'])).toThrow(/no more positional values/)
+  })
+})
+
+describe('run: an undeclared file’s argv', () => {
+  it('words are its arguments in order, run’s own flags are not, and after -- everything is', () => {
+    expect(undeclaredArgv(['input.pdf'])).toEqual(['input.pdf'])
+    expect(
+      undeclaredArgv([
+        'a.pdf',
+        '--timeout',
+        '5',
+        'b.pdf',
+        '--json',
+        '--workspace=/w',
+        '--',
+        '--x',
+        '--',
+      ]),
+    ).toEqual(['a.pdf', 'b.pdf', '--x', '--'])
+    expect(
+      undeclaredArgv(['--read-path', '/data', '--interpreter', 'py=/usr/bin/python3']),
+    ).toEqual([])
+  })
+
+  it('a flag before -- that is not run’s is refused with the -- that passes it, never dropped', () => {
+    expect(() => undeclaredArgv(['in.pdf', '--pages', '3'])).toThrow(
+      /--pages is not an option of run; to give it to the script, put it after --/,
+    )
+    expect(undeclaredArgv(['in.pdf', '--', '--pages', '3'])).toEqual(['in.pdf', '--pages', '3'])
   })
 })

@@ -240,6 +240,14 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     await writeFile(join(skill, 'scripts/args.sh'), 'echo "args: $*"\n')
     const out = await run([skill, 'scripts/args.sh', '--', '--help', '-h', '--json', '--'])
     expect(out).toMatchObject({ code: 0, stdout: 'args: --help -h --json --\n' })
+    // Words before -- are the script's too, as a user types them (scripts/fill.py input.pdf).
+    const words = await run([skill, 'scripts/args.sh', 'in.pdf', '--timeout', '20', 'out.pdf'])
+    expect(words).toMatchObject({ code: 0, stdout: 'args: in.pdf out.pdf\n' })
+    // A flag that is not run's is refused, naming the -- that would pass it.
+    const flag = await run([skill, 'scripts/args.sh', '--pages', '3'])
+    expect(flag.code).toBe(64)
+    expect(flag.stderr).toContain('--pages is not an option of run')
+    expect(flag.stdout).toBe('')
     // Before --, --help is run's own.
     const help = await run([skill, 'scripts/args.sh', '--help', '--', 'x'])
     expect(help.code).toBe(0)

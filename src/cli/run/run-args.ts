@@ -68,6 +68,33 @@ export function scriptArgs(
   return args
 }
 
+/**
+ * The argv of an undeclared script (any file of the skill), from what
+ * follows its name: words are its arguments, in order (`scripts/fill.py
+ * input.pdf`), run's own flags (and their values) are not, and after `--`
+ * everything is, literally (`-- --help`). A flag before `--` that is not
+ * run's is a usage error naming the `--` that would pass it, never dropped.
+ */
+export function undeclaredArgv(rest: readonly string[]): string[] {
+  const argv: string[] = []
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!
+    if (arg === '--') return [...argv, ...rest.slice(i + 1)]
+    if (!arg.startsWith('--')) {
+      argv.push(arg)
+      continue
+    }
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    if (!RUN_FLAGS.has(name) && !RUN_VALUE_FLAGS.has(name))
+      throw new UsageError(
+        `${arg} is not an option of run; to give it to the script, put it after --: skillhost run <skill-dir> <file> -- ${arg}`,
+      )
+    if (RUN_VALUE_FLAGS.has(name) && eq === -1) i += 1
+  }
+  return argv
+}
+
 function coerce(type: string, value: string, name: string): unknown {
   if (type === 'number' || type === 'integer') {
     const n = Number(value)

@@ -22,7 +22,7 @@ import {
   sandboxOptionsFrom,
 } from '../shared/sandbox-flags.js'
 import { usableRoots } from '../shared/usable-roots.js'
-import { optionValues, runTarget, scriptArgs } from './run-args.js'
+import { optionValues, runTarget, scriptArgs, undeclaredArgv } from './run-args.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
 import { copyLines, userFolderCopy } from './run-user-files.js'
@@ -30,10 +30,10 @@ import { copyLines, userFolderCopy } from './run-user-files.js'
 const HELP: HelpSpec = {
   usage: [
     'skillhost run <skill-dir> <script> [options] [--<param> value ...] [positional ...] [-- value ...]',
-    'skillhost run <skill-dir> <file> [options] [-- arg ...]',
+    'skillhost run <skill-dir> <file> [options] [arg ...] [-- arg ...]',
   ],
   blocks: [
-    "Run one script of a skill exactly as a model's call would run it: inside the bubblewrap sandbox, with an empty environment, the skill folder read-only at /skill, the workspace read-write at /work (the working directory) and no network. A script declared in skillhost.yaml takes its parameters as --name value (booleans as --name) and positionals in declaration order; values after -- are positionals, taken literally. Any other file of the skill (scripts/fill.py) runs by its shebang or extension, as run_<skill>_script would run it, with the arguments after -- passed literally (-- --help gives the script --help). For skill authors: see what your script does under the sandbox before a model calls it.",
+    "Run one script of a skill exactly as a model's call would run it: inside the bubblewrap sandbox, with an empty environment, the skill folder read-only at /skill, the workspace read-write at /work (the working directory) and no network. A script declared in skillhost.yaml takes its parameters as --name value (booleans as --name) and positionals in declaration order; values after -- are positionals, taken literally. Any other file of the skill (scripts/fill.py) runs by its shebang or extension, as run_<skill>_script would run it, with its arguments in order (scripts/fill.py input.pdf), and everything after -- passed literally (-- --help gives the script --help); a flag before -- that is not run's is refused, never dropped. For skill authors: see what your script does under the sandbox before a model calls it.",
     {
       title: 'Options:',
       items: [
@@ -164,7 +164,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const declared = (descriptor.scripts ?? []).find((s) => s.name === scriptName)
   // A declared script takes typed parameters; any other file of the skill
-  // runs undeclared, with the arguments after `--` passed literally.
+  // runs undeclared, with its arguments in order and those after `--` literally.
   const undeclared = declared === undefined && /[./]/.test(scriptName)
   if (!declared && !undeclared) {
     const names = (descriptor.scripts ?? []).map((s) => s.name).join(', ') || 'none'
@@ -172,6 +172,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return reportError(new UsageError(why), { io, command: 'run', json, status: RUN_EXIT.usage })
   }
   const args = declared ? scriptArgs(declared, rest) : {}
+  const scriptArgv = declared ? [] : undeclaredArgv(rest)
   const timeout = optionValues(own, 'timeout')[0]
   const workspaceDir = optionValues(own, 'workspace')[0]
   const lists = Object.fromEntries(SANDBOX_LIST_FLAGS.map((f) => [f, optionValues(own, f)]))
@@ -200,11 +201,10 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= max)
     )
       throw new UsageError(`--timeout must be a whole number of seconds from 1 to ${max}`)
-    const literal = dash === -1 ? [] : rest.slice(dash + 1)
     // Without --workspace, the files the command line names go in and what the script makes comes back.
     const copy =
       workspaceDir === undefined
-        ? await userFolderCopy(process.cwd(), declared ? Object.values(args) : literal)
+        ? await userFolderCopy(process.cwd(), declared ? Object.values(args) : scriptArgv)
         : undefined
     const note = own.includes('--json')
       ? undefined
@@ -213,7 +213,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const result = await runScriptOnce(sandbox.config, {
       source,
       ref,
-      call: declared ? { declared, args } : { path: scriptName, argv: literal },
+      call: declared ? { declared, args } : { path: scriptName, argv: scriptArgv },
       ...(workspaceDir === undefined ? {} : { workspaceDir }),
       ...(copy && { prepare: copy.prepare, collect: copy.collect }),
       returnTimedOut: true,
