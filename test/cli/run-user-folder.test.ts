@@ -1,9 +1,19 @@
 import { execFile } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { userFolderCopy } from '../../src/cli/run/run-user-files.js'
+import { USER_FOLDER_COPY_LIMITS, userFolderCopy } from '../../src/cli/run/run-user-files.js'
 import { SessionWorkspace } from '../../src/tiers/scripts/index.js'
 import { ROOT } from './spawn-serve.js'
 
@@ -90,6 +100,61 @@ describe.skipIf(process.platform !== 'linux')('skillhost run in the current fold
     expect(await readFile(join(ws, 'o.txt'), 'utf8')).toBe('W\n')
     await expect(stat(join(here, 'o.txt'))).rejects.toThrow()
     expect(out.stderr).toContain('[skillhost run: created /work/o.txt]')
+  })
+
+  it('a named folder comes in whole (its regular files), and what the script made in it comes back', async () => {
+    const here = await userFolder('folder', {})
+    await mkdir(join(here, 'skill-copy/scripts'), { recursive: true })
+    await writeFile(join(here, 'skill-copy/SKILL.md'), '# copy\n')
+    await writeFile(join(here, 'skill-copy/scripts/a.py'), 'print(1)\n')
+    await symlink('/etc/hostname', join(here, 'skill-copy/host-link'))
+    const lister = join(tmp, 'lister')
+    await mkdir(join(lister, 'scripts'), { recursive: true })
+    await writeFile(join(lister, 'SKILL.md'), '---\nname: lister\ndescription: Lists.\n---\n# L\n')
+    await writeFile(
+      join(lister, 'scripts/list.sh'),
+      '#!/bin/sh\nfind "$1" | sort\necho made > "$1/made.txt"\n',
+    )
+    const out = await run([lister, 'scripts/list.sh', 'skill-copy'], here)
+    expect(out.code).toBe(0)
+    // The symlink was not followed into the copy; the folder's files are there.
+    expect(out.stdout).toBe(
+      'skill-copy\nskill-copy/SKILL.md\nskill-copy/scripts\nskill-copy/scripts/a.py\n',
+    )
+    expect(await readFile(join(here, 'skill-copy/made.txt'), 'utf8')).toBe('made\n')
+    expect(out.stderr).toContain('output: skill-copy/made.txt')
+  })
+
+  it('never writes back through a symlink of the user’s folder, wherever the script names it', async () => {
+    const outside = await mkdtemp(join(tmp, 'outside-'))
+    const here = await userFolder('linked', { 'in.txt': 'x\n' })
+    await symlink(outside, join(here, 'link'))
+    const writer = join(tmp, 'writer')
+    await mkdir(join(writer, 'scripts'), { recursive: true })
+    await writeFile(join(writer, 'SKILL.md'), '---\nname: writer\ndescription: Writes.\n---\n# W\n')
+    await writeFile(
+      join(writer, 'scripts/w.sh'),
+      '#!/bin/sh\nmkdir -p link/deep && echo pwned > link/new.txt && echo pwned > link/deep/n.txt\n',
+    )
+    const out = await run([writer, 'scripts/w.sh', 'in.txt'], here)
+    expect(out.code).toBe(0)
+    expect(out.stderr).toContain(
+      'not copied: link/new.txt (a folder on its way here is a symlink or not a folder',
+    )
+    expect(out.stderr).toContain('not copied: link/deep/n.txt')
+    await expect(stat(join(outside, 'new.txt'))).rejects.toThrow()
+    await expect(stat(join(outside, 'deep'))).rejects.toThrow()
+  })
+
+  it('a named folder past the copy limits is a usage error pointing to --workspace, nothing run', async () => {
+    const here = await userFolder('big', {})
+    await mkdir(join(here, 'many'))
+    for (let i = 0; i <= USER_FOLDER_COPY_LIMITS.files; i++)
+      await writeFile(join(here, 'many', `f${i}.txt`), '')
+    const out = await run([skill, 'scripts/upper.sh', 'many', 'out.txt'], here)
+    expect(out.code).toBe(64)
+    expect(out.stderr).toContain('hold more than 2000 files or 64 MiB; give --workspace many')
+    await expect(stat(join(here, 'out.txt'))).rejects.toThrow()
   })
 
   it('keeps an input the user changed while the script ran', async () => {

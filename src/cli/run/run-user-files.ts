@@ -1,8 +1,9 @@
 import { constants } from 'node:fs'
-import { lstat, mkdir, open, readFile } from 'node:fs/promises'
+import { lstat, mkdir, open, readdir, readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, posix } from 'node:path'
-import { escapeLine, SkillHostError } from '../../common/index.js'
+import { escapeLine, quoteName, SkillHostError } from '../../common/index.js'
 import type { ScriptRunResult, SessionWorkspace } from '../../tiers/scripts/index.js'
+import { UsageError } from '../shared/parse-args.js'
 
 // `skillhost run` without --workspace works where the user is: the files the
 // command line names are copied into the private /work before the call, and
@@ -48,21 +49,60 @@ function relativeName(arg: string): string | undefined {
   return rel
 }
 
+/** The most files and bytes the named folders of one run bring into /work. */
+export const USER_FOLDER_COPY_LIMITS = Object.freeze({ files: 2_000, bytes: 64 * 1024 * 1024 })
+
+/**
+ * The regular files under the folder `rel` of `cwd`, each with what it was
+ * when seen, added to `named`: symlinks and other non-regular entries are
+ * left out (never followed), and past `USER_FOLDER_COPY_LIMITS` the run is a
+ * usage error pointing to `--workspace` rather than a partial copy.
+ */
+async function addFolder(
+  cwd: string,
+  rel: string,
+  named: Map<string, NamedFile>,
+  total: { bytes: number },
+): Promise<void> {
+  const entries = await readdir(join(cwd, rel), { withFileTypes: true })
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const path = `${rel}/${entry.name}`
+    if (entry.isDirectory()) {
+      await addFolder(cwd, path, named, total)
+      continue
+    }
+    if (!entry.isFile() || named.has(path)) continue
+    const st = await lstat(join(cwd, path)).catch(() => undefined)
+    if (!st?.isFile()) continue
+    total.bytes += st.size
+    if (named.size >= USER_FOLDER_COPY_LIMITS.files || total.bytes > USER_FOLDER_COPY_LIMITS.bytes)
+      throw new UsageError(
+        `the folders named hold more than ${USER_FOLDER_COPY_LIMITS.files} files or 64 MiB; give --workspace ${quoteName(rel.split('/')[0]!)} to run in a folder itself`,
+      )
+    named.set(path, { path, seen: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } })
+  }
+}
+
 /**
  * The copy plan for the script arguments `args` run from `cwd`: every
- * argument that is a relative path to a regular file there (not a symlink,
- * not a folder) is an input. Nothing is read or written yet.
+ * argument that is a relative path to a regular file there is an input, and
+ * one that names a folder brings its regular files (within
+ * `USER_FOLDER_COPY_LIMITS`); symlinks are never followed. Nothing is read
+ * or written yet.
  */
 export async function userFolderCopy(
   cwd: string,
   args: readonly unknown[],
 ): Promise<UserFolderCopy> {
   const named = new Map<string, NamedFile>()
+  const total = { bytes: 0 }
   for (const arg of args) {
     if (typeof arg !== 'string') continue
     const rel = relativeName(arg)
+    // The user typed these names: their own links on the way are theirs to follow.
     if (rel === undefined || named.has(rel)) continue
     const st = await lstat(join(cwd, rel)).catch(() => undefined)
+    if (st?.isDirectory()) await addFolder(cwd, rel, named, total)
     if (!st?.isFile()) continue
     named.set(rel, { path: rel, seen: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } })
   }
@@ -115,6 +155,9 @@ async function copyBack(
   workspace: SessionWorkspace,
 ): Promise<true | string> {
   const target = join(cwd, rel)
+  // The script chose the name: never write through a symlink on its way out of this folder.
+  if (!(await throughFolders(cwd, rel)))
+    return 'a folder on its way here is a symlink or not a folder'
   const now = await lstat(target).catch(() => undefined)
   if (input === undefined && now !== undefined) return 'a file of that name exists here'
   if (
@@ -142,6 +185,21 @@ async function copyBack(
     }
   } catch (err) {
     return `it could not be written here (${(err as NodeJS.ErrnoException).code ?? 'error'})`
+  }
+  return true
+}
+
+/**
+ * True when every folder on the way from `cwd` to `rel` (not `rel` itself)
+ * is a real folder or does not exist yet: no symlink, so a name leads only
+ * below `cwd`.
+ */
+async function throughFolders(cwd: string, rel: string): Promise<boolean> {
+  const parts = rel.split('/').slice(0, -1)
+  for (let i = 1; i <= parts.length; i++) {
+    const st = await lstat(join(cwd, ...parts.slice(0, i))).catch(() => undefined)
+    if (st === undefined) return true
+    if (!st.isDirectory()) return false
   }
   return true
 }
