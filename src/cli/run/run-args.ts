@@ -70,10 +70,11 @@ export function scriptArgs(
 
 /**
  * The argv of an undeclared script (any file of the skill), from what
- * follows its name: words are its arguments, in order (`scripts/fill.py
- * input.pdf`), run's own flags (and their values) are not, and after `--`
- * everything is, literally (`-- --help`). A flag before `--` that is not
- * run's is a usage error naming the `--` that would pass it, never dropped.
+ * follows its name, as a user types it after `python scripts/pack.py`:
+ * words and flags that are not run's are its arguments, in order
+ * (`unpacked/ out.docx --original in.docx`); run's own flags (and their
+ * values) are not; after `--` everything is, literally (`-- --timeout 5`
+ * gives the script run's flag names too).
  */
 export function undeclaredArgv(rest: readonly string[]): string[] {
   const argv: string[] = []
@@ -86,10 +87,10 @@ export function undeclaredArgv(rest: readonly string[]): string[] {
     }
     const eq = arg.indexOf('=')
     const name = arg.slice(2, eq === -1 ? undefined : eq)
-    if (!RUN_FLAGS.has(name) && !RUN_VALUE_FLAGS.has(name))
-      throw new UsageError(
-        `${arg} is not an option of run; to give it to the script, put it after --: skillhost run <skill-dir> <file> -- ${arg}`,
-      )
+    if (!RUN_FLAGS.has(name) && !RUN_VALUE_FLAGS.has(name)) {
+      argv.push(arg)
+      continue
+    }
     if (RUN_VALUE_FLAGS.has(name) && eq === -1) i += 1
   }
   return argv
