@@ -108,6 +108,41 @@ describe('McpSkillSource follows the server’s list changes', () => {
     expect(ids(manager)).toEqual(['first-skill', 'second-skill'])
   })
 
+  it('stands in front of a handler the host set: both hear each notice, and the host’s is put back', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
+    writeSkill(root, 'first-skill')
+    const { client, serverManager } = await served(root)
+    const { ResourceListChangedNotificationSchema } = await import(
+      '@modelcontextprotocol/sdk/types.js'
+    )
+    let hostHeard = 0
+    let wake: () => void = () => undefined
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      hostHeard += 1
+      wake()
+    })
+    const heardByHost = () =>
+      new Promise<void>((resolve) => {
+        wake = resolve
+      })
+    const source = new McpSkillSource({ client })
+    const manager = await managerOver(source)
+    writeSkill(root, 'second-skill')
+    const refreshed = nextRefresh(manager)
+    let heard = heardByHost()
+    await serverManager.refresh()
+    await Promise.all([refreshed, heard])
+    expect(hostHeard).toBe(1)
+    expect(ids(manager)).toEqual(['first-skill', 'second-skill'])
+    // The manager leaves (its dispose unsubscribes): the host's handler alone hears the next notice.
+    await manager.dispose()
+    heard = heardByHost()
+    await serverManager.refresh()
+    await heard
+    expect(hostHeard).toBe(2)
+  })
+
   it('coalesces a burst into one telling, and the last unsubscribe removes its handler', async () => {
     const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
     cleanups.push(() => rmSync(root, { recursive: true, force: true }))

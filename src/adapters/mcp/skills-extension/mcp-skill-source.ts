@@ -53,8 +53,9 @@ export interface McpSkillSourceOptions {
    * server sends it whenever its catalog changes): `onDidChange` listeners
    * are told, so a manager over this source rediscovers. While anyone
    * listens, this source is the client's handler for that notification (the
-   * SDK keeps one per method). Default true; a host that handles it itself
-   * passes false and calls `changed()` from its own handler.
+   * SDK keeps one per method), calling the handler the host had set first and
+   * putting it back when the last listener leaves. Default true; a host that
+   * would rather pass the notice on itself gives false and calls `changed()`.
    */
   readonly watch?: boolean
 }

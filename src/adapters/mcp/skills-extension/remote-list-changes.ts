@@ -3,21 +3,36 @@ import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk
 
 const LIST_CHANGED = 'notifications/resources/list_changed'
 
+type NotificationHandler = (notification: unknown) => Promise<void> | void
+
+/**
+ * The handler the client already has for `method`, if the SDK lets it be
+ * seen. The SDK keeps one handler per method and has no getter: its table is
+ * read where it is, and when that changes nothing is found and the source's
+ * handler simply takes the place (documented on `McpSkillSourceOptions.watch`).
+ */
+function handlerOf(client: Client, method: string): NotificationHandler | undefined {
+  const table = (client as unknown as { _notificationHandlers?: unknown })._notificationHandlers
+  return table instanceof Map ? (table.get(method) as NotificationHandler | undefined) : undefined
+}
+
 /**
  * Who hears that a server's skill list may have changed. The Skills
  * Extension defines no notification of its own; a server (skillhost's does)
  * sends `notifications/resources/list_changed` when its catalog changes.
  * While anyone listens and `follow` is on, the client's handler for that
- * notification is this one (the SDK keeps one handler per method), removed
- * again when the last listener leaves. `changed()` tells the listeners,
- * once per microtask however often it is called, so a burst of
- * notifications is one rediscovery.
+ * notification is this one, which first calls the handler the host had set
+ * (the SDK keeps one per method); the host's is put back when the last
+ * listener leaves. `changed()` tells the listeners, once per microtask
+ * however often it is called, so a burst of notifications is one rediscovery.
  */
 export class RemoteListChanges {
   readonly #client: Client
   readonly #follow: boolean
   readonly #listeners = new Set<() => void>()
   #pending = false
+  /** The host's handler this one stands in front of, while it does. */
+  #previous: NotificationHandler | undefined
 
   constructor(client: Client, follow: boolean) {
     this.#client = client
@@ -28,15 +43,25 @@ export class RemoteListChanges {
   subscribe(listener: () => void): () => void {
     // A wrapper per subscription, so the same function subscribed twice is two listeners.
     const entry = () => listener()
-    if (this.#listeners.size === 0 && this.#follow)
-      this.#client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    if (this.#listeners.size === 0 && this.#follow) {
+      const previous = handlerOf(this.#client, LIST_CHANGED)
+      this.#previous = previous
+      this.#client.setNotificationHandler(ResourceListChangedNotificationSchema, async (n) => {
         this.changed()
+        await previous?.(n)
       })
+    }
     this.#listeners.add(entry)
     return () => {
       if (!this.#listeners.delete(entry)) return
-      if (this.#listeners.size === 0 && this.#follow)
-        this.#client.removeNotificationHandler(LIST_CHANGED)
+      if (this.#listeners.size > 0 || !this.#follow) return
+      const previous = this.#previous
+      this.#previous = undefined
+      if (previous === undefined) this.#client.removeNotificationHandler(LIST_CHANGED)
+      else
+        this.#client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) =>
+          previous(n),
+        )
     }
   }
 
