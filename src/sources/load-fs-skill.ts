@@ -13,11 +13,11 @@ import type {
   PermissionRequestParse,
   SkillPermissionRequest,
 } from '../skill-model/permission-request.js'
-import { type FsSteps, readCappedStep, runAsync } from './fs-steps.js'
+import { type FsSteps, runAsync } from './fs-steps.js'
 import {
+  readScannedStep,
   type SkillFileEntry,
   type SkillFolderScan,
-  scannedFilePath,
   scanSkillFolderSteps,
 } from './scan-skill-folder.js'
 import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
@@ -112,10 +112,7 @@ export function* readSkillTextSteps(
 ): FsSteps<string> {
   const file = sizedFile(scan, rel, max)
   // Decoded at once, so the read may use a reused buffer.
-  return decodeSkillText(
-    (yield* readCappedStep(scannedFilePath(scan, rel, file), max, rel, file, true)).bytes,
-    rel,
-  )
+  return decodeSkillText((yield* readScannedStep(scan, rel, file, max, true)).bytes, rel)
 }
 
 /** `readSkillTextSteps` through the thread pool. */
@@ -339,13 +336,7 @@ export function* loadFsSkillSteps(
     if (text === undefined) {
       const file = sizedFile(scan, 'SKILL.md', max)
       const keep = options.onSkillMd
-      const { bytes } = yield* readCappedStep(
-        scannedFilePath(scan, 'SKILL.md', file),
-        max,
-        'SKILL.md',
-        file,
-        keep === undefined,
-      )
+      const { bytes } = yield* readScannedStep(scan, 'SKILL.md', file, max, keep === undefined)
       text = decodeSkillHead(bytes)
       keep?.(dir, bytes)
     }

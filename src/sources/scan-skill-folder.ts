@@ -5,12 +5,13 @@ import { SkillHostError } from '../common/errors.js'
 import {
   allSteps,
   type FsSteps,
+  readCappedStep,
   readdirStep,
   realpathStep,
   runAsync,
   statStep,
 } from './fs-steps.js'
-import { asyncSkillFs, childPath } from './skill-fs.js'
+import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
 import type { SkillSourceLimits } from './source-limits.js'
 
 /**
@@ -121,6 +122,32 @@ export function scannedFolders(scan: SkillFolderScan): string[] {
  */
 export function scannedFilePath(scan: SkillFolderScan, rel: string, file: SkillFileEntry): string {
   return file.target ?? childPath(scan.dir, rel)
+}
+
+/**
+ * Reads the scanned file `rel` (its entry `file`) within `maxBytes`: at
+ * `scannedFilePath`, refused unless the file opened is the one the scan saw
+ * (`E_SKILL_SOURCE_FAILED`). `transient`: the bytes may sit in a reused
+ * buffer, so the caller must be done with them before the next read.
+ */
+export function readScannedStep(
+  scan: SkillFolderScan,
+  rel: string,
+  file: SkillFileEntry,
+  maxBytes: number,
+  transient?: boolean,
+): FsSteps<CappedFile> {
+  return readCappedStep(scannedFilePath(scan, rel, file), maxBytes, rel, file, transient)
+}
+
+/** `readScannedStep` through the thread pool: the bytes alone. */
+export async function readScanned(
+  scan: SkillFolderScan,
+  rel: string,
+  file: SkillFileEntry,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  return (await runAsync(readScannedStep(scan, rel, file, maxBytes), asyncSkillFs)).bytes
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { allSteps, type FsSteps, readCappedStep } from './fs-steps.js'
-import { type SkillFolderScan, scannedFilePath } from './scan-skill-folder.js'
+import { allSteps, type FsSteps } from './fs-steps.js'
+import { readScannedStep, type SkillFolderScan } from './scan-skill-folder.js'
 import type { CappedFile } from './skill-fs.js'
 
 /** What a skill content digest looks like: `sha256-` and 44 characters of base64 (as in SRI and npm's `integrity`). */
@@ -96,7 +96,7 @@ export function* skillDigestSteps(
     const unread = batch.filter(([, rel]) => !known?.has(rel))
     const reads = unread.map(([, rel]) => {
       const file = scan.files.get(rel)!
-      return readCappedStep(scannedFilePath(scan, rel, file), maxFileBytes, rel, file)
+      return readScannedStep(scan, rel, file, maxFileBytes)
     })
     const files: CappedFile[] =
       reads.length === 0 ? [] : reads.length === 1 ? [yield* reads[0]!] : yield* allSteps(reads)

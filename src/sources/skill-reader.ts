@@ -8,10 +8,9 @@ import { bytesToStream } from './bytes-to-stream.js'
 import type { CatalogRows } from './catalog-rows.js'
 import { importModuleTools } from './import-module-tools.js'
 import { readSkillText } from './load-fs-skill.js'
-import { type SkillFolderScan, scannedFilePath } from './scan-skill-folder.js'
+import { readScanned, type SkillFolderScan, scannedFilePath } from './scan-skill-folder.js'
 import type { ServedSkills } from './served-skills.js'
 import type { SkillDigests } from './skill-digests.js'
-import { asyncSkillFs } from './skill-fs.js'
 import {
   checkManifestBounds,
   type SkillFileManifest,
@@ -119,8 +118,7 @@ export class SkillReader {
     const max = this.#limits.maxFileBytes
     const read = verifiedReader(ref.id, files, async (path) => {
       const file = scan.files.get(path)!
-      return (await asyncSkillFs.readCapped(scannedFilePath(scan, path, file), max, path, file))
-        .bytes
+      return readScanned(scan, path, file, max)
     })
     return {
       id: ref.id,
@@ -192,16 +190,7 @@ export class SkillReader {
     if (rel === undefined) return bytesToStream(await this.#body(scan))
     const file = scan.files.get(rel)
     if (!file) throw noSuchFile(ref, rel)
-    return bytesToStream(
-      (
-        await asyncSkillFs.readCapped(
-          scannedFilePath(scan, rel, file),
-          this.#limits.maxFileBytes,
-          rel,
-          file,
-        )
-      ).bytes,
-    )
+    return bytesToStream(await readScanned(scan, rel, file, this.#limits.maxFileBytes))
   }
 
   /** One file's size (the body's, with no `path`) and the skill's version. */
@@ -240,8 +229,7 @@ export class SkillReader {
         const rel = normalizeSkillPath(path)
         const file = rel === 'SKILL.md' ? undefined : scan.files.get(rel)
         if (!file) throw noSuchFile(ref, rel)
-        return (await asyncSkillFs.readCapped(scannedFilePath(scan, rel, file), max, rel, file))
-          .bytes
+        return readScanned(scan, rel, file, max)
       },
       size: (path) => (path === 'SKILL.md' ? undefined : scan.files.get(path)?.size),
     }
