@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSkillMcpServer, McpSkillSource } from '../../src/adapters/mcp/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
@@ -40,6 +41,14 @@ async function served(root: string): Promise<{ client: Client; serverManager: Sk
   return { client, serverManager }
 }
 
+/** skillhost's server over a fresh folder holding `first-skill`, and the client connected to it. */
+async function servedOneSkill() {
+  const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }))
+  writeSkill(root, 'first-skill')
+  return { root, ...(await served(root)) }
+}
+
 async function managerOver(source: McpSkillSource): Promise<SkillManager> {
   const manager = await createSkillManager({ sources: [source], gate: async () => undefined })
   cleanups.push(() => manager.dispose())
@@ -64,10 +73,7 @@ const ids = (manager: SkillManager) =>
 
 describe('McpSkillSource follows the server’s list changes', () => {
   it('a skill added on the server reaches the client’s catalog through resources/list_changed', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
-    writeSkill(root, 'first-skill')
-    const { client, serverManager } = await served(root)
+    const { root, client, serverManager } = await servedOneSkill()
     const manager = await managerOver(new McpSkillSource({ client, id: 'remote' }))
     expect(ids(manager)).toEqual(['first-skill'])
 
@@ -80,16 +86,10 @@ describe('McpSkillSource follows the server’s list changes', () => {
   })
 
   it('watch: false leaves the notification to the host, which passes it on with changed()', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
-    writeSkill(root, 'first-skill')
-    const { client, serverManager } = await served(root)
+    const { root, client, serverManager } = await servedOneSkill()
     const source = new McpSkillSource({ client, watch: false })
     const manager = await managerOver(source)
     let told = 0
-    const { ResourceListChangedNotificationSchema } = await import(
-      '@modelcontextprotocol/sdk/types.js'
-    )
     const heard = new Promise<void>((resolve) => {
       client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
         told += 1
@@ -109,13 +109,7 @@ describe('McpSkillSource follows the server’s list changes', () => {
   })
 
   it('stands in front of a handler the host set: both hear each notice, and the host’s is put back', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
-    writeSkill(root, 'first-skill')
-    const { client, serverManager } = await served(root)
-    const { ResourceListChangedNotificationSchema } = await import(
-      '@modelcontextprotocol/sdk/types.js'
-    )
+    const { root, client, serverManager } = await servedOneSkill()
     let hostHeard = 0
     let wake: () => void = () => undefined
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
@@ -144,10 +138,7 @@ describe('McpSkillSource follows the server’s list changes', () => {
   })
 
   it('coalesces a burst into one telling, and the last unsubscribe removes its handler', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'skillhost-remote-changes-'))
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }))
-    writeSkill(root, 'first-skill')
-    const { client, serverManager } = await served(root)
+    const { client, serverManager } = await servedOneSkill()
     const source = new McpSkillSource({ client })
     let calls = 0
     const off = source.onDidChange(() => {

@@ -40,6 +40,18 @@ async function userFolder(name: string, files: Record<string, string>): Promise<
   return dir
 }
 
+/** A skill folder `name` under the test folder with one script `script`, its text `body`. */
+async function scriptSkill(name: string, script: string, body: string): Promise<string> {
+  const dir = join(tmp, name)
+  await mkdir(join(dir, 'scripts'), { recursive: true })
+  await writeFile(
+    join(dir, 'SKILL.md'),
+    `---\nname: ${name}\ndescription: A test skill.\n---\n# ${name}\n`,
+  )
+  await writeFile(join(dir, 'scripts', script), body)
+  return dir
+}
+
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'skillhost-run-here-'))
   // As root, a root-owned --workspace is used as nobody, who must traverse to it.
@@ -108,11 +120,9 @@ describe.skipIf(process.platform !== 'linux')('skillhost run in the current fold
     await writeFile(join(here, 'skill-copy/SKILL.md'), '# copy\n')
     await writeFile(join(here, 'skill-copy/scripts/a.py'), 'print(1)\n')
     await symlink('/etc/hostname', join(here, 'skill-copy/host-link'))
-    const lister = join(tmp, 'lister')
-    await mkdir(join(lister, 'scripts'), { recursive: true })
-    await writeFile(join(lister, 'SKILL.md'), '---\nname: lister\ndescription: Lists.\n---\n# L\n')
-    await writeFile(
-      join(lister, 'scripts/list.sh'),
+    const lister = await scriptSkill(
+      'lister',
+      'list.sh',
       '#!/bin/sh\nfind "$1" | sort\necho made > "$1/made.txt"\n',
     )
     const out = await run([lister, 'scripts/list.sh', 'skill-copy'], here)
@@ -129,11 +139,9 @@ describe.skipIf(process.platform !== 'linux')('skillhost run in the current fold
     const outside = await mkdtemp(join(tmp, 'outside-'))
     const here = await userFolder('linked', { 'in.txt': 'x\n' })
     await symlink(outside, join(here, 'link'))
-    const writer = join(tmp, 'writer')
-    await mkdir(join(writer, 'scripts'), { recursive: true })
-    await writeFile(join(writer, 'SKILL.md'), '---\nname: writer\ndescription: Writes.\n---\n# W\n')
-    await writeFile(
-      join(writer, 'scripts/w.sh'),
+    const writer = await scriptSkill(
+      'writer',
+      'w.sh',
       '#!/bin/sh\nmkdir -p link/deep && echo pwned > link/new.txt && echo pwned > link/deep/n.txt\n',
     )
     const out = await run([writer, 'scripts/w.sh', 'in.txt'], here)

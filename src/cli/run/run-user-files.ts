@@ -65,7 +65,8 @@ async function addFolder(
   total: { bytes: number },
 ): Promise<void> {
   const entries = await readdir(join(cwd, rel), { withFileTypes: true })
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  // Any order: the limits hold for the whole folder, and a copy is all or nothing.
+  for (const entry of entries) {
     const path = `${rel}/${entry.name}`
     if (entry.isDirectory()) {
       await addFolder(cwd, path, named, total)
@@ -77,7 +78,7 @@ async function addFolder(
     total.bytes += st.size
     if (named.size >= USER_FOLDER_COPY_LIMITS.files || total.bytes > USER_FOLDER_COPY_LIMITS.bytes)
       throw new UsageError(
-        `the folders named hold more than ${USER_FOLDER_COPY_LIMITS.files} files or 64 MiB; give --workspace ${quoteName(rel.split('/')[0]!)} to run in a folder itself`,
+        `the folders named hold more than ${USER_FOLDER_COPY_LIMITS.files} files or ${USER_FOLDER_COPY_LIMITS.bytes / 1024 / 1024} MiB; give --workspace ${quoteName(rel.split('/')[0]!)} to run in a folder itself`,
       )
     named.set(path, { path, seen: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } })
   }
