@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   E_ABORTED: { status: 499, summary: 'The turn was aborted by the caller.' },
   // the command line (skillhost's CLI only)
   E_CLI_USAGE: { status: 400, summary: 'A command line is wrong: a flag, a value or an argument.' },
+  E_CLI_ROOT_UNUSABLE: {
+    status: 404,
+    summary: 'A skill root given on the command line is missing, not a folder, or unreadable.',
+  },
   E_CLI_FAILED: { status: 500, summary: 'A CLI command failed for a reason no other code names.' },
   // manifests and sources
   E_SKILL_MANIFEST_INVALID: {

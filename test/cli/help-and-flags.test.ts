@@ -146,7 +146,15 @@ describe('flags in any position (issue 12 item 9)', () => {
       // A script's parameter before the script's name is a usage error, not a guess.
       const early = await binary(['run', '--top', '3', skill, 'count', 'samples/sample.txt'])
       expect(early.code).toBe(64)
-      expect(early.stderr).toContain("before the script's parameters")
+      expect(early.stderr).toContain('unknown option --top before the skill folder and script name')
+      // With --json the same words come as the JSON error, and stderr stays empty.
+      const bogus = await binary(['run', '--json', '--bogus', skill, 'count'])
+      expect(bogus.code).toBe(64)
+      expect(bogus.stderr).toBe('')
+      expect(JSON.parse(bogus.stdout).error).toEqual({
+        code: 'E_CLI_USAGE',
+        message: expect.stringContaining('unknown option --bogus'),
+      })
     },
   )
 })

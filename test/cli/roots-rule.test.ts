@@ -72,6 +72,48 @@ describe('a root that cannot be searched: named, the others used, exit 1', () =>
     })
   })
 
+  it('lock with no usable root names it once and exits 1, no second line', async () => {
+    const r = await cli(['lock', '--out', join(tmp, 'none.lock.json'), missing])
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `skillhost lock: skill root ${missing} does not exist\n`,
+    })
+  })
+
+  // With --json an error is JSON on stdout and stderr stays empty (issue 40.3).
+  it.each([
+    ['run', ['run', '--json', 'MISSING', 'x.py'], 66],
+    ['run on a file', ['run', '--json', 'FILE', 'x'], 66],
+  ])('%s --json: the error as JSON on stdout, nothing on stderr', async (_label, argv, code) => {
+    const args = argv.map((a) => (a === 'MISSING' ? missing : a === 'FILE' ? file : a))
+    const r = await cli(args)
+    expect(r.code).toBe(code)
+    expect(r.stderr).toBe('')
+    const shown = args[2] === missing ? `${missing} does not exist` : `${file} is not a folder`
+    expect(JSON.parse(r.stdout)).toEqual({
+      error: { code: 'E_CLI_ROOT_UNUSABLE', message: `skill root ${shown}` },
+    })
+  })
+
+  it('list --json and validate --json: nothing on stderr, each unusable root in the document', async () => {
+    const list = await cli(['list', '--json', missing])
+    expect(list.code).toBe(1)
+    expect(list.stderr).toBe('')
+    expect(JSON.parse(list.stdout).sourceErrors).toEqual([
+      { root: missing, message: 'skill root does not exist' },
+    ])
+    const validate = await cli(['validate', '--json', missing, file])
+    expect(validate.code).toBe(1)
+    expect(validate.stderr).toBe('')
+    const report = JSON.parse(validate.stdout) as { ok: boolean; unusableRoots: unknown }
+    expect(report.ok).toBe(false)
+    expect(report.unusableRoots).toEqual([
+      { root: missing, reason: 'does not exist' },
+      { root: file, reason: 'is not a folder' },
+    ])
+  })
+
   it('demo --root on a missing folder exits 1 and names it', async () => {
     const r = await cli(['demo', '--root', missing, '--no-scripts'])
     expect(r.code).toBe(1)

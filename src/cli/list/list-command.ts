@@ -193,7 +193,7 @@ export const listCommand: CliCommand = {
     const found = cliRoots(args)
     requireRoots(found)
     const lock = await lockedFlag(args.strings.locked)
-    const roots = usableRoots(found.roots, io, 'list')
+    const roots = usableRoots(found.roots, io, 'list', args.booleans.json === true)
     const progress = discoveryProgress(io, 'skillhost list')
     // The user's python is asked where it lives while the walk runs, not before it.
     const python = prepareScriptInterpreters()

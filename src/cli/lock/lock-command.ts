@@ -90,6 +90,8 @@ export const lockCommand: CliCommand = {
     const found = cliRoots(args)
     requireRoots(found)
     const usable = usableRoots(found.roots, io, 'lock')
+    // Each unusable root was named; with none left there is nothing to pin or check.
+    if (usable.usable.length === 0) return UNUSABLE_ROOT_STATUS
     const out = resolve(args.strings.out ?? DEFAULT_LOCKFILE)
     // The same source serve builds from these flags, so the same skills win.
     const source = new FileSystemSkillSource({

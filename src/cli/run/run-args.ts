@@ -1,3 +1,4 @@
+import { escapeLine } from '../../common/index.js'
 import type { SkillScriptDeclaration } from '../../sources/index.js'
 import { UsageError } from '../shared/parse-args.js'
 import { SANDBOX_LIST_FLAGS } from '../shared/sandbox-flags.js'
@@ -144,7 +145,7 @@ export function runTarget(argv: readonly string[]): {
     const name = arg.slice(2, eq === -1 ? undefined : eq)
     if (!RUN_FLAGS.has(name) && !RUN_VALUE_FLAGS.has(name))
       throw new UsageError(
-        `give a skill folder and a script name before the script's parameters (got ${arg})`,
+        `unknown option ${escapeLine(arg.slice(0, eq === -1 ? undefined : eq))} before the skill folder and script name; a script's own flags go after them`,
       )
     own.push(arg)
     if (RUN_VALUE_FLAGS.has(name) && eq === -1) {

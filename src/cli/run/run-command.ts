@@ -21,7 +21,7 @@ import {
   SANDBOX_LIST_FLAGS,
   sandboxOptionsFrom,
 } from '../shared/sandbox-flags.js'
-import { usableRoots } from '../shared/usable-roots.js'
+import { unusableRootError, usableRoots } from '../shared/usable-roots.js'
 import { optionValues, runTarget, scriptArgs, undeclaredArgv } from './run-args.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
@@ -121,8 +121,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const dash = rest.indexOf('--')
   // run's own flags stand before `--`; everything after it is the script's, verbatim.
   const own = dash === -1 ? rest : rest.slice(0, dash)
-  if (usableRoots([resolve(skillDir)], io, 'run').unusable.length > 0) return RUN_EXIT.noInput
   const json = wantsJson(argv)
+  // Text mode names the root on stderr as every command does; --json says it on stdout.
+  const [unusable] = usableRoots([resolve(skillDir)], io, 'run', json).unusable
+  if (unusable !== undefined) {
+    if (!json) return RUN_EXIT.noInput
+    const status = RUN_EXIT.noInput
+    return reportError(unusableRootError(unusable), { io, command: 'run', json, status })
+  }
   const lockedPath = optionValues(own, 'locked').at(-1)
   let lock: SkillLock | undefined
   try {

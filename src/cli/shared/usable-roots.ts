@@ -1,6 +1,6 @@
 import { opendirSync, statSync } from 'node:fs'
 import { relative } from 'node:path'
-import { escapeLine } from '../../common/index.js'
+import { escapeLine, SkillHostError } from '../../common/index.js'
 import type { CliIo } from './cli-command.js'
 
 /**
@@ -39,9 +39,16 @@ function unusableReason(root: string): string | undefined {
  * The one rule every command applies to its roots: each root that is
  * missing, not a folder or unreadable is named on stderr in one line
  * (`skillhost <command>: skill root PATH does not exist`), and the command
- * goes on with the others; it then ends with `UNUSABLE_ROOT_STATUS`.
+ * goes on with the others; it then ends with `UNUSABLE_ROOT_STATUS`. With
+ * `json` nothing is written: the command puts `unusable` in its JSON
+ * document on stdout, where a program reading it looks (stderr stays empty).
  */
-export function usableRoots(roots: readonly string[], io: CliIo, command: string): RootCheck {
+export function usableRoots(
+  roots: readonly string[],
+  io: CliIo,
+  command: string,
+  json = false,
+): RootCheck {
   const usable: string[] = []
   const unusable: UnusableRoot[] = []
   for (const root of roots) {
@@ -49,10 +56,24 @@ export function usableRoots(roots: readonly string[], io: CliIo, command: string
     if (reason === undefined) usable.push(root)
     else {
       unusable.push({ root, reason })
+      if (json) continue
       const near = relative(process.cwd(), root) || '.'
       const path = escapeLine(near.startsWith('..') ? root : near)
       io.stderr(`skillhost ${command}: skill root ${path} ${reason}\n`)
     }
   }
   return { usable, unusable }
+}
+
+/**
+ * The error a command that needs every root it was given (`run`, `lock`)
+ * reports when one cannot be searched: `E_CLI_ROOT_UNUSABLE`, naming the
+ * root as the person typed it.
+ */
+export function unusableRootError(unusable: UnusableRoot): SkillHostError {
+  const near = relative(process.cwd(), unusable.root) || '.'
+  return new SkillHostError(
+    'E_CLI_ROOT_UNUSABLE',
+    `skill root ${escapeLine(near.startsWith('..') ? unusable.root : near)} ${unusable.reason}`,
+  )
 }

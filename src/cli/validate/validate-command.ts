@@ -60,7 +60,10 @@ const HELP: HelpSpec = {
           text: 'report what a lenient host would load (spec violations it tolerates are warnings)',
         },
         { term: '--strict', text: 'the default verdict; accepted for compatibility (no-op)' },
-        { term: '--json', text: 'print the report as JSON' },
+        {
+          term: '--json',
+          text: 'print the report as JSON: { ok, skills, notSearched, unusableRoots }',
+        },
         OVERLAYS_HELP,
         {
           ...LOCKED_HELP,
@@ -237,7 +240,7 @@ export const validateCommand: CliCommand = {
       throw new UsageError('--lenient and --strict contradict each other; give one')
     const found = cliRoots(args)
     requireRoots(found)
-    const roots = usableRoots(found.roots, io, 'validate')
+    const roots = usableRoots(found.roots, io, 'validate', args.booleans.json === true)
     const overlays = overlayDirs(args.lists.overlays)
     const flags = parseSandboxFlags(args.lists)
     // The user's python is asked where it lives while the first walk runs, not before it.
@@ -266,7 +269,8 @@ export const validateCommand: CliCommand = {
     progress.done()
     entries.push(...(await validateOrphanOverlays(overlays, ids)))
     const ok = entries.every((e) => e.valid) && roots.unusable.length === 0
-    if (args.booleans.json) writeJson({ ok, skills: entries, notSearched }, io.stdout)
+    if (args.booleans.json)
+      writeJson({ ok, skills: entries, notSearched, unusableRoots: roots.unusable }, io.stdout)
     else print(entries, notSearched, io)
     return ok ? 0 : 1
   },
