@@ -25,7 +25,14 @@ with_progress() {
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
   with_progress "installing packages (npm ci)" npm ci --no-audit --no-fund --loglevel=error
 fi
-with_progress "building (tsc -p tsconfig.build.json)" npx tsc -p tsconfig.build.json
+# The build is skipped while dist/ is newer than every source and build setting:
+# a second `npm run demo` starts at once instead of rerunning tsc.
+build_inputs=(src tsconfig.json tsconfig.build.json package.json)
+if [[ -f dist/cli/main.js ]] && [[ -z "$(find "${build_inputs[@]}" -newer dist/cli/main.js -print -quit)" ]]; then
+  echo "== build is current (dist/ is newer than src/)"
+else
+  with_progress "building (tsc -p tsconfig.build.json)" npx tsc -p tsconfig.build.json
+fi
 echo
 echo "== skillhost validate examples/skills"
 node dist/cli/main.js validate examples/skills
@@ -36,5 +43,6 @@ echo
 echo "== skillhost prompt examples/skills"
 node dist/cli/main.js prompt examples/skills
 echo
-echo "== skillhost demo (a scripted model unless OPENAI_API_KEY or ANTHROPIC_API_KEY is set)"
-node dist/cli/main.js demo
+echo "== skillhost demo $* (a scripted model unless OPENAI_API_KEY or ANTHROPIC_API_KEY is set)"
+# The demo's own flags (npm run demo -- --no-scripts) reach it.
+node dist/cli/main.js demo "$@"

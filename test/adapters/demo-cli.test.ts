@@ -57,6 +57,9 @@ describe('skillhost demo (built binary, no API key)', () => {
     expect(reread).toContain('loaded skill bodies ≈0 tok (none loaded)')
     expect(reread).not.toMatch(/offered .*(convert_units|json_diff)/)
     expect(stdout).toContain('after the run: loaded [], projected []')
+    // The final answer is printed once, as the assistant's, not also as a step's text.
+    expect(stdout.split('(1) 26.2 mi = 42.1648 km (2)')).toHaveLength(2)
+    expect(stdout).toMatch(/^assistant: \(1\) 26\.2 mi/m)
   })
 
   it.skipIf(process.platform !== 'linux')(

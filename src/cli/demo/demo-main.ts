@@ -172,7 +172,8 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
             )
           }
         }
-        if (step.text) out(`  model: ${step.text}`)
+        // The last step's text is the answer, printed once below as `assistant:`.
+        if (step.text && step.toolCalls.length > 0) out(`  model: ${step.text}`)
       },
     })
     out()
@@ -182,7 +183,8 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
     )
     if (workspace) {
       const files = (await workspace.list()).filter((e) => e.kind === 'file')
-      out(`workspace after the run: ${files.map((f) => `${f.path} (${f.size} bytes)`).join(', ')}`)
+      const listed = files.map((f) => `${f.path} (${f.size} bytes)`).join(', ')
+      out(`workspace after the run: ${listed || 'empty'}`)
     }
     out(
       `system prompt now carries ≈${estimateTokens(renderProjectedSkills(ctx.retrievables.all()))} tokens of skill bodies`,
