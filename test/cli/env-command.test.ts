@@ -137,3 +137,19 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     })
   },
 )
+
+describe('skillhost env --help and flags (issue 40.8)', () => {
+  it('lists only what env honours, in its own words, and refuses a flag it would ignore', async () => {
+    const help = await cli(['env', '--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('--interpreter python=PATH')
+    expect(help.stdout).not.toContain('NAME=PATH')
+    expect(help.stdout).not.toContain('--read-path')
+    expect(help.stdout).not.toContain('with --provision')
+    for (const flag of ['--find-links DIR', '--index-url URL', '--env-cache DIR', '--lock FILE'])
+      expect(help.stdout).toContain(flag)
+    const readPath = await cli(['env', '--read-path', tmpdir(), 'some-skill'])
+    expect(readPath).toMatchObject({ code: 2, stdout: '' })
+    expect(readPath.stderr).toContain('skillhost env: unknown option --read-path')
+  })
+})

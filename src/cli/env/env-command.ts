@@ -12,12 +12,11 @@ import {
 import type { CliCommand } from '../shared/cli-command.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
-import {
-  parseSandboxFlags,
-  SANDBOX_FLAGS_HELP,
-  SANDBOX_LIST_FLAGS,
-} from '../shared/sandbox-flags.js'
+import { parseSandboxFlags, SANDBOX_FLAGS_HELP } from '../shared/sandbox-flags.js'
 import { usableRoots } from '../shared/usable-roots.js'
+
+/** The flags of `run`/`serve` that shape provisioning: env takes these and `--interpreter` only. */
+const PROVISION_FLAGS = ['find-links', 'index-url', 'env-cache'] as const
 
 const HELP: HelpSpec = {
   usage: [
@@ -32,7 +31,14 @@ const HELP: HelpSpec = {
           term: '--lock FILE',
           text: "record what each set resolved to (names, versions, wheel sha256) in the skill's entry of lockfile FILE (skillhost lock writes it), so serve --locked FILE --provision rebuilds the same environments with --require-hashes",
         },
-        ...SANDBOX_FLAGS_HELP.filter((h) => !h.term.startsWith('--provision')),
+        {
+          term: '--interpreter python=PATH',
+          text: "the python to build the environments over, as run and serve will use it (default: the PATH's python3)",
+        },
+        // The provisioning flags, in env's own words: env always provisions.
+        ...SANDBOX_FLAGS_HELP.filter((h) =>
+          PROVISION_FLAGS.some((f) => h.term.startsWith(`--${f}`)),
+        ).map((h) => ({ term: h.term, text: h.text.replace(/^with --provision: /, '') })),
         { term: '-h, --help', text: 'show this help' },
       ],
     },
@@ -45,7 +51,8 @@ export const envCommand: CliCommand = {
   summary: "build the python environments a skill's scripts declare (for --provision)",
   help: HELP,
   async run(argv, io) {
-    const args = parseArgs(argv, { strings: ['lock'], lists: [...SANDBOX_LIST_FLAGS] })
+    // No --read-path: env runs no script, so there is nothing for a script to read.
+    const args = parseArgs(argv, { strings: ['lock'], lists: ['interpreter', ...PROVISION_FLAGS] })
     const [skillDir, ...extra] = args.positionals
     if (skillDir === undefined || extra.length > 0) throw new UsageError('give one skill folder')
     const root = resolve(skillDir)
