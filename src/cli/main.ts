@@ -3,6 +3,7 @@ import { escapeControls } from '../common/index.js'
 import { main } from './cli-main.js'
 import type { CliIo } from './shared/cli-command.js'
 import { CLEAR_LINE, DISCOVERY_PROGRESS_DELAY_MS } from './shared/discovery-progress.js'
+import { unsupportedRuntimeLine } from './shared/runtime-support.js'
 
 /** The status of a command whose output pipe closed: 128 + SIGPIPE, as a shell reports it. */
 const EXIT_BROKEN_PIPE = 141
@@ -35,4 +36,7 @@ for (const stream of [process.stdout, process.stderr]) {
     process.exit(EXIT_BROKEN_PIPE)
   })
 }
+// One line on an unsupported Node.js; the command still runs.
+const unsupported = unsupportedRuntimeLine(process.version)
+if (unsupported !== undefined) process.stderr.write(unsupported)
 process.exitCode = await main(process.argv.slice(2), io)
