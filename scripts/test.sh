@@ -71,10 +71,12 @@ runtimes=()
 for major in "${NODE_MAJORS[@]}"; do runtimes+=("$(node_runtime "$major")"); done
 
 # Checks that do not depend on the runtime run once, with the machine's node.
-npx biome check .
-npx tsc -p tsconfig.json --noEmit
-npx tsc -p tsconfig.build.json
-npx publint --strict
+# Each step says it is still running every 10 s (a typecheck takes about a minute on 2 cores).
+source scripts/with-progress.sh
+with_progress "lint (biome check)" npx biome check .
+with_progress "typecheck (tsc --noEmit)" npx tsc -p tsconfig.json --noEmit
+bash scripts/build-dist.sh
+with_progress "package check (publint --strict)" npx publint --strict
 
 # The whole vitest suite once per runtime, one after the other (2 cores).
 # Each prints its own line; the last line is the plain total any CI reads.

@@ -60,7 +60,8 @@ describe('scripts/demo.sh (npm run demo)', () => {
   it('passes its flags to the demo and skips the build while dist/ is current', async () => {
     // dist/ as the test command built it: newer than every source.
     const later = new Date(Date.now() + 60_000)
-    await utimes(join(copy, 'dist/cli/main.js'), later, later)
+    await writeFile(join(copy, 'dist/.build-stamp'), '')
+    await utimes(join(copy, 'dist/.build-stamp'), later, later)
     const r = await demoScript(['--no-scripts'])
     expect(r.code, r.stdout).toBe(0)
     expect(r.stdout).not.toContain('installing packages')
@@ -78,7 +79,7 @@ describe('scripts/demo.sh (npm run demo)', () => {
     await mkdir(shim)
     await writeFile(join(shim, 'npx'), `#!/bin/sh\necho "$*" >> "${shim}/calls"\n`, { mode: 0o755 })
     const earlier = new Date(Date.now() - 3_600_000)
-    await utimes(join(copy, 'dist/cli/main.js'), earlier, earlier)
+    await utimes(join(copy, 'dist/.build-stamp'), earlier, earlier)
     const r = await demoScript(['--no-scripts'], `${shim}:${process.env.PATH}`)
     expect(r.code, r.stdout).toBe(0)
     expect(r.stdout).toContain('== building (tsc -p tsconfig.build.json)')
