@@ -135,6 +135,15 @@ describe('skillhost CLI', () => {
     expect(r.stdout).not.toContain('evil.example')
   })
 
+  it('validate lines up its columns: every path starts in the same column (issue 40.13)', async () => {
+    const r = await run(['validate', examples])
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.stdout.split('\n').filter((l) => /^(ok|invalid)/.test(l))
+    expect(rows.length).toBeGreaterThan(2)
+    const starts = new Set(rows.map((l) => l.indexOf('examples/skills/')))
+    expect(starts.size).toBe(1)
+  })
+
   it('prompt caps each description at 1,024 characters (issue 10 item 18)', async () => {
     const r = await run(['prompt', join(tmp, 'long')])
     expect(r.code, r.stderr).toBe(0)

@@ -31,6 +31,7 @@ import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { parseSandboxFlags } from '../shared/sandbox-flags.js'
+import { padToWidth, textWidth } from '../shared/text-width.js'
 import { usableRoots } from '../shared/usable-roots.js'
 import { writeJson } from '../shared/write-json.js'
 
@@ -161,6 +162,8 @@ async function validateRoot(
     // A changed pinned skill's descriptor fails with the same text, as an error.
     if (p.code === 'E_SKILL_NOT_PINNED' && p.severity === 'warning') continue
     const e = entry(p.hostPath ?? p.location)
+    // An invalid skill is shown by the name its manifest gave, when it gave one.
+    if (e.name === undefined && p.id !== undefined) Object.assign(e, { name: p.id })
     if (p.severity === 'error') {
       e.errors.push(p.message)
       Object.assign(e, { valid: false })
@@ -207,15 +210,22 @@ async function validateOrphanOverlays(
 /** The text report: one line per skill and one per problem (skill text is shown escaped). */
 const shown = (path: string): string => escapeLine(relative(process.cwd(), path) || '.')
 
+/** The widest the name column grows; a longer name pushes its own path right. */
+const NAME_COLUMN_MAX = 32
+
 function print(
   entries: readonly ValidateEntry[],
   notSearched: readonly SkillProblem[],
   io: CliIo,
 ): void {
-  for (const e of entries) {
+  // The name column as wide as its widest name (up to NAME_COLUMN_MAX), so paths line up.
+  const names = entries.map((e) => escapeLine(e.name ?? '-'))
+  const width = Math.min(NAME_COLUMN_MAX, Math.max(0, ...names.map((n) => textWidth(n))))
+  for (const [i, e] of entries.entries()) {
     const path = shown(e.path)
     const mark = !e.valid ? 'invalid' : e.warnings.length > 0 ? 'ok (warnings)' : 'ok'
-    io.stdout(`${mark.padEnd(13)} ${escapeLine(e.name ?? '-')}  ${path}\n`)
+    const name = names[i]!
+    io.stdout(`${mark.padEnd(13)} ${padToWidth(name, width)}  ${path}\n`)
     for (const m of e.errors) io.stdout(`    error: ${escapeLine(m)}\n`)
     for (const m of e.warnings) io.stdout(`    warning: ${escapeLine(m)}\n`)
   }
