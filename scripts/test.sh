@@ -70,6 +70,9 @@ node_runtime() {
 runtimes=()
 for major in "${NODE_MAJORS[@]}"; do runtimes+=("$(node_runtime "$major")"); done
 
+# Colours only for a terminal: a log or a pipe (CI sets CI, which turns vitest's colours on) gets plain text.
+[[ -t 1 ]] || export NO_COLOR=1
+
 # Checks that do not depend on the runtime run once, with the machine's node.
 # Each step says it is still running every 10 s (a typecheck takes about a minute on 2 cores).
 source scripts/with-progress.sh
