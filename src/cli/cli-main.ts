@@ -1,32 +1,11 @@
-import { demoCommand } from './demo/demo-command.js'
-import { envCommand } from './env/env-command.js'
-import { listCommand } from './list/list-command.js'
-import { lockCommand } from './lock/lock-command.js'
-import { promptCommand } from './prompt/prompt-command.js'
-import { runCommand } from './run/run-command.js'
-import { serveCommand } from './serve/serve-command.js'
-import type { CliCommand, CliIo } from './shared/cli-command.js'
+import { COMMANDS } from './commands.js'
+import type { CliIo } from './shared/cli-command.js'
 import { type HelpSpec, helpWidth, renderHelp } from './shared/help-text.js'
 import { packageVersion } from './shared/package-version.js'
 import { reportError, wantsJson } from './shared/report-error.js'
-import { validateCommand } from './validate/validate-command.js'
 
-/**
- * The command table. `run` (one script under the sandbox) and `serve` (MCP
- * over stdio) are added here as one entry each, in their own files.
- */
-export const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
-  [
-    validateCommand,
-    listCommand,
-    promptCommand,
-    lockCommand,
-    runCommand,
-    envCommand,
-    serveCommand,
-    demoCommand,
-  ].map((c) => [c.name, c]),
-)
+/** The command table (`commands.ts`), re-exported for the CLI's tests. */
+export { COMMANDS }
 
 /** `skillhost --help`: the forms of the command line and the command table. */
 function usage(): HelpSpec {
@@ -85,15 +64,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       const why = command ? 'help takes one command' : `no command "${topic}"`
       return usageError(io, 'skillhost help', why, 'skillhost')
     }
-    io.stdout(`${renderHelp(command.help, width)}\n`)
+    io.stdout(`${renderHelp((await command.load()).help, width)}\n`)
     return 0
   }
   if (name === '--version' || name === '-v') {
     io.stdout(`${packageVersion()}\n`)
     return 0
   }
-  const command = COMMANDS.get(name)
-  if (!command) return usageError(io, 'skillhost', `unknown command "${name}"`, 'skillhost')
+  const entry = COMMANDS.get(name)
+  if (!entry) return usageError(io, 'skillhost', `unknown command "${name}"`, 'skillhost')
+  const command = await entry.load()
   if (asksHelp(rest)) {
     io.stdout(`${renderHelp(command.help, width)}\n`)
     return 0
@@ -104,7 +84,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return reportError(err, {
       io,
       command: name,
-      json: command.json === true && wantsJson(rest),
+      json: entry.json === true && wantsJson(rest),
       usage: `Try 'skillhost ${name} --help'.`,
     })
   }

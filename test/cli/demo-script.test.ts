@@ -46,7 +46,7 @@ function demoScript(
   args: string[],
   path = process.env.PATH,
 ): Promise<{ code: number | null; stdout: string }> {
-  const env = { ...process.env, PATH: path }
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: path }
   delete env.OPENAI_API_KEY
   delete env.ANTHROPIC_API_KEY
   return new Promise((resolve) => {

@@ -42,7 +42,6 @@ const HELP: HelpSpec = {
  */
 export const demoCommand: CliCommand = {
   name: 'demo',
-  summary: 'run a narrated agent conversation through the AI SDK adapter',
   help: HELP,
   run: async (argv, io) => {
     try {

@@ -48,7 +48,6 @@ const HELP: HelpSpec = {
 /** `skillhost env`: provisions a skill's script environments ahead of `run`/`serve --provision`. */
 export const envCommand: CliCommand = {
   name: 'env',
-  summary: "build the python environments a skill's scripts declare (for --provision)",
   help: HELP,
   async run(argv, io) {
     // No --read-path: env runs no script, so there is nothing for a script to read.

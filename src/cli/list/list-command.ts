@@ -174,9 +174,7 @@ function print(catalog: CliCatalog, tools: readonly ListedTools[], io: CliIo): v
 /** `skillhost list`: the catalog of the given roots, with shadowed and skipped skills. */
 export const listCommand: CliCommand = {
   name: 'list',
-  summary: 'list discovered skills, shadowed copies and skipped folders',
   help: HELP,
-  json: true,
   async run(argv, io) {
     const args = parseArgs(argv, {
       booleans: [

@@ -76,7 +76,6 @@ function printProblems(problems: readonly SkillProblem[], io: CliIo): void {
 /** `skillhost lock`: write a lockfile pinning every skill the roots serve. */
 export const lockCommand: CliCommand = {
   name: 'lock',
-  summary: 'pin the skills the roots serve to a lockfile (for serve --locked)',
   help: HELP,
   async run(argv, io) {
     const args = parseArgs(argv, {

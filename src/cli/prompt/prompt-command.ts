@@ -42,7 +42,6 @@ const HELP: HelpSpec = {
 /** `skillhost prompt`: the `<available_skills>` block for the given roots. */
 export const promptCommand: CliCommand = {
   name: 'prompt',
-  summary: 'print the <available_skills> block for a system prompt',
   help: HELP,
   async run(argv, io) {
     const args = parseArgs(argv, {

@@ -304,8 +304,6 @@ async function runWithStatus(argv: readonly string[], io: CliIo): Promise<number
 /** `skillhost run`: one script of one skill under the same sandbox a model's call gets. */
 export const runCommand: CliCommand = {
   name: 'run',
-  summary: 'run one script of a skill under the sandbox',
   help: HELP,
-  json: true,
   run: runWithStatus,
 }

@@ -122,7 +122,6 @@ const HELP: HelpSpec = {
  */
 export const serveCommand: CliCommand = {
   name: 'serve',
-  summary: 'serve skills over MCP (stdio or --http)',
   help: HELP,
   run: async (argv, io) =>
     (await import('./serve-main.js')).runServe(argv, io, renderHelp(HELP, helpWidth(io.columns))),

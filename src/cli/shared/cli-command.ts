@@ -33,18 +33,13 @@ export interface CliIo {
 /**
  * One `skillhost` subcommand. `run` resolves to the process exit code; help
  * (`--help` or `-h` before any `--`) is answered by the CLI from `help`,
- * before `run` is called.
+ * before `run` is called. Its one-line summary and whether it takes `--json`
+ * live in the command table (`cli/commands.ts`), which the CLI reads without
+ * loading the command.
  */
 export interface CliCommand {
   readonly name: string
-  /** One line for the command list in `skillhost --help`. */
-  readonly summary: string
   /** The `--help` text, drawn by `renderHelp` at the terminal's width (at most 80). */
   readonly help: HelpSpec
-  /**
-   * The command takes `--json`; with it, its errors are JSON on stdout too
-   * (`reportError`). Commands without it report errors as text only.
-   */
-  readonly json?: boolean
   run(argv: readonly string[], io: CliIo): Promise<number>
 }

@@ -237,9 +237,7 @@ function print(
 /** `skillhost validate`: a per-skill verdict; exit 1 when anything is invalid. */
 export const validateCommand: CliCommand = {
   name: 'validate',
-  summary: 'check skills against the agentskills.io rules',
   help: HELP,
-  json: true,
   async run(argv, io) {
     const args = parseArgs(argv, {
       booleans: ['json', 'strict', 'lenient', ...ROOT_FLAGS.booleans],
