@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +14,15 @@ function codeAfter(heading: string): string {
   const from = readme.indexOf(heading)
   const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(from))
   if (from === -1 || !match?.[1]) throw new Error(`no ts block after ${heading}`)
+  return match[1]
+}
+
+/** The first fenced shell block after `heading` in the README. */
+function shellAfter(heading: string): string {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  const from = readme.indexOf(heading)
+  const match = /```sh\n([\s\S]*?)```/.exec(readme.slice(from))
+  if (from === -1 || !match?.[1]) throw new Error(`no sh block after ${heading}`)
   return match[1]
 }
 
@@ -52,29 +61,30 @@ describe.skipIf(process.platform !== 'linux')('README quick start', () => {
     }
   })
 
-  it('runs verbatim in a scratch app that installed the packed tarball (issue 12 item 9)', async () => {
-    const scratch = await mkdtemp(join(tmpdir(), 'skillhost-quickstart-'))
+  it('the Install block, as printed, packs this clone and installs it in a fresh app; the quick start runs there (issue 40.1)', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'skillhost-install-'))
+    // The layout the README names: the clone as skillhost/, the app as my-app/.
+    await symlink(root, join(scratch, 'skillhost'))
+    const app = join(scratch, 'my-app')
+    await mkdir(app)
+    await writeFile(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'my-app', private: true, type: 'module' }),
+    )
+    // Every line but apt-get's (the test command installed bubblewrap already).
+    const block = shellAfter('## Install')
+      .split('\n')
+      .filter((line) => !line.startsWith('sudo '))
+      .join('\n')
     try {
-      // The tarball a user would get (dist/ is built by the global setup).
-      const packed = JSON.parse(
-        await exec(
-          'npm',
-          ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch],
-          root,
-        ),
-      ) as { filename: string }[]
-      const tarball = join(scratch, packed[0]!.filename)
-      const app = join(scratch, 'app')
-      await mkdir(app)
-      await writeFile(
-        join(app, 'package.json'),
-        JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }),
-      )
-      await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app)
+      await exec('bash', ['-euo', 'pipefail', '-c', block], scratch)
       // The block exactly as printed, run from the app's folder as the README says.
       await writeFile(join(app, 'quickstart.mjs'), codeAfter('## Quick start'))
       expectQuickStartOutput(await exec(process.execPath, ['quickstart.mjs'], app))
     } finally {
+      // npm pack wrote the tarball into the clone itself.
+      for (const name of await readdir(root))
+        if (/^skillhost-.*\.tgz$/.test(name)) await rm(join(root, name), { force: true })
       await rm(scratch, { recursive: true, force: true })
     }
   }, 300_000)
