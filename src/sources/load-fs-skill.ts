@@ -150,6 +150,18 @@ function checkSidecar(scan: SkillFolderScan, text: string, label: string): Skill
   return sidecar
 }
 
+/**
+ * The part of a SKILL.md the manifest is made from: the head (frontmatter)
+ * alone, so discovery keeps no body text, unless a lenient host may take a
+ * missing description from the body's first paragraph (a head without a
+ * top-level `description:` line), where the whole text is decoded.
+ */
+function manifestText(bytes: Uint8Array, options: LoadFsSkillOptions): string {
+  const head = decodeSkillHead(bytes)
+  if (options.strict === true || /^description\s*:/m.test(head)) return head
+  return decodeSkillText(bytes)
+}
+
 /** The validated manifest of a SKILL.md's text, or the outcome that rejects it. */
 function validateText(
   text: string,
@@ -324,7 +336,7 @@ export function* loadFsSkillSteps(
         label: 'SKILL.md',
         transient: options.onSkillMd === undefined,
       }) as CappedFile
-      text = decodeSkillHead(file.bytes)
+      text = manifestText(file.bytes, options)
       options.onSkillMd?.(dir, file.bytes)
       known = new Map<string, SkillFileEntry>().set('SKILL.md', {
         size: file.size,
@@ -337,7 +349,7 @@ export function* loadFsSkillSteps(
       const file = sizedFile(scan, 'SKILL.md', max)
       const keep = options.onSkillMd
       const { bytes } = yield* readScannedStep(scan, 'SKILL.md', file, max, keep === undefined)
-      text = decodeSkillHead(bytes)
+      text = manifestText(bytes, options)
       keep?.(dir, bytes)
     }
     const valid = validateText(text, folderName, options)

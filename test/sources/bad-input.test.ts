@@ -67,6 +67,25 @@ describe('bad input never crashes discovery nor yields a partial entry', () => {
     )
   })
 
+  it('frontmatter with a name and no description takes the first paragraph too, as without frontmatter (issue 40.5)', async () => {
+    const root = await makeTree({
+      'no-description/SKILL.md':
+        '---\nname: no-description\n---\n# Title\n\nDoes one\nthing.\n\nMore.\n',
+    })
+    roots.push(root)
+    const { skills, problems } = await discover(new FileSystemSkillSource({ roots: root }))
+    expect(skills.map((s) => [s.id, s.description])).toEqual([
+      ['no-description', 'Does one thing.'],
+    ])
+    expect(problems.map((p) => p.message)).toEqual([
+      "description is missing; the body's first paragraph is used, as Claude Code does (other agents skip this skill)",
+    ])
+    // The spec's verdict still requires it.
+    const strict = await discover(new FileSystemSkillSource({ roots: root, strict: true }))
+    expect(strict.skills).toEqual([])
+    expect(strict.problems.map((p) => p.message).join('\n')).toMatch(/description is required/)
+  })
+
   it('frontmatter that is not a mapping', async () => {
     expectSkipped(
       await problemsFor({ 'bad/SKILL.md': '---\n- a\n---\n' }),
