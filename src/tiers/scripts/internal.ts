@@ -33,7 +33,6 @@ export {
 export { describeInterpreter, type RunsWith } from './tool/describe-interpreter.js'
 export { previewScriptTools } from './tool/preview-script-tools.js'
 export { scriptInputSchema } from './tool/script-input-schema.js'
-export { scriptToolName } from './tool/script-tool-name.js'
 export { validateSkillScript } from './tool/validate-skill-script.js'
 export type { ScriptRunResult } from './types.js'
 export { checkWorkspaceDir, withWorkspaceDir } from './workspace/session-workspace-slot.js'
