@@ -141,6 +141,56 @@ async function renderDynamicContext(
 }
 
 /**
+ * The skill's tools, set on the record: its module tools rewrapped, then each
+ * tier's forged tools; and the tools it declares that this host does not
+ * offer (the source's, then each tier's).
+ */
+async function forgeTools(record: SkillRecord, source: SkillSource, deps: PrepareDeps) {
+  const { descriptor, source: ref } = record
+  const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
+    wrapModuleTool(original, {
+      skill: ref,
+      gate: deps.gate,
+      guard: record,
+      artifactClass: () => deps.artifactClassFor(ref.id, String(original.name)),
+    }),
+  )
+  for (const tier of deps.tiers)
+    tools.push(...(await tier.forge(record, source, deps.signal, deps.turn)))
+  record.tools = Object.freeze(tools)
+  record.unavailableTools = Object.freeze([
+    ...normalizeUnavailableTools(descriptor.unavailableTools),
+    ...deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
+  ])
+}
+
+/** The rendered body spooled in the record's channel: a Markdown handle, or the inline text. */
+async function spoolBody(
+  record: SkillRecord,
+  source: SkillSource,
+  body: string,
+  deps: PrepareDeps,
+): Promise<NonNullable<SkillRecord['body']>> {
+  const { descriptor, source: ref, channel } = record
+  const meta = {
+    title: `${descriptor.name} (SKILL.md)`,
+    provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },
+    trusted: false,
+    mimeType: 'text/markdown',
+  }
+  if (channel === 'handle') {
+    const artifact = await MarkdownArtifact.spool(deps.spool, body, meta)
+    return {
+      retrievable: artifact.retrievable,
+      channel,
+      text: describeArtifactHandle(artifact, body),
+    }
+  }
+  const artifact = await SpooledArtifact.spool(deps.spool, body, meta)
+  return { retrievable: artifact.retrievable, channel, text: body }
+}
+
+/**
  * Prepares one skill version completely without touching any turn: resolves
  * and checks the descriptor, preflights every tool name, rebuilds module
  * tools, forges tier-2/3 tools (materializing the workspace), indexes the
@@ -185,46 +235,15 @@ export async function prepareSkill(
     args: deps.arguments,
   })
   try {
-    const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
-      wrapModuleTool(original, {
-        skill: ref,
-        gate: deps.gate,
-        guard: record,
-        artifactClass: () => deps.artifactClassFor(ref.id, String(original.name)),
-      }),
-    )
-    for (const tier of deps.tiers)
-      tools.push(...(await tier.forge(record, source, deps.signal, deps.turn)))
-    record.tools = Object.freeze(tools)
-    record.unavailableTools = Object.freeze([
-      ...normalizeUnavailableTools(descriptor.unavailableTools),
-      ...deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
-    ])
+    await forgeTools(record, source, deps)
     record.files = await callSource(ref.id, () => indexSkillFiles(source, ref, deps.signal))
     const replacements =
       commands.length === 0
         ? []
         : await renderDynamicContext(record, source, commands, values, deps)
     const body = renderSkillBody(segments, values, replacements)
-    const channel = resolveBodyChannel(chosen, body)
-    record.channel = channel
-    const meta = {
-      title: `${descriptor.name} (SKILL.md)`,
-      provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },
-      trusted: false,
-      mimeType: 'text/markdown',
-    }
-    if (channel === 'handle') {
-      const artifact = await MarkdownArtifact.spool(deps.spool, body, meta)
-      record.body = {
-        retrievable: artifact.retrievable,
-        channel,
-        text: describeArtifactHandle(artifact, body),
-      }
-    } else {
-      const artifact = await SpooledArtifact.spool(deps.spool, body, meta)
-      record.body = { retrievable: artifact.retrievable, channel, text: body }
-    }
+    record.channel = resolveBodyChannel(chosen, body)
+    record.body = await spoolBody(record, source, body, deps)
     return record
   } catch (err) {
     await record.forceTeardown(() => undefined)
