@@ -1,6 +1,6 @@
 import { SkillHostError } from '../common/errors.js'
 import { quoteName } from '../common/escape-text.js'
-import { trackResource } from '../common/leak-tracker.js'
+import { trackResource, withResourceOwner } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
 import type { ManagerWorkspace } from '../tiers/scripts/tier.js'
@@ -73,7 +73,8 @@ class Manager implements SkillManager {
   readonly #projector: TurnProjector
   readonly #loader: SkillLoader
   #disposed: Promise<void> | undefined
-  readonly #untrack = trackResource('manager', 'skill manager')
+  // The manager owns what its loads, refreshes and unloads make (`#mutate`).
+  readonly #untrack = trackResource('manager', 'skill manager', undefined, this)
 
   constructor(config: SkillManagerConfig, unsafe: string[], scriptTier: ScriptTier | undefined) {
     this.#config = config
@@ -300,7 +301,7 @@ class Manager implements SkillManager {
         new SkillHostError('E_SKILL_MANAGER_DISPOSED', 'The skill manager has been disposed.'),
       )
     }
-    return this.#queue.run(task)
+    return withResourceOwner(this, () => this.#queue.run(task))
   }
 
   #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed' | 'outcomes'> {

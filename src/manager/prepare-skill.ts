@@ -5,6 +5,7 @@ import {
 } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import type { ToolGate } from '../common/gate.js'
+import { describeResourceOwner, withResourceOwner } from '../common/leak-tracker.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import { Tool } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
@@ -234,13 +235,17 @@ export async function prepareSkill(
     catalogRef,
     args: deps.arguments,
   })
+  // What the tiers make for this version (skill copies, dynamic context's runs) is the record's.
+  describeResourceOwner(record, `skill '${ref.id}' ${ref.version}`)
   try {
-    await forgeTools(record, source, deps)
+    await withResourceOwner(record, () => forgeTools(record, source, deps))
     record.files = await callSource(ref.id, () => indexSkillFiles(source, ref, deps.signal))
     const replacements =
       commands.length === 0
         ? []
-        : await renderDynamicContext(record, source, commands, values, deps)
+        : await withResourceOwner(record, () =>
+            renderDynamicContext(record, source, commands, values, deps),
+          )
     const body = renderSkillBody(segments, values, replacements)
     record.channel = resolveBodyChannel(chosen, body)
     record.body = await spoolBody(record, source, body, deps)

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { DisposableStore } from '../../common/disposable.js'
 import { SkillHostError } from '../../common/errors.js'
-import { trackResource } from '../../common/leak-tracker.js'
+import { setResourceOwner, trackResource } from '../../common/leak-tracker.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
@@ -188,7 +188,6 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   serveToolCalls(server, ctx, new Set<Tool>(lifecycle || []), options, log)
   const unsubscribe = announceChanges(server, ctx, options, lifetime.signal)
 
-  const untrack = trackResource('mcp-session', options.serverInfo?.name ?? 'skillhost')
   let closed: Promise<void> | undefined
   const close = (): Promise<void> => {
     // Deferred a microtask so `closed` is set before anything can re-enter close().
@@ -209,7 +208,16 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     return closed
   }
 
-  return { server, ctx, close, [Symbol.asyncDispose]: close }
+  const session: SkillMcpSession = { server, ctx, close, [Symbol.asyncDispose]: close }
+  const untrack = trackResource(
+    'mcp-session',
+    options.serverInfo?.name ?? 'skillhost',
+    undefined,
+    session,
+  )
+  // A session that disposes its manager owns it: a leak of either names the session.
+  if (options.disposeManager) setResourceOwner(manager, session)
+  return session
 }
 
 /**
