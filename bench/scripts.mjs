@@ -18,9 +18,8 @@ import {
   createBubblewrapHandle,
   createDirectoryWorkspace,
   createPathTranslator,
-  filesFromSource,
-  runSkillScript,
 } from '../dist/tiers/scripts/index.js'
+import { filesFromSource, runSkillScript } from '../dist/tiers/scripts/internal.js'
 
 const SYSTEM = ['/usr', '/bin', '/lib', '/lib64']
 const ROUNDS = { true: 200, python: 40, node: 40 }

@@ -9,11 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSkillManager, FileSystemSkillSource, forgeSkillTools } from '../dist/index.js'
-import {
-  createScriptSandbox,
-  runSkillScript,
-  WORKSPACE_SPOOL_LIMITS,
-} from '../dist/tiers/scripts/index.js'
+import { createScriptSandbox } from '../dist/tiers/scripts/index.js'
+import { runSkillScript, WORKSPACE_SPOOL_LIMITS } from '../dist/tiers/scripts/internal.js'
 import { percentile, writeSection } from './lib.mjs'
 
 const ROUNDS_A = 150

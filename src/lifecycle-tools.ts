@@ -7,11 +7,11 @@ import {
   READ_SKILL_FILE_TOOL,
   SKILL_ID_PROPERTY,
 } from './manager/lifecycle-tool-names.js'
+import { loadedScriptTier } from './manager/script-tier.js'
 import { MAX_SKILL_ARGUMENTS_LENGTH } from './manager/skill-arguments.js'
 import { SKILL_ROOT_PATH } from './manager/skill-files.js'
 import type { SkillManager } from './manager/types.js'
 import { modelSafeUnavailable } from './skill-model/unavailable-tool.js'
-import { forgeWorkspaceTools } from './tiers/scripts/tier.js'
 
 /**
  * The default size budget of one `list_skills` page, in characters of the
@@ -281,6 +281,9 @@ export function forgeSkillTools(
     refreshSkills,
     loadSkill,
     unloadSkill,
-    ...(workspace ? forgeWorkspaceTools(() => workspace.open(), gate) : []),
+    // A manager has a workspace only when it has scripts, so it loaded tier 3.
+    ...(workspace
+      ? (loadedScriptTier()?.forgeWorkspaceTools(() => workspace.open(), gate) ?? [])
+      : []),
   ]
 }

@@ -72,6 +72,12 @@ function layeringViolations(files: readonly string[], read: Read = readSource): 
 const TIER_FOLDERS = ['tiers/module/', 'tiers/isolated/', 'tiers/scripts/'] as const
 /** What a tier shows the layers above it: its public entry and its internal face. */
 const TIER_FACES = ['index.ts', 'tier.ts']
+/**
+ * Internal entries: what the CLI needs of a tier beyond its public entry
+ * (helpers that are no deployer's business). Not in package.json `exports`;
+ * only cli/ may import them.
+ */
+const CLI_INTERNAL_ENTRIES: readonly string[] = ['tiers/scripts/internal.ts']
 
 /** Every import from outside a tier folder into a file that is not one of its faces. */
 function tierInternalsReached(files: readonly string[], read: Read = readSource): string[] {
@@ -79,6 +85,7 @@ function tierInternalsReached(files: readonly string[], read: Read = readSource)
   for (const { from, to } of imports(files, read)) {
     const tier = TIER_FOLDERS.find((t) => to.startsWith(t))
     if (tier === undefined || from.startsWith(tier)) continue
+    if (from.startsWith('cli/') && CLI_INTERNAL_ENTRIES.includes(to)) continue
     if (!TIER_FACES.includes(to.slice(tier.length))) bad.push(`${from} -> ${to}`)
   }
   return bad
@@ -99,11 +106,12 @@ const PUBLIC_ENTRIES: readonly string[] = Object.values(
   .filter((e): e is string => e?.startsWith('./dist/') === true)
   .map((e) => e.slice('./dist/'.length).replace(/\.js$/, '.ts'))
 
-/** Every import from a file in cli/ into the rest of src/ that is not a public entry. */
+/** Every import from a file in cli/ into the rest of src/ that is neither a public nor an internal entry. */
 function cliInternalsReached(files: readonly string[], read: Read = readSource): string[] {
   const bad: string[] = []
   for (const { from, to } of imports(files, read)) {
     if (!from.startsWith('cli/') || to.startsWith('cli/') || PUBLIC_ENTRIES.includes(to)) continue
+    if (CLI_INTERNAL_ENTRIES.includes(to)) continue
     bad.push(`${from} -> ${to}`)
   }
   return bad
@@ -142,6 +150,24 @@ describe('layers only point down', () => {
     expect(tierInternalsReached(files, read)).toEqual([
       'manager/catalog.ts -> tiers/scripts/workspace/session-workspace.ts',
     ])
+  })
+
+  it("keeps tier 3's internal entry to the CLI: not public, and refused to the manager and the adapters", () => {
+    expect(PUBLIC_ENTRIES).not.toContain('tiers/scripts/internal.ts')
+    const files = sources(SRC)
+    const planted: Record<string, string> = {
+      [join(SRC, 'manager/catalog.ts')]: "import { x } from '../tiers/scripts/internal.js'\n",
+      [join(SRC, 'adapters/mcp/create-skill-mcp-server.ts')]:
+        "import { y } from '../../tiers/scripts/internal.js'\n",
+      [join(SRC, 'cli/list/list-tools.ts')]:
+        "import { z } from '../../tiers/scripts/internal.js'\n",
+    }
+    const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
+    expect(tierInternalsReached(files, read)).toEqual([
+      'adapters/mcp/create-skill-mcp-server.ts -> tiers/scripts/internal.ts',
+      'manager/catalog.ts -> tiers/scripts/internal.ts',
+    ])
+    expect(cliInternalsReached(files, read)).toEqual([])
   })
 
   it('lets the CLI import the rest of src/ only through the public entries', () => {

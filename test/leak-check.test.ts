@@ -11,8 +11,10 @@ import {
   setResourceTracker,
   type TrackedResource,
   type Untrack,
+  withResourceOwner,
 } from '../src/common/leak-tracker.js'
 import { createSkillManager } from '../src/manager/create-skill-manager.js'
+import { FileSystemSkillSource } from '../src/sources/file-system-skill-source.js'
 import { FolderWatcher } from '../src/sources/folder-watcher.js'
 import { createQuickJsGuest } from '../src/tiers/isolated/index.js'
 import {
@@ -21,6 +23,7 @@ import {
   createScriptSandbox,
   SessionWorkspace,
 } from '../src/tiers/scripts/index.js'
+import { asyncOwnerScope } from './helpers/owner-scope.js'
 import { memorySource, reportSkill } from './manager/fixtures.js'
 import { files, onLinux, SYSTEM_READ_PATHS } from './sandbox/helpers.js'
 
@@ -147,7 +150,7 @@ describe('the leak check', () => {
       expect(report).toContain(`${leaks.length} resource(s) outlived the test file`)
       // The stack leads back to the line of this file that made it.
       expect(report).toMatch(
-        /- manager 'skill manager', made\n(?: +at .*\n)*? +at .*leak-check\.test\.ts/,
+        /- manager 'skill manager', no owner, made\n(?: +at .*\n)*? +at .*leak-check\.test\.ts/,
       )
 
       await session.close()
@@ -163,6 +166,86 @@ describe('the leak check', () => {
       // The killed process is released when it closes; settle waits for that.
       expect(await tracker.settle()).toEqual([])
       expect(await running).toMatchObject({ exitCode: null, timedOut: false })
+    },
+  )
+
+  // As vscode's tracker has setParent: a leak names who made it (the skill
+  // whose load or call made it, the manager that loaded the skill, the MCP
+  // session that took the manager on) and whether that owner was released,
+  // in which case it is the one that forgot.
+  it.skipIf(!onLinux)(
+    'names the owner of a leaked resource, up to the root, and whether each owner was released',
+    async () => {
+      const tracker = new ResourceTracker(asyncOwnerScope())
+      restore = setResourceTracker(tracker)
+      const leakOf = (leaks: readonly TrackedResource[], kind: ResourceKind) => {
+        const found = leaks.find((r) => r.kind === kind)
+        if (found === undefined) throw new Error(`no ${kind} leaked`)
+        return found
+      }
+      const sandbox = await createScriptSandbox()
+      const manager = await createSkillManager({
+        sources: [
+          new FileSystemSkillSource({ roots: [join(import.meta.dirname, '../examples/skills')] }),
+        ],
+        gate: async () => undefined,
+        scripts: sandbox.config,
+      })
+      const loaded = await manager.load('word-count', manager.createTurnContext())
+
+      // A manager left undisposed: its skill's copy names the skill, then the manager, leaked too.
+      let leaks = await tracker.settle()
+      const copy = leakOf(leaks, 'skill-copy')
+      expect(tracker.ownersOf(copy)).toEqual([
+        `skill 'word-count' ${loaded.version}`,
+        "manager 'skill manager' (leaked too)",
+      ])
+      expect(tracker.ownersOf(leakOf(leaks, 'manager'))).toEqual([])
+      expect(tracker.ownersOf(leakOf(leaks, 'sandbox-dir'))).toEqual([])
+      const report = describeLeaks(leaks, tracker)
+      expect(report).toContain(
+        `- skill-copy '${copy.label}', owned by skill 'word-count' ${loaded.version} › manager 'skill manager' (leaked too), made\n`,
+      )
+      expect(report).toContain("- manager 'skill manager', no owner, made\n")
+
+      // Something made in the manager's name that its dispose forgot: the owner is named released.
+      const spool = await withResourceOwner(manager, async () => {
+        const store = new FileSpoolStore({ directory: join(await temp(), 'spool') })
+        await store.put('kept')
+        return store
+      })
+      await manager.dispose()
+      leaks = await tracker.settle()
+      expect(leaks.map((r) => r.kind).sort()).toEqual(['sandbox-dir', 'spool'])
+      expect(tracker.ownersOf(leakOf(leaks, 'spool'))).toEqual([
+        "manager 'skill manager' (released)",
+      ])
+      expect(describeLeaks(leaks, tracker)).toContain(
+        `- spool '${spool.directory}', owned by manager 'skill manager' (released), made\n`,
+      )
+
+      // An MCP session that disposes its manager owns it (set after the manager was made).
+      const second = await createSkillManager({
+        sources: [memorySource([reportSkill()])],
+        gate: async () => undefined,
+      })
+      const session = createSkillMcpServer({
+        manager: second,
+        serverInfo: { name: 'owner-test', version: '1' },
+        disposeManager: true,
+      })
+      leaks = await tracker.settle()
+      const managers = leaks.filter((r) => r.kind === 'manager')
+      expect(managers.map((r) => tracker.ownersOf(r))).toEqual([
+        ["mcp-session 'owner-test' (leaked too)"],
+      ])
+      await session.close()
+      leaks = await tracker.settle()
+      expect(leaks.map((r) => r.kind).sort()).toEqual(['sandbox-dir', 'spool'])
+
+      await spool.destroy()
+      await sandbox.dispose()
+      expect(await tracker.settle()).toEqual([])
     },
   )
 })

@@ -7,6 +7,14 @@
  * With no tracker installed (always, outside tests) `trackResource` returns
  * one shared no-op and records nothing, not even a stack.
  *
+ * Every resource has an owner, as vscode's tracker has `setParent`: the
+ * object in whose name it was made (`withResourceOwner`: the manager during
+ * a load, the skill's record during one of its tool calls), so a leak report
+ * names who made it and forgot it, and whether that owner itself was
+ * released. Owners are described once (`describeResourceOwner`) and may have
+ * owners in turn (a skill's record → its manager → the MCP session that
+ * disposes it).
+ *
  * Internal: not exported from any entry. The tracker lives on `globalThis`
  * under a registered symbol, so the sources the tests import and the compiled
  * copies some tests load report to the same tracker.
@@ -43,6 +51,25 @@ export interface TrackedResource {
   readonly exists: () => boolean
   /** Set while a release is under way. */
   releasing: Promise<unknown> | undefined
+  /** In whose name it was made (`withResourceOwner`), if anyone's. */
+  readonly owner?: object
+  /** The object this resource is, when it can own others in turn (a manager, an MCP session). */
+  readonly self?: object
+}
+
+/**
+ * How a tracker knows the owner in force across awaits (the test suite's
+ * is an `AsyncLocalStorage`; the library itself imports no async hooks).
+ */
+export interface OwnerScope {
+  run<T>(owner: object, fn: () => T): T
+  current(): object | undefined
+}
+
+/** An owner as a leak report names it. */
+interface OwnerEntry {
+  readonly name: string
+  owner: object | undefined
 }
 
 const NO_OP: Untrack = () => undefined
@@ -58,10 +85,57 @@ type TrackerSlot = { [SLOT]?: ResourceTracker }
  */
 export class ResourceTracker {
   readonly #live = new Set<TrackedResource>()
+  readonly #owners = new WeakMap<object, OwnerEntry>()
+  /** Tracked resources by the object they are, to say whether an owner was released. */
+  readonly #selves = new WeakMap<object, TrackedResource>()
+  /** The owner in force; without a scope, resources have only the owners given to them. */
+  readonly scope: OwnerScope | undefined
+
+  constructor(scope?: OwnerScope) {
+    this.scope = scope
+  }
+
+  /** Names `owner` in leak reports, owned in turn by `by` (none: a root, like a test). */
+  describeOwner(owner: object, name: string, by: object | undefined): void {
+    this.#owners.set(owner, { name, owner: by === owner ? undefined : by })
+  }
+
+  /** Changes who owns `owner` (an MCP session takes over the manager it disposes). */
+  setOwner(owner: object, by: object): void {
+    const entry = this.#owners.get(owner)
+    if (entry !== undefined && by !== owner) entry.owner = by
+  }
+
+  /**
+   * Who owns `resource`, nearest first: each owner's name, and `released`
+   * when it is a tracked resource that was released (it forgot this one).
+   */
+  ownersOf(resource: TrackedResource): string[] {
+    const chain: string[] = []
+    const seen = new Set<object>()
+    // A resource that is an owner itself may have been taken over since (`setOwner`).
+    const first =
+      resource.self === undefined ? resource.owner : this.#owners.get(resource.self)?.owner
+    for (let at = first; at !== undefined && !seen.has(at); ) {
+      seen.add(at)
+      const entry = this.#owners.get(at)
+      const tracked = this.#selves.get(at)
+      const state =
+        tracked === undefined ? '' : this.#live.has(tracked) ? ' (leaked too)' : ' (released)'
+      chain.push(`${entry?.name ?? 'an undescribed owner'}${state}`)
+      at = entry?.owner
+    }
+    return chain
+  }
 
   /** Records `resource`; returns how to release it. */
   add(resource: TrackedResource): Untrack {
     this.#live.add(resource)
+    if (resource.self !== undefined) {
+      this.#selves.set(resource.self, resource)
+      if (!this.#owners.has(resource.self))
+        this.describeOwner(resource.self, `${resource.kind} '${resource.label}'`, resource.owner)
+    }
     return (until) => {
       if (!this.#live.has(resource)) return
       if (until === undefined) {
@@ -135,21 +209,70 @@ export function currentResourceTracker(): ResourceTracker | undefined {
  * (a folder removed with its parent by the test). Returns the `Untrack` to
  * call on release; a no-op, with no stack taken, when nothing is tracking.
  */
-export function trackResource(kind: ResourceKind, label: string, exists?: () => boolean): Untrack {
+export function trackResource(
+  kind: ResourceKind,
+  label: string,
+  exists?: () => boolean,
+  self?: object,
+): Untrack {
   const tracker = (globalThis as TrackerSlot)[SLOT]
   if (tracker === undefined) return NO_OP
   const stack = new Error().stack?.split('\n').slice(2).join('\n') ?? ''
-  return tracker.add({ kind, label, stack, exists: exists ?? ALWAYS, releasing: undefined })
+  const owner = tracker.scope?.current()
+  return tracker.add({
+    kind,
+    label,
+    stack,
+    exists: exists ?? ALWAYS,
+    releasing: undefined,
+    ...(owner === undefined ? {} : { owner }),
+    ...(self === undefined ? {} : { self }),
+  })
 }
 
-/** A leak report: one paragraph per resource with its kind, label and creation stack. */
-export function describeLeaks(leaks: readonly TrackedResource[]): string {
+/**
+ * Runs `fn` in `owner`'s name: what it tracks, now or after an await, is
+ * owned by `owner` (the innermost owner wins). Outside tests, or with no
+ * owner, it only calls `fn`.
+ */
+export function withResourceOwner<T>(owner: object | undefined, fn: () => T): T {
+  const scope = (globalThis as TrackerSlot)[SLOT]?.scope
+  return scope === undefined || owner === undefined ? fn() : scope.run(owner, fn)
+}
+
+/**
+ * Names `owner` in leak reports (`skill 'pdf' 1.0`), owned in turn by the
+ * owner in force now (`withResourceOwner`), if any. A no-op outside tests.
+ */
+export function describeResourceOwner(owner: object, name: string): void {
+  const tracker = (globalThis as TrackerSlot)[SLOT]
+  tracker?.describeOwner(owner, name, tracker.scope?.current())
+}
+
+/**
+ * Makes `by` the owner of `owner` (as vscode's `setParent`): `by` has taken
+ * on releasing it, so a leak of it or of what it made names `by` too.
+ */
+export function setResourceOwner(owner: object, by: object): void {
+  ;(globalThis as TrackerSlot)[SLOT]?.setOwner(owner, by)
+}
+
+/**
+ * A leak report: one paragraph per resource with its kind, label, owners
+ * (nearest first, from `tracker`) and creation stack.
+ */
+export function describeLeaks(
+  leaks: readonly TrackedResource[],
+  tracker: ResourceTracker | undefined = currentResourceTracker(),
+): string {
   const lines = leaks.map((r) => {
     // The runner's own frames say nothing about who made it.
     const frames = r.stack
       .split('\n')
       .filter((f) => !/node_modules|node:internal|<anonymous>/.test(f))
-    return `- ${r.kind} '${r.label}', made\n${frames.slice(0, 12).join('\n')}`
+    const owners = tracker?.ownersOf(r) ?? []
+    const owned = owners.length === 0 ? 'no owner' : `owned by ${owners.join(' › ')}`
+    return `- ${r.kind} '${r.label}', ${owned}, made\n${frames.slice(0, 12).join('\n')}`
   })
   return `${leaks.length} resource(s) outlived the test file:\n${lines.join('\n')}`
 }

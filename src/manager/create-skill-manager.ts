@@ -1,6 +1,6 @@
 import { SkillHostError } from '../common/errors.js'
 import { quoteName } from '../common/escape-text.js'
-import { trackResource } from '../common/leak-tracker.js'
+import { trackResource, withResourceOwner } from '../common/leak-tracker.js'
 import { MemorySpoolStore } from '../common/memory-spool-store.js'
 import { createTurnContext, type TurnContext } from '../common/turn-context.js'
 import type { ManagerWorkspace } from '../tiers/scripts/tier.js'
@@ -11,6 +11,7 @@ import { toLoadResult } from './load-result.js'
 import { LoadedSkills } from './loaded-skills.js'
 import { ManagerEvents } from './manager-events.js'
 import { forgeReadSkillFileTool } from './read-skill-file-tool.js'
+import type { ScriptTier } from './script-tier.js'
 import { SerialQueue } from './serial-queue.js'
 import { checkSkillArguments } from './skill-arguments.js'
 import { SkillLoader } from './skill-loader.js'
@@ -45,8 +46,8 @@ const MAX_FILES_PAGE = 1_000
  * once so `catalog()` can answer synchronously.
  */
 export async function createSkillManager(config: SkillManagerConfig): Promise<SkillManager> {
-  const unsafe = validateManagerConfig(config)
-  const manager = new Manager(config, unsafe)
+  const { unsafe, scriptTier } = await validateManagerConfig(config)
+  const manager = new Manager(config, unsafe, scriptTier)
   await manager.start()
   return manager
 }
@@ -72,15 +73,16 @@ class Manager implements SkillManager {
   readonly #projector: TurnProjector
   readonly #loader: SkillLoader
   #disposed: Promise<void> | undefined
-  readonly #untrack = trackResource('manager', 'skill manager')
+  // The manager owns what its loads, refreshes and unloads make (`#mutate`).
+  readonly #untrack = trackResource('manager', 'skill manager', undefined, this)
 
-  constructor(config: SkillManagerConfig, unsafe: string[]) {
+  constructor(config: SkillManagerConfig, unsafe: string[], scriptTier: ScriptTier | undefined) {
     this.#config = config
     this.unsafe = Object.freeze(unsafe)
     this.gate = config.gate
     this.spool = config.spool ?? new MemorySpoolStore()
     this.#catalog = new LiveCatalog(config.sources, this.#lifetime.signal)
-    this.#wiring = wireTiers(config)
+    this.#wiring = wireTiers(config, scriptTier)
     this.#projector = new TurnProjector(this.#loaded, this.#wiring.readers, [
       forgeReadSkillFileTool((id) => this.#loaded.require(id), config.gate),
     ])
@@ -169,7 +171,11 @@ class Manager implements SkillManager {
           )
         }
         // Initialized but not in this turn (no turnInput middleware): project it.
-        return toLoadResult(existing, this.#projector.project(ctx, existing))
+        return toLoadResult(
+          existing,
+          this.#projector.project(ctx, existing),
+          this.#wiring.scriptTier,
+        )
       }
       const record =
         options.version === undefined
@@ -178,7 +184,7 @@ class Manager implements SkillManager {
       this.#loaded.add(record)
       const tools = this.#projector.project(ctx, record)
       this.#events.emit({ kind: 'loaded', id, ctx })
-      return toLoadResult(record, tools)
+      return toLoadResult(record, tools, this.#wiring.scriptTier)
     })
   }
 
@@ -295,7 +301,7 @@ class Manager implements SkillManager {
         new SkillHostError('E_SKILL_MANAGER_DISPOSED', 'The skill manager has been disposed.'),
       )
     }
-    return this.#queue.run(task)
+    return withResourceOwner(this, () => this.#queue.run(task))
   }
 
   #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed' | 'outcomes'> {

@@ -1,3 +1,12 @@
+/**
+ * The manager (`createSkillManager`): one conversation's skills, from the
+ * catalog its sources discover to the records of loaded skills; load,
+ * unload and refresh through one mutation queue; the projection of bodies
+ * and tools into each turn; the tiers it wires; the `<available_skills>`
+ * block. This list is the manager's share of the root entry (`skillhost`),
+ * re-exported whole by `src/index.ts`.
+ */
+
 /** What a script tool of a loaded skill runs with (`LoadResult.interpreters`). */
 export type { ScriptToolInterpreter } from '../tiers/scripts/tier.js'
 export { AUTO_INLINE_MAX_CHARS } from './body-channel.js'

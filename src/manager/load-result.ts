@@ -1,4 +1,4 @@
-import { scriptToolInterpreters } from '../tiers/scripts/tier.js'
+import type { ScriptTier } from './script-tier.js'
 import { LOAD_RESULT_FILES, LOAD_RESULT_FILES_CHARS } from './skill-files.js'
 import type { SkillRecord } from './skill-record.js'
 import type { LoadResult } from './types.js'
@@ -7,9 +7,13 @@ import type { LoadResult } from './types.js'
  * What a load reports: the body inline, or the handle the model reads
  * through, the first `LOAD_RESULT_FILES` files the skill ships (fewer
  * when their paths pass `LOAD_RESULT_FILES_CHARS` characters), and what its
- * script tools run with.
+ * script tools run with (read by tier 3, loaded when the manager has scripts).
  */
-export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
+export function toLoadResult(
+  record: SkillRecord,
+  tools: string[],
+  scriptTier: ScriptTier | undefined,
+): LoadResult {
   const body = record.body
   const { files: page, total } = record.files.page('', 0, LOAD_RESULT_FILES)
   // Long paths end the page early, so a skill cannot flood the result with names.
@@ -21,7 +25,7 @@ export function toLoadResult(record: SkillRecord, tools: string[]): LoadResult {
     n += 1
   }
   const files = page.slice(0, n)
-  const interpreters = scriptToolInterpreters(record.tools)
+  const interpreters = scriptTier?.scriptToolInterpreters(record.tools) ?? []
   return {
     id: record.id,
     ref: record.ref,

@@ -5,6 +5,7 @@ import {
 } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import type { ToolGate } from '../common/gate.js'
+import { describeResourceOwner, withResourceOwner } from '../common/leak-tracker.js'
 import type { SpoolStore } from '../common/spool-store.js'
 import { Tool } from '../common/tool.js'
 import type { ToolRegistry } from '../common/tool-registry.js'
@@ -141,6 +142,56 @@ async function renderDynamicContext(
 }
 
 /**
+ * The skill's tools, set on the record: its module tools rewrapped, then each
+ * tier's forged tools; and the tools it declares that this host does not
+ * offer (the source's, then each tier's).
+ */
+async function forgeTools(record: SkillRecord, source: SkillSource, deps: PrepareDeps) {
+  const { descriptor, source: ref } = record
+  const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
+    wrapModuleTool(original, {
+      skill: ref,
+      gate: deps.gate,
+      guard: record,
+      artifactClass: () => deps.artifactClassFor(ref.id, String(original.name)),
+    }),
+  )
+  for (const tier of deps.tiers)
+    tools.push(...(await tier.forge(record, source, deps.signal, deps.turn)))
+  record.tools = Object.freeze(tools)
+  record.unavailableTools = Object.freeze([
+    ...normalizeUnavailableTools(descriptor.unavailableTools),
+    ...deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
+  ])
+}
+
+/** The rendered body spooled in the record's channel: a Markdown handle, or the inline text. */
+async function spoolBody(
+  record: SkillRecord,
+  source: SkillSource,
+  body: string,
+  deps: PrepareDeps,
+): Promise<NonNullable<SkillRecord['body']>> {
+  const { descriptor, source: ref, channel } = record
+  const meta = {
+    title: `${descriptor.name} (SKILL.md)`,
+    provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },
+    trusted: false,
+    mimeType: 'text/markdown',
+  }
+  if (channel === 'handle') {
+    const artifact = await MarkdownArtifact.spool(deps.spool, body, meta)
+    return {
+      retrievable: artifact.retrievable,
+      channel,
+      text: describeArtifactHandle(artifact, body),
+    }
+  }
+  const artifact = await SpooledArtifact.spool(deps.spool, body, meta)
+  return { retrievable: artifact.retrievable, channel, text: body }
+}
+
+/**
  * Prepares one skill version completely without touching any turn: resolves
  * and checks the descriptor, preflights every tool name, rebuilds module
  * tools, forges tier-2/3 tools (materializing the workspace), indexes the
@@ -184,47 +235,20 @@ export async function prepareSkill(
     catalogRef,
     args: deps.arguments,
   })
+  // What the tiers make for this version (skill copies, dynamic context's runs) is the record's.
+  describeResourceOwner(record, `skill '${ref.id}' ${ref.version}`)
   try {
-    const tools: Tool[] = (descriptor.tools ?? []).map((original) =>
-      wrapModuleTool(original, {
-        skill: ref,
-        gate: deps.gate,
-        guard: record,
-        artifactClass: () => deps.artifactClassFor(ref.id, String(original.name)),
-      }),
-    )
-    for (const tier of deps.tiers)
-      tools.push(...(await tier.forge(record, source, deps.signal, deps.turn)))
-    record.tools = Object.freeze(tools)
-    record.unavailableTools = Object.freeze([
-      ...normalizeUnavailableTools(descriptor.unavailableTools),
-      ...deps.tiers.flatMap((tier) => tier.unavailable(descriptor)),
-    ])
+    await withResourceOwner(record, () => forgeTools(record, source, deps))
     record.files = await callSource(ref.id, () => indexSkillFiles(source, ref, deps.signal))
     const replacements =
       commands.length === 0
         ? []
-        : await renderDynamicContext(record, source, commands, values, deps)
+        : await withResourceOwner(record, () =>
+            renderDynamicContext(record, source, commands, values, deps),
+          )
     const body = renderSkillBody(segments, values, replacements)
-    const channel = resolveBodyChannel(chosen, body)
-    record.channel = channel
-    const meta = {
-      title: `${descriptor.name} (SKILL.md)`,
-      provenance: { skill: ref.id, skillVersion: ref.version, source: source.id },
-      trusted: false,
-      mimeType: 'text/markdown',
-    }
-    if (channel === 'handle') {
-      const artifact = await MarkdownArtifact.spool(deps.spool, body, meta)
-      record.body = {
-        retrievable: artifact.retrievable,
-        channel,
-        text: describeArtifactHandle(artifact, body),
-      }
-    } else {
-      const artifact = await SpooledArtifact.spool(deps.spool, body, meta)
-      record.body = { retrievable: artifact.retrievable, channel, text: body }
-    }
+    record.channel = resolveBodyChannel(chosen, body)
+    record.body = await spoolBody(record, source, body, deps)
     return record
   } catch (err) {
     await record.forceTeardown(() => undefined)

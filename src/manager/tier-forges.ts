@@ -1,8 +1,10 @@
+import { scriptsOffTools } from '../skill-model/script-tool-name.js'
 import { type UnavailableTool, unavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../sources/types.js'
 import { createIsolatedForge } from '../tiers/isolated/tier.js'
-import { createScriptForge, type SessionWorkspace, scriptsOffTools } from '../tiers/scripts/tier.js'
+import type { SessionWorkspace } from '../tiers/scripts/tier.js'
 import type { TierForge } from '../tiers/tier-forge.js'
+import type { ScriptTier } from './script-tier.js'
 import type { SkillManagerConfig } from './types.js'
 import { scriptConfigInForce } from './validate-config.js'
 
@@ -11,9 +13,14 @@ function offTier(unavailable: (d: SkillDescriptor) => UnavailableTool[]): TierFo
   return { names: () => [], unavailable, forge: async () => [] }
 }
 
-/** The tier-2 and tier-3 forges this configuration enables (or reports as off). */
+/**
+ * The tier-2 and tier-3 forges this configuration enables (or reports as
+ * off). Tier 3 is on when `scriptTier` was loaded for the configuration's
+ * `scripts`; off, its declared tools are reported without it.
+ */
 export function createTierForges(
   config: SkillManagerConfig,
+  scriptTier: ScriptTier | undefined,
   workspace?: () => Promise<SessionWorkspace>,
 ): TierForge[] {
   const scripts = scriptConfigInForce(config)
@@ -23,8 +30,8 @@ export function createTierForges(
       : offTier((d) =>
           (d.isolatedTools ?? []).map((t) => unavailableTool(String(t.name), 'isolation-off')),
         ),
-    scripts
-      ? createScriptForge(scripts, config.gate, workspace ? { workspace } : {})
+    scripts && scriptTier
+      ? scriptTier.createScriptForge(scripts, config.gate, workspace ? { workspace } : {})
       : offTier(scriptsOffTools),
   ]
 }

@@ -5,9 +5,10 @@ import {
   type SpooledArtifact,
 } from '../common/artifacts/index.js'
 import type { Tool } from '../common/tool.js'
-import { SessionWorkspaceSlot, WORKSPACE_TOOL } from '../tiers/scripts/tier.js'
+import type { SessionWorkspaceSlot } from '../tiers/scripts/tier.js'
 import type { TierForge } from '../tiers/tier-forge.js'
 import { LIFECYCLE_TOOL_NAMES } from './lifecycle-tool-names.js'
+import type { ScriptTier } from './script-tier.js'
 import { DEFAULT_SKILL_DIR } from './skill-arguments.js'
 import { createTierForges } from './tier-forges.js'
 import type { SkillManagerConfig } from './types.js'
@@ -17,6 +18,8 @@ import { scriptConfigInForce } from './validate-config.js'
 export interface TierWiring {
   /** The tier-2 and tier-3 forges (an off tier reports its tools unavailable). */
   readonly tiers: readonly TierForge[]
+  /** Tier 3, loaded when the configuration has `scripts` (`loadScriptTier`). */
+  readonly scriptTier: ScriptTier | undefined
   /** The conversation's session workspace when scripts are on; the manager disposes it last. */
   readonly workspace: SessionWorkspaceSlot | undefined
   /** The artifact reader tools (built-in kinds and the host's `artifactKinds`). */
@@ -37,7 +40,10 @@ export interface TierWiring {
  * reserved names from a validated configuration. The workspace is created
  * here but opened only when a script tool first needs it.
  */
-export function wireTiers(config: SkillManagerConfig): TierWiring {
+export function wireTiers(
+  config: SkillManagerConfig,
+  scriptTier: ScriptTier | undefined,
+): TierWiring {
   const readers = forgeArtifactReaders([
     ...BUILTIN_ARTIFACT_KINDS,
     ...Object.values(config.artifactKinds ?? {}).map((f) => f() as typeof SpooledArtifact),
@@ -46,10 +52,11 @@ export function wireTiers(config: SkillManagerConfig): TierWiring {
     ...RESERVED_READER_NAMES,
     ...readers.map((t) => t.name),
     ...LIFECYCLE_TOOL_NAMES,
-    ...(config.scripts ? Object.values(WORKSPACE_TOOL) : []),
+    ...(scriptTier ? Object.values(scriptTier.WORKSPACE_TOOL) : []),
   ])
-  const workspace = config.scripts ? new SessionWorkspaceSlot(config.scripts) : undefined
-  const tiers = createTierForges(config, workspace ? () => workspace.open() : undefined)
+  const workspace =
+    scriptTier && config.scripts ? new scriptTier.SessionWorkspaceSlot(config.scripts) : undefined
+  const tiers = createTierForges(config, scriptTier, workspace ? () => workspace.open() : undefined)
   const skillDir = scriptConfigInForce(config)?.translator.skillMount ?? DEFAULT_SKILL_DIR
-  return { tiers, workspace, readers, reserved, skillDir }
+  return { tiers, scriptTier, workspace, readers, reserved, skillDir }
 }

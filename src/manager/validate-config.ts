@@ -1,7 +1,8 @@
 import { isArtifactClass } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import { validateIsolationConfig } from '../tiers/isolated/tier.js'
-import { type SkillScriptConfig, validateSkillScriptConfig } from '../tiers/scripts/tier.js'
+import type { SkillScriptConfig } from '../tiers/scripts/tier.js'
+import { loadScriptTier, type ScriptTier } from './script-tier.js'
 import type { SkillManagerConfig } from './types.js'
 
 function invalid(message: string): SkillHostError {
@@ -12,17 +13,55 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null
 }
 
+/** A valid configuration's unsafe controls in force, and tier 3 when it has `scripts`. */
+export interface ValidatedManagerConfig {
+  readonly unsafe: string[]
+  readonly scriptTier: ScriptTier | undefined
+}
+
 /**
  * Validates a manager configuration and returns the unsafe controls it puts in
  * force. Fails fast with `E_INVALID_SKILLS_CONFIG` naming the first problem.
+ * Tier 3 is loaded (`loadScriptTier`) only when the configuration has
+ * `scripts`, to validate them with the tier's one validator.
  */
-export function validateManagerConfig(config: SkillManagerConfig): string[] {
+export async function validateManagerConfig(
+  config: SkillManagerConfig,
+): Promise<ValidatedManagerConfig> {
   if (!isObject(config)) throw invalid('createSkillManager needs a configuration object.')
-  if (!Array.isArray(config.sources) || config.sources.length === 0) {
+  checkSources(config.sources)
+  if (typeof config.gate !== 'function') {
+    throw invalid(
+      '`gate` is required: pass a ToolGate (use `async () => {}` to allow everything explicitly).',
+    )
+  }
+  if (
+    config.defaultChannel !== undefined &&
+    config.defaultChannel !== 'inline' &&
+    config.defaultChannel !== 'handle' &&
+    config.defaultChannel !== 'auto'
+  ) {
+    throw invalid("`defaultChannel` must be 'inline', 'handle' or 'auto'.")
+  }
+  checkArtifacts(config)
+  const unsafe = checkIsolation(config)
+  const scriptTier = config.scripts === undefined ? undefined : await loadScriptTier()
+  unsafe.push(...checkScripts(config, scriptTier))
+  if (config.autoRefresh !== undefined && typeof config.autoRefresh !== 'boolean') {
+    const ms = (config.autoRefresh as { intervalMs?: unknown }).intervalMs
+    if (typeof ms !== 'number' || !(ms >= 100))
+      throw invalid('autoRefresh.intervalMs must be a number ≥ 100.')
+  }
+  return { unsafe, scriptTier }
+}
+
+/** Each source is a SkillSource and its id is unique. */
+function checkSources(sources: SkillManagerConfig['sources']): void {
+  if (!Array.isArray(sources) || sources.length === 0) {
     throw invalid('`sources` must be a non-empty array of SkillSource objects.')
   }
   const ids = new Set<string>()
-  for (const [i, source] of config.sources.entries()) {
+  for (const [i, source] of sources.entries()) {
     if (
       !isObject(source) ||
       typeof source.id !== 'string' ||
@@ -40,19 +79,10 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
       throw invalid(`Two sources share the id '${source.id}'; source ids must be unique.`)
     ids.add(source.id)
   }
-  if (typeof config.gate !== 'function') {
-    throw invalid(
-      '`gate` is required: pass a ToolGate (use `async () => {}` to allow everything explicitly).',
-    )
-  }
-  if (
-    config.defaultChannel !== undefined &&
-    config.defaultChannel !== 'inline' &&
-    config.defaultChannel !== 'handle' &&
-    config.defaultChannel !== 'auto'
-  ) {
-    throw invalid("`defaultChannel` must be 'inline', 'handle' or 'auto'.")
-  }
+}
+
+/** `artifactKinds` are artifact classes, and every binding names one of them. */
+function checkArtifacts(config: SkillManagerConfig): void {
   const kinds = config.artifactKinds ?? {}
   if (!isObject(kinds)) throw invalid('`artifactKinds` must map kind names to factories.')
   for (const [kind, factory] of Object.entries(kinds)) {
@@ -72,35 +102,34 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
       }
     }
   }
-  const unsafe: string[] = []
-  if (config.isolation !== undefined) {
-    const { inProcess } = validateIsolationConfig(
-      config.isolation,
-      config.unsafe?.isolatedToolsInProcess === true,
-    )
-    if (inProcess) {
-      unsafe.push(
-        'isolatedToolsInProcess: isolated tools run on the host thread and cannot be hard-killed',
-      )
-    }
-  }
+}
+
+/** Tier 2's configuration, by its one validator; the unsafe control it puts in force. */
+function checkIsolation(config: SkillManagerConfig): string[] {
+  if (config.isolation === undefined) return []
+  const { inProcess } = validateIsolationConfig(
+    config.isolation,
+    config.unsafe?.isolatedToolsInProcess === true,
+  )
+  return inProcess
+    ? ['isolatedToolsInProcess: isolated tools run on the host thread and cannot be hard-killed']
+    : []
+}
+
+/** Tier 3's configuration in force, by the tier's one validator; the unsafe control it puts in force. */
+function checkScripts(config: SkillManagerConfig, tier: ScriptTier | undefined): string[] {
   const permissive = config.unsafe?.scriptsPermissivePolicy
-  if (config.scripts !== undefined) {
-    validateSkillScriptConfig(scriptConfigInForce(config) as SkillScriptConfig)
-    if (permissive !== undefined) {
-      unsafe.push(
+  if (tier === undefined) {
+    if (permissive !== undefined)
+      throw invalid('unsafe.scriptsPermissivePolicy was given without a `scripts` configuration.')
+    return []
+  }
+  tier.validateSkillScriptConfig(scriptConfigInForce(config) as SkillScriptConfig)
+  return permissive === undefined
+    ? []
+    : [
         'scriptsPermissivePolicy: scripts run within a deployer-supplied session policy instead of scripts.policy',
-      )
-    }
-  } else if (permissive !== undefined) {
-    throw invalid('unsafe.scriptsPermissivePolicy was given without a `scripts` configuration.')
-  }
-  if (config.autoRefresh !== undefined && typeof config.autoRefresh !== 'boolean') {
-    const ms = (config.autoRefresh as { intervalMs?: unknown }).intervalMs
-    if (typeof ms !== 'number' || !(ms >= 100))
-      throw invalid('autoRefresh.intervalMs must be a number ≥ 100.')
-  }
-  return unsafe
+      ]
 }
 
 function safeCall(factory: () => unknown): unknown {

@@ -100,78 +100,74 @@ function readAllowedTools(value: unknown, soft: (m: string) => void): string | u
   return undefined
 }
 
-/**
- * Applies the agentskills.io rules to parsed frontmatter. An empty or
- * non-string `name` or `description` is always an error, and so is a missing
- * one that has no fallback. Everything else the
- * spec forbids (bad name characters or length, a name that differs from the
- * folder, over-long description or compatibility, non-string metadata values)
- * is a warning by default and an error when `strict`; strict mode also reports
- * unknown top-level keys. Not strict, an absent name or description falls
- * back as Claude Code's does (see `body`). Never throws.
- */
-export function validateSkillManifest(
-  frontmatter: Readonly<Record<string, unknown>>,
-  options: ValidateSkillManifestOptions = {},
-): SkillManifestValidation {
-  const errors: string[] = []
-  const warnings: string[] = []
-  const soft = (message: string): void => {
-    ;(options.strict ? errors : warnings).push(message)
-  }
+/** Where one validation puts what it finds: errors, warnings, and `soft` (an error when strict, else a warning). */
+interface Findings {
+  readonly errors: string[]
+  readonly warnings: string[]
+  readonly soft: (message: string) => void
+}
 
-  const lenient = options.strict !== true
+/** The trimmed `name` ('' when it is an error): the folder's when lenient and absent; spec and folder checks. */
+function readName(
+  frontmatter: Readonly<Record<string, unknown>>,
+  options: ValidateSkillManifestOptions,
+  found: Findings,
+): string {
   let rawName = frontmatter.name
-  if (lenient && rawName === undefined && options.folderName !== undefined) {
+  if (options.strict !== true && rawName === undefined && options.folderName !== undefined) {
     rawName = options.folderName
-    warnings.push(
+    found.warnings.push(
       `name is missing; the folder name "${options.folderName}" is used, as Claude Code does (other agents skip this skill)`,
     )
   }
-  let name = ''
   if (typeof rawName !== 'string' || rawName.trim() === '') {
-    errors.push('name is required and must be a non-empty string')
-  } else {
-    name = rawName.trim()
-    if (!(name.length <= MAX_SKILL_NAME_LENGTH && VALID_NAME.test(name)))
-      for (const problem of skillNameProblems(name)) soft(problem)
-    if (options.folderName !== undefined && name !== options.folderName) {
-      soft(`name "${name}" does not match its folder "${options.folderName}"`)
-    }
+    found.errors.push('name is required and must be a non-empty string')
+    return ''
   }
+  const name = rawName.trim()
+  if (!(name.length <= MAX_SKILL_NAME_LENGTH && VALID_NAME.test(name)))
+    for (const problem of skillNameProblems(name)) found.soft(problem)
+  if (options.folderName !== undefined && name !== options.folderName) {
+    found.soft(`name "${name}" does not match its folder "${options.folderName}"`)
+  }
+  return name
+}
 
+/** The trimmed `description` ('' when it is an error): the body's first paragraph when lenient and absent; the length cap. */
+function readDescription(
+  frontmatter: Readonly<Record<string, unknown>>,
+  options: ValidateSkillManifestOptions,
+  found: Findings,
+): string {
   let rawDescription = frontmatter.description
-  if (lenient && rawDescription === undefined && options.body !== undefined) {
+  if (options.strict !== true && rawDescription === undefined && options.body !== undefined) {
     const taken = firstParagraph(options.body, MANIFEST_LIMITS.description)
     if (taken !== '') {
       rawDescription = taken
-      warnings.push(
+      found.warnings.push(
         "description is missing; the body's first paragraph is used, as Claude Code does (other agents skip this skill)",
       )
     }
   }
-  let description = ''
   if (typeof rawDescription !== 'string' || rawDescription.trim() === '') {
-    errors.push('description is required and must be a non-empty string')
-  } else {
-    description = rawDescription.trim()
-    if (description.length > MANIFEST_LIMITS.description) {
-      soft(
-        `description is ${description.length} characters; the limit is ${MANIFEST_LIMITS.description}`,
-      )
-    }
+    found.errors.push('description is required and must be a non-empty string')
+    return ''
   }
-
-  const compatibility = optionalText(frontmatter, 'compatibility', soft)
-  if (compatibility !== undefined && compatibility.length > MANIFEST_LIMITS.compatibility) {
-    soft(
-      `compatibility is ${compatibility.length} characters; the limit is ${MANIFEST_LIMITS.compatibility}`,
+  const description = rawDescription.trim()
+  if (description.length > MANIFEST_LIMITS.description) {
+    found.soft(
+      `description is ${description.length} characters; the limit is ${MANIFEST_LIMITS.description}`,
     )
   }
-  const license = optionalText(frontmatter, 'license', soft)
-  const metadata = readMetadata(frontmatter.metadata, soft)
-  const allowedTools = readAllowedTools(frontmatter['allowed-tools'], soft)
+  return description
+}
 
+/** The keys the spec does not know, carried (an error when strict), and a top-level `version` among them as text. */
+function readExtra(
+  frontmatter: Readonly<Record<string, unknown>>,
+  options: ValidateSkillManifestOptions,
+  errors: string[],
+): { extra: Record<string, unknown>; version: string | undefined } {
   const extra: Record<string, unknown> = Object.create(null)
   const unknown: string[] = []
   for (const key of Object.keys(frontmatter)) {
@@ -189,6 +185,47 @@ export function validateSkillManifest(
     typeof rawVersion === 'string' || typeof rawVersion === 'number'
       ? String(rawVersion).trim()
       : undefined
+  return { extra, version }
+}
+
+/**
+ * Applies the agentskills.io rules to parsed frontmatter. An empty or
+ * non-string `name` or `description` is always an error, and so is a missing
+ * one that has no fallback. Everything else the
+ * spec forbids (bad name characters or length, a name that differs from the
+ * folder, over-long description or compatibility, non-string metadata values)
+ * is a warning by default and an error when `strict`; strict mode also reports
+ * unknown top-level keys. Not strict, an absent name or description falls
+ * back as Claude Code's does (see `body`). Never throws.
+ */
+export function validateSkillManifest(
+  frontmatter: Readonly<Record<string, unknown>>,
+  options: ValidateSkillManifestOptions = {},
+): SkillManifestValidation {
+  const errors: string[] = []
+  const warnings: string[] = []
+  const found: Findings = {
+    errors,
+    warnings,
+    soft: (message) => {
+      ;(options.strict ? errors : warnings).push(message)
+    },
+  }
+  const soft = found.soft
+  const name = readName(frontmatter, options, found)
+  const description = readDescription(frontmatter, options, found)
+
+  const compatibility = optionalText(frontmatter, 'compatibility', soft)
+  if (compatibility !== undefined && compatibility.length > MANIFEST_LIMITS.compatibility) {
+    soft(
+      `compatibility is ${compatibility.length} characters; the limit is ${MANIFEST_LIMITS.compatibility}`,
+    )
+  }
+  const license = optionalText(frontmatter, 'license', soft)
+  const metadata = readMetadata(frontmatter.metadata, soft)
+  const allowedTools = readAllowedTools(frontmatter['allowed-tools'], soft)
+
+  const { extra, version } = readExtra(frontmatter, options, errors)
 
   if (errors.length > 0) return { ok: false, errors, warnings }
   // Built field by field (same key order as a spread would give) to spare a

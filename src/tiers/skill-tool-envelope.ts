@@ -1,5 +1,6 @@
 import type { SpooledArtifact } from '../common/artifacts/index.js'
 import { enforceToolGate, type GateCodes, TOOL_GATE_CODES, type ToolGate } from '../common/gate.js'
+import { withResourceOwner } from '../common/leak-tracker.js'
 import type { JsonSchemaObject, ToolInputSchema } from '../common/schema.js'
 import { Tool, type ToolResult } from '../common/tool.js'
 import type { TurnContext } from '../common/turn-context.js'
@@ -72,7 +73,8 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
       guard?.enter(name)
       try {
         await enforceToolGate(gate, ctx, { tool: name, args, skill: gateSkill, tier }, codes)
-        let result = spec.run(args, ctx)
+        // What a call makes (a process, a scratch folder) is the loaded skill's (leak reports).
+        let result = withResourceOwner(guard, () => spec.run(args, ctx))
         // Most tier-1 handlers answer synchronously; only a thenable costs a hop.
         if (isThenable(result)) result = await result
         if (spooling === false) return result

@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseSkillLock } from '../../src/sources/index.js'
 import {
   createScriptSandbox,
-  lockPins,
   type PinnedPackage,
-  runSkillScript,
   scriptInterpreters,
 } from '../../src/tiers/scripts/index.js'
+import { lockPins, runSkillScript } from '../../src/tiers/scripts/internal.js'
 import { codeOf } from '../helpers/error-code.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'

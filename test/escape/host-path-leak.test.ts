@@ -17,11 +17,8 @@ import { createSkillMcpServer } from '../../src/adapters/mcp/index.js'
 import { personText, renderError, SkillHostError } from '../../src/common/errors.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
-import {
-  createScriptSandbox,
-  type ScriptSandbox,
-  withWorkspaceDir,
-} from '../../src/tiers/scripts/index.js'
+import { createScriptSandbox, type ScriptSandbox } from '../../src/tiers/scripts/index.js'
+import { withWorkspaceDir } from '../../src/tiers/scripts/internal.js'
 
 // A deployer whose folders carry every character the old redaction pattern
 // split on (a space, é, '(', ',', '#'): skill root and workspace live under

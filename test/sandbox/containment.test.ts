@@ -16,12 +16,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { personText, SkillHostError } from '../../src/common/errors.js'
 import { createScriptSandbox } from '../../src/tiers/scripts/config/create-script-sandbox.js'
-import {
-  createDirectoryWorkspace,
-  runSkillScript,
-  type ScriptRunResult,
-  type SkillScriptConfig,
-} from '../../src/tiers/scripts/index.js'
+import { createDirectoryWorkspace, type SkillScriptConfig } from '../../src/tiers/scripts/index.js'
+import { runSkillScript, type ScriptRunResult } from '../../src/tiers/scripts/internal.js'
 import { files, makeRig, onLinux, type Rig, SYSTEM_READ_PATHS, script } from './helpers.js'
 import { processesWithMarker } from './proc-scan.js'
 

@@ -16,10 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createScriptSandbox,
   DEFAULT_SANDBOX_LIMITS,
-  runSkillScript,
   type ScriptSandbox,
   type SkillScriptConfig,
 } from '../../src/tiers/scripts/index.js'
+import { runSkillScript } from '../../src/tiers/scripts/internal.js'
 import { scriptInterpreters } from '../../src/tiers/scripts/policy/script-interpreters.js'
 import { buildBwrapCommand } from '../../src/tiers/scripts/sandbox/bwrap-args.js'
 import {

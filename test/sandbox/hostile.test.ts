@@ -4,11 +4,8 @@ import { createServer } from 'node:net'
 import { homedir } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
-import {
-  runSkillScript,
-  type ScriptRunResult,
-  type SkillScript,
-} from '../../src/tiers/scripts/index.js'
+import type { SkillScript } from '../../src/tiers/scripts/index.js'
+import { runSkillScript, type ScriptRunResult } from '../../src/tiers/scripts/internal.js'
 import { files, makeRig, onLinux, type Rig, script } from './helpers.js'
 import { processesWithMarker } from './proc-scan.js'
 

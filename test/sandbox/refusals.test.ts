@@ -7,13 +7,15 @@ import { deny } from '../../src/common/gate.js'
 import { createTurnContext } from '../../src/common/turn-context.js'
 import {
   createBubblewrapHandle,
-  filesFromDirectory,
-  runSkillScript,
   type SandboxHandle,
   type SkillScriptConfig,
+} from '../../src/tiers/scripts/index.js'
+import {
+  filesFromDirectory,
+  runSkillScript,
   type SkippedLink,
   settleScriptResult,
-} from '../../src/tiers/scripts/index.js'
+} from '../../src/tiers/scripts/internal.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 import { files, makeRig, onLinux, type Rig, script } from './helpers.js'
 

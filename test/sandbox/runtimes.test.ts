@@ -7,11 +7,10 @@ import { SkillHostError } from '../../src/common/errors.js'
 import {
   createScriptSandbox,
   DEFAULT_SANDBOX_LIMITS,
-  runSkillScript,
   type ScriptSandbox,
   type SkillScriptConfig,
-  settleScriptResult,
 } from '../../src/tiers/scripts/index.js'
+import { runSkillScript, settleScriptResult } from '../../src/tiers/scripts/internal.js'
 import { scriptInterpreters } from '../../src/tiers/scripts/policy/script-interpreters.js'
 import { files, onLinux, script } from './helpers.js'
 

@@ -2,11 +2,8 @@ import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  createDirectoryWorkspace,
-  createPathTranslator,
-  filesFromSource,
-} from '../../src/tiers/scripts/index.js'
+import { createDirectoryWorkspace, createPathTranslator } from '../../src/tiers/scripts/index.js'
+import { filesFromSource } from '../../src/tiers/scripts/internal.js'
 import { codeOf } from '../helpers/error-code.js'
 import { files } from './helpers.js'
 

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  INTERPRETER_FAMILIES,
-  scriptInterpreters,
-  withInterpreterFamilies,
-} from '../../src/tiers/scripts/index.js'
+import { scriptInterpreters, withInterpreterFamilies } from '../../src/tiers/scripts/index.js'
+import { INTERPRETER_FAMILIES } from '../../src/tiers/scripts/internal.js'
 
 // Any executable file will do as a deployer's program: these two always exist.
 const NODE = process.execPath

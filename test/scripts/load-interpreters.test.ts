@@ -7,12 +7,8 @@ import type { CliIo } from '../../src/cli/shared/cli-command.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
-import {
-  createScriptSandbox,
-  describeInterpreter,
-  describePython,
-  type ScriptSandbox,
-} from '../../src/tiers/scripts/index.js'
+import { createScriptSandbox, type ScriptSandbox } from '../../src/tiers/scripts/index.js'
+import { describeInterpreter, describePython } from '../../src/tiers/scripts/internal.js'
 import { onLinux } from '../sandbox/helpers.js'
 
 // Issue 23: "Say in the load result and in skillhost list --json which

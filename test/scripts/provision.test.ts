@@ -8,10 +8,10 @@ import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import {
   createScriptSandbox,
   type ProvisionBuild,
-  runSkillScript,
   type ScriptSandbox,
   scriptInterpreters,
 } from '../../src/tiers/scripts/index.js'
+import { runSkillScript } from '../../src/tiers/scripts/internal.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
 import { memorySource } from '../manager/fixtures.js'
 import { files, onLinux, script } from '../sandbox/helpers.js'

@@ -14,12 +14,11 @@ import { FileSystemSkillSource } from '../../src/index.js'
 import type { SkillDescriptor, SkillRef } from '../../src/sources/index.js'
 import {
   createScriptSandbox,
-  previewScriptTools,
-  runScriptOnce,
   type ScriptSandbox,
   type SkillScriptConfig,
   scriptInterpreters,
 } from '../../src/tiers/scripts/index.js'
+import { previewScriptTools, runScriptOnce } from '../../src/tiers/scripts/internal.js'
 import { codeOf } from '../helpers/error-code.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-run-once-'))

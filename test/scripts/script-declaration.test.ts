@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { TOOL_NAME_PATTERN } from '../../src/common/tool.js'
+import { scriptToolName } from '../../src/skill-model/script-tool-name.js'
+import type { SkillScriptParam } from '../../src/tiers/scripts/index.js'
 import {
   buildArgv,
-  type SkillScriptParam,
   scriptInputSchema,
-  scriptToolName,
   validateSkillScript,
-} from '../../src/tiers/scripts/index.js'
+} from '../../src/tiers/scripts/internal.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 
 const interpreters = { sh: ['/bin/sh'], python: ['/usr/bin/python3', '-I'] }

@@ -5,11 +5,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createScriptSandbox,
-  prepareScriptInterpreters,
-  runSkillScript,
   type ScriptSandbox,
   scriptInterpreters,
 } from '../../src/tiers/scripts/index.js'
+import { prepareScriptInterpreters, runSkillScript } from '../../src/tiers/scripts/internal.js'
 import {
   describePython,
   describePythonAsync,

@@ -13,12 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource, SkillHostError } from '../../src/index.js'
 import type { SkillRef } from '../../src/sources/index.js'
 import {
-  checkWorkspaceDir,
   createScriptSandbox,
-  runScriptOnce,
   type ScriptSandbox,
   SessionWorkspace,
 } from '../../src/tiers/scripts/index.js'
+import { checkWorkspaceDir, runScriptOnce } from '../../src/tiers/scripts/internal.js'
 
 // A user's folder is never chowned or chmodded: scripts run as its owner.
 // Only root can run scripts as another user, so these run as root (as CI does).

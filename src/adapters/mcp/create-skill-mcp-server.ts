@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { DisposableStore } from '../../common/disposable.js'
 import { SkillHostError } from '../../common/errors.js'
-import { trackResource } from '../../common/leak-tracker.js'
+import { setResourceOwner, trackResource } from '../../common/leak-tracker.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
@@ -185,7 +185,53 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   )
   const log = serveMcpLogging(server)
 
-  const lifecycleSet = new Set<Tool>(lifecycle || [])
+  serveToolCalls(server, ctx, new Set<Tool>(lifecycle || []), options, log)
+  const unsubscribe = announceChanges(server, ctx, options, lifetime.signal)
+
+  let closed: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    // Deferred a microtask so `closed` is set before anything can re-enter close().
+    closed ??= Promise.resolve().then(async () => {
+      unsubscribe()
+      lifetime.abort()
+      try {
+        await server.close()
+      } finally {
+        try {
+          if (options.disposeManager) await manager.dispose()
+        } finally {
+          await options.disposables?.dispose()
+        }
+      }
+    })
+    untrack(closed)
+    return closed
+  }
+
+  const session: SkillMcpSession = { server, ctx, close, [Symbol.asyncDispose]: close }
+  const untrack = trackResource(
+    'mcp-session',
+    options.serverInfo?.name ?? 'skillhost',
+    undefined,
+    session,
+  )
+  // A session that disposes its manager owns it: a leak of either names the session.
+  if (options.disposeManager) setResourceOwner(manager, session)
+  return session
+}
+
+/**
+ * Answers `tools/call` from the session context: the tool's result or its
+ * model-safe error, then (on the same stream, before the response) the last
+ * progress report and the call's log records.
+ */
+function serveToolCalls(
+  server: Server,
+  ctx: TurnContext,
+  lifecycleSet: ReadonlySet<Tool>,
+  options: SkillMcpServerOptions,
+  log: ReturnType<typeof serveMcpLogging>,
+): void {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
     const tool = ctx.tools.get(name)
@@ -234,51 +280,44 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
       await log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
     }
   })
+}
 
-  /** Sends `notify` once per microtask however often it is asked, and never after close. */
-  const coalesced = (notify: () => Promise<void>): (() => void) => {
-    let pending = false
-    return () => {
-      if (pending || lifetime.signal.aborted) return
-      pending = true
-      queueMicrotask(() => {
-        pending = false
-        // Before `initialized` or after close there is no one to tell; that is fine.
-        notify().catch(() => undefined)
-      })
-    }
+/** Sends `notify` once per microtask however often it is asked, and never after `closed` aborts. */
+function coalesced(closed: AbortSignal, notify: () => Promise<void>): () => void {
+  let pending = false
+  return () => {
+    if (pending || closed.aborted) return
+    pending = true
+    queueMicrotask(() => {
+      pending = false
+      // Before `initialized` or after close there is no one to tell; that is fine.
+      notify().catch(() => undefined)
+    })
   }
-  const announce = coalesced(() => server.sendToolListChanged())
-  const announceResources = coalesced(() => server.sendResourceListChanged())
+}
+
+/**
+ * Tells the client when the tools or the resources change (the context's
+ * tools, the manager's loads, unloads and refreshes), coalesced per
+ * microtask; returns what stops it.
+ */
+function announceChanges(
+  server: Server,
+  ctx: TurnContext,
+  options: SkillMcpServerOptions,
+  closed: AbortSignal,
+): () => void {
+  const announce = coalesced(closed, () => server.sendToolListChanged())
+  const announceResources = coalesced(closed, () => server.sendResourceListChanged())
   const unsubscribeTools = ctx.tools.onDidChange(announce)
-  const unsubscribeManager = manager.onDidChange((event) => {
+  const unsubscribeManager = options.manager.onDidChange((event) => {
     announce()
     // The loaded skills, hence their files, change on these; a refresh changes
     // neither, but it can change the catalog the Skills Extension serves.
     if (event.kind !== 'refreshed' || options.skillsExtension !== false) announceResources()
   })
-
-  const untrack = trackResource('mcp-session', options.serverInfo?.name ?? 'skillhost')
-  let closed: Promise<void> | undefined
-  const close = (): Promise<void> => {
-    // Deferred a microtask so `closed` is set before anything can re-enter close().
-    closed ??= Promise.resolve().then(async () => {
-      unsubscribeTools()
-      unsubscribeManager()
-      lifetime.abort()
-      try {
-        await server.close()
-      } finally {
-        try {
-          if (options.disposeManager) await manager.dispose()
-        } finally {
-          await options.disposables?.dispose()
-        }
-      }
-    })
-    untrack(closed)
-    return closed
+  return () => {
+    unsubscribeTools()
+    unsubscribeManager()
   }
-
-  return { server, ctx, close, [Symbol.asyncDispose]: close }
 }

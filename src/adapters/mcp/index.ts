@@ -1,3 +1,11 @@
+/**
+ * `skillhost/mcp`: skills over the Model Context Protocol. The server side:
+ * one session per client over a manager (`createSkillMcpServer`), served on
+ * stdio or Streamable HTTP, with skill files as resources and the Skills
+ * Extension; the client side: `McpSkillSource`, a remote server's skills as
+ * a `SkillSource`.
+ */
+
 export {
   createSkillMcpServer,
   type McpToolCallEvent,

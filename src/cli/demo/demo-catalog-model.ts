@@ -100,89 +100,107 @@ const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' :
  * skipped and said so.
  */
 export function catalogDemoModel(): MockLanguageModelV3 {
-  let ids: string[] | undefined
-  let attempt = 0
-  let current: Loaded | undefined
-  let currentSampled = false
-  let sampledAny = false
-  let pending: { step: 'list' | 'load' | 'sample' | 'unload'; what: string } | undefined
-  const story: string[] = []
+  const walk = new CatalogWalk()
   return new MockLanguageModelV3({
     provider: 'skillhost-demo',
     modelId: 'scripted-catalog',
     doGenerate: async (call) => {
-      const last = resultsOf(call).at(-1)
-      const offered = new Map(
+      walk.record(resultsOf(call).at(-1))
+      const offered: Offered = new Map(
         (call.tools ?? []).map((t) => {
           const schema = 'inputSchema' in t ? (t.inputSchema as { required?: string[] }) : {}
           return [t.name, { required: schema.required ?? [] }] as const
         }),
       )
-      // What the call made last time returned.
-      if (pending?.step === 'list') {
-        const list = parsed<{ skills?: { id: string }[]; total?: number }>(last?.text)
-        ids = (list?.skills ?? []).map((s) => s.id)
-        story.push(`list_skills found ${count(list?.total ?? ids.length, 'skill')}.`)
-      } else if (pending?.step === 'load') {
-        current = last ? loadedOf(last) : undefined
-        currentSampled = false
-        story.push(
-          current
-            ? `Loaded ${current.id}: ${count(current.toolsAdded.length, 'tool')} added, ${count(current.filesTotal ?? current.files.length, 'file')}.`
-            : `${pending.what} did not load: ${firstLine(last?.text)}`,
-        )
-      } else if (pending?.step === 'sample') {
-        sampledAny = true
-        story.push(`I ${pending.what}: ${sampleSummary(last?.text)}.`)
-      } else if (pending?.step === 'unload') {
-        const ok = parsed<{ id?: string }>(last?.text)?.id !== undefined
-        story.push(
-          ok
-            ? `Unloaded ${pending.what}.`
-            : `Unloading ${pending.what} failed: ${firstLine(last?.text)}`,
-        )
-        current = undefined
-      }
-      pending = undefined
-      const next = (
-        step: 'list' | 'load' | 'sample' | 'unload',
-        what: string,
-        tool: string,
-        args: Record<string, unknown>,
-      ) => {
-        pending = { step, what }
-        return toolCall(tool, args)
-      }
-      if (ids === undefined) {
-        return offered.has('list_skills')
-          ? next('list', '', 'list_skills', {})
-          : say('list_skills was not offered, so I could not see any skill.')
-      }
-      if (current) {
-        if (!currentSampled) {
-          currentSampled = true
-          const sample = sampleCall(current, offered)
-          if ('tool' in sample) return next('sample', sample.what, sample.tool, sample.args)
-          story.push(`${current.id} has no harmless sample: ${sample.none}.`)
-        }
-        if (offered.has('unload_skill'))
-          return next('unload', current.id, 'unload_skill', { skill: current.id })
-        story.push(`${current.id} stays loaded: unload_skill was not offered.`)
-        return say(story.join(' '))
-      }
-      const id = ids[attempt]
-      if (
-        !sampledAny &&
-        id !== undefined &&
-        attempt < MAX_LOAD_ATTEMPTS &&
-        offered.has('load_skill')
-      ) {
-        attempt += 1
-        return next('load', id, 'load_skill', { skill: id })
-      }
-      if (!story.some((line) => line.startsWith('Loaded ')))
-        story.push('No skill loaded, so nothing was run.')
-      return say(story.join(' '))
+      return walk.next(offered)
     },
   })
+}
+
+/** The tools a step offers, each with its required parameters. */
+type Offered = ReadonlyMap<string, { required: readonly string[] }>
+type WalkStep = 'list' | 'load' | 'sample' | 'unload'
+type ToolResult = ReturnType<typeof resultsOf>[number]
+
+/** The scripted model's walk over the catalog: what it has learnt, and its next call. */
+class CatalogWalk {
+  #ids: string[] | undefined
+  #attempt = 0
+  #current: Loaded | undefined
+  #currentSampled = false
+  #sampledAny = false
+  #pending: { step: WalkStep; what: string } | undefined
+  readonly #story: string[] = []
+
+  /** Tells the story of what the call made last time returned. */
+  record(last: ToolResult | undefined): void {
+    const pending = this.#pending
+    this.#pending = undefined
+    if (pending?.step === 'list') {
+      const list = parsed<{ skills?: { id: string }[]; total?: number }>(last?.text)
+      this.#ids = (list?.skills ?? []).map((s) => s.id)
+      this.#story.push(`list_skills found ${count(list?.total ?? this.#ids.length, 'skill')}.`)
+    } else if (pending?.step === 'load') {
+      const current = last ? loadedOf(last) : undefined
+      this.#current = current
+      this.#currentSampled = false
+      this.#story.push(
+        current
+          ? `Loaded ${current.id}: ${count(current.toolsAdded.length, 'tool')} added, ${count(current.filesTotal ?? current.files.length, 'file')}.`
+          : `${pending.what} did not load: ${firstLine(last?.text)}`,
+      )
+    } else if (pending?.step === 'sample') {
+      this.#sampledAny = true
+      this.#story.push(`I ${pending.what}: ${sampleSummary(last?.text)}.`)
+    } else if (pending?.step === 'unload') {
+      const ok = parsed<{ id?: string }>(last?.text)?.id !== undefined
+      this.#story.push(
+        ok
+          ? `Unloaded ${pending.what}.`
+          : `Unloading ${pending.what} failed: ${firstLine(last?.text)}`,
+      )
+      this.#current = undefined
+    }
+  }
+
+  /** The next call (list, load, sample, unload) among the tools offered, or the closing story. */
+  next(offered: Offered) {
+    const story = this.#story
+    if (this.#ids === undefined) {
+      return offered.has('list_skills')
+        ? this.#call('list', '', 'list_skills', {})
+        : say('list_skills was not offered, so I could not see any skill.')
+    }
+    const current = this.#current
+    if (current) {
+      if (!this.#currentSampled) {
+        this.#currentSampled = true
+        const sample = sampleCall(current, offered)
+        if ('tool' in sample) return this.#call('sample', sample.what, sample.tool, sample.args)
+        story.push(`${current.id} has no harmless sample: ${sample.none}.`)
+      }
+      if (offered.has('unload_skill'))
+        return this.#call('unload', current.id, 'unload_skill', { skill: current.id })
+      story.push(`${current.id} stays loaded: unload_skill was not offered.`)
+      return say(story.join(' '))
+    }
+    const id = this.#ids[this.#attempt]
+    if (
+      !this.#sampledAny &&
+      id !== undefined &&
+      this.#attempt < MAX_LOAD_ATTEMPTS &&
+      offered.has('load_skill')
+    ) {
+      this.#attempt += 1
+      return this.#call('load', id, 'load_skill', { skill: id })
+    }
+    if (!story.some((line) => line.startsWith('Loaded ')))
+      story.push('No skill loaded, so nothing was run.')
+    return say(story.join(' '))
+  }
+
+  #call(step: WalkStep, what: string, tool: string, args: Record<string, unknown>) {
+    this.#pending = { step, what }
+    return toolCall(tool, args)
+  }
 }

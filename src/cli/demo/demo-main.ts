@@ -4,7 +4,12 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { generateText, stepCountIs } from 'ai'
 import { createSkillTools, renderProjectedSkills } from '../../adapters/ai-sdk/index.js'
-import { estimateTokens, renderAvailableSkills } from '../../index.js'
+import {
+  estimateTokens,
+  renderAvailableSkills,
+  type SkillManager,
+  type TurnContext,
+} from '../../index.js'
 import { createPolicyGate, gatePolicyFor } from '../serve/serve-gate.js'
 import { SERVE_DEFAULT_CHANNEL } from '../serve/serve-options.js'
 import { createServeRuntime } from '../serve/serve-runtime.js'
@@ -13,7 +18,7 @@ import { parseArgs } from '../shared/parse-args.js'
 import { plural } from '../shared/plural.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { CATALOG_PROMPT, catalogDemoModel } from './demo-catalog-model.js'
-import { DEMO_FORM, pickDemoModel } from './demo-model.js'
+import { DEMO_FORM, type DemoModel, pickDemoModel } from './demo-model.js'
 
 const PROMPT =
   'Four questions. (1) How many kilometres is a marathon (26.2 miles)? (2) What changed between the config ' +
@@ -103,101 +108,137 @@ export async function runDemo(argv: readonly string[], io: CliIo, help: string):
   })
   const manager = await runtime.createManager()
   try {
-    // The host puts the user's file into the conversation's workspace (/work), where scripts run.
-    const workspace = manager.workspace
-    if (workspace && !given) {
-      await workspace.put(DEMO_FORM, APPLICATION)
-      out(
-        `workspace: ${DEMO_FORM} put in by the host (${APPLICATION.length} bytes), at /work for scripts`,
-      )
-    }
-    const ctx = manager.createTurnContext()
-    const skills = createSkillTools({ manager, ctx, system: SYSTEM, catalog: true })
-    const catalogTokens = renderAvailableSkills(
-      manager
-        .search()
-        .entries.flatMap((e) =>
-          e.shadowedBy === undefined ? [{ name: e.id, description: e.description }] : [],
-        ),
-    ).estimatedTokens
-    out(
-      `catalog: ${plural(manager.catalog().entries.filter((e) => e.shadowedBy === undefined).length, 'skill')}, ≈${catalogTokens} tokens in the system prompt`,
-    )
-    out()
-    out(`user: ${prompt}`)
-    const started = new Set<string>()
-    // Exit 1 when no skill ever loaded: a demo that showed nothing must not read as success.
-    let loadedAny = false
-    const result = await generateText({
-      model: picked.model,
-      tools: skills.tools,
-      stopWhen: stepCountIs(24),
-      prompt,
-      prepareStep: async (options) => {
-        const step = await skills.prepareStep(options)
-        const active = step?.activeTools ?? []
-        const defs = active.map((name) => ctx.tools.get(name)).filter((t) => t !== undefined)
-        const defTokens = estimateTokens(
-          JSON.stringify(defs.map((t) => [t.name, t.description, t.jsonSchema])),
-        )
-        const bodyTokens = estimateTokens(renderProjectedSkills(ctx.retrievables.all()))
-        out()
-        out(
-          `── step ${options.stepNumber + 1} ─ offered ${active.length} tools: ${active.join(', ')}`,
-        )
-        out(
-          `   context: tool definitions ≈${defTokens} tok · catalog ≈${catalogTokens} tok · loaded skill bodies ≈${bodyTokens} tok (${manager.projected(ctx).join(', ') || 'none loaded'})`,
-        )
-        return step
-      },
-      experimental_onToolCallStart: ({ toolCall }) => {
-        started.add(toolCall.toolCallId)
-        out(`  → ${toolCall.toolName} ${clip(show(toolCall.input), 120)}`)
-      },
-      experimental_onToolCallFinish: (event) => {
-        const name = event.toolCall.toolName
-        if (name === 'load_skill' && event.success && manager.projected(ctx).length > 0)
-          loadedAny = true
-        out(
-          event.success
-            ? `  ← ${name}: ${clip(show(event.output))}`
-            : `  ✗ ${name}: ${clip(show((event.error as Error)?.message))}`,
-        )
-      },
-      onStepFinish: (step) => {
-        for (const part of step.content) {
-          if (part.type === 'tool-error' && !started.has(part.toolCallId)) {
-            out(
-              `  ✗ ${part.toolName} (not offered): ${clip(show((part.error as Error)?.message ?? part.error))}`,
-            )
-          }
-        }
-        // The last step's text is the answer, printed once below as `assistant:`.
-        if (step.text && step.toolCalls.length > 0) out(`  model: ${step.text}`)
-      },
-    })
-    out()
-    out(`assistant: ${result.text}`)
-    out(
-      `after the run: loaded ${JSON.stringify(manager.loaded())}, projected ${JSON.stringify(manager.projected(ctx))}`,
-    )
-    if (workspace) {
-      const files = (await workspace.list()).filter((e) => e.kind === 'file')
-      const listed = files.map((f) => `${f.path} (${f.size} bytes)`).join(', ')
-      out(`workspace after the run: ${listed || 'empty'}`)
-    }
-    out(
-      `system prompt now carries ≈${estimateTokens(renderProjectedSkills(ctx.retrievables.all()))} tokens of skill bodies`,
-    )
-    skills.dispose()
-    if (!loadedAny) {
-      io.stderr('skillhost demo: no skill loaded; see the load_skill results above\n')
-      return 1
-    }
+    return await converse({ manager, model: picked.model, prompt, overExamples: !given, io, out })
   } finally {
     await manager.dispose()
     await runtime.dispose()
     await rm(stateDir, { recursive: true, force: true })
   }
+}
+
+/** One demo conversation's parts: the manager over the skills, the model, what the user asks. */
+interface DemoConversation {
+  readonly manager: SkillManager
+  readonly model: DemoModel['model']
+  readonly prompt: string
+  /** Over the bundled examples, the host hands the model the user's form. */
+  readonly overExamples: boolean
+  readonly io: CliIo
+  readonly out: (line?: string) => void
+}
+
+/**
+ * The conversation, printed: the host's file put into the workspace, the
+ * catalog's cost, the model's run, and what stayed after it. Exit 1 when no
+ * skill ever loaded: a demo that showed nothing must not read as success.
+ */
+async function converse(demo: DemoConversation): Promise<number> {
+  const { manager, out } = demo
+  // The host puts the user's file into the conversation's workspace (/work), where scripts run.
+  const workspace = manager.workspace
+  if (workspace && demo.overExamples) {
+    await workspace.put(DEMO_FORM, APPLICATION)
+    out(
+      `workspace: ${DEMO_FORM} put in by the host (${APPLICATION.length} bytes), at /work for scripts`,
+    )
+  }
+  const ctx = manager.createTurnContext()
+  const skills = createSkillTools({ manager, ctx, system: SYSTEM, catalog: true })
+  const catalogTokens = renderAvailableSkills(
+    manager
+      .search()
+      .entries.flatMap((e) =>
+        e.shadowedBy === undefined ? [{ name: e.id, description: e.description }] : [],
+      ),
+  ).estimatedTokens
+  out(
+    `catalog: ${plural(manager.catalog().entries.filter((e) => e.shadowedBy === undefined).length, 'skill')}, ≈${catalogTokens} tokens in the system prompt`,
+  )
+  out()
+  out(`user: ${demo.prompt}`)
+  const { text, loadedAny } = await runModel(demo, ctx, skills, catalogTokens)
+  out()
+  out(`assistant: ${text}`)
+  out(
+    `after the run: loaded ${JSON.stringify(manager.loaded())}, projected ${JSON.stringify(manager.projected(ctx))}`,
+  )
+  if (workspace) {
+    const files = (await workspace.list()).filter((e) => e.kind === 'file')
+    const listed = files.map((f) => `${f.path} (${f.size} bytes)`).join(', ')
+    out(`workspace after the run: ${listed || 'empty'}`)
+  }
+  out(
+    `system prompt now carries ≈${estimateTokens(renderProjectedSkills(ctx.retrievables.all()))} tokens of skill bodies`,
+  )
+  skills.dispose()
+  if (!loadedAny) {
+    demo.io.stderr('skillhost demo: no skill loaded; see the load_skill results above\n')
+    return 1
+  }
   return 0
+}
+
+/**
+ * The model's run over the skill tools, each step printed: the tools
+ * offered and what the context costs, every call and its (clipped) result.
+ * `loadedAny`: some load_skill call left a skill projected.
+ */
+async function runModel(
+  demo: DemoConversation,
+  ctx: TurnContext,
+  skills: ReturnType<typeof createSkillTools>,
+  catalogTokens: number,
+): Promise<{ text: string; loadedAny: boolean }> {
+  const { manager, out } = demo
+  const started = new Set<string>()
+  let loadedAny = false
+  const result = await generateText({
+    model: demo.model,
+    tools: skills.tools,
+    stopWhen: stepCountIs(24),
+    prompt: demo.prompt,
+    prepareStep: async (options) => {
+      const step = await skills.prepareStep(options)
+      const active = step?.activeTools ?? []
+      const defs = active.map((name) => ctx.tools.get(name)).filter((t) => t !== undefined)
+      const defTokens = estimateTokens(
+        JSON.stringify(defs.map((t) => [t.name, t.description, t.jsonSchema])),
+      )
+      const bodyTokens = estimateTokens(renderProjectedSkills(ctx.retrievables.all()))
+      out()
+      out(
+        `── step ${options.stepNumber + 1} ─ offered ${active.length} tools: ${active.join(', ')}`,
+      )
+      out(
+        `   context: tool definitions ≈${defTokens} tok · catalog ≈${catalogTokens} tok · loaded skill bodies ≈${bodyTokens} tok (${manager.projected(ctx).join(', ') || 'none loaded'})`,
+      )
+      return step
+    },
+    experimental_onToolCallStart: ({ toolCall }) => {
+      started.add(toolCall.toolCallId)
+      out(`  → ${toolCall.toolName} ${clip(show(toolCall.input), 120)}`)
+    },
+    experimental_onToolCallFinish: (event) => {
+      const name = event.toolCall.toolName
+      if (name === 'load_skill' && event.success && manager.projected(ctx).length > 0)
+        loadedAny = true
+      out(
+        event.success
+          ? `  ← ${name}: ${clip(show(event.output))}`
+          : `  ✗ ${name}: ${clip(show((event.error as Error)?.message))}`,
+      )
+    },
+    onStepFinish: (step) => {
+      for (const part of step.content) {
+        if (part.type === 'tool-error' && !started.has(part.toolCallId)) {
+          out(
+            `  ✗ ${part.toolName} (not offered): ${clip(show((part.error as Error)?.message ?? part.error))}`,
+          )
+        }
+      }
+      // The last step's text is the answer, printed once as `assistant:`.
+      if (step.text && step.toolCalls.length > 0) out(`  model: ${step.text}`)
+    },
+  })
+  return { text: result.text, loadedAny }
 }

@@ -3,12 +3,12 @@ import { resolve } from 'node:path'
 import { escapeLine } from '../../common/index.js'
 import { FileSystemSkillSource, readSkillLock } from '../../index.js'
 import { formatSkillLock, type LockedEnvironment } from '../../sources/index.js'
+import { scriptInterpreters } from '../../tiers/scripts/index.js'
 import {
   provisionedInterpreter,
   type Requirement,
-  scriptInterpreters,
   scriptRequirements,
-} from '../../tiers/scripts/index.js'
+} from '../../tiers/scripts/internal.js'
 import type { CliCommand } from '../shared/cli-command.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'

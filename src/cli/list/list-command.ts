@@ -1,7 +1,8 @@
 import { relative } from 'node:path'
 import { escapeLine, quoteName } from '../../common/index.js'
 import type { SkillPermissionRequest } from '../../sources/index.js'
-import { prepareScriptInterpreters, scriptInterpreters } from '../../tiers/scripts/index.js'
+import { scriptInterpreters } from '../../tiers/scripts/index.js'
+import { prepareScriptInterpreters } from '../../tiers/scripts/internal.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,

@@ -5,7 +5,7 @@ import {
   describeInterpreter,
   previewScriptTools,
   type RunsWith,
-} from '../../tiers/scripts/index.js'
+} from '../../tiers/scripts/internal.js'
 import type { CatalogRow } from '../shared/resolve-catalog.js'
 
 /** How the `serve` that `list` answers for would run: the flags both commands share. */

@@ -3,11 +3,8 @@ import { resolve } from 'node:path'
 import { escapeLine, SkillHostError } from '../../common/index.js'
 import { FileSystemSkillSource, type SkillLock, type SkillProblem } from '../../index.js'
 import { notPinnedError, type SkillDescriptor } from '../../sources/index.js'
-import {
-  createScriptSandbox,
-  runScriptOnce,
-  type ScriptRunResult,
-} from '../../tiers/scripts/index.js'
+import { createScriptSandbox } from '../../tiers/scripts/index.js'
+import { runScriptOnce, type ScriptRunResult } from '../../tiers/scripts/internal.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { lockedFlag } from '../shared/locked-flag.js'

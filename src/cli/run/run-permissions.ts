@@ -1,7 +1,7 @@
 import { quoteName } from '../../common/index.js'
 import { isHostPermissionPath } from '../../manifest/index.js'
 import type { SkillPermissionRequest } from '../../sources/index.js'
-import { isPathInside } from '../../tiers/scripts/index.js'
+import { isPathInside } from '../../tiers/scripts/internal.js'
 
 /**
  * What `skillhost run` tells the person at the terminal about a skill's

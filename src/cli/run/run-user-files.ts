@@ -2,7 +2,8 @@ import { constants } from 'node:fs'
 import { lstat, mkdir, open, readdir, readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, posix } from 'node:path'
 import { escapeLine, quoteName, SkillHostError } from '../../common/index.js'
-import type { ScriptRunResult, SessionWorkspace } from '../../tiers/scripts/index.js'
+import type { SessionWorkspace } from '../../tiers/scripts/index.js'
+import type { ScriptRunResult } from '../../tiers/scripts/internal.js'
 import { UsageError } from '../shared/parse-args.js'
 
 // `skillhost run` without --workspace works where the user is: the files the

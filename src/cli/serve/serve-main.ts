@@ -1,6 +1,6 @@
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
 import { escapeLine, personText, SkillHostError } from '../../common/index.js'
-import { prepareScriptInterpreters } from '../../tiers/scripts/index.js'
+import { prepareScriptInterpreters } from '../../tiers/scripts/internal.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { packageVersion } from '../shared/package-version.js'

@@ -20,13 +20,12 @@ import {
 } from '../../index.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../../tiers/isolated/index.js'
 import {
-  checkWorkspaceDir,
   createScriptSandbox,
   type ScriptSandbox,
   type ScriptSandboxOptions,
   type SkillScriptConfig,
-  withWorkspaceDir,
 } from '../../tiers/scripts/index.js'
+import { checkWorkspaceDir, withWorkspaceDir } from '../../tiers/scripts/internal.js'
 import { plural } from '../shared/plural.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 

@@ -3,14 +3,13 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
 import type { SkillLock } from '../../sources/index.js'
 import {
-  assertInterpreterProgram,
-  assertReadPath,
   lockedProvision,
   type ProvisionBuild,
   type ProvisionOptions,
   type ScriptSandboxOptions,
   scriptInterpreters,
 } from '../../tiers/scripts/index.js'
+import { assertInterpreterProgram, assertReadPath } from '../../tiers/scripts/internal.js'
 import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
 import { provisionBuildLine } from './provision-build-line.js'

@@ -8,13 +8,12 @@ import {
   type SkillSource,
 } from '../../index.js'
 import { SKILL_SIDECAR_FILE } from '../../manifest/index.js'
+import { type SkillScript, scriptInterpreters } from '../../tiers/scripts/index.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
   prepareScriptInterpreters,
-  type SkillScript,
-  scriptInterpreters,
   validateSkillScript,
-} from '../../tiers/scripts/index.js'
+} from '../../tiers/scripts/internal.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,

@@ -1,3 +1,11 @@
+/**
+ * Spooled artifacts (part of `skillhost/common`): a handle on spooled bytes
+ * and the reader tools the model calls by id (`artifact_head`, `_tail`,
+ * `_grep`, `_cat`, `_stat`), with the kinds that add readers (Markdown
+ * outline and sections, JSON queries), the read caps, and the text the
+ * readers answer with.
+ */
+
 export {
   ARTIFACT_KIND_PATTERN,
   artifactKindOf,

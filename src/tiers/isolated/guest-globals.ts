@@ -40,55 +40,74 @@ export function installGlobals(
   prelude: GuestPrelude,
   wiring: GlobalsWiring,
 ): void {
+  const calls = new HostCalls(ctx, prelude, wiring)
+  Scope.withScope((scope) => {
+    for (const name of wiring.names) {
+      const fn = scope.manage(
+        ctx.newFunction(name, (arg?: QuickJSHandle) =>
+          Scope.withScope((step) => calls.start(step, name, arg)),
+        ),
+      )
+      ctx.defineProp(ctx.global, name, { value: fn, configurable: true, enumerable: false })
+    }
+  })
+}
+
+/** One evaluation's host calls: started by the guest, settled inside it when the host answers. */
+class HostCalls {
+  readonly #ctx: QuickJSContext
+  readonly #prelude: GuestPrelude
+  readonly #wiring: GlobalsWiring
   // Calls waiting on the host. Their promises outlive the guest function
   // that made them, so the evaluation's scope owns this list and frees what
   // is left in it (a call the host never answered) when the evaluation ends.
-  const pending = wiring.own(createDisposableArray<QuickJSDeferredPromise>())
-  let calls = 0
-  // A promise that is already rejected. Its step owns it; the guest gets a
-  // new reference, which quickjs-emscripten frees once the guest holds it.
-  const rejected = (step: Scope, error: QuickJSHandle) => {
-    const deferred = step.manage(ctx.newPromise())
-    deferred.reject(error)
-    return deferred.handle.dup()
-  }
-  const rejectWith = (step: Scope, message: string) =>
-    rejected(step, step.manage(ctx.newError({ name: 'TypeError', message })))
+  readonly #pending: QuickJSDeferredPromise[]
+  #calls = 0
 
-  const start = (step: Scope, name: string, arg: QuickJSHandle | undefined) => {
+  constructor(ctx: QuickJSContext, prelude: GuestPrelude, wiring: GlobalsWiring) {
+    this.#ctx = ctx
+    this.#prelude = prelude
+    this.#wiring = wiring
+    this.#pending = wiring.own(createDisposableArray<QuickJSDeferredPromise>())
+  }
+
+  /** A guest's call of host global `name`: the promise the guest gets (already rejected past a cap). */
+  start(step: Scope, name: string, arg: QuickJSHandle | undefined): QuickJSHandle {
+    const ctx = this.#ctx
+    const limits = this.#wiring.limits
     // Without these caps a guest could fire thousands of host calls
     // without awaiting any, each a real side effect in the host.
-    if (pending.length >= MAX_CALLS_IN_FLIGHT) {
-      return rejectWith(
+    if (this.#pending.length >= MAX_CALLS_IN_FLIGHT) {
+      return this.#rejectWith(
         step,
         `More than ${MAX_CALLS_IN_FLIGHT} host calls are in flight; await some first.`,
       )
     }
-    if (++calls > wiring.limits.maxHostCalls) {
-      return rejectWith(
-        step,
-        `This call may make at most ${wiring.limits.maxHostCalls} host calls.`,
-      )
+    if (++this.#calls > limits.maxHostCalls) {
+      return this.#rejectWith(step, `This call may make at most ${limits.maxHostCalls} host calls.`)
     }
     const text = step.manage(
-      ctx.callFunction(prelude.serialize, ctx.undefined, arg ?? ctx.undefined),
+      ctx.callFunction(this.#prelude.serialize, ctx.undefined, arg ?? ctx.undefined),
     )
-    if (text.error) return rejected(step, text.error)
+    if (text.error) return this.#rejected(step, text.error)
     let argsJson: string | undefined
     if (ctx.typeof(text.value) === 'string') {
       const units = ctx.getLength(text.value) ?? 0
-      argsJson = units > wiring.limits.maxArgsBytes ? undefined : ctx.getString(text.value)
-      if (argsJson === undefined || Buffer.byteLength(argsJson) > wiring.limits.maxArgsBytes) {
-        const max = wiring.limits.maxArgsBytes
-        return rejectWith(step, `Arguments to '${name}' exceed ${max} bytes of JSON.`)
+      argsJson = units > limits.maxArgsBytes ? undefined : ctx.getString(text.value)
+      if (argsJson === undefined || Buffer.byteLength(argsJson) > limits.maxArgsBytes) {
+        return this.#rejectWith(
+          step,
+          `Arguments to '${name}' exceed ${limits.maxArgsBytes} bytes of JSON.`,
+        )
       }
     }
     const deferred = ctx.newPromise()
-    pending.push(deferred)
-    wiring.call(name, argsJson).then(
-      (resultJson) => settle(deferred, (s) => resolveWith(s, deferred, name, resultJson)),
+    this.#pending.push(deferred)
+    this.#wiring.call(name, argsJson).then(
+      (resultJson) =>
+        this.#settle(deferred, (s) => this.#resolveWith(s, deferred, name, resultJson)),
       (err: unknown) =>
-        settle(deferred, (s) => {
+        this.#settle(deferred, (s) => {
           const message = err instanceof Error ? err.message : `Host function '${name}' failed.`
           deferred.reject(s.manage(ctx.newError(message)))
         }),
@@ -97,48 +116,50 @@ export function installGlobals(
     return deferred.handle
   }
 
-  Scope.withScope((scope) => {
-    for (const name of wiring.names) {
-      const fn = scope.manage(
-        ctx.newFunction(name, (arg?: QuickJSHandle) =>
-          Scope.withScope((step) => start(step, name, arg)),
-        ),
-      )
-      ctx.defineProp(ctx.global, name, { value: fn, configurable: true, enumerable: false })
-    }
-  })
+  // A promise that is already rejected. Its step owns it; the guest gets a
+  // new reference, which quickjs-emscripten frees once the guest holds it.
+  #rejected(step: Scope, error: QuickJSHandle): QuickJSHandle {
+    const deferred = step.manage(this.#ctx.newPromise())
+    deferred.reject(error)
+    return deferred.handle.dup()
+  }
 
-  function settle(deferred: QuickJSDeferredPromise, apply: (step: Scope) => void): void {
-    const at = pending.indexOf(deferred)
-    if (at >= 0) pending.splice(at, 1)
-    if (wiring.isFinished()) return
+  #rejectWith(step: Scope, message: string): QuickJSHandle {
+    return this.#rejected(step, step.manage(this.#ctx.newError({ name: 'TypeError', message })))
+  }
+
+  #settle(deferred: QuickJSDeferredPromise, apply: (step: Scope) => void): void {
+    const at = this.#pending.indexOf(deferred)
+    if (at >= 0) this.#pending.splice(at, 1)
+    if (this.#wiring.isFinished()) return
     try {
       Scope.withScope(apply)
-      wiring.onSettled()
+      this.#wiring.onSettled()
     } catch (err) {
-      wiring.onFatal(err)
+      this.#wiring.onFatal(err)
     }
   }
 
-  function resolveWith(
+  #resolveWith(
     step: Scope,
     deferred: QuickJSDeferredPromise,
     name: string,
     json: string | undefined,
   ): void {
+    const ctx = this.#ctx
     if (json === undefined) {
       deferred.resolve(ctx.undefined)
       return
     }
-    if (Buffer.byteLength(json) > wiring.limits.maxResultBytes) {
-      const message = `The result of '${name}' exceeds ${wiring.limits.maxResultBytes} bytes of JSON.`
+    if (Buffer.byteLength(json) > this.#wiring.limits.maxResultBytes) {
+      const message = `The result of '${name}' exceeds ${this.#wiring.limits.maxResultBytes} bytes of JSON.`
       deferred.reject(step.manage(ctx.newError(message)))
       return
     }
     // The text (up to `maxResultBytes`) is freed before the promise settles.
     const parsed = step.manage(
       Scope.withScope((inner) =>
-        ctx.callFunction(prelude.parse, ctx.undefined, inner.manage(ctx.newString(json))),
+        ctx.callFunction(this.#prelude.parse, ctx.undefined, inner.manage(ctx.newString(json))),
       ),
     )
     if (parsed.error) deferred.reject(parsed.error)

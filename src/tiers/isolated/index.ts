@@ -1,5 +1,9 @@
-// `skillhost/isolation`: tier 2, JavaScript tools evaluated in QuickJS guests.
-// This entry loads `worker_threads`; the root entry must not import it.
+/**
+ * `skillhost/isolation`: tier 2, JavaScript tools evaluated in QuickJS
+ * guests: the worker pool with a real kill (`createQuickJsGuest`), the
+ * in-process guest behind its unsafe opt-in, limits and the fair queue.
+ * This entry loads `worker_threads`; the root entry must not import it.
+ */
 
 export { type GuestPoolFairShare, resolveFairShare } from './fair-queue.js'
 export { createInProcessGuest } from './in-process-guest.js'

@@ -128,7 +128,40 @@ export async function runIsolatedTool(
     guest.kill()
     throw queuedOut()
   }
-  return await new Promise<IsolatedToolResult>((resolve, reject) => {
+  return await superviseRun(guest, {
+    config,
+    tool,
+    args: valid,
+    limits,
+    globals,
+    signal,
+    timeoutSeconds,
+    timeoutMs,
+  })
+}
+
+/** One call's run on its guest, as `superviseRun` needs it. */
+interface GuestRun {
+  readonly config: SkillIsolationConfig
+  readonly tool: SkillIsolatedTool
+  readonly args: unknown
+  readonly limits: IsolationLimits
+  readonly globals: HostGlobals
+  readonly signal: AbortSignal
+  readonly timeoutSeconds: number
+  /** What the queue left of the budget: the guest's own deadline. */
+  readonly timeoutMs: number
+}
+
+/**
+ * Runs the call on `guest` and settles it once: the result (capped, valid
+ * JSON), or the guest's error; an abort or the hard deadline (the guest's
+ * own plus a grace) kills the guest. Host calls still running are aborted
+ * when the call settles.
+ */
+function superviseRun(guest: IsolatedGuest, run: GuestRun): Promise<IsolatedToolResult> {
+  const { config, tool, limits, signal, timeoutSeconds } = run
+  return new Promise<IsolatedToolResult>((resolve, reject) => {
     const calls = new AbortController()
     let done = false
     const finish = (kill: boolean, settle: () => void) => {
@@ -144,16 +177,16 @@ export async function runIsolatedTool(
     const timer = setTimeout(
       () =>
         finish(true, () => reject(timeoutError(tool, timeoutSeconds, config.maxTimeoutSeconds))),
-      timeoutMs + HARD_KILL_GRACE_MS,
+      run.timeoutMs + HARD_KILL_GRACE_MS,
     )
     signal.addEventListener('abort', onAbort, { once: true })
     guest
       .run({
         source: tool.source,
-        args: valid,
-        timeoutMs,
+        args: run.args,
+        timeoutMs: run.timeoutMs,
         callGlobal: (name, callArgs, guestSignal) =>
-          callHostGlobal(globals, name, callArgs, AbortSignal.any([guestSignal, calls.signal])),
+          callHostGlobal(run.globals, name, callArgs, AbortSignal.any([guestSignal, calls.signal])),
       })
       .then(
         (result) => finish(false, () => settleResult(result, limits, resolve, reject)),

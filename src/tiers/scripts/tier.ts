@@ -1,6 +1,6 @@
 /**
  * What the layers above tier 3 wire (the manager, the lifecycle tools): the
- * forge, the scripts-off report, the session workspace slot and its tools,
+ * forge, the session workspace slot and its tools,
  * and the one configuration validator. Internal; the public face of tier 3
  * is `index.ts` (`skillhost/sandbox`). Nothing outside `tiers/scripts/`
  * imports any other file of it (test/layering.test.ts).
@@ -12,7 +12,6 @@ export {
   type ScriptToolInterpreter,
   scriptToolInterpreters,
 } from './tool/describe-interpreter.js'
-export { scriptsOffTools } from './tool/script-availability.js'
 export { createScriptForge } from './tool/script-forge.js'
 export type { SkillScriptConfig } from './types.js'
 export type { SessionWorkspace } from './workspace/session-workspace.js'

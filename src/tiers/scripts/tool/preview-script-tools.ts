@@ -1,10 +1,10 @@
 import { join } from 'node:path'
+import { scriptsOffTools, scriptToolName } from '../../../skill-model/script-tool-name.js'
 import type { UnavailableTool } from '../../../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../../../sources/types.js'
 import { readScriptHead } from '../policy/undeclared-interpreter.js'
-import { partitionScripts, scriptsOffTools } from './script-availability.js'
+import { partitionScripts } from './script-availability.js'
 import { undeclaredToolName } from './script-forge.js'
-import { scriptToolName } from './script-tool-name.js'
 import { shipsUndeclaredScripts } from './undeclared-script-tool.js'
 
 /** The tier-3 configuration a preview answers for. */

@@ -1,20 +1,9 @@
 import { SkillHostError } from '../../../common/errors.js'
+import { declaredScriptToolName } from '../../../skill-model/script-tool-name.js'
 import { type UnavailableTool, unavailableTool } from '../../../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../../../sources/types.js'
 import type { SkillScript } from '../types.js'
-import { scriptToolName } from './script-tool-name.js'
 import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
-
-/** A declared script's own name as text, whatever the declaration holds. */
-function declaredName(script: unknown): string {
-  const name = (script as { name?: unknown } | null)?.name
-  return typeof name === 'string' ? name : ''
-}
-
-/** The tool name a declared script gets (or would get): `scriptToolName`, the one rule. */
-export function declaredScriptToolName(skill: string, script: unknown): string {
-  return scriptToolName(skill, declaredName(script))
-}
 
 /**
  * A descriptor's declared scripts split by what this host offers: each one
@@ -43,11 +32,4 @@ export function partitionScripts(
     }
   }
   return { valid, unavailable }
-}
-
-/** Every declared script of a host without the script tier, as `scripts-off`. */
-export function scriptsOffTools(descriptor: SkillDescriptor): UnavailableTool[] {
-  return (descriptor.scripts ?? []).map((s) =>
-    unavailableTool(declaredScriptToolName(descriptor.id, s), 'scripts-off'),
-  )
 }

@@ -4,6 +4,7 @@ import { SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
 import type { Tool } from '../../../common/tool.js'
 import type { TurnContext } from '../../../common/turn-context.js'
 import { checkPermissionRequest } from '../../../skill-model/permission-request.js'
+import { scriptToolName } from '../../../skill-model/script-tool-name.js'
 import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
 import { forgeSkillTool } from '../../skill-tool-envelope.js'
 import type { ForgeTarget, TierForge } from '../../tier-forge.js'
@@ -28,7 +29,6 @@ import { runDynamicContext } from './dynamic-context.js'
 import type { LoadedCopy } from './loaded-copy.js'
 import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
-import { scriptToolName } from './script-tool-name.js'
 import {
   undeclaredInputSchema,
   undeclaredScriptCall,

@@ -1,3 +1,5 @@
+import { type UnavailableTool, unavailableTool } from './unavailable-tool.js'
+
 const MAX_LENGTH = 64
 
 function sanitize(part: string): string {
@@ -30,4 +32,29 @@ export function scriptToolName(skill: string, script: string): string {
   if (name.length <= MAX_LENGTH) return name
   const tag = fnv1a(`${skill}\0${script}`)
   return `${name.slice(0, MAX_LENGTH - tag.length - 1)}_${tag}`
+}
+
+/** A declared script's own name as text, whatever the declaration holds. */
+function declaredName(script: unknown): string {
+  const name = (script as { name?: unknown } | null)?.name
+  return typeof name === 'string' ? name : ''
+}
+
+/** The tool name a declared script gets (or would get): `scriptToolName`, the one rule. */
+export function declaredScriptToolName(skill: string, script: unknown): string {
+  return scriptToolName(skill, declaredName(script))
+}
+
+/**
+ * Every declared script of a host without the script tier, as `scripts-off`,
+ * under the name it would have had. Here, below the tiers, so a manager
+ * without scripts reports them without loading any file of tier 3.
+ */
+export function scriptsOffTools(skill: {
+  readonly id: string
+  readonly scripts?: readonly unknown[]
+}): UnavailableTool[] {
+  return (skill.scripts ?? []).map((s) =>
+    unavailableTool(declaredScriptToolName(skill.id, s), 'scripts-off'),
+  )
 }
