@@ -72,12 +72,12 @@ export {
   type ScriptOnceCall,
 } from './run/run-script-once.js'
 export { type RunSkillScriptInput, runSkillScript } from './run/run-skill-script.js'
-export { formatScriptAcknowledgement, settleScriptResult } from './run/script-outcome.js'
+export { type ReportedChange, WORKSPACE_SPOOL_LIMITS } from './run/spool-script-output.js'
 export {
-  type ReportedChange,
-  SCRIPT_PREVIEW_BYTES,
-  WORKSPACE_SPOOL_LIMITS,
-} from './run/script-report.js'
+  TIMEOUT_PARAM,
+  type ValidatedSkillScript,
+  validateSkillScript,
+} from './run/validate-skill-script.js'
 export {
   type BubblewrapHandleOptions,
   createBubblewrapHandle,
@@ -139,12 +139,9 @@ export {
   type ScriptToolsPreviewOptions,
 } from './tool/preview-script-tools.js'
 export { type JsonSchemaObject, scriptInputSchema } from './tool/script-input-schema.js'
+export { formatScriptAcknowledgement, settleScriptResult } from './tool/script-outcome.js'
+export { SCRIPT_PREVIEW_BYTES } from './tool/script-report.js'
 export { scriptToolName } from './tool/script-tool-name.js'
-export {
-  TIMEOUT_PARAM,
-  type ValidatedSkillScript,
-  validateSkillScript,
-} from './tool/validate-skill-script.js'
 export type {
   InterpreterSandboxView,
   ScriptRunResult,

@@ -1,9 +1,9 @@
 import { SkillHostError } from '../../../common/errors.js'
 import { type UnavailableTool, unavailableTool } from '../../../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../../../sources/types.js'
+import { type ValidatedSkillScript, validateSkillScript } from '../run/validate-skill-script.js'
 import type { SkillScript } from '../types.js'
 import { scriptToolName } from './script-tool-name.js'
-import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
 
 /** A declared script's own name as text, whatever the declaration holds. */
 function declaredName(script: unknown): string {
