@@ -1,6 +1,11 @@
 /**
- * `skillhost/sandbox`: tier-3 scripts. The bubblewrap handle, the on-disk
- * workspace, the path translator, policy derivation and the script helpers.
+ * `skillhost/sandbox`: tier 3, scripts run under bubblewrap. Its folders are
+ * the stages a call passes, lowest first: `policy/` (what a call may touch),
+ * `sandbox/` (the bubblewrap handle, its argv, the path translator),
+ * `workspace/` (the session's `/work`), `skill-copy/` (a skill's files at
+ * `/skill`), `deps/` (declared requirements and provisioned environments),
+ * `run/` (one call, owned by `runScriptCall`), `tool/` (the model's script
+ * tools) and `config/` (the deployer's configuration, `createScriptSandbox`).
  * Node-only (child processes); never imported by the root entry.
  */
 
@@ -121,13 +126,13 @@ export {
   createDirectoryWorkspace,
   type DirectoryWorkspace,
   type DirectoryWorkspaceOptions,
-} from './skill-copy/directory-workspace.js'
+} from './skill-copy/directory-skill-copies.js'
 export {
   filesFromDirectory,
   filesFromSource,
   type SkippedLink,
   type WorkspaceFileSource,
-} from './skill-copy/workspace-files.js'
+} from './skill-copy/skill-copy-files.js'
 export {
   describeInterpreter,
   type RunsWith,

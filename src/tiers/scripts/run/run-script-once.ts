@@ -1,7 +1,7 @@
 import type { SkillRef, SkillScriptDeclaration } from '../../../sources/types.js'
 import { assertHostEnvIsolated } from '../policy/host-env-isolated.js'
 import { SkillCopyMaker } from '../skill-copy/skill-copy.js'
-import type { WorkspaceFileSource } from '../skill-copy/workspace-files.js'
+import type { WorkspaceFileSource } from '../skill-copy/skill-copy-files.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../types.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { SessionWorkspaceSlot, withWorkspaceDir } from '../workspace/session-workspace-slot.js'

@@ -1,7 +1,7 @@
 import type { SkillRef } from '../../../sources/types.js'
 import type { PolicyGrant } from '../policy/policy.js'
 import type { SkillWorkspace } from '../sandbox/types.js'
-import { filesFromSource, type WorkspaceFileSource } from './workspace-files.js'
+import { filesFromSource, type WorkspaceFileSource } from './skill-copy-files.js'
 
 /**
  * A skill version's **skill copy**: its files materialized on the host,
