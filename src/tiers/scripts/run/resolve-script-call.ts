@@ -24,9 +24,21 @@ export interface ResolvedScriptCall {
   readonly gateArgs: Readonly<Record<string, unknown>>
 }
 
-/** The one check of the per-call deadline: an integer from 1 to `maxTimeoutSeconds`. */
-function resolveTimeout(config: SkillScriptConfig, value: unknown): number {
+/**
+ * The per-call deadline: `given` (the caller's), else the arguments'
+ * `timeout_seconds`, else the default. Checked here, an integer from 1 to
+ * `maxTimeoutSeconds`, unless the tool's input schema already checked the
+ * arguments' value (`argsChecked`).
+ */
+function resolveTimeout(
+  config: SkillScriptConfig,
+  given: number | undefined,
+  fromArgs: unknown,
+  argsChecked: boolean,
+): number {
+  const value = given ?? fromArgs
   if (value === undefined) return config.defaultTimeoutSeconds
+  if (given === undefined && argsChecked) return value as number
   if (
     typeof value !== 'number' ||
     !Number.isInteger(value) ||
@@ -74,8 +86,8 @@ async function pick(
 
 /**
  * Turns a request into one checked call: the script (checked once, see
- * `ScriptRequest`), its deadline (`timeoutSeconds` or the request's
- * `timeout_seconds`), argv without a shell (typed `args` through
+ * `ScriptRequest`), its deadline (`timeout.seconds` or the request's
+ * `timeout_seconds`, see `resolveTimeout`), argv without a shell (typed `args` through
  * `buildArgv`, or literal `argv`, or `<shell> -c <line>`), and a script file
  * that is a regular file of the skill copy. Throws
  * `E_SKILL_SOURCE_PATH_REJECTED`, `E_SKILL_MANIFEST_INVALID`,
@@ -86,11 +98,16 @@ export async function resolveScriptCall(
   skill: string,
   request: ScriptRequest,
   copy: SkillCopy,
-  timeoutSeconds: number | undefined,
+  timeout: { readonly seconds?: number; readonly argsChecked?: boolean },
 ): Promise<ResolvedScriptCall> {
   const { script, args: given, argv: literal, command } = await pick(config, skill, request, copy)
   const { [TIMEOUT_PARAM]: timeoutArg, ...args } = given
-  const timeout = resolveTimeout(config, timeoutSeconds ?? timeoutArg)
+  const timeoutSeconds = resolveTimeout(
+    config,
+    timeout.seconds,
+    timeoutArg,
+    timeout.argsChecked === true,
+  )
   const prefix = config.interpreterViews?.[script.interpreter]?.argv ?? script.interpreterArgv
   // The translator maps the copy's root to skillMount, so the sandbox path is known up front.
   const inSandbox = `${config.translator.skillMount}/${script.path}`
@@ -119,7 +136,7 @@ export async function resolveScriptCall(
     script,
     argv,
     interpreterLength: prefix.length,
-    timeoutSeconds: timeout,
+    timeoutSeconds,
     ...(command === undefined ? {} : { command }),
     // A command is shown to the gate as what it is: the line, not the script's args.
     gateArgs: command === undefined ? asked : { command: command.line },

@@ -39,13 +39,10 @@ export async function runScriptCall(
 
 async function owned(config: SkillScriptConfig, call: ScriptCall): Promise<ScriptOutcome> {
   const copy = await call.copy.get(call.signal)
-  const resolved = await resolveScriptCall(
-    config,
-    call.skill,
-    call.request,
-    copy,
-    call.timeoutSeconds,
-  )
+  const resolved = await resolveScriptCall(config, call.skill, call.request, copy, {
+    ...(call.timeoutSeconds === undefined ? {} : { seconds: call.timeoutSeconds }),
+    ...(call.argsChecked === undefined ? {} : { argsChecked: call.argsChecked }),
+  })
   if (call.signal?.aborted) throw scriptAborted()
   if (call.gate !== undefined) {
     const { gate, ctx, tool, skillVersion } = call.gate

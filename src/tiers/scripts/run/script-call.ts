@@ -77,6 +77,12 @@ export interface ScriptCall {
   readonly workspace?: SessionWorkspace | (() => Promise<SessionWorkspace>)
   /** Overrides the request's `timeout_seconds`; defaults to `defaultTimeoutSeconds`. */
   readonly timeoutSeconds?: number
+  /**
+   * True when the tool's input schema already held the request's arguments
+   * to their rules (the script tools: `timeoutProperty` bounds
+   * `timeout_seconds`), so the deadline's range is not checked twice.
+   */
+  readonly argsChecked?: boolean
   readonly signal?: AbortSignal
   /**
    * When set, the gate is asked before anything runs (a refusal is

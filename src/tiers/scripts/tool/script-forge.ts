@@ -186,6 +186,8 @@ async function callTool(
     request,
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
     signal: ctx.abortSignal,
+    // The tool's input schema checked the arguments (timeout_seconds included) before the call.
+    argsChecked: true,
     spool: { store: ctx.spool, tool: name, skillVersion: target.version },
   })
   return renderToolOutcome(config, name, outcome)
