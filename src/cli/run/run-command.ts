@@ -72,7 +72,10 @@ interface RunOptions {
   readonly rest: readonly string[]
   /** run's own flags: those before `--`. */
   readonly own: readonly string[]
+  /** Errors said as JSON (`wantsJson`). */
   readonly json: boolean
+  /** The result printed as JSON: `--json` among run's own flags. */
+  readonly printJson: boolean
 }
 
 function parseRun(argv: readonly string[]): RunOptions {
@@ -80,7 +83,14 @@ function parseRun(argv: readonly string[]): RunOptions {
   const dash = rest.indexOf('--')
   // run's own flags stand before `--`; everything after it is the script's, verbatim.
   const own = dash === -1 ? rest : rest.slice(0, dash)
-  return { skillDir, scriptName, rest, own, json: wantsJson(argv) }
+  return {
+    skillDir,
+    scriptName,
+    rest,
+    own,
+    json: wantsJson(argv),
+    printJson: own.includes('--json'),
+  }
 }
 
 /** The one skill of the folder, as discovery and the lock give it (the resolve stage). */
@@ -189,7 +199,9 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let sandbox: Awaited<ReturnType<typeof createScriptSandbox>>
   try {
     // A build of the script's environment is told on stderr (not with --json: stdout is its one answer).
-    const say = json ? undefined : (line: string) => io.stderr(`[skillhost run: ${line}]\n`)
+    const say = opts.printJson
+      ? undefined
+      : (line: string) => io.stderr(`[skillhost run: ${line}]\n`)
     sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, skill.lock, say))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
@@ -224,7 +236,7 @@ async function runAndPrint(
     // Without --workspace, the files the command line names go in and what the script makes comes back.
     const carried =
       workspaceDir === undefined ? await userFolderCopy(process.cwd(), named) : undefined
-    const note = opts.json
+    const note = opts.printJson
       ? undefined
       : runPermissionNote(skill.descriptor.permissions, place.readPaths)
     if (note) io.stderr(note)
@@ -238,7 +250,7 @@ async function runAndPrint(
       // Checked once, by the call's own rule; a refusal is said in flags (flagVoice).
       ...(place.timeout === undefined ? {} : { timeoutSeconds: Number(place.timeout) }),
     })
-    return printRun(result, carried, opts.json, config, io)
+    return printRun(result, carried, opts.printJson, config, io)
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     // Read again for the run: a file changed since the check, or an environment not pinned.
