@@ -92,6 +92,49 @@ function tierInternalsReached(files: readonly string[], read: Read = readSource)
 }
 
 /**
+ * The stage folders of tier 3, lowest first: what a call may touch
+ * (`policy/`), the bubblewrap machinery that enforces it (`sandbox/`), the
+ * session workspace at `/work` (`workspace/`), the skill copy at `/skill`
+ * (`skill-copy/`), a script's declared requirements (`deps/`), one call
+ * from request to outcome (`run/`), the tools the model sees (`tool/`), and
+ * the deployer's configuration that assembles them all (`config/`). A
+ * stage imports only stages below it, so no two import each other. The
+ * files at the tier's root (its faces and shared types) are not stages.
+ */
+const SCRIPT_STAGES = [
+  'policy',
+  'sandbox',
+  'workspace',
+  'skill-copy',
+  'deps',
+  'run',
+  'tool',
+  'config',
+] as const
+const SCRIPTS = 'tiers/scripts/'
+
+/** The stage folder of a `src/`-relative tier-3 path, or undefined for the tier's root files. */
+function stageOf(rel: string): number | undefined {
+  if (!rel.startsWith(SCRIPTS)) return undefined
+  const parts = rel.slice(SCRIPTS.length).split('/')
+  if (parts.length < 2) return undefined
+  const rank = SCRIPT_STAGES.indexOf(parts[0] as (typeof SCRIPT_STAGES)[number])
+  if (rank === -1) throw new Error(`${SCRIPTS}${parts[0]}/ is no stage; add it to SCRIPT_STAGES`)
+  return rank
+}
+
+/** Every import from one tier-3 stage folder into a later one. */
+function stageViolations(files: readonly string[], read: Read = readSource): string[] {
+  const bad: string[] = []
+  for (const { from, to } of imports(files, read)) {
+    const a = stageOf(from)
+    const b = stageOf(to)
+    if (a !== undefined && b !== undefined && b > a) bad.push(`${from} -> ${to}`)
+  }
+  return bad
+}
+
+/**
  * The package's public entries, read from package.json `exports`
  * (`./dist/x/index.js` is `src/x/index.ts`): what a user of the library can
  * import, and so all the CLI may.
@@ -168,6 +211,29 @@ describe('layers only point down', () => {
       'manager/catalog.ts -> tiers/scripts/internal.ts',
     ])
     expect(cliInternalsReached(files, read)).toEqual([])
+  })
+
+  it('runs the stage folders of tier 3 one way: policy < sandbox < workspace < skill-copy < deps < run < tool < config', () => {
+    expect(stageViolations(sources(SRC))).toEqual([])
+  })
+
+  it('catches a stage importing a later one (the pairs that once ran both ways)', () => {
+    const files = sources(SRC)
+    const planted: Record<string, string> = {
+      [join(SRC, 'tiers/scripts/run/run-script-call.ts')]:
+        "import { x } from '../tool/script-forge.js'\n",
+      [join(SRC, 'tiers/scripts/deps/script-env.ts')]:
+        "import { y } from '../config/interpreter-views.js'\n",
+      [join(SRC, 'tiers/scripts/policy/policy.ts')]:
+        "import type { Z } from '../sandbox/bwrap-args.js'\n",
+    }
+    const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
+    expect(stageViolations(files, read).sort()).toEqual([
+      'tiers/scripts/deps/script-env.ts -> tiers/scripts/config/interpreter-views.ts',
+      'tiers/scripts/policy/policy.ts -> tiers/scripts/sandbox/bwrap-args.ts',
+      'tiers/scripts/run/run-script-call.ts -> tiers/scripts/tool/script-forge.ts',
+    ])
+    expect(() => stageOf('tiers/scripts/extra/x.ts')).toThrow(/no stage/)
   })
 
   it('lets the CLI import the rest of src/ only through the public entries', () => {

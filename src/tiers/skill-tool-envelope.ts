@@ -35,8 +35,9 @@ export interface SkillToolSpec<A> {
   /**
    * How the result is kept: by default it is spooled (untrusted, with
    * provenance) as `artifactClass()` or a plain `SpooledArtifact`, and the
-   * model sees the preview and id. `false` when `run` spools on its own
-   * (scripts spool their output and answer with an acknowledgement naming it).
+   * model sees the preview and id. `false` when `run` spools on its own:
+   * a script call's output and changed files are spooled in tier 3's one
+   * place (`runScriptCall`), and the tool answers with a preview naming them.
    */
   readonly spool?: false | { readonly artifactClass?: () => typeof SpooledArtifact | undefined }
 }

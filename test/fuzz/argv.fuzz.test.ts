@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
 import { buildArgv } from '../../src/tiers/scripts/run/build-argv.js'
-import { validateSkillScript } from '../../src/tiers/scripts/tool/validate-skill-script.js'
+import { validateSkillScript } from '../../src/tiers/scripts/run/validate-skill-script.js'
 import type { SkillScript, SkillScriptParam } from '../../src/tiers/scripts/types.js'
 import { fuzzParams, settle } from './fuzz-config.js'
 

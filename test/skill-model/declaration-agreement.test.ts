@@ -3,7 +3,7 @@ import { stringify } from 'yaml'
 import { parseSkillSidecar } from '../../src/manifest/parse-skill-sidecar.js'
 import { scriptDeclarationProblems } from '../../src/skill-model/script-declaration.js'
 import { withTimeoutParam } from '../../src/tiers/isolated/with-timeout-param.js'
-import { validateSkillScript } from '../../src/tiers/scripts/tool/validate-skill-script.js'
+import { validateSkillScript } from '../../src/tiers/scripts/run/validate-skill-script.js'
 import { codeOf } from '../helpers/error-code.js'
 
 const good = {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import type { SkillRef } from '../../src/sources/types.js'
-import { filesFromSource } from '../../src/tiers/scripts/skill-copy/workspace-files.js'
+import { filesFromSource } from '../../src/tiers/scripts/skill-copy/skill-copy-files.js'
 import { rejectsWith } from '../helpers/error-code.js'
 import { makeTree, removeTree, skillMd } from './skill-tree.js'
 

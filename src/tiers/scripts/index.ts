@@ -7,6 +7,13 @@
  * assembles their own. At most 40 names (test/api-report.test.ts): helpers the
  * CLI shares live in the internal entry `internal.ts`, not here. Node-only
  * (child processes); never imported by the root entry.
+ *
+ * Its folders are the stages a call passes, lowest first: `policy/` (what a
+ * call may touch), `sandbox/` (the bubblewrap handle, its argv, the path
+ * translator), `workspace/` (the session's `/work`), `skill-copy/` (a skill's
+ * files at `/skill`), `deps/` (declared requirements and provisioned
+ * environments), `run/` (one call, owned by `runScriptCall`), `tool/` (the
+ * model's script tools) and `config/` (the deployer's configuration).
  */
 
 export {
@@ -47,7 +54,7 @@ export {
   createDirectoryWorkspace,
   type DirectoryWorkspace,
   type DirectoryWorkspaceOptions,
-} from './skill-copy/directory-workspace.js'
+} from './skill-copy/directory-skill-copies.js'
 export type {
   InterpreterSandboxView,
   SkillScript,

@@ -21,18 +21,18 @@ export {
 } from './policy/script-interpreters.js'
 export { describePython } from './policy/user-python.js'
 export { buildArgv } from './run/build-argv.js'
-export { runScriptOnce } from './run/run-script-once.js'
+export { runScriptOnce, type ScriptOnceCall } from './run/run-script-once.js'
 export { runSkillScript } from './run/run-skill-script.js'
-export { settleScriptResult } from './run/script-outcome.js'
-export { WORKSPACE_SPOOL_LIMITS } from './run/script-report.js'
+export { WORKSPACE_SPOOL_LIMITS } from './run/spool-script-output.js'
+export { TIMEOUT_PARAM, validateSkillScript } from './run/validate-skill-script.js'
 export {
   filesFromDirectory,
   filesFromSource,
   type SkippedLink,
-} from './skill-copy/workspace-files.js'
+} from './skill-copy/skill-copy-files.js'
 export { describeInterpreter, type RunsWith } from './tool/describe-interpreter.js'
 export { previewScriptTools } from './tool/preview-script-tools.js'
 export { scriptInputSchema } from './tool/script-input-schema.js'
-export { validateSkillScript } from './tool/validate-skill-script.js'
+export { settleScriptResult } from './tool/script-outcome.js'
 export type { ScriptRunResult } from './types.js'
 export { checkWorkspaceDir, withWorkspaceDir } from './workspace/session-workspace-slot.js'

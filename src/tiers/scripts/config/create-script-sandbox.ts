@@ -23,8 +23,12 @@ import {
 import { createBubblewrapHandle } from '../sandbox/bubblewrap-handle.js'
 import { hostCertificatePaths, hostToolConfigPaths } from '../sandbox/minimal-etc.js'
 import { createPathTranslator } from '../sandbox/path-translator.js'
-import { resolveSandboxHostUser, untraversableAncestor } from '../sandbox/sandbox-host-user.js'
-import { createDirectoryWorkspace } from '../skill-copy/directory-workspace.js'
+import {
+  type HostIdentity,
+  resolveSandboxHostUser,
+  untraversableAncestor,
+} from '../sandbox/sandbox-host-user.js'
+import { createDirectoryWorkspace } from '../skill-copy/directory-skill-copies.js'
 import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
 import { interpreterViews } from './interpreter-views.js'
@@ -47,7 +51,7 @@ function normalizeDeny(path: string): string {
 
 /** Options for `createScriptSandbox`; every field has a working default. */
 export interface ScriptSandboxOptions {
-  /** A directory the sandbox owns (workspaces and scratch). Default: a fresh temp dir, removed on dispose. */
+  /** A directory the sandbox owns (skill copies, scratch and session workspaces). Default: a fresh temp dir, removed on dispose. */
   readonly baseDir?: string
   /**
    * Interpreter allow-list, name → argv prefix with an absolute program path.
@@ -81,7 +85,7 @@ export interface ScriptSandboxOptions {
 /** A ready tier-3 configuration and the one call that tears it all down. */
 export interface ScriptSandbox {
   readonly config: SkillScriptConfig
-  /** Base directory holding workspaces and scratch. */
+  /** Base directory holding skill copies, scratch and session workspaces. */
   readonly baseDir: string
   dispose(): Promise<void>
 }
@@ -117,7 +121,7 @@ function refuse(why: string, person: string): never {
 /**
  * Builds the embedded tier-3 setup used by `skillhost run` and `skillhost
  * serve`: a bubblewrap handle (fails with `E_SANDBOX_UNAVAILABLE` naming the
- * package when bwrap cannot run), a directory workspace, a translator that
+ * package when bwrap cannot run), skill copies in a directory, a translator that
  * hides the base directory, a session policy (read: skill roots + system
  * directories, the host's TLS certificates, the deployer's read paths and the
  * prefixes of interpreters outside the system directories; deny: the
@@ -134,92 +138,24 @@ export async function createScriptSandbox(
   const owned = options.baseDir === undefined
   const baseDir = options.baseDir ?? (await mkdtemp(join(tmpdir(), 'skillhost-')))
   try {
-    // The sandbox's host identity, and only it, must traverse the base.
-    const sandboxUser = resolveSandboxHostUser(undefined)
-    if (sandboxUser !== undefined) await chown(baseDir, -1, sandboxUser.gid)
-    await chmod(baseDir, sandboxUser === undefined ? 0o700 : 0o710)
-    const blocked = await untraversableAncestor(baseDir, sandboxUser)
-    if (blocked !== undefined) {
-      throw new SkillHostError(
-        'E_SANDBOX_UNAVAILABLE',
-        `The sandbox cannot reach its base directory: a folder above it is not traversable by the sandbox user (uid ${String(sandboxUser?.uid)}); the host operator must put the base elsewhere or make that folder traversable.`,
-        { person: `The sandbox cannot reach its base directory: ${blocked}.` },
-      )
-    }
-    const systemPaths = SYSTEM_READ_PATHS.filter((p) => existsSync(p))
-    const interpreters = options.interpreters
-      ? withInterpreterFamilies(options.interpreters)
-      : scriptInterpreters()
-    const extraPaths = (options.readPaths ?? []).map((p) => assertReadPath(p))
-    const programs = Object.entries(interpreters).flatMap(([name, prefix]) => {
-      const program = Array.isArray(prefix) ? prefix[0] : undefined
-      if (typeof program !== 'string') return [] // validateSkillScriptConfig says what is wrong
-      return [[name, assertInterpreterProgram(name, program)] as const]
-    })
-    // Pythons outside the system directories run from neutral paths, bound
-    // by descriptor when the sandbox user cannot reach them (a 0700 home).
-    const viewed = await interpreterViews(interpreters, systemPaths, join(baseDir, 'python'))
-    for (const [name, program] of programs) {
-      if (viewed.views[name] === undefined)
-        extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
-    }
-    for (const path of extraPaths) {
-      if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
-        refuse(
-          'a read path overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.',
-          `read path '${path}' overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.`,
-        )
-      }
-      const closed = await untraversableAncestor(path, sandboxUser)
-      if (closed !== undefined)
-        refuse(
-          "a read path is out of the sandbox's reach (a folder above it is not traversable).",
-          `read path '${path}' is out of the sandbox's reach: ${closed}.`,
-        )
-    }
-    const provision = options.provision && (await provisionCache(options.provision))
-    const readPaths = [
-      ...new Set([
-        ...systemPaths,
-        ...hostCertificatePaths(),
-        ...hostToolConfigPaths(),
-        ...extraPaths,
-        ...viewed.mounts.map((m) => m.host),
-        ...(provision ? [provision.cacheDir] : []),
-      ]),
-    ]
+    const sandboxUser = await prepareBase(baseDir)
+    const reads = await readSetup(options, baseDir, sandboxUser)
     const denyRead = [
       ...new Set([...credentialDenyPaths(), ...(options.denyRead ?? [])].map(normalizeDeny)),
     ]
-    const workspace = await createDirectoryWorkspace({ baseDir: join(baseDir, 'ws') })
-    const policy: SandboxPolicy = {
-      filesystem: {
-        allowRead: [workspace.skillsDir, ...readPaths],
-        denyRead,
-        allowWrite: [workspace.scratchDir],
-        denyWrite: [],
-      },
-      network: { allowedDomains: [] },
-    }
-    // The check every call makes, made once now for the widest call.
-    const widest = derivePolicy({
-      skillRoot: workspace.skillsDir,
-      scratchDir: workspace.scratchDir,
-      interpreterReadPaths: readPaths,
-      session: policy,
-    })
-    assertPolicySubset(widest, policy)
+    const skillCopies = await createDirectoryWorkspace({ baseDir: join(baseDir, 'ws') })
+    const policy = sessionPolicy(skillCopies, reads.readPaths, denyRead)
     const handle = await createBubblewrapHandle()
     const config: SkillScriptConfig = {
       handle,
-      workspace,
+      workspace: skillCopies,
       policy,
       translator: createPathTranslator({ hiddenHostPaths: [baseDir] }),
-      interpreters,
-      interpreterViews: viewed.views,
-      interpreterMounts: viewed.mounts,
-      ...(provision ? { provision } : {}),
-      interpreterReadPaths: readPaths,
+      interpreters: reads.interpreters,
+      interpreterViews: reads.viewed.views,
+      interpreterMounts: reads.viewed.mounts,
+      ...(reads.provision ? { provision: reads.provision } : {}),
+      interpreterReadPaths: reads.readPaths,
       maxTimeoutSeconds: options.maxTimeoutSeconds ?? 60,
       defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 20,
       maxOutputBytes: options.maxOutputBytes ?? 256 * 1024,
@@ -245,4 +181,114 @@ export async function createScriptSandbox(
     if (owned) await removeTree(baseDir).catch(() => undefined)
     throw err
   }
+}
+
+/** The base directory made traversable by the sandbox's host identity, and only it; that identity. */
+async function prepareBase(baseDir: string): Promise<HostIdentity | undefined> {
+  const sandboxUser = resolveSandboxHostUser(undefined)
+  if (sandboxUser !== undefined) await chown(baseDir, -1, sandboxUser.gid)
+  await chmod(baseDir, sandboxUser === undefined ? 0o700 : 0o710)
+  const blocked = await untraversableAncestor(baseDir, sandboxUser)
+  if (blocked !== undefined) {
+    throw new SkillHostError(
+      'E_SANDBOX_UNAVAILABLE',
+      `The sandbox cannot reach its base directory: a folder above it is not traversable by the sandbox user (uid ${String(sandboxUser?.uid)}); the host operator must put the base elsewhere or make that folder traversable.`,
+      { person: `The sandbox cannot reach its base directory: ${blocked}.` },
+    )
+  }
+  return sandboxUser
+}
+
+/** What scripts run with and may read: the interpreters, how they are seen, every read path. */
+interface ReadSetup {
+  readonly interpreters: Readonly<Record<string, readonly string[]>>
+  readonly viewed: Awaited<ReturnType<typeof interpreterViews>>
+  readonly provision: ProvisionOptions | undefined
+  readonly readPaths: readonly string[]
+}
+
+async function readSetup(
+  options: ScriptSandboxOptions,
+  baseDir: string,
+  sandboxUser: HostIdentity | undefined,
+): Promise<ReadSetup> {
+  const systemPaths = SYSTEM_READ_PATHS.filter((p) => existsSync(p))
+  const interpreters = options.interpreters
+    ? withInterpreterFamilies(options.interpreters)
+    : scriptInterpreters()
+  const extraPaths = (options.readPaths ?? []).map((p) => assertReadPath(p))
+  const programs = Object.entries(interpreters).flatMap(([name, prefix]) => {
+    const program = Array.isArray(prefix) ? prefix[0] : undefined
+    if (typeof program !== 'string') return [] // validateSkillScriptConfig says what is wrong
+    return [[name, assertInterpreterProgram(name, program)] as const]
+  })
+  // Pythons outside the system directories run from neutral paths, bound
+  // by descriptor when the sandbox user cannot reach them (a 0700 home).
+  const viewed = await interpreterViews(interpreters, systemPaths, join(baseDir, 'python'))
+  for (const [name, program] of programs) {
+    if (viewed.views[name] === undefined)
+      extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
+  }
+  for (const path of extraPaths) await checkReadPath(path, baseDir, sandboxUser)
+  const provision = options.provision && (await provisionCache(options.provision))
+  const readPaths = [
+    ...new Set([
+      ...systemPaths,
+      ...hostCertificatePaths(),
+      ...hostToolConfigPaths(),
+      ...extraPaths,
+      ...viewed.mounts.map((m) => m.host),
+      ...(provision ? [provision.cacheDir] : []),
+    ]),
+  ]
+  return { interpreters, viewed, provision, readPaths }
+}
+
+/** A read path that overlaps the base directory, or that the sandbox user cannot reach, is refused. */
+async function checkReadPath(
+  path: string,
+  baseDir: string,
+  sandboxUser: HostIdentity | undefined,
+): Promise<void> {
+  if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
+    refuse(
+      'a read path overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.',
+      `read path '${path}' overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.`,
+    )
+  }
+  const closed = await untraversableAncestor(path, sandboxUser)
+  if (closed !== undefined)
+    refuse(
+      "a read path is out of the sandbox's reach (a folder above it is not traversable).",
+      `read path '${path}' is out of the sandbox's reach: ${closed}.`,
+    )
+}
+
+/**
+ * The session policy (read: the skill copies and `readPaths`; deny:
+ * `denyRead`; write: scratch only; no network),
+ * checked now as every call will be, for the widest call.
+ */
+function sessionPolicy(
+  skillCopies: { readonly skillsDir: string; readonly scratchDir: string },
+  readPaths: readonly string[],
+  denyRead: readonly string[],
+): SandboxPolicy {
+  const policy: SandboxPolicy = {
+    filesystem: {
+      allowRead: [skillCopies.skillsDir, ...readPaths],
+      denyRead: [...denyRead],
+      allowWrite: [skillCopies.scratchDir],
+      denyWrite: [],
+    },
+    network: { allowedDomains: [] },
+  }
+  const widest = derivePolicy({
+    skillRoot: skillCopies.skillsDir,
+    scratchDir: skillCopies.scratchDir,
+    interpreterReadPaths: readPaths,
+    session: policy,
+  })
+  assertPolicySubset(widest, policy)
+  return policy
 }

@@ -1,11 +1,11 @@
 import { realpathSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { MountPlan, pythonView } from '../deps/python-view.js'
 import { isPathInside } from '../policy/policy.js'
 import { assertReadPath } from '../policy/script-interpreters.js'
 import { describePython } from '../policy/user-python.js'
 import type { PathMount } from '../sandbox/types.js'
 import type { InterpreterSandboxView } from '../types.js'
-import { MountPlan, pythonView } from './python-view.js'
 
 /** The sandbox views of a setup's interpreters and the host directories behind them. */
 export interface InterpreterViews {

@@ -1,4 +1,5 @@
 import { SkillHostError } from '../../../common/errors.js'
+import { assertHostEnvIsolated } from '../policy/host-env-isolated.js'
 import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
 import type { SkillScriptConfig } from '../types.js'
 
@@ -133,9 +134,7 @@ export function validateSkillScriptConfig(config: SkillScriptConfig): void {
     throw new SkillHostError('E_INVALID_SKILLS_CONFIG', 'scripts must be an object.')
   }
   const c = config as unknown as Record<string, unknown>
-  if (c.hostEnvIsolated !== true) {
-    bad('hostEnvIsolated', 'must be true: scripts always run with an empty environment.')
-  }
+  assertHostEnvIsolated(c)
   if (!isObject(c.handle) || typeof c.handle.run !== 'function') {
     bad('handle', 'must be a SandboxHandle (e.g. createBubblewrapHandle()).')
   }

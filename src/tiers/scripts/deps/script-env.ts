@@ -1,15 +1,10 @@
-import {
-  INTERPRETER_MOUNT_ROOT,
-  MountPlan,
-  pythonView,
-  writeVenvShim,
-} from '../config/python-view.js'
 import { SYSTEM_READ_PATHS } from '../policy/script-interpreters.js'
 import { describePython } from '../policy/user-python.js'
 import type { PathMount } from '../sandbox/types.js'
 import type { InterpreterSandboxView, SkillScriptConfig } from '../types.js'
 import { depsMissing, missingPackages } from './missing-packages.js'
 import { type ProvisionedEnv, type ProvisionOptions, provisionEnv } from './provision-env.js'
+import { INTERPRETER_MOUNT_ROOT, MountPlan, pythonView, writeVenvShim } from './python-view.js'
 import type { Requirement } from './requirement.js'
 import { scriptRequirementsOf } from './script-requirements.js'
 

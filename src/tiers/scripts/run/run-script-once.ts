@@ -1,11 +1,13 @@
 import type { SkillRef, SkillScriptDeclaration } from '../../../sources/types.js'
-import { filesFromSource, type WorkspaceFileSource } from '../skill-copy/workspace-files.js'
-import { undeclaredScriptCall, undeclaredScripts } from '../tool/undeclared-script-tool.js'
-import { validateSkillScript } from '../tool/validate-skill-script.js'
+import { assertHostEnvIsolated } from '../policy/host-env-isolated.js'
+import { SkillCopyMaker } from '../skill-copy/skill-copy.js'
+import type { WorkspaceFileSource } from '../skill-copy/skill-copy-files.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../types.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { SessionWorkspaceSlot, withWorkspaceDir } from '../workspace/session-workspace-slot.js'
-import { runSkillScript } from './run-skill-script.js'
+import { runScriptCall } from './run-script-call.js'
+import { unwrapScriptOutcome } from './run-skill-script.js'
+import type { ScriptOutcome, ScriptRequest } from './script-call.js'
 
 /**
  * What one run names: a script the skill declares, with its typed arguments,
@@ -45,72 +47,66 @@ export interface RunScriptOnceInput {
   readonly collect?: (workspace: SessionWorkspace, result: ScriptRunResult) => Promise<void>
 }
 
+/** The request a run names: a declaration checked once, or a file resolved as `run_<skill>_script` does. */
+function requestOf(call: ScriptOnceCall): ScriptRequest {
+  return 'declared' in call
+    ? { declaration: call.declared as SkillScript, args: call.args }
+    : { undeclared: { script: call.path, args: call.argv } }
+}
+
 /**
  * The whole tier-3 pipeline for one call outside a manager, as `skillhost
- * run` makes it: the skill's files are copied from `source` into a fresh
- * skill copy (`config.workspace.materialize`); a declared script is checked
- * by `validateSkillScript`, an undeclared file found and its argv checked by
- * `undeclaredScriptCall` (the rules of `run_<skill>_script`); a session
- * workspace is opened (`workspaceDir`, or a private folder) and
- * `runSkillScript` runs the script in the sandbox with it as `/work`
- * (`prepare` and `collect` see the workspace before and after). The
- * session workspace and the skill copy are disposed whatever happens; a
- * caller's `workspaceDir` itself stays. Returns the run's result, whatever
- * its exit code. Throws what those steps throw (`SkillHostError`s such as
- * `E_SKILL_SCRIPT_INVALID_ARGS`, `E_SANDBOX_UNAVAILABLE`,
- * `E_SKILL_WORKSPACE_FAILED`).
+ * run` makes it, as one outcome: a fresh skill copy of the skill's files
+ * from `source` (the one maker, `SkillCopyMaker`), a session workspace
+ * (`workspaceDir`, or a private folder) mounted at `/work`, and
+ * `runScriptCall` with a declared script checked by `validateSkillScript` or
+ * an undeclared file found and its argv checked by `undeclaredScriptCall`
+ * (the rules of `run_<skill>_script`); `prepare` and `collect` see the
+ * workspace before and after a run that ended. The session workspace and
+ * the skill copy are disposed whatever happens; a caller's `workspaceDir`
+ * itself stays. Throws only what is not skillhost's own refusal (a bug) and
+ * what `prepare` and `collect` throw.
+ */
+export async function scriptOnceOutcome(
+  config: SkillScriptConfig,
+  input: RunScriptOnceInput,
+): Promise<ScriptOutcome> {
+  const runConfig = withWorkspaceDir(config, input.workspaceDir)
+  const copy = new SkillCopyMaker(runConfig.workspace, input.source, input.ref)
+  const workspace = new SessionWorkspaceSlot(runConfig)
+  let open: SessionWorkspace | undefined
+  try {
+    const outcome = await runScriptCall(runConfig, {
+      skill: input.ref.id,
+      copy,
+      request: requestOf(input.call),
+      workspace: async () => {
+        open = await workspace.open()
+        await input.prepare?.(open)
+        return open
+      },
+      ...(input.timeoutSeconds === undefined ? {} : { timeoutSeconds: input.timeoutSeconds }),
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    })
+    if (outcome.ran && open !== undefined) await input.collect?.(open, outcome.result)
+    return outcome
+  } finally {
+    await workspace.dispose()
+    await copy.dispose()
+  }
+}
+
+/**
+ * `scriptOnceOutcome` unwrapped: the run's result, whatever its exit code
+ * (a timed-out run only with `returnTimedOut`). Throws what those steps
+ * throw (`SkillHostError`s such as `E_SKILL_SCRIPT_INVALID_ARGS`,
+ * `E_SANDBOX_UNAVAILABLE`, `E_SKILL_WORKSPACE_FAILED`).
  */
 export async function runScriptOnce(
   config: SkillScriptConfig,
   input: RunScriptOnceInput,
 ): Promise<ScriptRunResult> {
-  const { ref, call } = input
-  const runConfig = withWorkspaceDir(config, input.workspaceDir)
-  const files = await filesFromSource(input.source, ref)
-  const root = await runConfig.workspace.materialize(ref, files)
-  let workspace: SessionWorkspaceSlot | undefined
-  try {
-    let script: SkillScript
-    let argv: string[] | undefined
-    let args: Readonly<Record<string, unknown>> = {}
-    if ('declared' in call) {
-      validateSkillScript(ref.id, call.declared as SkillScript, runConfig.interpreters)
-      script = call.declared as SkillScript
-      args = call.args
-    } else {
-      const found = await undeclaredScripts(
-        root,
-        files.map((f) => f.path),
-        runConfig.interpreters,
-      )
-      const resolved = undeclaredScriptCall(
-        ref.id,
-        { script: call.path, args: call.argv },
-        found.runnable,
-        found.denied,
-        runConfig.translator.skillMount,
-      )
-      script = resolved.script
-      argv = resolved.argv
-    }
-    workspace = new SessionWorkspaceSlot(runConfig)
-    const open = await workspace.open()
-    await input.prepare?.(open)
-    const result = await runSkillScript(runConfig, {
-      skill: ref.id,
-      root,
-      script,
-      args,
-      ...(argv === undefined ? {} : { argv }),
-      workspace: open,
-      ...(input.returnTimedOut === undefined ? {} : { returnTimedOut: input.returnTimedOut }),
-      ...(input.timeoutSeconds === undefined ? {} : { timeoutSeconds: input.timeoutSeconds }),
-      ...(input.signal === undefined ? {} : { signal: input.signal }),
-    })
-    await input.collect?.(open, result)
-    return result
-  } finally {
-    await workspace?.dispose()
-    await config.workspace.dispose(root)
-  }
+  assertHostEnvIsolated(config)
+  const outcome = await scriptOnceOutcome(config, input)
+  return unwrapScriptOutcome(outcome, input.ref.id, config, input.returnTimedOut)
 }

@@ -3,11 +3,12 @@ import { escapeControls } from '../../../common/escape-text.js'
 import type { ToolGate } from '../../../common/gate.js'
 import { MAX_DYNAMIC_COMMAND_LENGTH } from '../../../skill-model/dynamic-context.js'
 import type { DynamicContextCall, DynamicContextOutcome, ForgeTarget } from '../../tier-forge.js'
-import { runSkillScript } from '../run/run-skill-script.js'
+import { runScriptCall } from '../run/run-script-call.js'
+import type { ScriptOutcome } from '../run/script-call.js'
+import type { ValidatedSkillScript } from '../run/validate-skill-script.js'
+import type { SkillCopySource } from '../skill-copy/skill-copy.js'
 import type { SkillScriptConfig } from '../types.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
-import type { LoadedCopy } from './loaded-copy.js'
-import type { ValidatedSkillScript } from './validate-skill-script.js'
 
 /** Most characters of one command's output kept in the body; the rest is cut with a note. */
 export const MAX_DYNAMIC_OUTPUT_LENGTH = 8_192
@@ -51,20 +52,54 @@ export interface DynamicContextDeps {
   readonly gate: ToolGate
   /** The tool name the gate is asked under: the skill's `run_<skill>_script`. */
   readonly toolName: string
-  /** The skill's materialized copy (with what its permission request was granted), made on first use. */
-  readonly copy: () => Promise<LoadedCopy>
+  /** The skill copy (with what its permission request was granted), made on first use. */
+  readonly copy: SkillCopySource
   readonly workspace?: () => Promise<SessionWorkspace>
+}
+
+/** A command's outcome as the body shows it: its output, or why it did not run. */
+function renderCommandOutcome(outcome: ScriptOutcome, signal: AbortSignal): DynamicContextOutcome {
+  if (!outcome.ran) {
+    if (SkillHostError.is(outcome.error, 'E_ABORTED') || signal.aborted) throw outcome.error
+    return { ran: false, reason: failedReason(outcome.error) }
+  }
+  const { result } = outcome
+  const failed = result.timedOut || result.exitCode !== 0
+  const ended = result.timedOut
+    ? '[killed at the deadline]'
+    : result.exitCode === null
+      ? `[killed by ${String(result.signal)}]`
+      : `[exit code ${result.exitCode}]`
+  const text = failed
+    ? [result.stdout.replace(/\s+$/, ''), result.stderr.replace(/\s+$/, ''), ended]
+        .filter(Boolean)
+        .join('\n')
+    : result.stdout
+  return { ran: true, text: shown(text) }
+}
+
+/** The shell every command of this config runs with, as a checked script of the skill. */
+function shellScript(config: SkillScriptConfig): ValidatedSkillScript {
+  const shell = SHELLS.find((s) => Object.hasOwn(config.interpreters, s)) as string
+  return {
+    name: 'dynamic-context',
+    path: 'SKILL.md',
+    description: 'a dynamic-context command of the skill body',
+    interpreter: shell,
+    interpreterArgv: config.interpreters[shell] ?? [],
+    params: [],
+  }
 }
 
 /**
  * Runs `commands` in order as Claude Code renders dynamic context, each as
- * one contained script call of the skill: the gate is asked first (as
- * `run_<skill>_script` with `{ command }`), then `<shell> -c <command>` runs
- * under the derived policy with the conversation's workspace as cwd and the
- * load's arguments as `$0`, `$1`… and `$ARGUMENTS`, all within one
- * default deadline shared by the load's commands. The outcome is the output
- * (stdout; stderr and the exit code too when it failed), or why it did not
- * run. Rejects only with `E_ABORTED`.
+ * one contained script call of the skill owned by `runScriptCall`: the gate
+ * is asked first (as `run_<skill>_script` with `{ command }`), then
+ * `<shell> -c <command>` runs under the derived policy with the
+ * conversation's workspace as cwd and the load's arguments as `$0`, `$1`…
+ * and `$ARGUMENTS`, all within one default deadline shared by the load's
+ * commands. The outcome is the output (stdout; stderr and the exit code too
+ * when it failed), or why it did not run. Rejects only with `E_ABORTED`.
  */
 export async function runDynamicContext(
   deps: DynamicContextDeps,
@@ -74,15 +109,7 @@ export async function runDynamicContext(
 ): Promise<DynamicContextOutcome[]> {
   const off = offReason(deps.config)
   if (off !== undefined) return commands.map(() => ({ ran: false, reason: off }))
-  const shell = SHELLS.find((s) => Object.hasOwn(deps.config.interpreters, s)) as string
-  const script: ValidatedSkillScript = {
-    name: 'dynamic-context',
-    path: 'SKILL.md',
-    description: 'a dynamic-context command of the skill body',
-    interpreter: shell,
-    interpreterArgv: deps.config.interpreters[shell] ?? [],
-    params: [],
-  }
+  const script = shellScript(deps.config)
   const out: DynamicContextOutcome[] = []
   // One deadline for all of a load's commands, so a body cannot hold a load
   // for 16 deadlines: each runs with what is left of the default deadline.
@@ -100,44 +127,16 @@ export async function runDynamicContext(
       })
       continue
     }
-    try {
-      const workspace = await deps.workspace?.()
-      const copy = await deps.copy()
-      const result = await runSkillScript(deps.config, {
-        skill: target.id,
-        root: copy.root,
-        ...(copy.granted === undefined ? {} : { granted: copy.granted }),
-        script,
-        args: {},
-        timeoutSeconds: left,
-        command: { line, params: call.params, env: call.env },
-        signal: call.signal,
-        returnTimedOut: true,
-        ...(workspace === undefined ? {} : { workspace }),
-        gate: {
-          gate: deps.gate,
-          ctx: call.ctx,
-          tool: deps.toolName,
-          skillVersion: target.version,
-        },
-      })
-      const failed = result.timedOut || result.exitCode !== 0
-      const ended = result.timedOut
-        ? '[killed at the deadline]'
-        : result.exitCode === null
-          ? `[killed by ${String(result.signal)}]`
-          : `[exit code ${result.exitCode}]`
-      const text = failed
-        ? [result.stdout.replace(/\s+$/, ''), result.stderr.replace(/\s+$/, ''), ended]
-            .filter(Boolean)
-            .join('\n')
-        : result.stdout
-      out.push({ ran: true, text: shown(text) })
-    } catch (err) {
-      if (SkillHostError.is(err, 'E_ABORTED') || call.signal.aborted) throw err
-      if (!SkillHostError.isInstance(err)) throw err
-      out.push({ ran: false, reason: failedReason(err) })
-    }
+    const outcome = await runScriptCall(deps.config, {
+      skill: target.id,
+      copy: deps.copy,
+      request: { checked: script, args: {}, command: { line, params: call.params, env: call.env } },
+      ...(deps.workspace === undefined ? {} : { workspace: deps.workspace }),
+      timeoutSeconds: left,
+      signal: call.signal,
+      gate: { gate: deps.gate, ctx: call.ctx, tool: deps.toolName, skillVersion: target.version },
+    })
+    out.push(renderCommandOutcome(outcome, call.signal))
   }
   return out
 }

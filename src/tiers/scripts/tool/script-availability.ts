@@ -2,8 +2,8 @@ import { SkillHostError } from '../../../common/errors.js'
 import { declaredScriptToolName } from '../../../skill-model/script-tool-name.js'
 import { type UnavailableTool, unavailableTool } from '../../../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../../../sources/types.js'
+import { type ValidatedSkillScript, validateSkillScript } from '../run/validate-skill-script.js'
 import type { SkillScript } from '../types.js'
-import { type ValidatedSkillScript, validateSkillScript } from './validate-skill-script.js'
 
 /**
  * A descriptor's declared scripts split by what this host offers: each one

@@ -1,6 +1,5 @@
-import { SpooledArtifact } from '../../../common/artifacts/index.js'
-import { SkillHostError } from '../../../common/errors.js'
-import { SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
+import type { ToolGate } from '../../../common/gate.js'
+import { SCRIPT_GATE_CODES } from '../../../common/gate.js'
 import type { Tool } from '../../../common/tool.js'
 import type { TurnContext } from '../../../common/turn-context.js'
 import { checkPermissionRequest } from '../../../skill-model/permission-request.js'
@@ -11,42 +10,24 @@ import type { ForgeTarget, TierForge } from '../../tier-forge.js'
 import { PROVISIONED_PYTHON, runsWithPython } from '../deps/script-env.js'
 import { scriptRequirementsOf } from '../deps/script-requirements.js'
 import { PermissionGrants, unusedPermissions } from '../policy/permission-grants.js'
-import type { PolicyGrant } from '../policy/policy.js'
-import { runSkillScript } from '../run/run-skill-script.js'
-import { settleScriptResult } from '../run/script-outcome.js'
-import {
-  describeChanges,
-  renderScriptResult,
-  SCRIPT_ERROR_TAIL_BYTES,
-  spoolWorkspaceChanges,
-  tailOf,
-} from '../run/script-report.js'
-import { filesFromSource } from '../skill-copy/workspace-files.js'
-import type { ScriptRunResult, SkillScriptConfig } from '../types.js'
-import { full, type SessionWorkspace, unmeasurable } from '../workspace/session-workspace.js'
+import { runScriptCall } from '../run/run-script-call.js'
+import type { ScriptRequest } from '../run/script-call.js'
+import { type UndeclaredScripts, undeclaredScripts } from '../run/undeclared-script-call.js'
+import type { ValidatedSkillScript } from '../run/validate-skill-script.js'
+import { type SkillCopy, SkillCopyMaker } from '../skill-copy/skill-copy.js'
+import type { SkillScriptConfig } from '../types.js'
+import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { describeInterpreter, INTERPRETERS_META, type RunsWith } from './describe-interpreter.js'
 import { runDynamicContext } from './dynamic-context.js'
-import type { LoadedCopy } from './loaded-copy.js'
+import { renderToolOutcome } from './render-tool-outcome.js'
 import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
-import {
-  undeclaredInputSchema,
-  undeclaredScriptCall,
-  undeclaredScripts,
-} from './undeclared-script-tool.js'
-import type { ValidatedSkillScript } from './validate-skill-script.js'
+import { undeclaredInputSchema } from './undeclared-script-tool.js'
 
+/** The tool that runs a loaded skill's undeclared scripts: `run_<skill>_script`. */
 /** The tool that runs a loaded skill's undeclared scripts: `run_<skill>_script`. */
 export function undeclaredToolName(skill: string): string {
   return scriptToolName(skill, 'script')
-}
-
-function outputText(result: ScriptRunResult): string {
-  const ended = result.timedOut ? 'killed at the deadline' : `exit code: ${String(result.exitCode)}`
-  const parts = [`${ended}${result.truncated ? ' (output truncated)' : ''}`]
-  parts.push('--- stdout ---', result.stdout)
-  if (result.stderr) parts.push('--- stderr ---', result.stderr)
-  return parts.join('\n')
 }
 
 /** What the forge needs besides the tier config: the conversation's workspace, made on first use. */
@@ -54,19 +35,29 @@ export interface ScriptForgeOptions {
   readonly workspace?: () => Promise<SessionWorkspace>
 }
 
+/** One loaded skill version as its script tools see it: the tier, the skill and its copy. */
+interface ForgeScope {
+  readonly config: SkillScriptConfig
+  readonly gate: ToolGate
+  readonly target: ForgeTarget
+  /** The version's skill copy: made by the load (or its first dynamic-context command), then reused. */
+  readonly copy: SkillCopyMaker
+  readonly options: ScriptForgeOptions
+}
+
 /**
  * Tier 3's forge for the manager. At load every declared script is validated
  * (interpreter allow-list, path rules, parameter rules); one that fails is
  * not offered but reported by `unavailable` (`partitionScripts`), and the
- * rest load. Then the skill's
- * files are materialized into a fresh workspace root, which the target owns
- * and disposes once in-flight calls drain. Each declared script becomes
+ * rest load. The skill's permission request is judged, then its files are
+ * copied into its skill copy (`SkillCopyMaker`), which the target owns and
+ * disposes once in-flight calls drain. Each declared script becomes
  * `run_<skill>_<script>`; with `undeclared: 'allow'`, every file whose
  * interpreter the deployer allows is runnable through `run_<skill>_script`.
- * Every call is gated with the script codes (403 vs 503), runs under the
- * derived policy with the conversation's workspace at `/work` as its cwd, and
- * its output and changed files are spooled; a nonzero exit is
- * `E_SKILL_SCRIPT_FAILED` unless `failOnNonzeroExit: false`.
+ * Every call is gated by the envelope with the script codes (403 vs 503)
+ * and owned by `runScriptCall` (the derived policy, the conversation's
+ * workspace at `/work` as its cwd, its output and changed files spooled);
+ * the tool renders its outcome (`renderToolOutcome`).
  */
 export function createScriptForge(
   config: SkillScriptConfig,
@@ -82,32 +73,17 @@ export function createScriptForge(
       ...(config.translator.hiddenHostPaths ?? []),
     ].filter((d): d is string => d !== undefined),
   )
-  // Each loaded version's materialized copy, made by forge() (with what the
-  // gate granted its permission request) or, for a skill with nothing to
-  // forge, by its first dynamic-context command (with nothing granted).
-  const copies = new WeakMap<ForgeTarget, Promise<LoadedCopy>>()
-  const copyFor = (
-    target: ForgeTarget,
-    source: SkillSource,
-    signal: AbortSignal,
-    granted?: PolicyGrant,
-  ): Promise<LoadedCopy> => {
+  // One skill copy per loaded version, owned by the version's store.
+  const copies = new WeakMap<ForgeTarget, SkillCopyMaker>()
+  const scopeOf = (target: ForgeTarget, source: SkillSource): ForgeScope => {
     let copy = copies.get(target)
     if (copy === undefined) {
-      copy = (async () => {
-        const ref = target.source
-        const files = await filesFromSource(source, ref)
-        const root = await config.workspace.materialize(ref, files, { signal })
-        target.store.add(() => config.workspace.dispose(root))
-        return {
-          root,
-          paths: files.map((f) => f.path),
-          ...(granted && granted.read.length + granted.write.length > 0 ? { granted } : {}),
-        }
-      })()
+      copy = new SkillCopyMaker(config.workspace, source, target.source, (release) =>
+        target.store.add(release),
+      )
       copies.set(target, copy)
     }
-    return copy
+    return { config, gate, target, copy, options }
   }
   return {
     names: (d: SkillDescriptor) => [
@@ -115,58 +91,68 @@ export function createScriptForge(
       ...(undeclared ? [undeclaredToolName(d.id)] : []),
     ],
     unavailable: (d: SkillDescriptor) => partitionScripts(d, config.interpreters).unavailable,
-    forge: async (target: ForgeTarget, source: SkillSource, signal: AbortSignal, ctx) => {
-      const scripts = partitionScripts(target.descriptor, config.interpreters).valid
-      const requested = target.descriptor.permissions
-      if (scripts.length === 0 && !undeclared) {
-        const unused = unusedPermissions(checkPermissionRequest(requested).request)
-        if (unused.length > 0) target.permissions = unused
-        return []
-      }
-      // Asked before anything is materialized; the gate sees the profile once per version.
-      const judged = await grants.judge(target, requested, ctx)
-      if (judged !== undefined) target.permissions = judged.outcomes
-      const copy = await copyFor(target, source, signal, judged?.grant)
-      // What each python script needs, so its tool names what it will run with: the declared
-      // packages, and those inferred from its imports only when provisioning would build them.
-      // A declaration that does not parse is the call's error to report, not the load's.
-      const requires = await Promise.all(
-        scripts.map(async (s) => {
-          if (!runsWithPython(config, s)) return []
-          const found = await scriptRequirementsOf(copy.root, s.path).catch(() => undefined)
-          if (found === undefined || (found.inferred && config.provision === undefined)) return []
-          return found.requirements.map((r) => r.text)
-        }),
-      )
-      const tools = scripts.map((script, i) =>
-        forgeDeclared(config, gate, target, script, copy, options, requires[i]!),
-      )
-      if (undeclared) {
-        const { runnable, denied } = await undeclaredScripts(
-          copy.root,
-          copy.paths,
-          config.interpreters,
-        )
-        if (runnable.size > 0 || denied.size > 0) {
-          tools.push(forgeUndeclared(config, gate, target, copy, runnable, denied, options))
-        }
-      }
-      return tools
-    },
+    forge: (target, source, signal, ctx) =>
+      forgeScriptTools(scopeOf(target, source), grants, signal, ctx),
     dynamicContext: (target, source, commands, call) =>
       runDynamicContext(
         {
           config,
-          gate,
           toolName: undeclaredToolName(target.id),
-          copy: () => copyFor(target, source, call.signal),
+          copy: scopeOf(target, source).copy,
           ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+          gate,
         },
         target,
         commands,
         call,
       ),
   }
+}
+
+/** The load's part: judge the permission request, make the skill copy, forge the tools. */
+async function forgeScriptTools(
+  scope: ForgeScope,
+  grants: PermissionGrants,
+  signal: AbortSignal,
+  ctx: TurnContext | undefined,
+): Promise<Tool[]> {
+  const { config, target } = scope
+  const undeclared = config.undeclared === 'allow'
+  const scripts = partitionScripts(target.descriptor, config.interpreters).valid
+  const requested = target.descriptor.permissions
+  if (scripts.length === 0 && !undeclared) {
+    const unused = unusedPermissions(checkPermissionRequest(requested).request)
+    if (unused.length > 0) target.permissions = unused
+    return []
+  }
+  // Asked before anything is copied; the gate sees the profile once per version.
+  const judged = await grants.judge(target, requested, ctx)
+  if (judged !== undefined) target.permissions = judged.outcomes
+  const copy = await scope.copy.get(signal, judged?.grant)
+  const requires = await Promise.all(scripts.map((s) => requirementTexts(config, copy, s)))
+  const tools = scripts.map((script, i) => forgeDeclared(scope, script, requires[i] ?? []))
+  if (undeclared) {
+    const found = await undeclaredScripts(copy.root, copy.paths, config.interpreters)
+    if (found.runnable.size > 0 || found.denied.size > 0) tools.push(forgeUndeclared(scope, found))
+  }
+  return tools
+}
+
+/**
+ * What a python script needs, so its tool names what it will run with: the
+ * declared packages, and those inferred from its imports only when
+ * provisioning would build them. A declaration that does not parse is the
+ * call's error to report, not the load's.
+ */
+async function requirementTexts(
+  config: SkillScriptConfig,
+  copy: SkillCopy,
+  script: ValidatedSkillScript,
+): Promise<string[]> {
+  if (!runsWithPython(config, script)) return []
+  const found = await scriptRequirementsOf(copy.root, script.path).catch(() => undefined)
+  if (found === undefined || (found.inferred && config.provision === undefined)) return []
+  return found.requirements.map((r) => r.text)
 }
 
 /** How scripts see the interpreter `name` of this config (`describeInterpreter`'s sandbox view). */
@@ -186,95 +172,46 @@ function interpreterNote(runsWith: readonly RunsWith[]): string {
   return said.length === 0 ? '' : ` (${said.join('; ')}.)`
 }
 
-interface CallShape {
-  readonly name: string
-  readonly script: ValidatedSkillScript
-  readonly args: Readonly<Record<string, unknown>>
-  readonly argv?: readonly string[]
+/** One tool call: `runScriptCall` owns it (spooled), the tool renders its outcome. */
+async function callTool(
+  scope: ForgeScope,
+  name: string,
+  request: ScriptRequest,
+  ctx: TurnContext,
+): Promise<string> {
+  const { config, target, options } = scope
+  const outcome = await runScriptCall(config, {
+    skill: target.id,
+    copy: scope.copy,
+    request,
+    ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+    signal: ctx.abortSignal,
+    // The tool's input schema checked the arguments (timeout_seconds included) before the call.
+    argsChecked: true,
+    spool: { store: ctx.spool, tool: name, skillVersion: target.version },
+  })
+  return renderToolOutcome(config, name, outcome)
 }
 
-/** Runs one call and turns it into the model's answer; shared by declared and undeclared tools. */
-async function runAndReport(
-  config: SkillScriptConfig,
-  target: ForgeTarget,
-  copy: LoadedCopy,
-  call: CallShape,
-  ctx: TurnContext,
-  options: ScriptForgeOptions,
-): Promise<string> {
-  const workspace = await options.workspace?.()
-  const result = await runSkillScript(config, {
-    skill: target.id,
-    root: copy.root,
-    ...(copy.granted === undefined ? {} : { granted: copy.granted }),
-    script: call.script,
-    args: call.args,
-    ...(call.argv === undefined ? {} : { argv: call.argv }),
-    signal: ctx.abortSignal,
-    returnTimedOut: true,
-    ...(workspace === undefined ? {} : { workspace }),
-  })
-  const provenance = { skill: target.id, skillVersion: target.version, tool: call.name }
-  const artifact = await SpooledArtifact.spool(ctx.spool, outputText(result), {
-    provenance,
-    trusted: false,
-    title: `${call.name} output`,
-  })
-  const id = artifact.retrievable.id
-  const changes =
-    workspace === undefined
-      ? []
-      : await spoolWorkspaceChanges(result, workspace, ctx.spool, provenance)
-  const changed = describeChanges(result, changes)
-  const report = result.workspace
-  if (report?.overCap) {
-    const err =
-      report.complete || workspace === undefined
-        ? full(report.bytes, report.maxBytes)
-        : unmeasurable(workspace.maxEntries)
-    throw new SkillHostError(
-      'E_SKILL_WORKSPACE_FULL',
-      `Script tool '${call.name}' was killed for growing the workspace past its cap of ${report.maxBytes} bytes; its output is in ${id}. ${err.message}\n${changed.join('\n')}`,
-      { data: { ...err.data, retrievableId: id, changes } },
-    )
+/** The envelope's part of every script tool; the output is spooled by `runScriptCall`, so not here. */
+function scriptToolSpec(scope: ForgeScope) {
+  const { target, gate } = scope
+  return {
+    tier: 'script' as const,
+    skill: { id: target.id, version: target.version },
+    gate,
+    gateCodes: SCRIPT_GATE_CODES,
+    guard: target,
+    spool: false as const,
   }
-  if (result.timedOut) {
-    // The partial output is spooled like any other, so the model can see
-    // how far the script got before the deadline.
-    throw new SkillHostError(
-      'E_SKILL_SCRIPT_TIMEOUT',
-      `Script tool '${call.name}' ran past its deadline and was killed; its partial output (${result.bytes} bytes) is in ${id}. Raise timeout_seconds (max ${config.maxTimeoutSeconds}) or make it faster.${changed.length ? `\n${changed.join('\n')}` : ''}`,
-      { data: { retrievableId: id, bytes: result.bytes, changes } },
-    )
-  }
-  // A failure shows the end of stderr, or of stdout when a script reports its
-  // errors there (many do): the model sees why without another call.
-  const stream = result.stderr ? 'stderr' : 'stdout'
-  const tail = tailOf(result.stderr || result.stdout, SCRIPT_ERROR_TAIL_BYTES)
-  return settleScriptResult(result, {
-    retrievableId: id,
-    toolName: call.name,
-    rendered: renderScriptResult(result, id, changes),
-    failureDetail: [
-      ...(tail ? [`--- end of ${stream} (script output) ---`, tail] : []),
-      ...changed,
-    ],
-    data: { changes },
-    ...(config.failOnNonzeroExit === undefined
-      ? {}
-      : { failOnNonzeroExit: config.failOnNonzeroExit }),
-  })
 }
 
 function forgeDeclared(
-  config: SkillScriptConfig,
-  gate: ToolGate,
-  target: ForgeTarget,
+  scope: ForgeScope,
   script: ValidatedSkillScript,
-  copy: LoadedCopy,
-  options: ScriptForgeOptions,
   requires: readonly string[],
 ): Tool {
+  const { config, target } = scope
   const name = scriptToolName(target.id, script.name)
   const base = seenAs(config, script.interpreter)
   const runsWith: RunsWith[] = [
@@ -287,56 +224,29 @@ function forgeDeclared(
         },
   ]
   return forgeSkillTool<Record<string, unknown>>({
+    ...scriptToolSpec(scope),
     name,
     description: `${script.description}${interpreterNote(runsWith)}`,
     inputSchema: scriptInputSchema(script.params, config.maxTimeoutSeconds),
-    tier: 'script',
-    skill: { id: target.id, version: target.version },
     meta: { script: script.name, [INTERPRETERS_META]: Object.freeze(runsWith) },
-    gate,
-    gateCodes: SCRIPT_GATE_CODES,
-    guard: target,
-    // The output is spooled here and the model gets a preview naming it.
-    spool: false,
-    run: (args, ctx) => runAndReport(config, target, copy, { name, script, args }, ctx, options),
+    run: (args, ctx) => callTool(scope, name, { checked: script, args }, ctx),
   })
 }
 
-function forgeUndeclared(
-  config: SkillScriptConfig,
-  gate: ToolGate,
-  target: ForgeTarget,
-  copy: LoadedCopy,
-  runnable: ReadonlyMap<string, ValidatedSkillScript>,
-  denied: ReadonlyMap<string, string>,
-  options: ScriptForgeOptions,
-): Tool {
+function forgeUndeclared(scope: ForgeScope, found: UndeclaredScripts): Tool {
+  const { config, target } = scope
   const name = undeclaredToolName(target.id)
-  const paths = [...runnable.keys()].sort()
+  const paths = [...found.runnable.keys()].sort()
   const listed = paths.slice(0, 50).join(', ')
-  const used = [...new Set([...runnable.values()].map((s) => s.interpreter))].sort()
+  const used = [...new Set([...found.runnable.values()].map((s) => s.interpreter))].sort()
   const runsWith = used.map((n) => seenAs(config, n))
   const description = `Run one of skill '${target.id}''s scripts in the sandbox, as its instructions say (python scripts/x.py a b → { script: "scripts/x.py", args: ["a", "b"] }; python -m scripts.x → { script: "scripts/x.py" }). The working directory is /work, the conversation's workspace: files persist across calls, and the skill's own files are read-only at ${config.translator.skillMount}. Runnable: ${listed || '(none)'}${paths.length > 50 ? `, and ${paths.length - 50} more` : ''}.${interpreterNote(runsWith)}`
   return forgeSkillTool<Record<string, unknown>>({
+    ...scriptToolSpec(scope),
     name,
     description,
     inputSchema: undeclaredInputSchema(config.maxTimeoutSeconds),
-    tier: 'script',
-    skill: { id: target.id, version: target.version },
     meta: { undeclared: true, [INTERPRETERS_META]: Object.freeze(runsWith) },
-    gate,
-    gateCodes: SCRIPT_GATE_CODES,
-    guard: target,
-    spool: false,
-    run: (args, ctx) => {
-      const call = undeclaredScriptCall(
-        target.id,
-        args,
-        runnable,
-        denied,
-        config.translator.skillMount,
-      )
-      return runAndReport(config, target, copy, { name, ...call }, ctx, options)
-    },
+    run: (args, ctx) => callTool(scope, name, { undeclared: args, found }, ctx),
   })
 }

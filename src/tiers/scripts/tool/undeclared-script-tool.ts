@@ -1,51 +1,8 @@
-import { join } from 'node:path'
-import { SkillHostError } from '../../../common/errors.js'
-import {
-  literalArgProblem,
-  MAX_ARG_VALUE_LENGTH,
-  MAX_LITERAL_ARGS,
-} from '../../../skill-model/arg-value.js'
-import { MAX_SKILL_PATH_LENGTH, normalizeSkillPath } from '../../../skill-model/skill-path.js'
+import { MAX_ARG_VALUE_LENGTH, MAX_LITERAL_ARGS } from '../../../skill-model/arg-value.js'
+import { MAX_SKILL_PATH_LENGTH } from '../../../skill-model/skill-path.js'
 import { TIMEOUT_PARAM, timeoutProperty } from '../../../skill-model/timeout-param.js'
-import { interpreterFor, readScriptHead } from '../policy/undeclared-interpreter.js'
+import { interpreterFor } from '../policy/undeclared-interpreter.js'
 import type { JsonSchemaObject } from './script-input-schema.js'
-import type { ValidatedSkillScript } from './validate-skill-script.js'
-
-/** A loaded skill's files that may run undeclared, and those whose interpreter is not allowed. */
-export interface UndeclaredScripts {
-  readonly runnable: ReadonlyMap<string, ValidatedSkillScript>
-  /** Path → the interpreter it wants. */
-  readonly denied: ReadonlyMap<string, string>
-}
-
-/**
- * Which of a materialized skill's files run undeclared, by shebang or
- * extension (`interpreterFor`) against the deployer's `interpreters`. The one
- * scan behind `run_<skill>_script` and `skillhost run <skill> <file>`.
- */
-export async function undeclaredScripts(
-  root: string,
-  paths: readonly string[],
-  interpreters: Readonly<Record<string, readonly string[]>>,
-): Promise<UndeclaredScripts> {
-  const runnable = new Map<string, ValidatedSkillScript>()
-  const denied = new Map<string, string>()
-  for (const path of paths) {
-    const choice = interpreterFor(path, await readScriptHead(join(root, path)), interpreters)
-    if (choice?.kind === 'runnable') {
-      runnable.set(path, {
-        // A declaration name, for messages; the path is what runs.
-        name: 'script',
-        path,
-        description: 'an undeclared script of the skill',
-        interpreter: choice.interpreter,
-        interpreterArgv: choice.argv,
-        params: [],
-      })
-    } else if (choice?.kind === 'denied') denied.set(path, choice.wanted)
-  }
-  return { runnable, denied }
-}
 
 /**
  * Whether a skill with these files gets `run_<skill>_script` when undeclared
@@ -64,9 +21,6 @@ export async function shipsUndeclaredScripts(
     if (interpreterFor(path, await readHead(path), interpreters) !== undefined) return true
   return false
 }
-
-/** Most bytes all literal args of one call may carry together. */
-export const MAX_LITERAL_ARGS_TOTAL = 256 * 1024
 
 /** The input schema of `run_<skill>_script`: `{ script, args?, timeout_seconds? }`. */
 export function undeclaredInputSchema(maxTimeoutSeconds: number): JsonSchemaObject {
@@ -91,98 +45,4 @@ export function undeclaredInputSchema(maxTimeoutSeconds: number): JsonSchemaObje
     required: ['script'],
     additionalProperties: false,
   }
-}
-
-function invalid(message: string, data: Record<string, unknown> = {}, person?: string): never {
-  throw new SkillHostError('E_SKILL_SCRIPT_INVALID_ARGS', message, {
-    data,
-    ...(person === undefined ? {} : { person }),
-  })
-}
-
-/**
- * Instructions often name a script without its extension
- * (`python scripts/check_fields <file>`): such a path means the one runnable
- * file it names with an extension added, when exactly one exists.
- */
-function withExtension(path: string, runnable: ReadonlyMap<string, unknown>): string {
-  if (runnable.has(path)) return path
-  const base = path.slice(path.lastIndexOf('/') + 1)
-  if (base.includes('.')) return path
-  const matches = [...runnable.keys()].filter(
-    (p) => p.startsWith(`${path}.`) && !p.slice(path.length + 1).includes('/'),
-  )
-  return matches.length === 1 ? (matches[0] as string) : path
-}
-
-/**
- * The script path relative to the skill: a path under `skillMount` (the skill
- * folder as the sandbox shows it, which bodies name through
- * `${CLAUDE_SKILL_DIR}`) loses that prefix; anything else is left to the
- * skill model's path rule, which refuses what stays absolute.
- */
-function withoutSkillMount(script: unknown, skillMount: string): unknown {
-  const prefix = `${skillMount}/`
-  return typeof script === 'string' && script.startsWith(prefix)
-    ? script.slice(prefix.length)
-    : script
-}
-
-/**
- * Checks one call of `run_<skill>_script` and returns the script to run and
- * its literal argv. A path under `skillMount` (`/skill/scripts/x.py`) means
- * the same path inside the skill. The path goes through the skill model's path rule
- * (`E_SKILL_SOURCE_PATH_REJECTED` for absolute, `..` and the like) and must
- * name a runnable file of the loaded skill (or, without an extension, the one
- * runnable file it names with one); every arg must pass
- * `literalArgProblem`, within `MAX_LITERAL_ARGS` and `MAX_LITERAL_ARGS_TOTAL`
- * (`E_SKILL_SCRIPT_INVALID_ARGS`). A file whose interpreter the deployer does
- * not allow is refused with the same code, naming the interpreter it wants.
- */
-export function undeclaredScriptCall(
-  skill: string,
-  input: Readonly<Record<string, unknown>>,
-  runnable: ReadonlyMap<string, ValidatedSkillScript>,
-  denied: ReadonlyMap<string, string>,
-  skillMount: string,
-): { script: ValidatedSkillScript; args: Record<string, unknown>; argv: string[] } {
-  const asked = normalizeSkillPath(withoutSkillMount(input.script, skillMount))
-  const path = withExtension(asked, runnable)
-  const script = runnable.get(path)
-  if (script === undefined) {
-    const wanted = denied.get(path)
-    if (wanted !== undefined) {
-      invalid(
-        `Skill '${skill}' file '${path}' needs the interpreter '${wanted}', which this host does not allow; ask the operator to add it (--interpreter ${wanted}=PATH).`,
-        { script: path, interpreter: wanted },
-      )
-    }
-    // The model is pointed at its tools; a person is shown the files.
-    const files = [...runnable.keys()].slice(0, 20).join(', ') || 'none'
-    invalid(
-      `Skill '${skill}' has no runnable script '${path}'; call read_skill_file or see this tool's description for the scripts it can run.`,
-      { script: path },
-      `Skill '${skill}' has no runnable script '${path}' (runnable files: ${files}).`,
-    )
-  }
-  const raw = input.args ?? []
-  if (!Array.isArray(raw)) invalid('args must be an array of strings.', { param: 'args' })
-  if (raw.length > MAX_LITERAL_ARGS)
-    invalid(`args may hold at most ${MAX_LITERAL_ARGS} elements.`, { param: 'args' })
-  let total = 0
-  const argv: string[] = []
-  for (const [i, value] of raw.entries()) {
-    if (typeof value !== 'string')
-      invalid(`args[${i}] must be a string.`, { param: 'args', index: i })
-    const problem = literalArgProblem(value)
-    if (problem !== undefined) invalid(`args[${i}]: ${problem}`, { param: 'args', index: i })
-    total += value.length
-    if (total > MAX_LITERAL_ARGS_TOTAL)
-      invalid(`args may carry at most ${MAX_LITERAL_ARGS_TOTAL} characters in all.`, {
-        param: 'args',
-      })
-    argv.push(value)
-  }
-  const timeout = input[TIMEOUT_PARAM]
-  return { script, args: timeout === undefined ? {} : { [TIMEOUT_PARAM]: timeout }, argv }
 }

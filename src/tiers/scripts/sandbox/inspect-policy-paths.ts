@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
-import type { HostPathFact } from '../sandbox/bwrap-args.js'
-import type { SandboxPolicy } from './policy.js'
-import { normalizeAbsolutePath } from './policy.js'
+import type { SandboxPolicy } from '../policy/policy.js'
+import { normalizeAbsolutePath } from '../policy/policy.js'
+import type { HostPathFact } from './bwrap-args.js'
 
 function inspect(path: string): HostPathFact {
   try {

@@ -3,7 +3,11 @@ import { join, relative, sep } from 'node:path'
 import { isPathInside } from '../policy/policy.js'
 import type { WorkspaceFile, WorkspaceRef } from '../sandbox/types.js'
 
-/** The part of a `SkillSource` that materialization needs. */
+/**
+ * The part of a `SkillSource` that making a skill copy needs. (`Workspace…`
+ * in the public names of this folder is the reference documents' word for
+ * the skill copy; the session's `/work` is the workspace everywhere else.)
+ */
 export interface WorkspaceFileSource {
   list?(ref: WorkspaceRef): Promise<readonly string[]>
   read(ref: WorkspaceRef, path?: string): Promise<ReadableStream<Uint8Array>>
@@ -37,7 +41,7 @@ export interface SkippedLink {
 }
 
 /**
- * Every regular file below `dir`, as workspace files with relative `/`
+ * Every regular file below `dir`, as files of a skill copy with relative `/`
  * paths. Directories are walked without following symlinks. A symlink is
  * included (as the bytes of its target) only when its target resolves to a
  * regular file inside `dir`; one that points outside, dangles or names a

@@ -1,0 +1,79 @@
+import type { SkillRef } from '../../../sources/types.js'
+import type { PolicyGrant } from '../policy/policy.js'
+import type { SkillWorkspace } from '../sandbox/types.js'
+import { filesFromSource, type WorkspaceFileSource } from './skill-copy-files.js'
+
+/**
+ * A skill version's **skill copy**: its files materialized on the host,
+ * bound read-only at `/skill`, and what its approved permission request adds
+ * to every call of that version (declared tools, `run_<skill>_script`,
+ * dynamic-context commands and `skillhost run` alike).
+ */
+export interface SkillCopy {
+  /** The copy's root on the host, bound read-only at `/skill`. */
+  readonly root: string
+  /** The skill's files, relative to `root`. */
+  readonly paths: readonly string[]
+  /** Paths the gate approved beyond the derived policy; absent when none. */
+  readonly granted?: PolicyGrant
+}
+
+/** Where a script call gets its skill copy: made on first use, then reused. */
+export interface SkillCopySource {
+  get(signal?: AbortSignal, granted?: PolicyGrant): Promise<SkillCopy>
+}
+
+/**
+ * The one maker of skill copies: the first `get` copies the skill's files
+ * from `source` through `skillCopies.materialize` (the deployer's
+ * `SkillScriptConfig.workspace`); later calls reuse that copy, and the
+ * `granted` paths the first call brought. `own` hears of the copy's release
+ * once it exists (the forge hands it to the loaded skill's store); without
+ * it the caller calls `dispose`. A copy is never written after it is made.
+ */
+export class SkillCopyMaker implements SkillCopySource {
+  #copy: Promise<SkillCopy> | undefined
+  #root: string | undefined
+  #disposed = false
+
+  constructor(
+    private readonly skillCopies: SkillWorkspace,
+    private readonly source: WorkspaceFileSource,
+    private readonly ref: SkillRef,
+    private readonly own?: (release: () => Promise<void>) => void,
+  ) {}
+
+  get(signal?: AbortSignal, granted?: PolicyGrant): Promise<SkillCopy> {
+    this.#copy ??= this.#make(signal, granted)
+    return this.#copy
+  }
+
+  async #make(signal: AbortSignal | undefined, granted: PolicyGrant | undefined) {
+    const files = await filesFromSource(this.source, this.ref)
+    const root = await this.skillCopies.materialize(
+      this.ref,
+      files,
+      signal === undefined ? undefined : { signal },
+    )
+    this.#root = root
+    this.own?.(() => this.skillCopies.dispose(root))
+    return {
+      root,
+      paths: files.map((f) => f.path),
+      ...(granted && granted.read.length + granted.write.length > 0 ? { granted } : {}),
+    }
+  }
+
+  /** Removes the copy, once; for a maker without `own`. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return
+    this.#disposed = true
+    await this.#copy?.catch(() => undefined)
+    if (this.#root !== undefined) await this.skillCopies.dispose(this.#root)
+  }
+}
+
+/** A skill copy someone else made and keeps (the public `runSkillScript`'s `root`). */
+export function givenSkillCopy(copy: SkillCopy): SkillCopySource {
+  return { get: () => Promise.resolve(copy) }
+}
