@@ -243,6 +243,13 @@ describe('the leak check', () => {
       leaks = await tracker.settle()
       expect(leaks.map((r) => r.kind).sort()).toEqual(['sandbox-dir', 'spool'])
 
+      // A pool owns its workers, whoever's call made it spawn one.
+      const pool = createQuickJsGuest({ poolSize: 1 })
+      await withResourceOwner(spool, () => pool.warm())
+      leaks = await tracker.settle()
+      expect(tracker.ownersOf(leakOf(leaks, 'worker'))).toEqual(['QuickJS guest pool (1 workers)'])
+      await pool.dispose()
+
       await spool.destroy()
       await sandbox.dispose()
       expect(await tracker.settle()).toEqual([])

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { SkillHostError } from '../../common/errors.js'
+import { describeResourceOwner, withResourceOwner } from '../../common/leak-tracker.js'
 import { FairQueue, type GuestPoolFairShare, resolveFairShare } from './fair-queue.js'
 import { resolveIsolationLimits } from './limits.js'
 import { busyError, disposedError, waitAbortedError } from './pool-errors.js'
@@ -87,6 +88,8 @@ export class QuickJsGuestPool implements AsyncDisposable {
     this.limits = Object.freeze(resolveIsolationLimits(options.limits))
     this.fairShare = Object.freeze(resolveFairShare(size, options.fairShare))
     this.#waiters = new FairQueue(this.fairShare)
+    // The pool owns its workers, whichever call made it spawn one (leak reports).
+    describeResourceOwner(this, `QuickJS guest pool (${size} workers)`)
   }
 
   /**
@@ -234,10 +237,12 @@ export class QuickJsGuestPool implements AsyncDisposable {
       binary: this.#binary as QuickJsBinary,
       memoryBytes: this.limits.memoryBytes,
     }
-    const w = startPoolWorker(boot, {
-      ready: () => this.#dispatch(),
-      lost: (lost, err) => this.#lost(lost, err),
-    })
+    const w = withResourceOwner(this, () =>
+      startPoolWorker(boot, {
+        ready: () => this.#dispatch(),
+        lost: (lost, err) => this.#lost(lost, err),
+      }),
+    )
     this.#workers.add(w)
     this.#spawned++
     if (replacement) this.#respawns++
