@@ -26,14 +26,8 @@ const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   'cli/serve/serve-options.ts › parseServeOptions: 137 lines',
   'cli/serve/serve-runtime.ts › createServeRuntime: 125 lines',
   // h-owner (tier-3 script calls, CLI run, lifecycle tools) — emptied at merge
-  'cli/run/run-command.ts › run: 140 lines',
   'lifecycle-tools.ts › forgeSkillTools: 180 lines',
-  'tiers/scripts/config/create-script-sandbox.ts › createScriptSandbox: 118 lines',
   'tiers/scripts/deps/provision-env.ts › provisionEnv: 106 lines',
-  'tiers/scripts/run/run-skill-script.ts › runSkillScript: 174 lines',
-  'tiers/scripts/run/run-skill-script.ts › runSkillScript › run: 108 lines',
-  'tiers/scripts/skill-copy/directory-workspace.ts › createDirectoryWorkspace: 157 lines',
-  'tiers/scripts/tool/script-forge.ts › createScriptForge: 100 lines',
   // h-door (tier-3 workspace and sandbox) — emptied at merge
   'tiers/scripts/sandbox/bubblewrap-handle.ts › BubblewrapHandle.#spawn: 155 lines',
   'tiers/scripts/sandbox/bwrap-args.ts › buildBwrapCommand: 123 lines',
@@ -41,8 +35,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   'tiers/scripts/workspace/workspace-tools.ts › forgeWorkspaceTools: 97 lines',
   // h-sources (src/sources/**) — emptied at merge
   'sources/conformance/skill-source-conformance-checks.ts › skillSourceConformanceChecks: 253 lines',
-  'sources/conformance/spool-idempotency-checks.ts › spoolIdempotencyChecks: 112 lines',
-  'sources/conformance/spool-retention-checks.ts › spoolRetentionChecks: 92 lines',
   'sources/conformance/spool-store-conformance-checks.ts › spoolStoreConformanceChecks: 155 lines',
   'sources/conformance/spool-streaming-checks.ts › spoolStreamingChecks: 132 lines',
   'sources/discover-skills.ts › discoverSkills: 88 lines',
