@@ -2,6 +2,7 @@ import { isArtifactClass } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import { validateIsolationConfig } from '../tiers/isolated/tier.js'
 import { type SkillScriptConfig, validateSkillScriptConfig } from '../tiers/scripts/tier.js'
+import { checkModelCatalogOptions } from './model-catalog.js'
 import type { SkillManagerConfig } from './types.js'
 
 function invalid(message: string): SkillHostError {
@@ -100,6 +101,7 @@ export function validateManagerConfig(config: SkillManagerConfig): string[] {
     if (typeof ms !== 'number' || !(ms >= 100))
       throw invalid('autoRefresh.intervalMs must be a number ≥ 100.')
   }
+  checkModelCatalogOptions(config.catalog)
   return unsafe
 }
 
