@@ -5,7 +5,7 @@ import { createSkillTools } from '../../src/adapters/ai-sdk/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
 import { writeManySkills, writeSeventeenSkills } from '../helpers/catalog-fixtures.js'
-import { type ModelCall, scriptedModel, systemText } from './scripted-model.js'
+import { type ModelCall, type ScriptedStep, scriptedModel, systemText } from './scripted-model.js'
 
 const roots: string[] = []
 afterAll(async () => {
@@ -63,14 +63,19 @@ describe('AI SDK catalog within the model window (issue 38)', () => {
     const prefix = `${BASE}\n\n${manager.availableSkills({ window: 200_000 }).text}`
     const ids = ['pdf', 'docx', 'word-count', 'xlsx', 'json-tools']
     const systems: string[] = []
-    const record = (c: ModelCall) => void systems.push(systemText(c))
+    const recorded =
+      (step: ScriptedStep): ScriptedStep =>
+      (c: ModelCall) => {
+        systems.push(systemText(c))
+        return step(c)
+      }
     for (let turn = 0; turn < 10; turn++) {
       const load = ids[turn % ids.length]!
       const unload = turn > 0 ? ids[(turn - 1) % ids.length] : undefined
       const model = scriptedModel([
-        (c) => (record(c), [{ tool: 'load_skill', args: { skill: load } }]),
-        (c) => (record(c), unload ? [{ tool: 'unload_skill', args: { skill: unload } }] : 'ok'),
-        ...(unload ? [(c: ModelCall) => (record(c), 'done')] : []),
+        recorded(() => [{ tool: 'load_skill', args: { skill: load } }]),
+        recorded(() => (unload ? [{ tool: 'unload_skill', args: { skill: unload } }] : 'ok')),
+        ...(unload ? [recorded(() => 'done')] : []),
       ])
       await generateText({
         model,
