@@ -10,8 +10,10 @@ export interface LayoutSkill {
   row(cap: number): string
   /** Its line in the names-only list. */
   readonly nameLine: string
-  /** Its description may be shown whole (the deployer pinned it): it ranks first and keeps a description longest. */
+  /** The deployer pinned it: it ranks first and keeps a description whatever the flood. */
   readonly pinned: boolean
+  /** The model used it in this session: in a flood it keeps a description within half the budget. */
+  readonly used: boolean
 }
 
 /**
@@ -106,13 +108,30 @@ function largest(lo: number, hi: number, fits: (x: number) => boolean): number {
 }
 
 /**
+ * How many of the first skills keep a description when not even every name
+ * fits: the pinned (all that fit the budget), then those used in this session
+ * (ranked next) while the block stays within half the budget, so the rest
+ * still has room to be named.
+ */
+function keptDescribed(skills: readonly LayoutSkill[], measure: Measure, budget: number): number {
+  const described = (k: number) =>
+    measure.length({ described: k, cap: SHORT_DESCRIPTION_CHARS, namesOnly: 0 })
+  if (described(0) > budget) return 0
+  const pinned = skills.filter((s) => s.pinned).length
+  const used = pinned + skills.slice(pinned).filter((s) => s.used).length
+  const keep = largest(0, pinned, (k) => described(k) <= budget)
+  if (keep < pinned || described(keep) > budget / 2) return keep
+  return largest(keep, used, (k) => described(k) <= budget / 2)
+}
+
+/**
  * The layout of `skills` (ranked) within `budget` characters, in the
  * overflow steps the model can see: every description whole; else every
  * description cut to the largest common length that fits (down to 160
  * characters: only the longest are cut); else the first skills described
  * and the rest by name only, as many described as fit (the pinned first);
- * else the pinned described and as many others by name as fit, the rest
- * counted in the closing line. Then the described ones get the longest
+ * else the pinned and the most used described (`keptDescribed`) and as many
+ * others by name as fit, the rest counted in the closing line. Then the described ones get the longest
  * common cap that still fits. Undefined `budget`: everything whole.
  * The result fits unless not even the pinned skills' short rows and the
  * closing line do (then they are cut to what fits, down to the bare note).
@@ -134,9 +153,7 @@ export function fitCatalog(
     namesOnly,
   })
   let layout: CatalogLayout
-  const pinned = skills.filter((s) => s.pinned).length
-  // The pinned skills that fit described with nothing else listed (all of them, but for a tiny budget).
-  const keep = fits(short(0, 0)) ? largest(0, pinned, (k) => fits(short(k, 0))) : 0
+  const keep = keptDescribed(skills, measure, budget)
   if (fits(short(n, 0))) layout = short(n, 0)
   else if (fits(short(keep, n - keep))) {
     const k = largest(keep, n - 1, (d) => fits(short(d, n - d)))

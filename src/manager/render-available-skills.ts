@@ -149,6 +149,7 @@ export function renderAvailableSkills(
     row: (cap) => row(skill, cap),
     nameLine: nameText(skill.name),
     pinned,
+    used: (skill.uses ?? 0) > 0,
   }))
   const layout = fitCatalog(items, total, budgetChars)
   const text = layoutLines(items, layout, total).join('\n')

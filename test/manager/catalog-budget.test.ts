@@ -181,6 +181,26 @@ describe('deployer control: pin and hide by id pattern (issue 38 item 3)', () =>
     expect(all.text).toBe('<available_skills>\n</available_skills>')
   })
 
+  it('in a flood, skills used in this session keep a description, within half the budget', () => {
+    const skills = many(3_000).map((s, i) => ({ ...s, uses: i % 500 === 7 ? 1 : 0 }))
+    const out = renderAvailableSkills(skills, { window: 200_000, pin: ['tool-02000'] })
+    const described = [...out.text.matchAll(/<name>([^<]*)<\/name>/g)].map((m) => m[1])
+    expect(described).toEqual([
+      'tool-02000',
+      'tool-00007',
+      'tool-00507',
+      'tool-01007',
+      'tool-01507',
+      'tool-02007',
+      'tool-02507',
+    ])
+    expect(out.text.length).toBeLessThanOrEqual(8_000)
+    expect(out.namesOnly).toBeGreaterThan(200)
+    // Without use, the flood describes the pinned only.
+    const unused = renderAvailableSkills(many(3_000), { window: 200_000, pin: ['tool-02000'] })
+    expect(unused.described).toBe(1)
+  })
+
   it('use in this session ranks after the pins', () => {
     const skills = many(4).map((s, i) => ({ ...s, uses: i === 3 ? 2 : i === 2 ? 1 : 0 }))
     const out = renderAvailableSkills(skills, { pin: ['tool-00001'] })
