@@ -127,6 +127,27 @@ describe("the manager's catalog block (issue 38)", () => {
     expect(manager.search().entries.map((e) => e.id)).toContain('skill-002')
   })
 
+  it('hide holds for a shadowed copy too: a query for it finds no ref', async () => {
+    await using manager = await createSkillManager({
+      sources: [memorySource(skills(2), 'first'), memorySource(skills(3), 'second')],
+      gate: async () => {},
+      catalog: { hide: ['skill-001'] },
+    })
+    const ctx = manager.createTurnContext()
+    const [list] = forgeSkillTools(manager)
+    const text = String(await list!.execute({ query: 'skill-001' }, ctx))
+    expect(JSON.parse(text).skills).toEqual([])
+    // The host sees both copies; without hide the model would see both too.
+    expect(manager.search({ query: 'skill-001' }).entries).toHaveLength(2)
+    await using open = await createSkillManager({
+      sources: [memorySource(skills(2), 'first'), memorySource(skills(3), 'second')],
+      gate: async () => {},
+    })
+    const shown = String(await forgeSkillTools(open)[0]!.execute({ query: 'skill-001' }, ctx))
+    expect(JSON.parse(shown).skills).toHaveLength(2)
+    expect(manager.availableSkills().text).not.toContain('skill-001')
+  })
+
   it.each([
     [{ window: 0 }],
     [{ share: 0.01 }],
