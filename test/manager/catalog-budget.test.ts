@@ -127,6 +127,25 @@ describe('overflow in steps the model can see (issue 38 item 2)', () => {
     expect(two.described).toBeGreaterThanOrEqual(one.described)
   })
 
+  it('the budget holds against text that grows when escaped, long names and duplicates', () => {
+    const hostile = Array.from({ length: 400 }, (_, i) => ({
+      name: `n${i}&<"'>${'x'.repeat(40)}`,
+      description: `&<>"'`.repeat(200),
+    }))
+    for (const budget of [
+      { maxTokens: 300 },
+      { window: 200_000 },
+      { window: 50_000, share: 0.5 },
+    ]) {
+      const out = renderAvailableSkills([...hostile, ...hostile], budget)
+      expect(out.text.length).toBeLessThanOrEqual(out.budgetChars!)
+      expect(out.total).toBe(400)
+      expect(out.text).not.toMatch(
+        /<(?!\/?(available_skills|skill|name|description|skill_names|more_skills)[ >])/,
+      )
+    }
+  })
+
   it('a name is never cut, even when a budget fits nothing but the closing line', () => {
     const skills = [{ name: `x${'y'.repeat(63)}`, description: 'A skill.' }, ...many(20)]
     const out = renderAvailableSkills(skills, { maxTokens: 120 })
