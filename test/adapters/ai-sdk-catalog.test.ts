@@ -94,6 +94,22 @@ describe('AI SDK catalog within the model window (issue 38)', () => {
     ).toBeGreaterThan(10)
   }, 60_000)
 
+  it("catalog: true takes the manager's setting, but never a host path", async () => {
+    const dir = await writeSeventeenSkills()
+    roots.push(dir)
+    await using manager = await createSkillManager({
+      sources: [new FileSystemSkillSource({ roots: dir })],
+      gate: async () => {},
+      catalog: { window: 100_000, locations: 'path' },
+    })
+    using st = createSkillTools({ manager, ctx: manager.createTurnContext(), catalog: true })
+    expect(st.system().length).toBeLessThanOrEqual(4_000)
+    expect(st.system()).not.toContain('<location>')
+    expect(st.system()).not.toContain(dir)
+    // The manager itself gives paths to a host that asks for them.
+    expect(manager.availableSkills().text).toContain('<location>')
+  })
+
   it('a bad budget fails at once', async () => {
     await using manager = await managerOver(writeSeventeenSkills())
     for (const catalog of [{ window: 0 }, { share: 0.5 }, { window: 1000, share: 2 }])

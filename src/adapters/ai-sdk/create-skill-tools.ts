@@ -36,9 +36,13 @@ export interface SkillToolsOptions {
    * see, a counted `<more_skills>` line pointing to `list_skills`. `true`
    * uses the manager's `catalog` setting; when that has no budget either,
    * the first 100 skills, as `{ limit }` does for another number. Skills
-   * marked `disableModelInvocation` or hidden are left out. Default false.
+   * marked `disableModelInvocation` or hidden are left out, and rows never
+   * carry paths (the model loads by id). Default false.
    */
-  readonly catalog?: boolean | { readonly limit: number } | AvailableSkillsOptions
+  readonly catalog?:
+    | boolean
+    | { readonly limit: number }
+    | Omit<AvailableSkillsOptions, 'locations'>
 }
 
 /** Skills the `catalog` block lists when no budget bounds it. */
@@ -56,7 +60,8 @@ function catalogBlock(
 ): string | undefined {
   if (!catalog) return undefined
   if (catalog !== true && 'limit' in catalog) return limitedCatalog(manager, catalog.limit)
-  const out = manager.availableSkills(catalog === true ? {} : catalog)
+  // The model loads through load_skill: no host path, whatever the manager's setting says.
+  const out = manager.availableSkills({ ...(catalog === true ? {} : catalog), locations: 'none' })
   return out.budgetChars === undefined && out.total > DEFAULT_CATALOG_LIMIT
     ? limitedCatalog(manager, DEFAULT_CATALOG_LIMIT)
     : out.text

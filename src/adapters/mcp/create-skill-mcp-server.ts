@@ -69,8 +69,8 @@ export interface SkillMcpServerOptions {
    * end of `list_skills`' description in `tools/list`, as hosts list skills
    * in their skill tool's description. Its bytes change only when the
    * skills do (then `tools/list_changed` tells the client); loaded skills'
-   * tools follow it. Paths are never shown (`locations` is ignored): the
-   * client loads by id. Default: no block.
+   * tools follow it. Paths are never shown, whatever `locations` or the
+   * manager's setting say: the client loads by id. Default: no block.
    */
   readonly catalog?: AvailableSkillsOptions
 }
@@ -83,8 +83,7 @@ function listedDescription(
   catalog: AvailableSkillsOptions | undefined,
 ): string {
   if (tool !== listTool || catalog === undefined) return tool.description
-  const { locations: _, ...budget } = catalog
-  return `${tool.description}\n\n${manager.availableSkills(budget).text}`
+  return `${tool.description}\n\n${manager.availableSkills({ ...catalog, locations: 'none' }).text}`
 }
 
 const MUTATIONS: ReadonlySet<string> = new Set([
