@@ -98,6 +98,8 @@ describe('skillhost prompt --window (issue 38)', () => {
     [['--window', '1000', '--share', '2'], '--share must be a number greater than 0 and at most 1'],
     [['--window', '1000', '--share', 'lots'], '--share must be a number'],
     [['--max-tokens', '-3'], '--max-tokens'],
+    [['--pin', ''], '--pin must be'],
+    [['--hide', 'x'.repeat(513)], '--hide must be'],
   ])('refuses %j', async (flags, message) => {
     await expect(prompt(...flags, seventeen)).rejects.toThrow(UsageError)
     await expect(prompt(...flags, seventeen)).rejects.toThrow(message)

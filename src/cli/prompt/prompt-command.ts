@@ -17,7 +17,7 @@ import {
 import { discoveryProgress } from '../shared/discovery-progress.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { notSearchedLines } from '../shared/not-searched.js'
-import { parseArgs } from '../shared/parse-args.js'
+import { parseArgs, UsageError } from '../shared/parse-args.js'
 import { plural } from '../shared/plural.js'
 import { resolveCatalog } from '../shared/resolve-catalog.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
@@ -91,6 +91,16 @@ export const promptCommand: CliCommand = {
       share: 'share',
       maxTokens: 'max-tokens',
     })
+    const patterns = {
+      ...(args.lists.pin && { pin: args.lists.pin }),
+      ...(args.lists.hide && { hide: args.lists.hide }),
+    }
+    try {
+      // The library's one pattern rule, asked before discovery so a bad pattern is a usage error.
+      renderAvailableSkills([], patterns)
+    } catch (err) {
+      throw new UsageError(`--${(err as Error).message}`)
+    }
     requireRoots(found)
     const roots = usableRoots(found.roots, io, 'prompt')
     const progress = discoveryProgress(io, 'skillhost prompt')
@@ -110,11 +120,7 @@ export const promptCommand: CliCommand = {
         description: r.description,
         ...(locations && { location: r.location }),
       }))
-    const out = renderAvailableSkills(entries, {
-      ...budget,
-      ...(args.lists.pin && { pin: args.lists.pin }),
-      ...(args.lists.hide && { hide: args.lists.hide }),
-    })
+    const out = renderAvailableSkills(entries, { ...budget, ...patterns })
     io.stdout(`${out.text}\n`)
     reportCut(out, io)
     // Folders, not problems: one folder may have several.
