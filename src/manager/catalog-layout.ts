@@ -131,8 +131,9 @@ function keptDescribed(skills: readonly LayoutSkill[], measure: Measure, budget:
  * characters: only the longest are cut); else the first skills described
  * and the rest by name only, as many described as fit (the pinned first);
  * else the pinned and the most used described (`keptDescribed`) and as many
- * others by name as fit, the rest counted in the closing line. Then the described ones get the longest
- * common cap that still fits. Undefined `budget`: everything whole.
+ * others by name as fit, the rest counted in the closing line. Then the
+ * described ones get the longest common cap that still fits. Undefined
+ * `budget`: everything whole.
  * The result fits unless not even the pinned skills' short rows and the
  * closing line do (then they are cut to what fits, down to the bare note).
  */
