@@ -35,6 +35,8 @@ const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   'tiers/scripts/workspace/workspace-tools.ts › forgeWorkspaceTools: 97 lines',
   // h-sources (src/sources/**) — emptied at merge
   'sources/conformance/skill-source-conformance-checks.ts › skillSourceConformanceChecks: 253 lines',
+  'sources/conformance/spool-idempotency-checks.ts › spoolIdempotencyChecks: 112 lines',
+  'sources/conformance/spool-retention-checks.ts › spoolRetentionChecks: 92 lines',
   'sources/conformance/spool-store-conformance-checks.ts › spoolStoreConformanceChecks: 155 lines',
   'sources/conformance/spool-streaming-checks.ts › spoolStreamingChecks: 132 lines',
   'sources/discover-skills.ts › discoverSkills: 88 lines',

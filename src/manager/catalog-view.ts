@@ -74,13 +74,15 @@ export function buildCatalog(
 
 /**
  * A case-insensitive substring query over the precomputed search text of each
- * row, paged by offset. Rows are built only for the page returned, which is
+ * row, paged by offset. The model's view (`forModel`) leaves out skills for
+ * the host only and those the deployer hid (`hiddenFromModel`, `catalog.hide`). Rows are built only for the page returned, which is
  * what keeps a query over 10,000 skills in the low milliseconds.
  */
 export function searchCatalog(
   snapshot: DiscoverySnapshot,
   loadedVersionOf: LoadedVersionOf,
   options: CatalogSearch,
+  hiddenFromModel: (id: string) => boolean = () => false,
 ): CatalogPage {
   const needle = options.query?.trim().toLowerCase() ?? ''
   const offset = Math.max(0, Math.floor(options.offset ?? 0))
@@ -93,14 +95,20 @@ export function searchCatalog(
     total += 1
   }
   for (const row of snapshot.winners.values()) {
-    if (forModel && row.skill.disableModelInvocation === true) continue
+    if (forModel && (row.skill.disableModelInvocation === true || hiddenFromModel(row.skill.id)))
+      continue
     if (needle && !row.haystack.includes(needle)) continue
     consider(row, loadedVersionOf(row.skill.id))
   }
   // The model sees shadowed copies it can load (a ref reaches them) only when it asks with a query.
   if (!forModel || needle !== '') {
     for (const row of snapshot.shadowed) {
-      if (forModel && (row.qualified === undefined || row.skill.disableModelInvocation === true))
+      if (
+        forModel &&
+        (row.qualified === undefined ||
+          row.skill.disableModelInvocation === true ||
+          hiddenFromModel(row.skill.id))
+      )
         continue
       if (needle && !row.haystack.includes(needle)) continue
       consider(row, shadowedLoaded(row, loadedVersionOf), row.shadowedBy)

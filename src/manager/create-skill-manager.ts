@@ -10,7 +10,9 @@ import { LiveCatalog } from './live-catalog.js'
 import { toLoadResult } from './load-result.js'
 import { LoadedSkills } from './loaded-skills.js'
 import { ManagerEvents } from './manager-events.js'
+import type { AvailableSkillsOptions } from './model-catalog.js'
 import { forgeReadSkillFileTool } from './read-skill-file-tool.js'
+import type { RenderedAvailableSkills } from './render-available-skills.js'
 import type { ScriptTier } from './script-tier.js'
 import { SerialQueue } from './serial-queue.js'
 import { checkSkillArguments } from './skill-arguments.js'
@@ -81,7 +83,7 @@ class Manager implements SkillManager {
     this.unsafe = Object.freeze(unsafe)
     this.gate = config.gate
     this.spool = config.spool ?? new MemorySpoolStore()
-    this.#catalog = new LiveCatalog(config.sources, this.#lifetime.signal)
+    this.#catalog = new LiveCatalog(config.sources, this.#lifetime.signal, config, this.#events)
     this.#wiring = wireTiers(config, scriptTier)
     this.#projector = new TurnProjector(this.#loaded, this.#wiring.readers, [
       forgeReadSkillFileTool((id) => this.#loaded.require(id), config.gate),
@@ -115,6 +117,10 @@ class Manager implements SkillManager {
 
   search(options: CatalogSearch = {}): CatalogPage {
     return this.#catalog.search((id) => this.#loaded.versionOf(id), options)
+  }
+
+  availableSkills(options?: AvailableSkillsOptions): RenderedAvailableSkills {
+    return this.#catalog.model.render(options)
   }
 
   loaded(): readonly string[] {

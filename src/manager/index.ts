@@ -10,12 +10,18 @@
 /** What a script tool of a loaded skill runs with (`LoadResult.interpreters`). */
 export type { ScriptToolInterpreter } from '../tiers/scripts/tier.js'
 export { AUTO_INLINE_MAX_CHARS } from './body-channel.js'
+export {
+  type CatalogBudget,
+  catalogBudgetProblem,
+  DEFAULT_CATALOG_SHARE,
+} from './catalog-budget.js'
 export { createSkillManager } from './create-skill-manager.js'
 export {
   LIFECYCLE_TOOL,
   LIFECYCLE_TOOL_NAMES,
   READ_SKILL_FILE_TOOL,
 } from './lifecycle-tool-names.js'
+export type { AvailableSkillsOptions, ModelCatalogOptions } from './model-catalog.js'
 export {
   type AvailableSkill,
   CHARS_PER_TOKEN,

@@ -29,13 +29,27 @@ export const LIFECYCLE_TOOL_NAMES: readonly string[] = Object.freeze([
   READ_SKILL_FILE_TOOL,
 ])
 
+/** What a cut `<available_skills>` block leaves out, for its closing line. */
+export interface CatalogCut {
+  /** Skills in the model's catalog, shown or not. */
+  readonly total: number
+  /** Skills the block does not name at all. */
+  readonly notShown: number
+  /** Skills the block names without a description. */
+  readonly namesOnly: number
+}
+
 /**
- * The sentence every cut `<available_skills>` block ends with: how many skills
- * it leaves out and how the model finds them, so no catalog is cut silently.
+ * The closing line of every cut `<available_skills>` block: how many skills
+ * there are, how many it does not show or shows by name only, and how the
+ * model reaches them, so no catalog is cut silently.
  */
-export function moreSkillsNote(hidden: number): string {
-  const what = hidden === 1 ? '1 more skill is' : `${hidden} more skills are`
-  return `<more_skills count="${hidden}">${what} not listed here; call ${LIFECYCLE_TOOL.list} with a query (words from what you need) to find them.</more_skills>`
+export function moreSkillsNote(cut: CatalogCut): string {
+  const parts: string[] = []
+  if (cut.notShown > 0) parts.push(`${cut.notShown} not shown here`)
+  if (cut.namesOnly > 0) parts.push(`${cut.namesOnly} shown by name only`)
+  const total = cut.total === 1 ? '1 skill' : `${cut.total} skills`
+  return `<more_skills total="${cut.total}" not_shown="${cut.notShown}" names_only="${cut.namesOnly}">${total} in all: ${parts.join(', ')}. Call ${LIFECYCLE_TOOL.list} with a query (words from what you need) to find them and read their descriptions.</more_skills>`
 }
 
 /** The `skill` argument of every tool that names a skill: an id, or a shadowed copy's ref. */

@@ -12,6 +12,8 @@ import {
   searchCatalog,
   summarizeRefresh,
 } from './catalog-view.js'
+import type { ManagerEvents } from './manager-events.js'
+import { ModelCatalog } from './model-catalog.js'
 import type { SerialQueue } from './serial-queue.js'
 import type {
   CatalogPage,
@@ -45,9 +47,28 @@ export class LiveCatalog {
   }
   #timer: NodeJS.Timeout | undefined
 
-  constructor(sources: readonly SkillSource[], signal: AbortSignal) {
+  /** The model's `<available_skills>` block over this catalog (`SkillManager.availableSkills`). */
+  readonly model: ModelCatalog
+
+  constructor(
+    sources: readonly SkillSource[],
+    signal: AbortSignal,
+    config: Pick<SkillManagerConfig, 'catalog'> = {},
+    events?: ManagerEvents,
+  ) {
     this.#sources = sources
     this.#signal = signal
+    this.model = new ModelCatalog(config.catalog, {
+      token: () => this.#snapshot,
+      // Loaded state is not part of the block: loads and unloads leave its bytes alone.
+      entries: () =>
+        searchCatalog(this.#snapshot, () => undefined, { forModel: true }, this.model.hidden)
+          .entries,
+    })
+    // Use in this session ranks the next rendering of the model's catalog.
+    events?.on((e) => {
+      if (e.kind === 'loaded' && e.id !== undefined) this.model.used(e.id)
+    })
   }
 
   /** The last complete discovery pass. */
@@ -111,7 +132,7 @@ export class LiveCatalog {
 
   /** One page of the current snapshot matching `options`. */
   search(loadedVersionOf: LoadedVersionOf, options: CatalogSearch): CatalogPage {
-    return searchCatalog(this.#snapshot, loadedVersionOf, options)
+    return searchCatalog(this.#snapshot, loadedVersionOf, options, this.model.hidden)
   }
 
   /** Which ids the current snapshot covers for `id`, and which of `records` lag it. */

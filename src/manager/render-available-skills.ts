@@ -1,6 +1,17 @@
 import { escapeXml } from '../common/escape-markup.js'
+import { escapeLine } from '../common/escape-text.js'
 import { capDescription, MAX_DESCRIPTION_CHARS } from '../manifest/cap-description.js'
-import { moreSkillsNote } from './lifecycle-tool-names.js'
+import { type CatalogBudget, CHARS_PER_TOKEN, catalogBudgetChars } from './catalog-budget.js'
+import {
+  fitCatalog,
+  type LayoutSkill,
+  layoutCut,
+  layoutLines,
+  SHORT_DESCRIPTION_CHARS,
+} from './catalog-layout.js'
+import { idPatternMatcher } from './skill-id-patterns.js'
+
+export { CHARS_PER_TOKEN, SHORT_DESCRIPTION_CHARS }
 
 /** One skill of the `<available_skills>` block. */
 export interface AvailableSkill {
@@ -13,18 +24,25 @@ export interface AvailableSkill {
    * host path is then of no use to it, and stays on the host.
    */
   readonly location?: string
+  /** What `pin` and `hide` patterns match: the skill's id. Default `name`. */
+  readonly id?: string
+  /** Times the model used it in this session: more ranks earlier, after the pinned. */
+  readonly uses?: number
 }
 
-/** Options for `renderAvailableSkills`. */
-export interface RenderAvailableSkillsOptions {
-  /**
-   * Fit the block into about this many tokens (`estimateTokens`): the
-   * longest descriptions are shortened first, then skills dropped from the end.
-   */
-  readonly maxTokens?: number
+/** The deployer's say over which skills the block describes: id patterns (`*`, `?` wildcards). */
+export interface CatalogPatterns {
+  /** Skills always described: they rank first, so they are the last to lose their description. */
+  readonly pin?: readonly string[]
+  /** Skills never in the block (nor counted in it); a host that serves `load_skill` still loads them by id. */
+  readonly hide?: readonly string[]
+}
+
+/** Options for `renderAvailableSkills`: a budget (`window` and `share`, or `maxTokens`), pins, hides and a total. */
+export interface RenderAvailableSkillsOptions extends CatalogBudget, CatalogPatterns {
   /**
    * How many skills the given ones were cut from (e.g. `CatalogPage.total`):
-   * those not given are counted in the `<more_skills>` note.
+   * those not given are counted as not shown in the closing line.
    */
   readonly total?: number
 }
@@ -33,110 +51,124 @@ export interface RenderAvailableSkillsOptions {
 export interface RenderedAvailableSkills {
   readonly text: string
   readonly estimatedTokens: number
-  /** Skills given but left out to fit `maxTokens`. */
-  readonly dropped: number
-  /** Skills shown with a description shortened to fit `maxTokens`. */
+  /** The characters the budget allowed; absent without a budget. */
+  readonly budgetChars?: number
+  /** Skills in all: the distinct names given, or `total` when larger. */
+  readonly total: number
+  /** Skills shown with a description. */
+  readonly described: number
+  /** Of those, how many have a description shortened to fit. */
   readonly shortened: number
+  /** Skills shown by name only. */
+  readonly namesOnly: number
+  /** Skills given but not named at all to fit the budget. */
+  readonly dropped: number
+  /** Skills not named at all: `dropped` plus the skills `total` says were not given. */
+  readonly notShown: number
 }
-
-/** Characters per token used for estimates: a rough, tokenizer-free rule that overestimates English prose slightly. */
-export const CHARS_PER_TOKEN = 4
-/** Descriptions are never cut below this many characters: entries are dropped instead. */
-export const SHORT_DESCRIPTION_CHARS = 160
 
 /** Estimated tokens of `text`: ceil(characters / 4). For budgeting and display only. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN)
 }
 
-function entryText(e: AvailableSkill, cap: number): string {
+/** A name as the block shows it: escaped, on one line, never cut. */
+const nameText = (name: string): string => escapeXml(escapeLine(name))
+
+function row(skill: AvailableSkill, cap: number): string {
   return [
     '<skill>',
-    `<name>${escapeXml(e.name)}</name>`,
-    `<description>${escapeXml(capDescription(e.description, cap))}</description>`,
-    ...(e.location === undefined ? [] : [`<location>${escapeXml(e.location)}</location>`]),
+    `<name>${nameText(skill.name)}</name>`,
+    `<description>${escapeXml(capDescription(skill.description, cap))}</description>`,
+    ...(skill.location === undefined ? [] : [`<location>${escapeXml(skill.location)}</location>`]),
     '</skill>',
   ].join('\n')
 }
 
-function render(items: readonly string[], hidden: number): string {
-  const lines = ['<available_skills>', ...items]
-  if (hidden > 0) lines.push(moreSkillsNote(hidden))
-  lines.push('</available_skills>')
-  return lines.join('\n')
+/** Code-unit order: the same on every machine and locale. */
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** A skill to rank, with whether a `pin` pattern matched it. */
+interface Ranked {
+  readonly skill: AvailableSkill
+  readonly pinned: boolean
 }
 
-/** Characters of `render(items, hidden)`, without building it. */
-function renderedLength(itemLengths: readonly number[], kept: number, hidden: number): number {
-  let length = '<available_skills>\n</available_skills>'.length
-  for (let i = 0; i < kept; i++) length += itemLengths[i]! + 1
-  if (hidden > 0) length += moreSkillsNote(hidden).length + 1
-  return length
+/**
+ * `skills` in catalog rank: pinned first, then by use in this session (most
+ * first), then by name; one entry per name (the first in rank), so no skill
+ * is named twice. The order given does not matter: the same skills give the
+ * same bytes.
+ */
+function rank(skills: readonly Ranked[]): Ranked[] {
+  const ranked = [...skills].sort(
+    ({ skill: a, pinned: pa }, { skill: b, pinned: pb }) =>
+      Number(pb) - Number(pa) ||
+      (b.uses ?? 0) - (a.uses ?? 0) ||
+      byCodeUnits(a.name, b.name) ||
+      byCodeUnits(a.description, b.description),
+  )
+  const seen = new Set<string>()
+  return ranked.filter(({ skill }) => !seen.has(skill.name) && seen.add(skill.name))
 }
 
 /**
  * The one renderer of the `<available_skills>` block agents put in a system
  * prompt, in the agentskills.io integration format: one `<skill>` with
- * `<name>`, `<description>` and (when given) `<location>` per skill, in the
- * order given, every text XML-escaped and every description capped at the
- * spec's 1,024 characters. When `total` says more skills exist than were
- * given, or skills were dropped to fit, the block ends in a `<more_skills>`
- * note saying how many are not shown and that `list_skills` with a query
- * finds them, so no catalog is cut silently.
+ * `<name>`, `<description>` and (when given) `<location>` per skill, every
+ * text XML-escaped, every description capped at the spec's 1,024 characters.
+ * Skills matching a `hide` pattern are left out; the rest are ranked
+ * (pinned, then most used, then by name; one entry per name), so the bytes
+ * depend on the skills only, never on the order they came in.
  *
- * With `maxTokens` the budget is used whole before anything is cut: when
- * every description fits, none is shortened; otherwise only the longest are,
- * to the largest common length that fits (never below 160 characters). Only
- * when 160 does not fit are skills dropped from the end. The result is within
- * `maxTokens` unless not even the note fits.
+ * Within a budget (`window` × `share` × 4 characters, or `maxTokens` × 4;
+ * `catalogBudgetChars`) it overflows in steps the model can see: every
+ * description whole; else descriptions shortened evenly (the longest cut to
+ * the largest common length that fits, never below 160 characters); else the
+ * lowest-ranked skills by name only, in a `<skill_names>` list; else, past
+ * what even names fit, skills not shown. Whenever a skill is not shown or
+ * shown by name only, the block ends in a `<more_skills>` line with the total,
+ * how many are not shown, how many by name only, and that `list_skills` with
+ * a query finds them. A name is never cut. The text stays within the budget
+ * unless not even that closing line fits.
  */
 export function renderAvailableSkills(
   skills: readonly AvailableSkill[],
   options: RenderAvailableSkillsOptions = {},
 ): RenderedAvailableSkills {
-  const { maxTokens } = options
-  const notGiven = Math.max(0, (options.total ?? 0) - skills.length)
-  const done = (items: readonly string[], dropped: number, shortened: number) => {
-    const text = render(items, notGiven + dropped)
-    return { text, estimatedTokens: estimateTokens(text), dropped, shortened }
-  }
-  const whole = skills.map((e) => entryText(e, MAX_DESCRIPTION_CHARS))
-  if (maxTokens === undefined) return done(whole, 0, 0)
-  const budget = maxTokens * CHARS_PER_TOKEN
-  const lengthsAt = (cap: number) => skills.map((e) => entryText(e, cap).length)
-  const fitsAt = (cap: number) => renderedLength(lengthsAt(cap), skills.length, notGiven) <= budget
-  const cut = (cap: number) => skills.filter((e) => e.description.length > cap).length
-  const wholeLengths = whole.map((t) => t.length)
-  if (renderedLength(wholeLengths, skills.length, notGiven) <= budget) return done(whole, 0, 0)
-  if (fitsAt(SHORT_DESCRIPTION_CHARS)) {
-    // The largest cap that fits: a shorter cap never makes the block longer.
-    let lo = SHORT_DESCRIPTION_CHARS
-    let hi = MAX_DESCRIPTION_CHARS
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2)
-      if (fitsAt(mid)) lo = mid
-      else hi = mid - 1
-    }
-    return done(
-      skills.map((e) => entryText(e, lo)),
-      0,
-      cut(lo),
-    )
-  }
-  const short = skills.map((e) => entryText(e, SHORT_DESCRIPTION_CHARS))
-  const lengths = short.map((t) => t.length)
-  let kept = short.length
-  let length = renderedLength(lengths, kept, notGiven)
-  // Each drop removes one whole entry and resizes the note; tracked incrementally to stay linear.
-  const noteLength = (hidden: number) => (hidden > 0 ? moreSkillsNote(hidden).length + 1 : 0)
-  while (kept > 0 && length > budget) {
-    kept--
-    const hidden = notGiven + skills.length - kept
-    length += -(lengths[kept]! + 1) - noteLength(hidden - 1) + noteLength(hidden)
-  }
-  return done(
-    short.slice(0, kept),
-    skills.length - kept,
-    skills.slice(0, kept).filter((e) => e.description.length > SHORT_DESCRIPTION_CHARS).length,
+  const budgetChars = catalogBudgetChars(options, 'renderAvailableSkills options')
+  const hidden = idPatternMatcher(options.hide, 'hide')
+  const pins = idPatternMatcher(options.pin, 'pin')
+  const ranked = rank(
+    skills
+      .filter((skill) => !hidden(skill.id ?? skill.name))
+      .map((skill) => ({ skill, pinned: pins(skill.id ?? skill.name) })),
   )
+  const total = Math.max(options.total ?? 0, ranked.length)
+  const items: LayoutSkill[] = ranked.map(({ skill, pinned }) => ({
+    row: (cap) => row(skill, cap),
+    nameLine: nameText(skill.name),
+    pinned,
+    used: (skill.uses ?? 0) > 0,
+  }))
+  const layout = fitCatalog(items, total, budgetChars)
+  const text = layoutLines(items, layout, total).join('\n')
+  const cut = layoutCut(layout, total)
+  return {
+    text,
+    estimatedTokens: estimateTokens(text),
+    ...(budgetChars === undefined ? {} : { budgetChars }),
+    total,
+    described: layout.described,
+    // Cut to fit the budget; the spec's own 1,024-character cap is not a cut made here.
+    shortened:
+      layout.cap < MAX_DESCRIPTION_CHARS
+        ? ranked
+            .slice(0, layout.described)
+            .filter(({ skill }) => skill.description.length > layout.cap).length
+        : 0,
+    namesOnly: layout.namesOnly,
+    dropped: ranked.length - layout.described - layout.namesOnly,
+    notShown: cut?.notShown ?? 0,
+  }
 }

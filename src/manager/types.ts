@@ -14,6 +14,8 @@ import type {
   SkillScriptConfig,
 } from '../tiers/scripts/tier.js'
 import type { CatalogPage, CatalogSearch, SkillCatalog } from './catalog-types.js'
+import type { AvailableSkillsOptions, ModelCatalogOptions } from './model-catalog.js'
+import type { RenderedAvailableSkills } from './render-available-skills.js'
 
 /**
  * How a loaded skill's body reaches the model: the text itself (`inline`), a
@@ -90,6 +92,13 @@ export interface SkillManagerConfig {
   /** How long `dispose()` waits for in-flight calls. Default 5000 ms. */
   readonly disposeTimeoutMs?: number
   readonly unsafe?: SkillManagerUnsafeOptions
+  /**
+   * The model's catalog (`availableSkills`, the adapters' catalog blocks,
+   * `list_skills`): a budget (`window` and `share`, or `maxTokens`), the
+   * skills always described (`pin`) and never listed (`hide`, still loadable
+   * by id), and whether rows carry paths (`locations`, default `'none'`).
+   */
+  readonly catalog?: ModelCatalogOptions
 }
 
 /** The result of a load: what was added to the context. */
@@ -256,6 +265,14 @@ export interface SkillManager extends AsyncDisposable {
    * are built only for the page returned.
    */
   search(options?: CatalogSearch): CatalogPage
+  /**
+   * The `<available_skills>` block for the model's system prompt, within the
+   * `catalog` budget (or the one given here): the skills the model may load,
+   * pinned first, then by use in this session, then by name, overflowing in
+   * steps it can see (`renderAvailableSkills`). Its bytes change only when
+   * those skills change, never on load or unload, so prompt caches hold.
+   */
+  availableSkills(options?: AvailableSkillsOptions): RenderedAvailableSkills
   /** Ids initialized at manager level, in load order. */
   loaded(): readonly string[]
   /** The skills `loaded()` names, each with its tools and the declared tools this host does not offer. */

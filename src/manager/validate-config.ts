@@ -2,6 +2,7 @@ import { isArtifactClass } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import { validateIsolationConfig } from '../tiers/isolated/tier.js'
 import type { SkillScriptConfig } from '../tiers/scripts/tier.js'
+import { checkModelCatalogOptions } from './model-catalog.js'
 import { loadScriptTier, type ScriptTier } from './script-tier.js'
 import type { SkillManagerConfig } from './types.js'
 
@@ -52,6 +53,7 @@ export async function validateManagerConfig(
     if (typeof ms !== 'number' || !(ms >= 100))
       throw invalid('autoRefresh.intervalMs must be a number ≥ 100.')
   }
+  checkModelCatalogOptions(config.catalog)
   return { unsafe, scriptTier }
 }
 

@@ -43,8 +43,10 @@ describe('AI SDK catalog says what it does not show (issue 12 item 7)', () => {
     using st = createSkillTools({ manager, ctx, catalog: { limit: 3 } })
     const system = st.system()
     expect(system.match(/<skill>/g)).toHaveLength(3)
-    expect(system).toContain('<more_skills count="4">4 more skills are not listed here')
-    expect(system).toContain('call list_skills with a query')
+    expect(system).toContain(
+      '<more_skills total="7" not_shown="4" names_only="0">7 skills in all: 4 not shown here.',
+    )
+    expect(system).toContain('Call list_skills with a query')
     // The note is inside the block.
     expect(system.indexOf('<more_skills')).toBeLessThan(system.indexOf('</available_skills>'))
   })
@@ -85,7 +87,7 @@ describe('disable-model-invocation keeps a skill out of the model catalog (issue
     const system = st.system()
     expect(system).not.toContain('deploy')
     // Hidden skills are not counted as "more skills" the model could find.
-    expect(system).toContain('<more_skills count="1">')
+    expect(system).toContain('<more_skills total="2" not_shown="1" names_only="0">')
 
     const [list, , , load] = forgeSkillTools(manager)
     const listed = JSON.parse(await call(list, {}, ctx)) as {
@@ -170,15 +172,19 @@ describe('prompt --max-tokens uses the budget well and says what it cut (issue 1
     expect(out.estimatedTokens).toBeGreaterThan(budget - 10)
   })
 
-  it('drops skills only when 160 characters each does not fit, and says so in the block', () => {
+  it('names skills without a description only when 160 characters each does not fit, and says so in the block', () => {
     const list = entries(30, () => 400)
     const out = renderAvailableSkills(list, { maxTokens: 600 })
-    expect(out.dropped).toBeGreaterThan(0)
+    expect(out.namesOnly).toBeGreaterThan(0)
+    expect(out.dropped).toBe(0)
     expect(estimateTokens(out.text)).toBeLessThanOrEqual(600)
-    expect(out.text).toContain(`<more_skills count="${out.dropped}">`)
+    expect(out.text).toContain(
+      `<more_skills total="30" not_shown="0" names_only="${out.namesOnly}">`,
+    )
     expect(out.text).toContain('list_skills with a query')
-    expect(out.text.match(/<skill>/g)).toHaveLength(30 - out.dropped)
-    expect(out.text).toContain(`<description>${'d'.repeat(SHORT_DESCRIPTION_CHARS - 1)}…`)
+    expect(out.text.match(/<skill>/g)).toHaveLength(30 - out.namesOnly)
+    // The described keep at least the short length, cut evenly.
+    expect(out.text).toMatch(new RegExp(`<description>d{${SHORT_DESCRIPTION_CHARS - 1},}…`))
   })
 
   it('the CLI reports drops on stderr too', async () => {
@@ -192,7 +198,7 @@ describe('prompt --max-tokens uses the budget well and says what it cut (issue 1
     })
     expect(code).toBe(0)
     expect(estimateTokens(out.join('').trimEnd())).toBeLessThanOrEqual(500)
-    expect(out.join('')).toMatch(/<more_skills count="\d+">/)
-    expect(err.join('')).toMatch(/dropped \d+ of 20 skills.*skillhost list shows them all/)
+    expect(out.join('')).toMatch(/<more_skills total="20" not_shown="\d+" names_only="\d+">/)
+    expect(err.join('')).toMatch(/of 20 skills.*skillhost list shows them all/)
   })
 })

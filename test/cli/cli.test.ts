@@ -334,7 +334,7 @@ describe('skillhost CLI', () => {
   })
 
   it('prints an escaped <available_skills> block', async () => {
-    const r = await run(['prompt', join(tmp, 'warn'), examples])
+    const r = await run(['prompt', '--locations', join(tmp, 'warn'), examples])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^<available_skills>\n<skill>\n<name>Mixed<\/name>/)
     expect(r.stdout).toContain(
@@ -348,7 +348,9 @@ describe('skillhost CLI', () => {
     const r = await run(['prompt', '--max-tokens', '150', examples])
     expect(r.code).toBe(0)
     expect(Math.ceil(r.stdout.trimEnd().length / 4)).toBeLessThanOrEqual(150)
-    expect(r.stderr).toMatch(/shortened \d+ descriptions? and dropped \d+ of 5 skills/)
+    expect(r.stderr).toMatch(
+      /to fit 600 characters, shortened \d+ descriptions?, named \d+ without a description and left out \d+ of 5 skills/,
+    )
     expect((await run(['prompt', '--max-tokens', 'lots', examples])).code).toBe(2)
   })
 })

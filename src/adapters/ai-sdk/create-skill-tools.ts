@@ -3,6 +3,8 @@ import { DisposableStore } from '../../common/disposable.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
+import { assertCatalogBudget } from '../../manager/catalog-budget.js'
+import type { AvailableSkillsOptions } from '../../manager/model-catalog.js'
 import { renderAvailableSkills } from '../../manager/render-available-skills.js'
 import type { SkillManager } from '../../manager/types.js'
 import { renderProjectedSkills } from './render-skill-context.js'
@@ -26,13 +28,43 @@ export interface SkillToolsOptions {
   /** Your base system prompt; `system()` appends the skill context to it. */
   readonly system?: string
   /**
-   * Add an `<available_skills>` block (routing metadata) to `system()`: the
-   * first `limit` skills the model may load (default 100; skills marked
-   * `disableModelInvocation` are left out), and, when that is not all of
-   * them, a `<more_skills>` note with how many are not shown and that
-   * `list_skills` with a query finds them. Default false.
+   * Add an `<available_skills>` block (routing metadata) to `system()`,
+   * before the loaded skills, so loads and unloads never change its bytes.
+   * Pass your model's context window (`{ window: 200_000 }`, with `share`,
+   * default 0.01, or `maxTokens`) and the block is `manager.availableSkills`
+   * within that budget: pinned skills first, overflow in steps the model can
+   * see, a counted `<more_skills>` line pointing to `list_skills`. `true`
+   * uses the manager's `catalog` setting; when that has no budget either,
+   * the first 100 skills, as `{ limit }` does for another number. Skills
+   * marked `disableModelInvocation` or hidden are left out, and rows never
+   * carry paths (the model loads by id). Default false.
    */
-  readonly catalog?: boolean | { readonly limit: number }
+  readonly catalog?:
+    | boolean
+    | { readonly limit: number }
+    | Omit<AvailableSkillsOptions, 'locations'>
+}
+
+/** Skills the `catalog` block lists when no budget bounds it. */
+function limitedCatalog(manager: SkillManager, limit: number): string {
+  const page = manager.search({ limit, forModel: true })
+  // The model loads by id through load_skill, so the id is the name and no host location is shown.
+  const skills = page.entries.map((e) => ({ name: e.id, description: e.description }))
+  return renderAvailableSkills(skills, { total: page.total }).text
+}
+
+/** The `<available_skills>` block `catalog` asks for, or undefined for none. */
+function catalogBlock(
+  manager: SkillManager,
+  catalog: SkillToolsOptions['catalog'],
+): string | undefined {
+  if (!catalog) return undefined
+  if (catalog !== true && 'limit' in catalog) return limitedCatalog(manager, catalog.limit)
+  // The model loads through load_skill: no host path, whatever the manager's setting says.
+  const out = manager.availableSkills({ ...(catalog === true ? {} : catalog), locations: 'none' })
+  return out.budgetChars === undefined && out.total > DEFAULT_CATALOG_LIMIT
+    ? limitedCatalog(manager, DEFAULT_CATALOG_LIMIT)
+    : out.text
 }
 
 /** What `createSkillTools` returns. Pass `tools` and `prepareStep` to `generateText` / `streamText`. */
@@ -82,6 +114,9 @@ export interface SkillTools extends Disposable {
  */
 export function createSkillTools(options: SkillToolsOptions): SkillTools {
   const { manager, ctx } = options
+  // A bad budget fails here, not at the first step.
+  if (typeof options.catalog === 'object' && !('limit' in options.catalog))
+    assertCatalogBudget(options.catalog, 'createSkillTools catalog')
   const tools: ToolSet = Object.create(null) as ToolSet
   // Everything this call hooks into `ctx` is owned here and torn down in
   // reverse: the tools it registered, then the subscription.
@@ -118,13 +153,8 @@ export function createSkillTools(options: SkillToolsOptions): SkillTools {
   const system = (): string => {
     const parts: string[] = []
     if (options.system) parts.push(options.system)
-    if (options.catalog) {
-      const limit = options.catalog === true ? DEFAULT_CATALOG_LIMIT : options.catalog.limit
-      const page = manager.search({ limit, forModel: true })
-      // The model loads by id through load_skill, so the id is the name and no host location is shown.
-      const skills = page.entries.map((e) => ({ name: e.id, description: e.description }))
-      parts.push(renderAvailableSkills(skills, { total: page.total }).text)
-    }
+    const catalog = catalogBlock(manager, options.catalog)
+    if (catalog !== undefined) parts.push(catalog)
     const projected = renderProjectedSkills(ctx.retrievables.all())
     if (projected) parts.push(projected)
     return parts.join('\n\n')

@@ -11,7 +11,9 @@ import { setResourceOwner, trackResource } from '../../common/leak-tracker.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
+import { assertCatalogBudget } from '../../manager/catalog-budget.js'
 import { LIFECYCLE_TOOL } from '../../manager/lifecycle-tool-names.js'
+import type { AvailableSkillsOptions } from '../../manager/model-catalog.js'
 import type { SkillManager } from '../../manager/types.js'
 import { type CallOutcome, callLogRecords } from './call-log-records.js'
 import { serveMcpLogging } from './mcp-logging.js'
@@ -61,6 +63,27 @@ export interface SkillMcpServerOptions {
   readonly takeNotice?: () => string | undefined
   /** The MCP Skills Extension (`skills/list`, `skills/get`; docs/mcp.md). On by default; `false` turns it off. */
   readonly skillsExtension?: SkillsExtensionOptions | false
+  /**
+   * Put the `<available_skills>` block (`manager.availableSkills(catalog)`:
+   * within this budget, or the manager's `catalog` setting for `{}`) at the
+   * end of `list_skills`' description in `tools/list`, as hosts list skills
+   * in their skill tool's description. Its bytes change only when the
+   * skills do (then `tools/list_changed` tells the client); loaded skills'
+   * tools follow it. Paths are never shown, whatever `locations` or the
+   * manager's setting say: the client loads by id. Default: no block.
+   */
+  readonly catalog?: AvailableSkillsOptions
+}
+
+/** `tool`'s description in `tools/list`: `list_skills` (the lifecycle one) carries the catalog block when asked. */
+function listedDescription(
+  tool: Tool,
+  listTool: Tool | undefined,
+  manager: SkillManager,
+  catalog: AvailableSkillsOptions | undefined,
+): string {
+  if (tool !== listTool || catalog === undefined) return tool.description
+  return `${tool.description}\n\n${manager.availableSkills({ ...catalog, locations: 'none' }).text}`
 }
 
 const MUTATIONS: ReadonlySet<string> = new Set([
@@ -158,6 +181,8 @@ export function skillMcpServerIdentity(
  */
 export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSession {
   const { manager } = options
+  if (options.catalog !== undefined)
+    assertCatalogBudget(options.catalog, 'createSkillMcpServer catalog')
   const lifetime = new AbortController()
   const ctx = manager.createTurnContext({ abortSignal: lifetime.signal })
   for (const tool of options.hostTools ?? []) ctx.tools.register(tool)
@@ -167,11 +192,12 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const { serverInfo, ...identity } = skillMcpServerIdentity(options)
   const server = new Server(serverInfo, identity)
 
+  const listTool = lifecycle ? lifecycle.find((t) => t.name === LIFECYCLE_TOOL.list) : undefined
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: ctx.tools.all().map(
       (tool): McpTool => ({
         name: tool.name,
-        description: tool.description,
+        description: listedDescription(tool, listTool, manager, options.catalog),
         inputSchema: tool.jsonSchema as McpTool['inputSchema'],
       }),
     ),

@@ -1,6 +1,12 @@
 import { escapeLine } from '../../common/index.js'
-import { CHARS_PER_TOKEN, renderAvailableSkills } from '../../index.js'
-import type { CliCommand } from '../shared/cli-command.js'
+import {
+  CHARS_PER_TOKEN,
+  DEFAULT_CATALOG_SHARE,
+  type RenderedAvailableSkills,
+  renderAvailableSkills,
+} from '../../index.js'
+import { parseCatalogBudgetFlags } from '../shared/catalog-flags.js'
+import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
   DEFAULT_ROOTS_HELP,
@@ -18,17 +24,37 @@ import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 
 const HELP: HelpSpec = {
   usage: [
-    'skillhost prompt [--max-tokens N] [--strict] [--root DIR] [--no-default-roots] [--max-depth N] [root...]',
+    'skillhost prompt [--window TOKENS [--share F]] [--max-tokens N] [--pin ID]... [--hide ID]... [--locations] [--strict] [--root DIR] [--no-default-roots] [--max-depth N] [root...]',
   ],
   blocks: [
-    'Print the <available_skills> block for a system prompt: one <skill> with <name>, <description> and <location> (the SKILL.md path) per active skill, in catalog order, HTML-escaped. Shadowed and invalid skills are left out, and so are skills with disable-model-invocation: true (the host loads them itself).',
+    'Print the <available_skills> block for a system prompt: one <skill> with <name> and <description> per active skill (and <location>, the SKILL.md path, with --locations), HTML-escaped, pinned skills first, then by name. Shadowed and invalid skills are left out, and so are skills with disable-model-invocation: true (the host loads them itself). The same skills always give the same bytes.',
     DEFAULT_ROOTS_HELP,
     {
       title: 'Options:',
       items: [
         {
+          term: '--window TOKENS',
+          text: `the model's context window: the block takes at most TOKENS × share × ${CHARS_PER_TOKEN} characters (--window 200000 → 8,000). Overflow goes in steps: every description whole; else descriptions shortened evenly (to the longest common length that fits, at least 160 characters); else the last skills by name only in a <skill_names> list; else not shown. A cut block ends in a <more_skills> line with the total, how many are not shown or shown by name only, and that list_skills with a query finds them; what was cut is also said on stderr`,
+        },
+        {
+          term: '--share F',
+          text: `the part of the window the block may take, above 0 and at most 1 (default ${DEFAULT_CATALOG_SHARE})`,
+        },
+        {
           term: '--max-tokens N',
-          text: `fit the block into about N tokens, estimated as characters divided by ${CHARS_PER_TOKEN}: nothing is cut when all fits; else only the longest descriptions are shortened, to the largest length that fits (at least 160 characters); only then are skills dropped from the end, and the block ends in a <more_skills> note saying how many are not shown and that list_skills with a query finds them; what was cut is also said on stderr`,
+          text: `a fixed allowance of about N tokens (characters divided by ${CHARS_PER_TOKEN}), with the same steps; with --window, the smaller allowance wins`,
+        },
+        {
+          term: '--pin ID',
+          text: 'always describe the skills whose id matches (repeatable; * and ? are wildcards): they come first',
+        },
+        {
+          term: '--hide ID',
+          text: 'leave the skills whose id matches out of the block, uncounted (repeatable; * and ? are wildcards); a host serving load_skill still loads them by id',
+        },
+        {
+          term: '--locations',
+          text: "add each skill's <location> (its SKILL.md path), for an agent that reads skills by path; leave it off when the host serves load_skill, which takes the name",
         },
         { term: '--strict', text: 'apply the agentskills.io rules strictly' },
         ...ROOT_FLAGS_HELP,
@@ -39,21 +65,40 @@ const HELP: HelpSpec = {
   ],
 }
 
+/** What was cut to fit, on stderr: the block itself says it to the model. */
+function reportCut(out: RenderedAvailableSkills, io: CliIo): void {
+  const cut = out.namesOnly + out.notShown
+  if (out.budgetChars === undefined || (out.shortened === 0 && cut === 0)) return
+  io.stderr(
+    `skillhost prompt: to fit ${plural(out.budgetChars, 'character')}, shortened ${plural(out.shortened, 'description')}, named ${out.namesOnly} without a description and left out ${out.notShown} of ${plural(out.total, 'skill')}; the block is about ${plural(out.estimatedTokens, 'token')}${cut > 0 ? '; skillhost list shows them all' : ''}.\n`,
+  )
+}
+
 /** `skillhost prompt`: the `<available_skills>` block for the given roots. */
 export const promptCommand: CliCommand = {
   name: 'prompt',
   help: HELP,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      booleans: ['strict', ...ROOT_FLAGS.booleans],
-      strings: ['max-tokens', ...ROOT_FLAGS.strings],
-      lists: ROOT_FLAGS.lists,
+      booleans: ['strict', 'locations', ...ROOT_FLAGS.booleans],
+      strings: ['window', 'share', 'max-tokens', ...ROOT_FLAGS.strings],
+      lists: ['pin', 'hide', ...ROOT_FLAGS.lists],
     })
     const found = cliRoots(args)
-    const rawMax = args.strings['max-tokens']
-    const maxTokens = rawMax === undefined ? undefined : Number(rawMax)
-    if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) {
-      throw new UsageError('--max-tokens must be a positive whole number')
+    const budget = parseCatalogBudgetFlags(args.strings, {
+      window: 'window',
+      share: 'share',
+      maxTokens: 'max-tokens',
+    })
+    const patterns = {
+      ...(args.lists.pin && { pin: args.lists.pin }),
+      ...(args.lists.hide && { hide: args.lists.hide }),
+    }
+    try {
+      // The library's one pattern rule, asked before discovery so a bad pattern is a usage error.
+      renderAvailableSkills([], patterns)
+    } catch (err) {
+      throw new UsageError(`--${(err as Error).message}`)
     }
     requireRoots(found)
     const roots = usableRoots(found.roots, io, 'prompt')
@@ -64,17 +109,19 @@ export const promptCommand: CliCommand = {
       progress,
     })
     progress.done()
+    const locations = args.booleans.locations === true
     const entries = catalog.rows
       // disable-model-invocation: the block is the model's catalog, so host-only skills stay out.
       .filter((r) => r.status === 'active' && r.skill?.disableModelInvocation !== true)
-      .map((r) => ({ name: r.name, description: r.description, location: r.location }))
-    const out = renderAvailableSkills(entries, maxTokens === undefined ? {} : { maxTokens })
+      .map((r) => ({
+        id: r.id,
+        name: r.name,
+        description: r.description,
+        ...(locations && { location: r.location }),
+      }))
+    const out = renderAvailableSkills(entries, { ...budget, ...patterns })
     io.stdout(`${out.text}\n`)
-    if (out.shortened > 0 || out.dropped > 0) {
-      io.stderr(
-        `skillhost prompt: to fit ${maxTokens} tokens (estimated as characters/${CHARS_PER_TOKEN}), shortened ${plural(out.shortened, 'description')} and dropped ${out.dropped} of ${plural(entries.length, 'skill')}; the block is about ${plural(out.estimatedTokens, 'token')}${out.dropped > 0 ? '; skillhost list shows them all' : ''}.\n`,
-      )
-    }
+    reportCut(out, io)
     // Folders, not problems: one folder may have several.
     const skipped = new Set(
       catalog.problems.filter((p) => p.severity === 'error').map((p) => p.hostPath ?? p.location),

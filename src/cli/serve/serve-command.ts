@@ -1,4 +1,4 @@
-import { AUTO_INLINE_MAX_CHARS } from '../../index.js'
+import { AUTO_INLINE_MAX_CHARS, DEFAULT_CATALOG_SHARE } from '../../index.js'
 import type { CliCommand } from '../shared/cli-command.js'
 import { DEFAULT_ROOTS_HELP, ROOT_FLAGS_HELP } from '../shared/cli-roots.js'
 import { type HelpSpec, helpWidth, renderHelp } from '../shared/help-text.js'
@@ -58,6 +58,14 @@ const HELP: HelpSpec = {
         {
           term: '--channel MODE',
           text: `how bodies reach the model: auto (default: inline up to ${AUTO_INLINE_MAX_CHARS.toLocaleString('en-US')} characters, a handle past that), inline or handle`,
+        },
+        {
+          term: '--catalog-window TOKENS',
+          text: "your model's context window: list_skills' description in tools/list then ends in the <available_skills> block, within TOKENS × share × 4 characters (--catalog-window 200000 → 8,000), overflowing in steps the model sees and counting what it leaves out; its bytes change only when the skills do",
+        },
+        {
+          term: '--catalog-share F',
+          text: `the part of the window that block may take, above 0 and at most 1 (default ${DEFAULT_CATALOG_SHARE})`,
         },
         {
           term: '--http PORT',

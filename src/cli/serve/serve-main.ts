@@ -145,6 +145,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   })
   const session = {
     serverInfo: { name: 'skillhost', version: packageVersion() },
+    ...(options.catalog && { catalog: options.catalog }),
     onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
       log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
   }

@@ -3,7 +3,8 @@ import { isIPv4 } from 'node:net'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { SpoolRetention } from '../../common/index.js'
-import { defaultSkillRoots, type SkillChannel } from '../../index.js'
+import { type CatalogBudget, defaultSkillRoots, type SkillChannel } from '../../index.js'
+import { parseCatalogBudgetFlags } from '../shared/catalog-flags.js'
 import { cliRoots, ROOT_FLAGS } from '../shared/cli-roots.js'
 import { overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
@@ -59,6 +60,9 @@ export interface ServeHttpOptions {
   }
 }
 
+/** The catalog budget's flags (`parseCatalogBudgetFlags`). */
+const CATALOG_FLAGS = ['catalog-window', 'catalog-share'] as const
+
 /** The flags of `serve --http`'s limits. */
 const HTTP_LIMIT_FLAGS = [
   'max-sessions',
@@ -99,6 +103,8 @@ export interface ServeOptions {
   readonly spoolRetention: SpoolRetention
   /** `--interpreter NAME=PATH` and `--read-path DIR`, checked. */
   readonly sandbox: SandboxFlags
+  /** `--catalog-window TOKENS` and `--catalog-share F`: the catalog block in `list_skills`' description. */
+  readonly catalog?: CatalogBudget
 }
 
 /** True for names and addresses that reach only this machine: localhost, 127.0.0.0/8, ::1. */
@@ -171,6 +177,7 @@ export function parseServeOptions(
       'workspace',
       'locked',
       'postgres',
+      ...CATALOG_FLAGS,
       ...HTTP_LIMIT_FLAGS,
       ...ROOT_FLAGS.strings,
     ],
@@ -255,8 +262,10 @@ export function parseServeOptions(
       ? { maxTotalBytes: maxTotalBytes ?? DEFAULT_SPOOL_RETENTION.maxTotalBytes }
       : {}),
   }
+  const catalog = parseCatalogBudgetFlags(s, { window: 'catalog-window', share: 'catalog-share' })
   return {
     help: false,
+    ...(catalog.window !== undefined && { catalog }),
     roots,
     ...(maxDepth !== undefined && { maxDepth }),
     overlays: overlayDirs(args.lists.overlays),
