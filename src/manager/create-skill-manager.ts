@@ -151,22 +151,9 @@ class Manager implements SkillManager {
       const target = this.#loaded.byRef(ref) ?? this.#catalog.resolve(ref)
       const id = 'row' in target ? target.row.skill.id : target.id
       const existing = this.#loaded.get(id)
-      if (existing && existing.ref !== target.ref) throw anotherCopyLoaded(id, existing.ref)
-      if (existing && options.arguments !== existing.arguments) {
-        throw new SkillHostError(
-          'E_SKILL_ALREADY_LOADED',
-          `Skill '${id}' is already loaded with other arguments; unload it first.`,
-          { data: { skill: id } },
-        )
-      }
-      if (existing && options.version !== undefined && existing.version !== options.version) {
-        throw new SkillHostError(
-          'E_SKILL_ALREADY_LOADED',
-          `Skill '${id}' is already loaded at another version (${existing.version}); unload it first.`,
-          { data: { skill: id } },
-        )
-      }
       if (existing) {
+        if (existing.ref !== target.ref) throw anotherCopyLoaded(id, existing.ref)
+        checkSameLoad(id, existing, options)
         if (this.#projector.holds(ctx, existing)) {
           throw new SkillHostError(
             'E_SKILL_ALREADY_LOADED',
@@ -313,6 +300,26 @@ class Manager implements SkillManager {
   #refreshSummary(id?: string): Omit<RefreshResult, 'swapped' | 'failed' | 'outcomes'> {
     return this.#catalog.summarize(this.#loaded.records(), id)
   }
+}
+
+/** A second load of a loaded skill asks for what is loaded: the same arguments, no other version. */
+function checkSameLoad(
+  id: string,
+  existing: { readonly arguments?: string | undefined; readonly version: string },
+  options: LoadOptions,
+): void {
+  const other =
+    options.arguments !== existing.arguments
+      ? 'with other arguments'
+      : options.version !== undefined && existing.version !== options.version
+        ? `at another version (${existing.version})`
+        : undefined
+  if (other === undefined) return
+  throw new SkillHostError(
+    'E_SKILL_ALREADY_LOADED',
+    `Skill '${id}' is already loaded ${other}; unload it first.`,
+    { data: { skill: id } },
+  )
 }
 
 /** Tool names derive from the id: two copies of one id cannot be loaded side by side. */
