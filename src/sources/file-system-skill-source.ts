@@ -90,7 +90,7 @@ export interface FileSystemSkillSourceOptions {
  * `walkSkillRoots`), validates each SKILL.md (lenient unless `strict`) and its
  * optional `skillhost.yaml`, and yields skills whose id is the manifest name;
  * a later folder with a taken id is reported, not served. A skill's version is
- * a hash of every file's path, size, mtime and inode (prefixed by a manifest
+ * a hash of every file's path, size, mtime, ctime and inode (prefixed by a manifest
  * `version`), so any change makes old refs stale: every other method rescans
  * the folder and fails with `E_SKILL_NOT_FOUND` on a stale ref. Reads never
  * leave the folder and are capped by `limits`. With `overlays`, a deployer's
@@ -306,7 +306,7 @@ export class FileSystemSkillSource implements SkillSource {
 
   /**
    * One scan for every file: each read opens with O_NOFOLLOW and checks the
-   * file's identity (inode, size, mtime) against this scan, so a file swapped
+   * file's identity (inode, size, mtime, ctime) against this scan, so a file swapped
    * or changed since is `E_SKILL_SOURCE_FAILED`, never unvalidated bytes.
    */
   snapshot(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillSnapshot> {

@@ -329,6 +329,7 @@ export function* loadFsSkillSteps(
       known = new Map<string, SkillFileEntry>().set('SKILL.md', {
         size: file.size,
         mtimeMs: file.mtimeMs,
+        ctimeMs: file.ctimeMs,
         ino: file.ino,
       })
     }

@@ -24,6 +24,8 @@ export interface SkillFileEntry {
   readonly target?: string
   readonly size: number
   readonly mtimeMs: number
+  /** Kept because `utimes` can restore an mtime but never a ctime (see `FileIdentity`). */
+  readonly ctimeMs: number
   readonly ino: number
 }
 
@@ -32,7 +34,10 @@ export interface SkillFolderScan {
   /** The folder scanned, as given (not resolved). */
   readonly dir: string
   readonly files: ReadonlyMap<string, SkillFileEntry>
-  /** Changes whenever a file is added, removed, renamed, resized, rewritten or replaced. */
+  /**
+   * Changes whenever a file is added, removed, renamed, resized, rewritten
+   * or replaced, even when its mtime is put back (the ctime moves).
+   */
   readonly hash: string
   /** Entries left out (symlinks leaving the folder, FIFOs, symlinked folders), model-safe. */
   readonly warnings: readonly string[]
@@ -107,8 +112,8 @@ function* resolveLink(abs: string): FsSteps<Resolved> {
 
 const entryOf = (s: Stats, target?: string): SkillFileEntry =>
   target === undefined
-    ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
-    : { target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+    ? { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino }
+    : { target, size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino }
 
 /** The folders a scan listed, absolute: `dir` first. */
 export function scannedFolders(scan: SkillFolderScan): string[] {
@@ -151,8 +156,8 @@ export async function readScanned(
 }
 
 /**
- * Lists every regular file of the skill folder `dir` with its size, mtime and
- * inode, without following a symlink out of the folder or into a folder, so
+ * Lists every regular file of the skill folder `dir` with its size, mtime,
+ * ctime and inode, without following a symlink out of the folder or into a folder, so
  * loops cannot occur. `SKILL.md` itself must be a regular file inside the
  * folder: otherwise `E_SKILL_SOURCE_PATH_REJECTED` (escaping symlink) or
  * `E_SKILL_SOURCE_FAILED` (loop, FIFO, folder). More than `maxFilesPerSkill`
@@ -261,13 +266,13 @@ export function scanSkillFolder(dir: string, limits: SkillSourceLimits): Promise
 const oneShotHash = (crypto as { hash?: (alg: string, data: string, enc: 'base64url') => string })
   .hash
 
-/** A short digest of relative paths, sizes, mtimes and inodes, in path order. */
+/** A short digest of relative paths, sizes, mtimes, ctimes and inodes, in path order. */
 export function hashFiles(files: ReadonlyMap<string, SkillFileEntry>): string {
   let text = ''
   const rels = files.size === 1 ? files.keys() : [...files.keys()].sort()
   for (const rel of rels) {
     const f = files.get(rel)!
-    text += `${rel}\0${f.size}\0${f.mtimeMs}\0${f.ino}\n`
+    text += `${rel}\0${f.size}\0${f.mtimeMs}\0${f.ctimeMs}\0${f.ino}\n`
   }
   return shortDigest(text)
 }
