@@ -54,10 +54,13 @@ export interface McpSkillSourceOptions {
    * are told, so a manager over this source rediscovers. While anyone
    * listens, this source is the client's handler for that notification (the
    * SDK keeps one per method), calling the handler the host had set first and
-   * putting it back when the last listener leaves. Default true; a host that
-   * would rather pass the notice on itself gives false and calls `changed()`.
+   * putting it back when the last listener leaves. Notices are gathered for
+   * `debounceMs` (default 100) after the first of a burst and told once, so a
+   * flood of notices costs a few rediscoveries. Default true; a host that
+   * would rather pass the notice on itself gives false and calls `changed()`
+   * (debounced alike).
    */
-  readonly watch?: boolean
+  readonly watch?: boolean | { readonly debounceMs?: number }
 }
 
 const encoder = new TextEncoder()
@@ -96,7 +99,12 @@ export class McpSkillSource implements SkillSource {
     this.#client = options.client
     this.id = options.id ?? 'mcp'
     this.#lock = options.lock
-    this.#changes = new RemoteListChanges(options.client, options.watch !== false)
+    const watch = options.watch
+    this.#changes = new RemoteListChanges(
+      options.client,
+      watch !== false,
+      typeof watch === 'object' ? watch.debounceMs : undefined,
+    )
   }
 
   /** Calls `listener` when the server's skill list may have changed (see `McpSkillSourceOptions.watch`). */
