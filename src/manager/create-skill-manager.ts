@@ -10,6 +10,7 @@ import { LiveCatalog } from './live-catalog.js'
 import { toLoadResult } from './load-result.js'
 import { LoadedSkills } from './loaded-skills.js'
 import { ManagerEvents } from './manager-events.js'
+import { prefetchRow } from './prepare-skill.js'
 import { forgeReadSkillFileTool } from './read-skill-file-tool.js'
 import { SerialQueue } from './serial-queue.js'
 import { checkSkillArguments } from './skill-arguments.js'
@@ -136,6 +137,11 @@ class Manager implements SkillManager {
   }
 
   load(ref: string, ctx: TurnContext, options: LoadOptions = {}): Promise<LoadResult> {
+    const row = this.#disposed ? undefined : this.#catalog.find(ref) // prefetched off the queue
+    return prefetchRow(row).then(() => this.#load(ref, ctx, options))
+  }
+
+  #load(ref: string, ctx: TurnContext, options: LoadOptions): Promise<LoadResult> {
     return this.#mutate(async () => {
       this.#projector.pruneRetired(ctx)
       if (options.arguments !== undefined) checkSkillArguments(options.arguments)

@@ -182,6 +182,13 @@ export interface SkillSource {
    */
   manifest?(ref: SkillRef, options?: SkillManifestOptions): Promise<SkillFileManifest>
   /**
+   * Optional: fetches now what a load of `ref` will read, so the load itself
+   * reads from memory. A manager calls it before the load takes its place on
+   * the queue that every load shares, so a slow source (a remote server)
+   * delays only its own loads. Rejects as the read it stands for would.
+   */
+  prefetch?(ref: SkillRef, options?: SourceReadOptions): Promise<void>
+  /**
    * Optional: calls `listener` when what `discover` would yield may have
    * changed (a watched folder changed). A manager rediscovers (catalog only,
    * like `autoRefresh`) and tells its adapters. Returns the unsubscribe function.

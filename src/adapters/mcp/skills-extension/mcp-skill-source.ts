@@ -26,7 +26,8 @@ import type {
 import { SKILLS_EXTENSION_ID } from './protocol.js'
 import { remoteDescriptor } from './remote-descriptor.js'
 import { RemoteListChanges } from './remote-list-changes.js'
-import { checkRemoteSkill, listRemoteSkills, type RemoteSkill } from './remote-skill-entries.js'
+import { eachAtMost, RemoteRequests } from './remote-requests.js'
+import { checkRemoteSkill, type RemoteSkill } from './remote-skill-entries.js'
 import { remotePinProblem } from './remote-skill-pin.js'
 
 /** Options for `McpSkillSource`. */
@@ -61,7 +62,17 @@ export interface McpSkillSourceOptions {
    * (debounced alike).
    */
   readonly watch?: boolean | { readonly debounceMs?: number }
+  /**
+   * The longest this source waits for the server to answer one request
+   * (`skills/list` page, `resources/read`), in milliseconds; past it the
+   * request is abandoned and fails with `E_SKILL_SOURCE_FAILED`. Default
+   * 20,000 (the MCP SDK's own default is 60 s).
+   */
+  readonly requestTimeoutMs?: number
 }
+
+/** Files of one skill fetched at once by `prefetch`. */
+const PREFETCH_CONCURRENCY = 8
 
 const encoder = new TextEncoder()
 
@@ -94,11 +105,13 @@ export class McpSkillSource implements SkillSource {
   readonly #bytes = new Map<string, Uint8Array>()
   readonly #lock: SkillLock | undefined
   readonly #changes: RemoteListChanges
+  readonly #requests: RemoteRequests
 
   constructor(options: McpSkillSourceOptions) {
     this.#client = options.client
     this.id = options.id ?? 'mcp'
     this.#lock = options.lock
+    this.#requests = new RemoteRequests(options.client, this.id, options.requestTimeoutMs)
     const watch = options.watch
     this.#changes = new RemoteListChanges(
       options.client,
@@ -156,7 +169,7 @@ export class McpSkillSource implements SkillSource {
         `The server behind source "${this.id}" does not declare the Skills Extension.`,
       )
     }
-    const entries = await listRemoteSkills(this.#client, options.signal)
+    const entries = await this.#requests.list(options.signal)
     const skills = new Map<string, RemoteSkill>()
     for (const entry of entries) {
       const checked = checkRemoteSkill(entry, this.id)
@@ -214,9 +227,7 @@ export class McpSkillSource implements SkillSource {
     const key = `${skill.version}\n${rel}`
     const kept = this.#bytes.get(key)
     if (kept) return kept
-    const bytes = contentBytes(
-      await this.#client.readResource({ uri: listed.uri }, signal ? { signal } : {}),
-    )
+    const bytes = contentBytes(await this.#requests.read(listed.uri, signal))
     if (bytes.byteLength !== listed.size || skillFileDigest(bytes) !== listed.digest)
       this.#refuse(skill, `file "${rel}" is not what the entry lists`)
     if (rel === 'SKILL.md') {
@@ -226,6 +237,19 @@ export class McpSkillSource implements SkillSource {
     }
     this.#bytes.set(key, bytes)
     return bytes
+  }
+
+  /**
+   * Fetches and verifies every file of the skill at `ref` that is not kept
+   * yet, a few at once, so a load reads them from memory (see
+   * `SkillSource.prefetch`): a manager calls this before the load joins the
+   * queue local loads share, so a slow server holds up only its own loads.
+   */
+  async prefetch(ref: SkillRef, options: SourceReadOptions = {}): Promise<void> {
+    const skill = this.#current(ref)
+    await eachAtMost([...skill.files.keys()], PREFETCH_CONCURRENCY, (path) =>
+      this.#file(skill, path, options.signal),
+    )
   }
 
   #refuse(skill: RemoteSkill, why: string): never {
