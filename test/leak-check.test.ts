@@ -13,7 +13,7 @@ import {
   type Untrack,
 } from '../src/common/leak-tracker.js'
 import { createSkillManager } from '../src/manager/create-skill-manager.js'
-import { FolderWatcher } from '../src/sources/folder-watcher.js'
+import { FolderWatcher } from '../src/sources/discovery/folder-watcher.js'
 import { createQuickJsGuest } from '../src/tiers/isolated/index.js'
 import {
   createBubblewrapHandle,

@@ -1,7 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
 import { quoteName } from '../common/escape-text.js'
 import { parseSkillRef } from '../skill-model/skill-copy-ref.js'
-import type { SkillFileManifest } from '../sources/skill-manifest.js'
+import type { SkillFileManifest } from '../sources/reading/skill-manifest.js'
 import type { SkillSource } from '../sources/types.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import {

@@ -1,14 +1,19 @@
-import { CatalogRows } from './catalog-rows.js'
-import { ChangeListeners } from './change-listeners.js'
-import { discoverSkills } from './discover-skills.js'
-import { ServedSkills } from './served-skills.js'
-import { SharedDiscovery } from './shared-discovery.js'
-import { SkillDigests } from './skill-digests.js'
-import { type SkillLock, type SkillLockFile, toSkillLock } from './skill-lock.js'
-import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
-import { type OverlaySidecar, readOverlaySidecar, resolveOverlayDirs } from './skill-overlays.js'
-import { SkillPins } from './skill-pins.js'
-import { type DeclaredSkill, SkillReader } from './skill-reader.js'
+import { CatalogRows } from './discovery/catalog-rows.js'
+import { ChangeListeners } from './discovery/change-listeners.js'
+import { discoverSkills } from './discovery/discover-skills.js'
+import { SharedDiscovery } from './discovery/shared-discovery.js'
+import { VisitCache, type WatchState } from './discovery/visit-cache.js'
+import { SkillDigests } from './lock/skill-digests.js'
+import { type SkillLock, type SkillLockFile, toSkillLock } from './lock/skill-lock.js'
+import { SkillPins } from './lock/skill-pins.js'
+import {
+  type OverlaySidecar,
+  readOverlaySidecar,
+  resolveOverlayDirs,
+} from './overlays/skill-overlays.js'
+import { ServedSkills } from './reading/served-skills.js'
+import type { SkillFileManifest, SkillManifestOptions } from './reading/skill-manifest.js'
+import { type DeclaredSkill, SkillReader } from './reading/skill-reader.js'
 import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
 import type {
   DiscoveredSkill,
@@ -20,9 +25,8 @@ import type {
   SkillSource,
   SourceReadOptions,
 } from './types.js'
-import { VisitCache, type WatchState } from './visit-cache.js'
 
-export type { DeclaredSkill } from './skill-reader.js'
+export type { DeclaredSkill } from './reading/skill-reader.js'
 
 /** Options for `FileSystemSkillSource`. */
 export interface FileSystemSkillSourceOptions {

@@ -7,8 +7,8 @@ import type {
 } from '../skill-model/declarations.js'
 import type { SkillPermissionRequest } from '../skill-model/permission-request.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
-import type { SkillPin } from './skill-pins.js'
+import type { SkillPin } from './lock/skill-pins.js'
+import type { SkillFileManifest, SkillManifestOptions } from './reading/skill-manifest.js'
 
 export type {
   SkillIsolatedToolDeclaration,

@@ -4,14 +4,14 @@ import { SkillHostError } from '../../../common/errors.js'
 import { decodeSkillText } from '../../../manifest/decode-skill-text.js'
 import { parseSkillMd } from '../../../manifest/parse-skill-md.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import { bytesToStream } from '../../../sources/bytes-to-stream.js'
-import type { SkillLock } from '../../../sources/skill-lock.js'
+import type { SkillLock } from '../../../sources/lock/skill-lock.js'
+import { bytesToStream } from '../../../sources/reading/bytes-to-stream.js'
 import {
   checkManifestBounds,
   type SkillFileManifest,
   type SkillManifestOptions,
   skillFileDigest,
-} from '../../../sources/skill-manifest.js'
+} from '../../../sources/reading/skill-manifest.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,

@@ -6,7 +6,10 @@ import {
   validateSkillManifest,
 } from '../../../manifest/validate-skill-manifest.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import { isSkillFileDigest, type SkillManifestFile } from '../../../sources/skill-manifest.js'
+import {
+  isSkillFileDigest,
+  type SkillManifestFile,
+} from '../../../sources/reading/skill-manifest.js'
 import type { SkillProblem } from '../../../sources/types.js'
 import { ListSkillsResultSchema, SKILLS_EXTENSION_LIMITS, type SkillEntry } from './protocol.js'
 

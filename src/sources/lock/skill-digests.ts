@@ -1,7 +1,7 @@
-import { type FsSteps, runAsync } from './fs-steps.js'
-import type { SkillFolderScan } from './scan-skill-folder.js'
+import { type FsSteps, runAsync } from '../discovery/fs-steps.js'
+import type { SkillFolderScan } from '../discovery/scan-skill-folder.js'
+import { asyncSkillFs } from '../discovery/skill-fs.js'
 import { skillDigestSteps } from './skill-digest.js'
-import { asyncSkillFs } from './skill-fs.js'
 
 /** Runs digest steps with a discovery driver (direct calls or the thread pool). */
 export type DigestRunner = (steps: FsSteps<string>) => string | Promise<string>

@@ -1,14 +1,20 @@
 import { dirname, resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { decodeSkillText } from '../manifest/decode-skill-text.js'
+import { SkillHostError } from '../../common/errors.js'
+import { decodeSkillText } from '../../manifest/decode-skill-text.js'
 import {
   parseSkillSidecar,
   SKILL_SIDECAR_FILE,
   type SkillSidecar,
-} from '../manifest/parse-skill-sidecar.js'
-import { type FsSteps, readCappedStep, realpathStep, runAsync, statStep } from './fs-steps.js'
-import { shortDigest } from './scan-skill-folder.js'
-import { asyncSkillFs, childPath, type FileIdentity } from './skill-fs.js'
+} from '../../manifest/parse-skill-sidecar.js'
+import {
+  type FsSteps,
+  readCappedStep,
+  realpathStep,
+  runAsync,
+  statStep,
+} from '../discovery/fs-steps.js'
+import { shortDigest } from '../discovery/scan-skill-folder.js'
+import { asyncSkillFs, childPath, type FileIdentity } from '../discovery/skill-fs.js'
 
 /** How an overlay sidecar is named in messages: model-safe, never a host path. */
 export const OVERLAY_SIDECAR_LABEL = `overlay ${SKILL_SIDECAR_FILE}`

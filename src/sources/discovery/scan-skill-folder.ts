@@ -1,7 +1,8 @@
 import * as crypto from 'node:crypto'
 import type { Dirent, Stats } from 'node:fs'
 import { sep } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { SkillSourceLimits } from '../source-limits.js'
 import {
   allSteps,
   type FsSteps,
@@ -12,7 +13,6 @@ import {
   statStep,
 } from './fs-steps.js'
 import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
-import type { SkillSourceLimits } from './source-limits.js'
 
 /**
  * One regular file of a skill, as seen when the folder was scanned. Its path

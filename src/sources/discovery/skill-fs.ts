@@ -16,7 +16,7 @@ import {
 } from 'node:fs'
 import { readdir, realpath, stat } from 'node:fs/promises'
 import { sep } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
 
 /** A file's bytes plus the stat taken from the same open descriptor. */
 export interface CappedFile {

@@ -1,24 +1,14 @@
-import { SkillHostError } from '../common/errors.js'
-import type { Tool } from '../common/tool.js'
-import { parseSkillMd } from '../manifest/parse-skill-md.js'
-import type { SkillPermissionRequest } from '../skill-model/permission-request.js'
-import { normalizeSkillPath } from '../skill-model/skill-path.js'
-import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import { bytesToStream } from './bytes-to-stream.js'
-import type { CatalogRows } from './catalog-rows.js'
-import { importModuleTools } from './import-module-tools.js'
-import { readScanned, scannedFilePath } from './scan-skill-folder.js'
-import type { CurrentSkill, ServedSkills } from './served-skills.js'
-import type { SkillDigests } from './skill-digests.js'
-import {
-  checkManifestBounds,
-  type SkillFileManifest,
-  type SkillManifestOptions,
-  skillFileDigestOfBase64,
-  verifiedReader,
-} from './skill-manifest.js'
-import type { SkillPins } from './skill-pins.js'
-import type { SkillSourceLimits } from './source-limits.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { Tool } from '../../common/tool.js'
+import { parseSkillMd } from '../../manifest/parse-skill-md.js'
+import type { SkillPermissionRequest } from '../../skill-model/permission-request.js'
+import { normalizeSkillPath } from '../../skill-model/skill-path.js'
+import type { UnavailableTool } from '../../skill-model/unavailable-tool.js'
+import type { CatalogRows } from '../discovery/catalog-rows.js'
+import { readScanned, scannedFilePath } from '../discovery/scan-skill-folder.js'
+import type { SkillDigests } from '../lock/skill-digests.js'
+import type { SkillPins } from '../lock/skill-pins.js'
+import type { SkillSourceLimits } from '../source-limits.js'
 import type {
   SkillDescriptor,
   SkillFileStat,
@@ -26,7 +16,17 @@ import type {
   SkillScriptDeclaration,
   SkillSnapshot,
   SourceReadOptions,
-} from './types.js'
+} from '../types.js'
+import { bytesToStream } from './bytes-to-stream.js'
+import { importModuleTools } from './import-module-tools.js'
+import type { CurrentSkill, ServedSkills } from './served-skills.js'
+import {
+  checkManifestBounds,
+  type SkillFileManifest,
+  type SkillManifestOptions,
+  skillFileDigestOfBase64,
+  verifiedReader,
+} from './skill-manifest.js'
 
 /** What discovery saw of a skill: see `FileSystemSkillSource.declared`. */
 export interface DeclaredSkill {

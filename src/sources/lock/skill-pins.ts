@@ -1,8 +1,8 @@
-import { SkillHostError } from '../common/errors.js'
-import type { SkillFolderScan } from './scan-skill-folder.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { SkillFolderScan } from '../discovery/scan-skill-folder.js'
+import type { SkillProblem } from '../types.js'
 import type { DigestRunner, FileDigests, SkillDigests } from './skill-digests.js'
 import type { SkillLock } from './skill-lock.js'
-import type { SkillProblem } from './types.js'
 
 /**
  * A served skill's standing against the lockfile in force: `pinned` (its

@@ -1,16 +1,20 @@
-import { SkillHostError } from '../common/errors.js'
-import { decodeSkillText } from '../manifest/decode-skill-text.js'
-import { runAsync } from './fs-steps.js'
-import type { FsSkillEntry } from './load-fs-skill.js'
-import { readScanned, type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
-import { fileSha256 } from './skill-digest.js'
-import type { SkillDigests } from './skill-digests.js'
-import { asyncSkillFs } from './skill-fs.js'
-import { locateOverlaySteps, type OverlayHit, sameOverlay } from './skill-overlays.js'
-import type { SkillPins } from './skill-pins.js'
-import type { SkillSourceLimits } from './source-limits.js'
-import type { SkillRef } from './types.js'
-import type { VisitCache } from './visit-cache.js'
+import { SkillHostError } from '../../common/errors.js'
+import { decodeSkillText } from '../../manifest/decode-skill-text.js'
+import { runAsync } from '../discovery/fs-steps.js'
+import type { FsSkillEntry } from '../discovery/load-fs-skill.js'
+import {
+  readScanned,
+  type SkillFolderScan,
+  scanSkillFolder,
+} from '../discovery/scan-skill-folder.js'
+import { asyncSkillFs } from '../discovery/skill-fs.js'
+import type { VisitCache } from '../discovery/visit-cache.js'
+import { fileSha256 } from '../lock/skill-digest.js'
+import type { SkillDigests } from '../lock/skill-digests.js'
+import type { SkillPins } from '../lock/skill-pins.js'
+import { locateOverlaySteps, type OverlayHit, sameOverlay } from '../overlays/skill-overlays.js'
+import type { SkillSourceLimits } from '../source-limits.js'
+import type { SkillRef } from '../types.js'
 
 /** A served skill's entry from discovery and a fresh scan proving it is still current. */
 export interface CurrentSkill {
