@@ -155,6 +155,54 @@ export async function readScanned(
   return (await runAsync(readScannedStep(scan, rel, file, maxBytes), asyncSkillFs)).bytes
 }
 
+/** What one folder's entries ask for: a slot each (in entry order), the calls to make, the subfolders to search. */
+interface FolderPlan {
+  readonly slots: Slot[]
+  readonly calls: FsSteps<Stats | Resolved>[]
+  readonly subfolders: [rel: string, abs: string, depth: number][]
+}
+
+/**
+ * Sorts one folder's entries (the folder `rel` at `abs`, `depth` below the
+ * skill) into warnings, the stat or link calls to make, and subfolders;
+ * records nested `SKILL.md` folders in `seen.nested` and skips files
+ * `seen.known` already holds. The first stage of `scanSkillFolderSteps`: no
+ * filesystem call is made here.
+ */
+function classifyEntries(
+  entries: readonly Dirent[],
+  rel: string,
+  abs: string,
+  depth: number,
+  limits: SkillSourceLimits,
+  seen: { readonly known: Map<string, SkillFileEntry> | undefined; readonly nested: string[] },
+): FolderPlan {
+  const plan: FolderPlan = { slots: [], calls: [], subfolders: [] }
+  const { slots, calls } = plan
+  for (const entry of entries) {
+    const name = entry.name
+    const relPath = rel === '' ? name : `${rel}/${name}`
+    const absPath = childPath(abs, name)
+    if (entry.isDirectory()) {
+      if (relPath === 'SKILL.md') throw notRegular()
+      if (SKIPPED_FOLDERS.has(name)) continue
+      if (depth + 1 > limits.maxDepth)
+        slots.push({ warning: `${relPath}/ is nested too deep; not searched` })
+      else plan.subfolders.push([relPath, absPath, depth + 1])
+    } else if (entry.isFile()) {
+      if (name === 'SKILL.md' && rel !== '') seen.nested.push(rel)
+      if (seen.known?.has(relPath)) continue
+      slots.push({ rel: relPath, call: calls.length, link: false })
+      calls.push(statStep(absPath))
+    } else if (entry.isSymbolicLink()) {
+      slots.push({ rel: relPath, call: calls.length, link: true })
+      calls.push(resolveLink(absPath))
+    } else if (relPath === 'SKILL.md') throw notRegular()
+    else slots.push({ warning: `${relPath} is not a regular file; ignored` })
+  }
+  return plan
+}
+
 /**
  * Lists every regular file of the skill folder `dir` with its size, mtime,
  * ctime and inode, without following a symlink out of the folder or into a folder, so
@@ -188,30 +236,10 @@ export function* scanSkillFolderSteps(
     const [rel, abs, depth, given] = pending.pop()!
     folders.push(rel)
     const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
-    const slots: Slot[] = []
-    const calls: FsSteps<Stats | Resolved>[] = []
-    const subfolders: [rel: string, abs: string, depth: number][] = []
-    for (const entry of entries) {
-      const name = entry.name
-      const relPath = rel === '' ? name : `${rel}/${name}`
-      const absPath = childPath(abs, name)
-      if (entry.isDirectory()) {
-        if (relPath === 'SKILL.md') throw notRegular()
-        if (SKIPPED_FOLDERS.has(name)) continue
-        if (depth + 1 > limits.maxDepth)
-          slots.push({ warning: `${relPath}/ is nested too deep; not searched` })
-        else subfolders.push([relPath, absPath, depth + 1])
-      } else if (entry.isFile()) {
-        if (name === 'SKILL.md' && rel !== '') nested.push(rel)
-        if (known?.has(relPath)) continue
-        slots.push({ rel: relPath, call: calls.length, link: false })
-        calls.push(statStep(absPath))
-      } else if (entry.isSymbolicLink()) {
-        slots.push({ rel: relPath, call: calls.length, link: true })
-        calls.push(resolveLink(absPath))
-      } else if (relPath === 'SKILL.md') throw notRegular()
-      else slots.push({ warning: `${relPath} is not a regular file; ignored` })
-    }
+    const { slots, calls, subfolders } = classifyEntries(entries, rel, abs, depth, limits, {
+      known,
+      nested,
+    })
     // One round of calls per folder (concurrent when async), answered in entry order.
     const results =
       calls.length === 0 ? [] : calls.length === 1 ? [yield* calls[0]!] : yield* allSteps(calls)
