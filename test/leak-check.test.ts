@@ -14,8 +14,8 @@ import {
   withResourceOwner,
 } from '../src/common/leak-tracker.js'
 import { createSkillManager } from '../src/manager/create-skill-manager.js'
+import { FolderWatcher } from '../src/sources/discovery/folder-watcher.js'
 import { FileSystemSkillSource } from '../src/sources/file-system-skill-source.js'
-import { FolderWatcher } from '../src/sources/folder-watcher.js'
 import { createQuickJsGuest } from '../src/tiers/isolated/index.js'
 import {
   createBubblewrapHandle,

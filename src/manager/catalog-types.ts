@@ -1,4 +1,4 @@
-import type { SkillPin } from '../sources/skill-pins.js'
+import type { SkillPin } from '../sources/lock/skill-pins.js'
 import type { SkillProblem } from '../sources/types.js'
 
 /** One catalog row. A shadowed row names the source whose skill of the same id wins. */

@@ -11,6 +11,7 @@ import { toLoadResult } from './load-result.js'
 import { LoadedSkills } from './loaded-skills.js'
 import { ManagerEvents } from './manager-events.js'
 import type { AvailableSkillsOptions } from './model-catalog.js'
+import { prefetchRow } from './prepare-skill.js'
 import { forgeReadSkillFileTool } from './read-skill-file-tool.js'
 import type { RenderedAvailableSkills } from './render-available-skills.js'
 import type { ScriptTier } from './script-tier.js'
@@ -144,6 +145,11 @@ class Manager implements SkillManager {
   }
 
   load(ref: string, ctx: TurnContext, options: LoadOptions = {}): Promise<LoadResult> {
+    const row = this.#disposed ? undefined : this.#catalog.find(ref) // prefetched off the queue
+    return prefetchRow(row).then(() => this.#load(ref, ctx, options))
+  }
+
+  #load(ref: string, ctx: TurnContext, options: LoadOptions): Promise<LoadResult> {
     return this.#mutate(async () => {
       this.#projector.pruneRetired(ctx)
       if (options.arguments !== undefined) checkSkillArguments(options.arguments)

@@ -1,7 +1,7 @@
 import { SkillHostError } from '../common/errors.js'
 import { quoteName } from '../common/escape-text.js'
 import { parseSkillRef } from '../skill-model/skill-copy-ref.js'
-import type { SkillFileManifest } from '../sources/skill-manifest.js'
+import type { SkillFileManifest } from '../sources/reading/skill-manifest.js'
 import type { SkillSource } from '../sources/types.js'
 import { type CatalogSkill, type DiscoverySnapshot, discoverAll } from './catalog.js'
 import {
@@ -145,19 +145,27 @@ export class LiveCatalog {
 
   /**
    * Rediscovers (catalog only) on `queue` whenever a source says it changed,
-   * then calls `onRefreshed`; never swaps a loaded version.
+   * then calls `onRefreshed`; never swaps a loaded version. At most one pass
+   * per source waits on the queue: a change told while one waits is covered
+   * by it (the pass has not read anything yet), so a source that keeps
+   * telling cannot fill the queue that loads share.
    */
   watch(queue: SerialQueue, onRefreshed: () => void): void {
     for (const source of this.#sources) {
+      let waiting = false
       const unsubscribe = source.onDidChange?.(() => {
-        if (this.#signal.aborted) return
+        if (this.#signal.aborted || waiting) return
+        waiting = true
         void queue
           .run(async () => {
+            waiting = false
             if (this.#signal.aborted) return
             await this.rediscover()
             onRefreshed()
           })
-          .catch(() => undefined)
+          .catch(() => {
+            waiting = false
+          })
       })
       if (unsubscribe) this.#unsubscribes.push(unsubscribe)
     }

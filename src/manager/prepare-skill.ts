@@ -106,6 +106,20 @@ async function callSource<T>(skillId: string, op: () => Promise<T>): Promise<T> 
 }
 
 /**
+ * Lets the source of `row` (the catalog row a load names) fetch what the
+ * load will read (`SkillSource.prefetch`), before the load joins the queue
+ * every load shares: a slow source delays only its own loads. No row (a ref
+ * the load will refuse) or no `prefetch`: nothing to do.
+ */
+export async function prefetchRow(
+  row: { readonly skill: SkillRef; readonly source: SkillSource } | undefined,
+): Promise<void> {
+  const prefetch = row?.source.prefetch
+  if (!row || !prefetch) return
+  await callSource(row.skill.id, () => prefetch.call(row.source, row.skill))
+}
+
+/**
  * What replaces each of a body's dynamic-context commands: its output when a
  * tier ran it (the script tier, when on), else the command as written with a
  * note saying why it did not run. Commands past `MAX_DYNAMIC_COMMANDS` never

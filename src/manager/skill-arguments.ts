@@ -1,3 +1,4 @@
+import { utf8Length } from '../common/artifacts/index.js'
 import { SkillHostError } from '../common/errors.js'
 import type { BodySegment } from '../skill-model/dynamic-context.js'
 
@@ -88,39 +89,125 @@ export function substituteSkillBody(body: string, values: SkillBodyValues): stri
 }
 
 /**
+ * The floor of a rendered body's bound, in UTF-8 bytes: twice the SKILL.md
+ * cap a source keeps by default (1 MiB), so any body within that cap renders
+ * with its arguments and dynamic-context outputs. A body written larger (a
+ * deployer raised the cap) may render to twice its own size.
+ */
+export const MIN_RENDERED_BODY_LIMIT = 2 * 1024 * 1024
+
+/** What one placeholder becomes, with its UTF-8 size counted once per distinct value. */
+interface Fill {
+  readonly text: string
+  readonly bytes: number
+}
+
+const fill = (text: string): Fill => ({ text, bytes: utf8Length(text) })
+
+/** The suffix a body that names no `$ARGUMENTS` gets, before the raw string. */
+const ARGUMENTS_SUFFIX = '\n\nARGUMENTS: '
+
+/**
+ * How one body's placeholders are filled (see `substituteSkillBody`): the
+ * one rule both the size count and the rendering follow, each value sized
+ * once however often it is named.
+ */
+function placeholderFiller(
+  values: SkillBodyValues,
+): (match: string, indexed?: string, positional?: string) => Fill | undefined {
+  const raw = values.arguments
+  const dir = fill(values.skillDir)
+  if (raw === undefined) return (match) => (match.startsWith('${') ? dir : undefined)
+  const whole = fill(raw)
+  const words = splitSkillArguments(raw).map(fill)
+  return (match, indexed, positional) => {
+    if (match.startsWith('${')) return dir
+    const n = indexed ?? positional
+    if (n === undefined) return whole
+    return words[Number(n)]
+  }
+}
+
+/** True when the rendered body gets `ARGUMENTS_SUFFIX` and the raw string. */
+function appendsArguments(segments: readonly BodySegment[], raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false
+  return !segments.some((s) => (s.kind === 'command' ? s.command : s.text).includes('$ARGUMENTS'))
+}
+
+/**
+ * The UTF-8 size `renderSkillBody` would produce, counted without building
+ * it, and the bound it must keep (`MIN_RENDERED_BODY_LIMIT`, or twice the
+ * written body when that is larger).
+ */
+function renderedSize(
+  segments: readonly BodySegment[],
+  values: SkillBodyValues,
+  replacements: readonly string[],
+  filler: ReturnType<typeof placeholderFiller>,
+): { size: number; limit: number } {
+  let size = 0
+  let written = 0
+  let index = 0
+  for (const segment of segments) {
+    if (segment.kind === 'command') {
+      written += utf8Length(segment.source)
+      size += utf8Length(replacements[index++] ?? segment.source)
+      continue
+    }
+    const bytes = utf8Length(segment.text)
+    written += bytes
+    size += bytes
+    // Placeholders are ASCII: each match's length is its size in bytes.
+    for (const m of segment.text.matchAll(PLACEHOLDER)) {
+      const value = filler(m[0], m[1], m[2])
+      if (value) size += value.bytes - m[0].length
+    }
+  }
+  if (appendsArguments(segments, values.arguments))
+    size += ARGUMENTS_SUFFIX.length + utf8Length(values.arguments!)
+  return { size, limit: Math.max(MIN_RENDERED_BODY_LIMIT, 2 * written) }
+}
+
+/**
  * `substituteSkillBody` over a body split by `splitDynamicContext`: text
  * segments are filled, the i-th command segment becomes `replacements[i]`
  * (its output, or a note), taken as it is: neither a command's text nor its
  * output is scanned for placeholders (a command gets the arguments as shell
- * parameters instead, see `dynamicContextEnv`).
+ * parameters instead, see `dynamicContextEnv`). The result's size is counted
+ * first: past its bound (`MIN_RENDERED_BODY_LIMIT`, or twice the written
+ * body) nothing is built and the load fails with `E_SKILL_SOURCE_TOO_LARGE`
+ * naming the bound, so placeholders named many times cannot multiply one
+ * argument into a body of any size.
  */
 export function renderSkillBody(
   segments: readonly BodySegment[],
   values: SkillBodyValues,
   replacements: readonly string[],
 ): string {
-  const raw = values.arguments
-  const words = raw === undefined ? [] : splitSkillArguments(raw)
+  const filler = placeholderFiller(values)
+  const { size, limit } = renderedSize(segments, values, replacements, filler)
+  if (size > limit) {
+    throw new SkillHostError(
+      'E_SKILL_SOURCE_TOO_LARGE',
+      `The skill's body would be ${size} bytes with these arguments in its placeholders; the limit is ${limit} bytes (twice the written body, at least ${MIN_RENDERED_BODY_LIMIT}). Load it with shorter arguments or none.`,
+      { data: { size, limit } },
+    )
+  }
   let index = 0
   let out = ''
-  let named = false
   for (const segment of segments) {
     if (segment.kind === 'command') {
-      named ||= segment.command.includes('$ARGUMENTS')
       out += replacements[index++] ?? segment.source
       continue
     }
-    named ||= segment.text.includes('$ARGUMENTS')
-    out += segment.text.replace(PLACEHOLDER, (match, indexed?: string, positional?: string) => {
-      if (match.startsWith('${')) return values.skillDir
-      if (raw === undefined) return match
-      const n = indexed ?? positional
-      if (n === undefined) return raw
-      return words[Number(n)] ?? match
-    })
+    out += segment.text.replace(
+      PLACEHOLDER,
+      (match, indexed?: string, positional?: string) =>
+        filler(match, indexed, positional)?.text ?? match,
+    )
   }
-  if (raw === undefined || raw === '' || named) return out
-  return `${out}\n\nARGUMENTS: ${raw}`
+  if (!appendsArguments(segments, values.arguments)) return out
+  return `${out}${ARGUMENTS_SUFFIX}${values.arguments}`
 }
 
 /**

@@ -4,7 +4,7 @@ import type { TurnContext, TurnContextOptions } from '../common/turn-context.js'
 import type { IgnoredKey } from '../manifest/claude-code-keys.js'
 import type { PermissionOutcome } from '../skill-model/permission-request.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import type { SkillFileManifest, SkillManifestOptions } from '../sources/skill-manifest.js'
+import type { SkillFileManifest, SkillManifestOptions } from '../sources/reading/skill-manifest.js'
 import type { DiscoveredSkill, SkillSource } from '../sources/types.js'
 import type { SkillIsolationConfig } from '../tiers/isolated/tier.js'
 import type {

@@ -5,16 +5,20 @@
  * module whole; `skillhost/sources` re-exports it beside the rest (writing
  * lockfiles, limits, the types a source author implements).
  */
-export { type DefaultSkillRootsOptions, defaultSkillRoots } from './default-skill-roots.js'
+
 export { defineSkill, type SkillDefinition } from './define-skill.js'
+export {
+  type DefaultSkillRootsOptions,
+  defaultSkillRoots,
+} from './discovery/default-skill-roots.js'
 export {
   FileSystemSkillSource,
   type FileSystemSkillSourceOptions,
 } from './file-system-skill-source.js'
 export { InMemorySkillSource, type InMemorySkillSourceOptions } from './in-memory-skill-source.js'
-export { readSkillLock } from './read-skill-lock.js'
-export type { SkillLock } from './skill-lock.js'
-export type { SkillPin } from './skill-pins.js'
+export { readSkillLock } from './lock/read-skill-lock.js'
+export type { SkillLock } from './lock/skill-lock.js'
+export type { SkillPin } from './lock/skill-pins.js'
 export type {
   DiscoveredSkill,
   SkillProblem,

@@ -1,14 +1,19 @@
-import { CatalogRows } from './catalog-rows.js'
-import { ChangeListeners } from './change-listeners.js'
-import { discoverSkills } from './discover-skills.js'
-import { ServedSkills } from './served-skills.js'
-import { SharedDiscovery } from './shared-discovery.js'
-import { SkillDigests } from './skill-digests.js'
-import { type SkillLock, type SkillLockFile, toSkillLock } from './skill-lock.js'
-import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
-import { type OverlaySidecar, readOverlaySidecar, resolveOverlayDirs } from './skill-overlays.js'
-import { SkillPins } from './skill-pins.js'
-import { type DeclaredSkill, SkillReader } from './skill-reader.js'
+import { CatalogRows } from './discovery/catalog-rows.js'
+import { ChangeListeners } from './discovery/change-listeners.js'
+import { discoverSkills } from './discovery/discover-skills.js'
+import { SharedDiscovery } from './discovery/shared-discovery.js'
+import { VisitCache, type WatchState } from './discovery/visit-cache.js'
+import { SkillDigests } from './lock/skill-digests.js'
+import { type SkillLock, type SkillLockFile, toSkillLock } from './lock/skill-lock.js'
+import { SkillPins } from './lock/skill-pins.js'
+import {
+  type OverlaySidecar,
+  readOverlaySidecar,
+  resolveOverlayDirs,
+} from './overlays/skill-overlays.js'
+import { ServedSkills } from './reading/served-skills.js'
+import type { SkillFileManifest, SkillManifestOptions } from './reading/skill-manifest.js'
+import { type DeclaredSkill, SkillReader } from './reading/skill-reader.js'
 import { resolveSourceLimits, type SkillSourceLimits } from './source-limits.js'
 import type {
   DiscoveredSkill,
@@ -20,9 +25,8 @@ import type {
   SkillSource,
   SourceReadOptions,
 } from './types.js'
-import { VisitCache, type WatchState } from './visit-cache.js'
 
-export type { DeclaredSkill } from './skill-reader.js'
+export type { DeclaredSkill } from './reading/skill-reader.js'
 
 /** Options for `FileSystemSkillSource`. */
 export interface FileSystemSkillSourceOptions {
@@ -90,7 +94,7 @@ export interface FileSystemSkillSourceOptions {
  * `walkSkillRoots`), validates each SKILL.md (lenient unless `strict`) and its
  * optional `skillhost.yaml`, and yields skills whose id is the manifest name;
  * a later folder with a taken id is reported, not served. A skill's version is
- * a hash of every file's path, size, mtime and inode (prefixed by a manifest
+ * a hash of every file's path, size, mtime, ctime and inode (prefixed by a manifest
  * `version`), so any change makes old refs stale: every other method rescans
  * the folder and fails with `E_SKILL_NOT_FOUND` on a stale ref. Reads never
  * leave the folder and are capped by `limits`. With `overlays`, a deployer's
@@ -306,7 +310,7 @@ export class FileSystemSkillSource implements SkillSource {
 
   /**
    * One scan for every file: each read opens with O_NOFOLLOW and checks the
-   * file's identity (inode, size, mtime) against this scan, so a file swapped
+   * file's identity (inode, size, mtime, ctime) against this scan, so a file swapped
    * or changed since is `E_SKILL_SOURCE_FAILED`, never unvalidated bytes.
    */
   snapshot(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillSnapshot> {

@@ -2,8 +2,8 @@ import { SkillHostError } from '../common/errors.js'
 import { Tool } from '../common/tool.js'
 import { validateSkillManifest } from '../manifest/validate-skill-manifest.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
-import { bytesToStream } from './bytes-to-stream.js'
 import type { SkillDefinition } from './define-skill.js'
+import { bytesToStream } from './reading/bytes-to-stream.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,

@@ -14,17 +14,16 @@ export {
   skillCopyKey,
 } from '../skill-model/skill-copy-ref.js'
 export { UNAVAILABLE_TOOL_ENABLE } from '../skill-model/unavailable-tool.js'
-export { bytesToStream, streamToBytes } from './bytes-to-stream.js'
 export * from './essentials.js'
 export type { DeclaredSkill } from './file-system-skill-source.js'
-export { diffSkillLocks, type SkillLockDrift } from './lock-drift.js'
+export { diffSkillLocks, type SkillLockDrift } from './lock/lock-drift.js'
 export {
   type LockedEnvironment,
   type LockedPackage,
   MAX_LOCKED_ENVIRONMENTS,
   MAX_LOCKED_PACKAGES,
-} from './lock-environments.js'
-export { type LockableSkillSource, type LockSkillsOptions, lockSkills } from './lock-skills.js'
+} from './lock/lock-environments.js'
+export { type LockableSkillSource, type LockSkillsOptions, lockSkills } from './lock/lock-skills.js'
 export {
   formatSkillLock,
   MAX_SKILL_LOCK_BYTES,
@@ -34,7 +33,9 @@ export {
   type SkillLockEntry,
   type SkillLockFile,
   type SkillLockVersion,
-} from './skill-lock.js'
+} from './lock/skill-lock.js'
+export { notPinnedError } from './lock/skill-pins.js'
+export { bytesToStream, streamToBytes } from './reading/bytes-to-stream.js'
 export {
   isSkillFileDigest,
   SKILL_FILE_DIGEST_PATTERN,
@@ -43,8 +44,7 @@ export {
   type SkillManifestFile,
   type SkillManifestOptions,
   skillFileDigest,
-} from './skill-manifest.js'
-export { notPinnedError } from './skill-pins.js'
+} from './reading/skill-manifest.js'
 export { DEFAULT_SOURCE_LIMITS, type SkillSourceLimits } from './source-limits.js'
 export type {
   DiscoverOptions,

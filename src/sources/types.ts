@@ -7,8 +7,8 @@ import type {
 } from '../skill-model/declarations.js'
 import type { SkillPermissionRequest } from '../skill-model/permission-request.js'
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import type { SkillFileManifest, SkillManifestOptions } from './skill-manifest.js'
-import type { SkillPin } from './skill-pins.js'
+import type { SkillPin } from './lock/skill-pins.js'
+import type { SkillFileManifest, SkillManifestOptions } from './reading/skill-manifest.js'
 
 export type {
   SkillIsolatedToolDeclaration,
@@ -181,6 +181,13 @@ export interface SkillSource {
    * publishes; a source without it is left out of `skills/list`.
    */
   manifest?(ref: SkillRef, options?: SkillManifestOptions): Promise<SkillFileManifest>
+  /**
+   * Optional: fetches now what a load of `ref` will read, so the load itself
+   * reads from memory. A manager calls it before the load takes its place on
+   * the queue that every load shares, so a slow source (a remote server)
+   * delays only its own loads. Rejects as the read it stands for would.
+   */
+  prefetch?(ref: SkillRef, options?: SourceReadOptions): Promise<void>
   /**
    * Optional: calls `listener` when what `discover` would yield may have
    * changed (a watched folder changed). A manager rediscovers (catalog only,

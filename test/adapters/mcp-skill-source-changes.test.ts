@@ -139,23 +139,26 @@ describe('McpSkillSource follows the server’s list changes', () => {
 
   it('coalesces a burst into one telling, and the last unsubscribe removes its handler', async () => {
     const { client, serverManager } = await servedOneSkill()
-    const source = new McpSkillSource({ client })
+    const source = new McpSkillSource({ client, watch: { debounceMs: 5 } })
     let calls = 0
+    let told: () => void = () => undefined
     const off = source.onDidChange(() => {
       calls += 1
+      told()
     })
     const offAgain = source.onDidChange(() => {
       throw new Error('a listener that throws does not stop the others')
     })
+    const once = new Promise<void>((resolve) => {
+      told = resolve
+    })
     for (let i = 0; i < 5; i++) source.changed()
-    await Promise.resolve()
-    await Promise.resolve()
+    await once
     expect(calls).toBe(1)
     off()
     offAgain()
     offAgain()
     source.changed()
-    await Promise.resolve()
     expect(calls).toBe(1)
     // The source's handler is gone: the server's next notice falls through to the client's fallback.
     const fellThrough = new Promise<string>((resolve) => {

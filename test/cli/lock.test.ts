@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { parseSkillLock } from '../../src/sources/skill-lock.js'
+import { parseSkillLock } from '../../src/sources/lock/skill-lock.js'
 import { discover, skillMd, writeTree } from '../sources/skill-tree.js'
 import { ROOT } from './spawn-serve.js'
 

@@ -2,17 +2,23 @@ import { execFileSync } from 'node:child_process'
 import { symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { allSteps, type FsSteps, runAsync, runSync, statStep } from '../../src/sources/fs-steps.js'
+import {
+  allSteps,
+  type FsSteps,
+  runAsync,
+  runSync,
+  statStep,
+} from '../../src/sources/discovery/fs-steps.js'
 import {
   asyncSkillFs,
   type SkillFs,
   type SyncSkillFs,
   syncSkillFs,
-} from '../../src/sources/skill-fs.js'
+} from '../../src/sources/discovery/skill-fs.js'
+import { type DiscoveryIo, walkSkillRoots } from '../../src/sources/discovery/walk-skill-roots.js'
+import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import type { SkillProblem } from '../../src/sources/types.js'
-import { type DiscoveryIo, walkSkillRoots } from '../../src/sources/walk-skill-roots.js'
 import { discover, makeTree, removeTree, skillMd } from './skill-tree.js'
 
 const roots: string[] = []

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { TurnContext } from '../../src/common/turn-context.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { lockSkills } from '../../src/sources/lock-skills.js'
+import { lockSkills } from '../../src/sources/lock/lock-skills.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 import { discover, skillMd, writeTree } from './skill-tree.js'
 

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { lockSkills } from '../../src/sources/lock-skills.js'
-import type { SkillLock } from '../../src/sources/skill-lock.js'
+import { lockSkills } from '../../src/sources/lock/lock-skills.js'
+import type { SkillLock } from '../../src/sources/lock/skill-lock.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
 import { discover, makeTree, removeTree, skillMd, text, writeTree } from './skill-tree.js'
 
@@ -139,16 +139,16 @@ describe('FileSystemSkillSource({ lock })', () => {
     await utimes(file, T0, T0)
     const source = new FileSystemSkillSource({ roots: root, lock: await pin(root) })
     expect((await discover(source)).skills.map((s) => s.pin?.state)).toEqual(['pinned', 'pinned'])
-    // Rewritten in place with the same size and its mtime put back: same inode, size and mtime,
-    // so the same scan identity, and rediscovery reuses the digest without reading the file.
-    // (The documented limit: identity is by stat, and this takes a deliberate utimes.)
+    expect((await discover(source)).skills[0]?.pin?.state).toBe('pinned')
+    // Touched only: a new identity, so the file is read again, and its bytes are still pinned.
+    await utimes(file, T0, new Date(T0.getTime() + 5_000))
+    expect((await discover(source)).skills[0]?.pin?.state).toBe('pinned')
+    // Rewritten in place with the same size and its mtime put back: same inode, size and
+    // mtime, but the ctime moved (utimes cannot restore it), so the change is seen.
     const ino = (await stat(file)).ino
     await writeFile(file, 'ALPHA NOTES')
-    await utimes(file, T0, T0)
-    expect((await stat(file)).ino).toBe(ino)
-    expect((await discover(source)).skills[0]?.pin?.state).toBe('pinned')
-    // Touched: a new identity, so the file is read again and the change is seen.
     await utimes(file, T0, new Date(T0.getTime() + 5_000))
+    expect((await stat(file)).ino).toBe(ino)
     expect((await discover(source)).skills[0]?.pin?.state).toBe('changed-since-pinned')
   })
 

@@ -1,7 +1,7 @@
 import { rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { readScanned, scanSkillFolder } from '../../src/sources/scan-skill-folder.js'
+import { readScanned, scanSkillFolder } from '../../src/sources/discovery/scan-skill-folder.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import { rejectsWith } from '../helpers/error-code.js'
 import { makeTree, removeTree, skillMd } from './skill-tree.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
-import { type Discovery, SharedDiscovery } from '../../src/sources/shared-discovery.js'
+import { type Discovery, SharedDiscovery } from '../../src/sources/discovery/shared-discovery.js'
 import type { DiscoveredSkill, DiscoveryProgress, SkillProblem } from '../../src/sources/types.js'
 
 // SharedDiscovery on its own, over a walk the test finishes by hand: which

@@ -4,13 +4,13 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { personText, SkillHostError } from '../../src/common/errors.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { readSkillLock } from '../../src/sources/read-skill-lock.js'
+import { readSkillLock } from '../../src/sources/lock/read-skill-lock.js'
 import {
   formatSkillLock,
   MAX_SKILL_LOCK_BYTES,
   parseSkillLock,
   type SkillLock,
-} from '../../src/sources/skill-lock.js'
+} from '../../src/sources/lock/skill-lock.js'
 import { rejectsWith } from '../helpers/error-code.js'
 import { makeTree, removeTree } from './skill-tree.js'
 

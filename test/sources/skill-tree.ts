@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { streamToBytes } from '../../src/sources/bytes-to-stream.js'
+import { streamToBytes } from '../../src/sources/reading/bytes-to-stream.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../../src/sources/types.js'
 
 /** A temp folder populated from a `{ relativePath: content }` map. */

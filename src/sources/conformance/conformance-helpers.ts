@@ -1,5 +1,5 @@
 import { SkillHostError } from '../../common/errors.js'
-import { streamToBytes } from '../bytes-to-stream.js'
+import { streamToBytes } from '../reading/bytes-to-stream.js'
 import type { DiscoveredSkill, DiscoverOptions, SkillSource } from '../types.js'
 
 /** Throws a plain Error with `message` unless `condition` holds. */

@@ -4,14 +4,14 @@ import { SkillHostError } from '../../../common/errors.js'
 import { decodeSkillText } from '../../../manifest/decode-skill-text.js'
 import { parseSkillMd } from '../../../manifest/parse-skill-md.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import { bytesToStream } from '../../../sources/bytes-to-stream.js'
-import type { SkillLock } from '../../../sources/skill-lock.js'
+import type { SkillLock } from '../../../sources/lock/skill-lock.js'
+import { bytesToStream } from '../../../sources/reading/bytes-to-stream.js'
 import {
   checkManifestBounds,
   type SkillFileManifest,
   type SkillManifestOptions,
   skillFileDigest,
-} from '../../../sources/skill-manifest.js'
+} from '../../../sources/reading/skill-manifest.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,
@@ -26,7 +26,8 @@ import type {
 import { SKILLS_EXTENSION_ID } from './protocol.js'
 import { remoteDescriptor } from './remote-descriptor.js'
 import { RemoteListChanges } from './remote-list-changes.js'
-import { checkRemoteSkill, listRemoteSkills, type RemoteSkill } from './remote-skill-entries.js'
+import { eachAtMost, RemoteRequests } from './remote-requests.js'
+import { checkRemoteSkill, type RemoteSkill } from './remote-skill-entries.js'
 import { remotePinProblem } from './remote-skill-pin.js'
 
 /** Options for `McpSkillSource`. */
@@ -54,11 +55,24 @@ export interface McpSkillSourceOptions {
    * are told, so a manager over this source rediscovers. While anyone
    * listens, this source is the client's handler for that notification (the
    * SDK keeps one per method), calling the handler the host had set first and
-   * putting it back when the last listener leaves. Default true; a host that
-   * would rather pass the notice on itself gives false and calls `changed()`.
+   * putting it back when the last listener leaves. Notices are gathered for
+   * `debounceMs` (default 100) after the first of a burst and told once, so a
+   * flood of notices costs a few rediscoveries. Default true; a host that
+   * would rather pass the notice on itself gives false and calls `changed()`
+   * (debounced alike).
    */
-  readonly watch?: boolean
+  readonly watch?: boolean | { readonly debounceMs?: number }
+  /**
+   * The longest this source waits for the server to answer one request
+   * (`skills/list` page, `resources/read`), in milliseconds; past it the
+   * request is abandoned and fails with `E_SKILL_SOURCE_FAILED`. Default
+   * 20,000 (the MCP SDK's own default is 60 s).
+   */
+  readonly requestTimeoutMs?: number
 }
+
+/** Files of one skill fetched at once by `prefetch`. */
+const PREFETCH_CONCURRENCY = 8
 
 const encoder = new TextEncoder()
 
@@ -91,12 +105,19 @@ export class McpSkillSource implements SkillSource {
   readonly #bytes = new Map<string, Uint8Array>()
   readonly #lock: SkillLock | undefined
   readonly #changes: RemoteListChanges
+  readonly #requests: RemoteRequests
 
   constructor(options: McpSkillSourceOptions) {
     this.#client = options.client
     this.id = options.id ?? 'mcp'
     this.#lock = options.lock
-    this.#changes = new RemoteListChanges(options.client, options.watch !== false)
+    this.#requests = new RemoteRequests(options.client, this.id, options.requestTimeoutMs)
+    const watch = options.watch
+    this.#changes = new RemoteListChanges(
+      options.client,
+      watch !== false,
+      typeof watch === 'object' ? watch.debounceMs : undefined,
+    )
   }
 
   /** Calls `listener` when the server's skill list may have changed (see `McpSkillSourceOptions.watch`). */
@@ -148,7 +169,7 @@ export class McpSkillSource implements SkillSource {
         `The server behind source "${this.id}" does not declare the Skills Extension.`,
       )
     }
-    const entries = await listRemoteSkills(this.#client, options.signal)
+    const entries = await this.#requests.list(options.signal)
     const skills = new Map<string, RemoteSkill>()
     for (const entry of entries) {
       const checked = checkRemoteSkill(entry, this.id)
@@ -206,9 +227,7 @@ export class McpSkillSource implements SkillSource {
     const key = `${skill.version}\n${rel}`
     const kept = this.#bytes.get(key)
     if (kept) return kept
-    const bytes = contentBytes(
-      await this.#client.readResource({ uri: listed.uri }, signal ? { signal } : {}),
-    )
+    const bytes = contentBytes(await this.#requests.read(listed.uri, signal))
     if (bytes.byteLength !== listed.size || skillFileDigest(bytes) !== listed.digest)
       this.#refuse(skill, `file "${rel}" is not what the entry lists`)
     if (rel === 'SKILL.md') {
@@ -218,6 +237,19 @@ export class McpSkillSource implements SkillSource {
     }
     this.#bytes.set(key, bytes)
     return bytes
+  }
+
+  /**
+   * Fetches and verifies every file of the skill at `ref` that is not kept
+   * yet, a few at once, so a load reads them from memory (see
+   * `SkillSource.prefetch`): a manager calls this before the load joins the
+   * queue local loads share, so a slow server holds up only its own loads.
+   */
+  async prefetch(ref: SkillRef, options: SourceReadOptions = {}): Promise<void> {
+    const skill = this.#current(ref)
+    await eachAtMost([...skill.files.keys()], PREFETCH_CONCURRENCY, (path) =>
+      this.#file(skill, path, options.signal),
+    )
   }
 
   #refuse(skill: RemoteSkill, why: string): never {

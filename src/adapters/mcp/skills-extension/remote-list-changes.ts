@@ -1,7 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ChangeListeners } from '../../../sources/discovery/change-listeners.js'
 
 const LIST_CHANGED = 'notifications/resources/list_changed'
+
+/** How long notices are gathered into one telling by default: the folder watcher's debounce. */
+export const DEFAULT_REMOTE_DEBOUNCE_MS = 100
 
 type NotificationHandler = (notification: unknown) => Promise<void> | void
 
@@ -23,61 +27,57 @@ function handlerOf(client: Client, method: string): NotificationHandler | undefi
  * While anyone listens and `follow` is on, the client's handler for that
  * notification is this one, which first calls the handler the host had set
  * (the SDK keeps one per method); the host's is put back when the last
- * listener leaves. `changed()` tells the listeners, once per microtask
- * however often it is called, so a burst of notifications is one rediscovery.
+ * listener leaves. `changed()` tells the listeners once `debounceMs` after
+ * the first notice of a burst (`ChangeListeners`, as the folder watcher
+ * does): a server sending 200 notices 1 ms apart costs a few rediscoveries,
+ * not 200.
  */
 export class RemoteListChanges {
   readonly #client: Client
   readonly #follow: boolean
-  readonly #listeners = new Set<() => void>()
-  #pending = false
+  readonly #listeners: ChangeListeners
   /** The host's handler this one stands in front of, while it does. */
   #previous: NotificationHandler | undefined
 
-  constructor(client: Client, follow: boolean) {
+  constructor(client: Client, follow: boolean, debounceMs = DEFAULT_REMOTE_DEBOUNCE_MS) {
     this.#client = client
     this.#follow = follow
+    this.#listeners = new ChangeListeners(debounceMs)
   }
 
   /** Adds a listener; the returned function removes it (once). */
   subscribe(listener: () => void): () => void {
+    if (this.#listeners.size === 0 && this.#follow) this.#install()
     // A wrapper per subscription, so the same function subscribed twice is two listeners.
-    const entry = () => listener()
-    if (this.#listeners.size === 0 && this.#follow) {
-      const previous = handlerOf(this.#client, LIST_CHANGED)
-      this.#previous = previous
-      this.#client.setNotificationHandler(ResourceListChangedNotificationSchema, async (n) => {
-        this.changed()
-        await previous?.(n)
-      })
-    }
-    this.#listeners.add(entry)
+    const remove = this.#listeners.add(() => listener())
+    let removed = false
     return () => {
-      if (!this.#listeners.delete(entry)) return
-      if (this.#listeners.size > 0 || !this.#follow) return
-      const previous = this.#previous
-      this.#previous = undefined
-      if (previous === undefined) this.#client.removeNotificationHandler(LIST_CHANGED)
-      else
-        this.#client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) =>
-          previous(n),
-        )
+      if (removed) return
+      removed = true
+      remove()
+      if (this.#listeners.size === 0 && this.#follow) this.#uninstall()
     }
   }
 
-  /** Tells every listener, coalesced per microtask; a listener that throws does not stop the others. */
+  /** Tells every listener once the burst this notice opens has passed; a listener that throws does not stop the others. */
   changed(): void {
-    if (this.#pending) return
-    this.#pending = true
-    queueMicrotask(() => {
-      this.#pending = false
-      for (const listener of [...this.#listeners]) {
-        try {
-          listener()
-        } catch {
-          // One listener's failure is its own.
-        }
-      }
+    this.#listeners.changed()
+  }
+
+  #install(): void {
+    const previous = handlerOf(this.#client, LIST_CHANGED)
+    this.#previous = previous
+    this.#client.setNotificationHandler(ResourceListChangedNotificationSchema, async (n) => {
+      this.changed()
+      await previous?.(n)
     })
+  }
+
+  #uninstall(): void {
+    const previous = this.#previous
+    this.#previous = undefined
+    if (previous === undefined) this.#client.removeNotificationHandler(LIST_CHANGED)
+    else
+      this.#client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => previous(n))
   }
 }

@@ -6,7 +6,10 @@ import {
   validateSkillManifest,
 } from '../../../manifest/validate-skill-manifest.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import { isSkillFileDigest, type SkillManifestFile } from '../../../sources/skill-manifest.js'
+import {
+  isSkillFileDigest,
+  type SkillManifestFile,
+} from '../../../sources/reading/skill-manifest.js'
 import type { SkillProblem } from '../../../sources/types.js'
 import { ListSkillsResultSchema, SKILLS_EXTENSION_LIMITS, type SkillEntry } from './protocol.js'
 
@@ -24,10 +27,10 @@ export interface RemoteSkill {
 /** The most `skills/list` pages read in one discovery (a server that never stops paging is cut off). */
 const MAX_PAGES = 10_000
 
-/** Every entry of every `skills/list` page, in order. */
+/** Every entry of every `skills/list` page, in order; `options` (deadline, signal) go with each page's request. */
 export async function listRemoteSkills(
   client: Client,
-  signal?: AbortSignal,
+  options: { readonly timeout?: number; readonly signal?: AbortSignal } = {},
 ): Promise<SkillEntry[]> {
   const entries: SkillEntry[] = []
   const seen = new Set<string>()
@@ -36,7 +39,7 @@ export async function listRemoteSkills(
     const result = await client.request(
       { method: 'skills/list', params: cursor === undefined ? {} : { cursor } },
       ListSkillsResultSchema,
-      signal ? { signal } : {},
+      options,
     )
     entries.push(...(result.skills as SkillEntry[]))
     cursor = result.nextCursor

@@ -4,7 +4,7 @@ import { SkillHostError } from '../../../common/errors.js'
 import { fileType } from '../../../common/file-type.js'
 import type { SkillFileContent, SkillManager } from '../../../manager/types.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import type { SkillFileManifest } from '../../../sources/skill-manifest.js'
+import type { SkillFileManifest } from '../../../sources/reading/skill-manifest.js'
 import { parseSkillResourceUri, skillResourceUri } from '../skill-resources.js'
 import {
   GetSkillRequestSchema,

@@ -1,4 +1,4 @@
-import type { SkillLock } from '../../../sources/skill-lock.js'
+import type { SkillLock } from '../../../sources/lock/skill-lock.js'
 import type { PinnedPackage, ProvisionOptions } from './provision-env.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { DiscoveredSkill, DiscoverOptions, DiscoveryProgress, SkillProblem } from './types.js'
+import type { DiscoveredSkill, DiscoverOptions, DiscoveryProgress, SkillProblem } from '../types.js'
 import { throwIfAborted } from './visit-folder.js'
 
 /** One discovery, in the order the walk produced it: skills and the problems reported among them. */

@@ -1,7 +1,7 @@
-import { type FsSteps, runAsync } from './fs-steps.js'
-import type { SkillFolderScan } from './scan-skill-folder.js'
+import { type FsSteps, runAsync } from '../discovery/fs-steps.js'
+import type { SkillFolderScan } from '../discovery/scan-skill-folder.js'
+import { asyncSkillFs } from '../discovery/skill-fs.js'
 import { skillDigestSteps } from './skill-digest.js'
-import { asyncSkillFs } from './skill-fs.js'
 
 /** Runs digest steps with a discovery driver (direct calls or the thread pool). */
 export type DigestRunner = (steps: FsSteps<string>) => string | Promise<string>
@@ -14,22 +14,28 @@ export interface FileDigests {
 
 const POOL: DigestRunner = (steps) => runAsync(steps, asyncSkillFs)
 
+/** What is kept per folder: the scan identity, its digest, and the per-file hashes when taken. */
+interface Kept {
+  readonly hash: string
+  readonly digest: string
+  readonly files?: ReadonlyMap<string, string>
+}
+
 /**
  * The content digests a source has taken, one per skill folder, each kept
  * with the scan identity it was computed for (the scan's hash of every
  * file's path, size, mtime and inode) and reused only for a scan with that
  * same identity: a rediscovery of an unchanged skill reads none of its
- * files, and a digest is never trusted for a folder that changed since. The
- * digest's own reads are checked against the scan they hash (see
+ * files. A scan identity can be kept by a rewrite that restores the mtime,
+ * so a kept digest says what the files held when they were hashed, not what
+ * they hold now: a locked source checks every byte it hands out against the
+ * per-file hashes (`fileDigests`, see `readCurrent` in `served-skills.ts`).
+ * The digest's own reads are checked against the scan they hash (see
  * `skillDigestSteps`).
  */
 export class SkillDigests {
   readonly #maxFileBytes: number
-  readonly #byFolder = new Map<string, { readonly hash: string; readonly digest: string }>()
-  readonly #filesByFolder = new Map<
-    string,
-    { readonly hash: string; readonly value: FileDigests }
-  >()
+  readonly #byFolder = new Map<string, Kept>()
 
   /** `maxFileBytes`: the largest file read (a larger one fails the digest). */
   constructor(maxFileBytes: number) {
@@ -56,18 +62,21 @@ export class SkillDigests {
   /**
    * The content digest of `scan` with each file's own SHA-256, hashed from
    * the same reads (so the per-file hashes pin exactly what the digest pins);
-   * cached for this scan identity like `digest`. Read only for a locked
-   * skill whose module is imported (see `pinned-imports.ts`).
+   * cached for this scan identity like `digest`. What a lock holds every
+   * read of a locked skill to (`SkillPins.pinnedFiles`).
    */
-  async fileDigests(dir: string, scan: SkillFolderScan): Promise<FileDigests> {
-    const kept = this.#filesByFolder.get(dir)
-    if (kept?.hash === scan.hash) return kept.value
+  async fileDigests(
+    dir: string,
+    scan: SkillFolderScan,
+    run: DigestRunner = POOL,
+    known?: ReadonlyMap<string, Uint8Array>,
+  ): Promise<FileDigests> {
+    const kept = this.#byFolder.get(dir)
+    if (kept?.hash === scan.hash && kept.files) return { digest: kept.digest, files: kept.files }
     const files = new Map<string, string>()
-    const digest = await POOL(skillDigestSteps(scan, this.#maxFileBytes, undefined, files))
-    const value: FileDigests = { digest, files }
-    this.#filesByFolder.set(dir, { hash: scan.hash, value })
-    this.#byFolder.set(dir, { hash: scan.hash, digest })
-    return value
+    const digest = await run(skillDigestSteps(scan, this.#maxFileBytes, known, files))
+    this.#byFolder.set(dir, { hash: scan.hash, digest, files })
+    return { digest, files }
   }
 
   /** How many folders have a digest kept. */
@@ -75,10 +84,13 @@ export class SkillDigests {
     return this.#byFolder.size
   }
 
+  /** Forgets what was kept for folder `dir` (its files were found to hold other bytes than it says). */
+  forget(dir: string): void {
+    this.#byFolder.delete(dir)
+  }
+
   /** Forgets the digests of folders not in `dirs` (those a completed discovery no longer serves). */
   keepOnly(dirs: ReadonlySet<string>): void {
     for (const dir of this.#byFolder.keys()) if (!dirs.has(dir)) this.#byFolder.delete(dir)
-    for (const dir of this.#filesByFolder.keys())
-      if (!dirs.has(dir)) this.#filesByFolder.delete(dir)
   }
 }

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
 import { MAX_SKILL_LOCK_BYTES, parseSkillLock, type SkillLock } from './skill-lock.js'
 
 // The message never names the file (a host path); the person text does.

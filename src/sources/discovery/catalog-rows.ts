@@ -1,6 +1,6 @@
-import { type UnavailableTool, unavailableTool } from '../skill-model/unavailable-tool.js'
+import { type UnavailableTool, unavailableTool } from '../../skill-model/unavailable-tool.js'
+import type { DiscoveredSkill } from '../types.js'
 import type { FsSkillEntry } from './load-fs-skill.js'
-import type { DiscoveredSkill } from './types.js'
 
 /**
  * Whether a skill's `module:` may be imported: `true`, `false`/undefined, or

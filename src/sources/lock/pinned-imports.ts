@@ -3,8 +3,8 @@ import { realpath } from 'node:fs/promises'
 import module, { createRequire } from 'node:module'
 import { sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { SkillHostError } from '../common/errors.js'
-import type { SkillFolderScan } from './scan-skill-folder.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { SkillFolderScan } from '../discovery/scan-skill-folder.js'
 import { fileSha256 } from './skill-digest.js'
 
 /**

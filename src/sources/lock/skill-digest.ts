@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { allSteps, type FsSteps } from './fs-steps.js'
-import { readScannedStep, type SkillFolderScan } from './scan-skill-folder.js'
-import type { CappedFile } from './skill-fs.js'
+import { allSteps, type FsSteps } from '../discovery/fs-steps.js'
+import { readScannedStep, type SkillFolderScan } from '../discovery/scan-skill-folder.js'
+import type { CappedFile } from '../discovery/skill-fs.js'
 
 /** What a skill content digest looks like: `sha256-` and 44 characters of base64 (as in SRI and npm's `integrity`). */
 export const SKILL_DIGEST_PATTERN = /^sha256-[A-Za-z0-9+/]{43}=$/

@@ -1,18 +1,29 @@
 import type { Dirent } from 'node:fs'
-import { SkillHostError } from '../common/errors.js'
-import { decodeSkillHead, decodeSkillText } from '../manifest/decode-skill-text.js'
-import { OPENAI_YAML_FILE, parseOpenAiYaml } from '../manifest/parse-openai-yaml.js'
-import { parseSkillMd } from '../manifest/parse-skill-md.js'
+import { SkillHostError } from '../../common/errors.js'
+import { decodeSkillHead, decodeSkillText } from '../../manifest/decode-skill-text.js'
+import { OPENAI_YAML_FILE, parseOpenAiYaml } from '../../manifest/parse-openai-yaml.js'
+import { parseSkillMd } from '../../manifest/parse-skill-md.js'
 import {
   parseSkillSidecar,
   SKILL_SIDECAR_FILE,
   type SkillSidecar,
-} from '../manifest/parse-skill-sidecar.js'
-import { type SkillManifest, validateSkillManifest } from '../manifest/validate-skill-manifest.js'
+} from '../../manifest/parse-skill-sidecar.js'
+import {
+  type SkillManifest,
+  validateSkillManifest,
+} from '../../manifest/validate-skill-manifest.js'
 import type {
   PermissionRequestParse,
   SkillPermissionRequest,
-} from '../skill-model/permission-request.js'
+} from '../../skill-model/permission-request.js'
+import {
+  locateOverlaySteps,
+  OVERLAY_SIDECAR_LABEL,
+  type OverlayHit,
+  overlaidHash,
+  readOverlayTextSteps,
+} from '../overlays/skill-overlays.js'
+import type { SkillSourceLimits } from '../source-limits.js'
 import { type FsSteps, runAsync } from './fs-steps.js'
 import {
   readScannedStep,
@@ -21,14 +32,6 @@ import {
   scanSkillFolderSteps,
 } from './scan-skill-folder.js'
 import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
-import {
-  locateOverlaySteps,
-  OVERLAY_SIDECAR_LABEL,
-  type OverlayHit,
-  overlaidHash,
-  readOverlayTextSteps,
-} from './skill-overlays.js'
-import type { SkillSourceLimits } from './source-limits.js'
 
 /**
  * What an entry keeps of a validated manifest: all of it but `extra` (every
@@ -341,6 +344,7 @@ export function* loadFsSkillSteps(
       known = new Map<string, SkillFileEntry>().set('SKILL.md', {
         size: file.size,
         mtimeMs: file.mtimeMs,
+        ctimeMs: file.ctimeMs,
         ino: file.ino,
       })
     }

@@ -1,14 +1,20 @@
 import { dirname, resolve } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
-import { decodeSkillText } from '../manifest/decode-skill-text.js'
+import { SkillHostError } from '../../common/errors.js'
+import { decodeSkillText } from '../../manifest/decode-skill-text.js'
 import {
   parseSkillSidecar,
   SKILL_SIDECAR_FILE,
   type SkillSidecar,
-} from '../manifest/parse-skill-sidecar.js'
-import { type FsSteps, readCappedStep, realpathStep, runAsync, statStep } from './fs-steps.js'
-import { shortDigest } from './scan-skill-folder.js'
-import { asyncSkillFs, childPath, type FileIdentity } from './skill-fs.js'
+} from '../../manifest/parse-skill-sidecar.js'
+import {
+  type FsSteps,
+  readCappedStep,
+  realpathStep,
+  runAsync,
+  statStep,
+} from '../discovery/fs-steps.js'
+import { shortDigest } from '../discovery/scan-skill-folder.js'
+import { asyncSkillFs, childPath, type FileIdentity } from '../discovery/skill-fs.js'
 
 /** How an overlay sidecar is named in messages: model-safe, never a host path. */
 export const OVERLAY_SIDECAR_LABEL = `overlay ${SKILL_SIDECAR_FILE}`
@@ -67,7 +73,10 @@ export function* locateOverlaySteps(
     try {
       const path = yield* realpathStep(candidate)
       const s = yield* statStep(path)
-      return { path, identity: { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs } }
+      return {
+        path,
+        identity: { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs },
+      }
     } catch (err) {
       const errno = (err as NodeJS.ErrnoException).code
       if (errno !== undefined && MISSING.has(errno)) continue
@@ -104,7 +113,8 @@ export function sameOverlay(a: OverlayHit | undefined, b: OverlayHit | undefined
     a.path === b.path &&
     a.identity.ino === b.identity.ino &&
     a.identity.size === b.identity.size &&
-    a.identity.mtimeMs === b.identity.mtimeMs
+    a.identity.mtimeMs === b.identity.mtimeMs &&
+    a.identity.ctimeMs === b.identity.ctimeMs
   )
 }
 
@@ -116,8 +126,10 @@ export function sameOverlay(a: OverlayHit | undefined, b: OverlayHit | undefined
  */
 export function overlaidHash(scanHash: string, overlay: OverlayHit | undefined): string {
   if (overlay === undefined) return scanHash
-  const { ino, size, mtimeMs } = overlay.identity
-  return shortDigest(`${scanHash}\0overlay\0${overlay.path}\0${size}\0${mtimeMs}\0${ino}`)
+  const { ino, size, mtimeMs, ctimeMs } = overlay.identity
+  return shortDigest(
+    `${scanHash}\0overlay\0${overlay.path}\0${size}\0${mtimeMs}\0${ctimeMs}\0${ino}`,
+  )
 }
 
 /** An overlay sidecar on its own: the overlay folder holding it and what it declares. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
 
 /**
  * What a per-file digest looks like: `sha256:` and 64 lowercase hex digits of

@@ -1,7 +1,8 @@
 import * as crypto from 'node:crypto'
 import type { Dirent, Stats } from 'node:fs'
 import { sep } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { SkillSourceLimits } from '../source-limits.js'
 import {
   allSteps,
   type FsSteps,
@@ -12,7 +13,6 @@ import {
   statStep,
 } from './fs-steps.js'
 import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
-import type { SkillSourceLimits } from './source-limits.js'
 
 /**
  * One regular file of a skill, as seen when the folder was scanned. Its path
@@ -24,6 +24,8 @@ export interface SkillFileEntry {
   readonly target?: string
   readonly size: number
   readonly mtimeMs: number
+  /** Kept because `utimes` can restore an mtime but never a ctime (see `FileIdentity`). */
+  readonly ctimeMs: number
   readonly ino: number
 }
 
@@ -32,7 +34,10 @@ export interface SkillFolderScan {
   /** The folder scanned, as given (not resolved). */
   readonly dir: string
   readonly files: ReadonlyMap<string, SkillFileEntry>
-  /** Changes whenever a file is added, removed, renamed, resized, rewritten or replaced. */
+  /**
+   * Changes whenever a file is added, removed, renamed, resized, rewritten
+   * or replaced, even when its mtime is put back (the ctime moves).
+   */
   readonly hash: string
   /** Entries left out (symlinks leaving the folder, FIFOs, symlinked folders), model-safe. */
   readonly warnings: readonly string[]
@@ -107,8 +112,8 @@ function* resolveLink(abs: string): FsSteps<Resolved> {
 
 const entryOf = (s: Stats, target?: string): SkillFileEntry =>
   target === undefined
-    ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
-    : { target, size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+    ? { size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino }
+    : { target, size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino }
 
 /** The folders a scan listed, absolute: `dir` first. */
 export function scannedFolders(scan: SkillFolderScan): string[] {
@@ -150,9 +155,57 @@ export async function readScanned(
   return (await runAsync(readScannedStep(scan, rel, file, maxBytes), asyncSkillFs)).bytes
 }
 
+/** What one folder's entries ask for: a slot each (in entry order), the calls to make, the subfolders to search. */
+interface FolderPlan {
+  readonly slots: Slot[]
+  readonly calls: FsSteps<Stats | Resolved>[]
+  readonly subfolders: [rel: string, abs: string, depth: number][]
+}
+
 /**
- * Lists every regular file of the skill folder `dir` with its size, mtime and
- * inode, without following a symlink out of the folder or into a folder, so
+ * Sorts one folder's entries (the folder `rel` at `abs`, `depth` below the
+ * skill) into warnings, the stat or link calls to make, and subfolders;
+ * records nested `SKILL.md` folders in `seen.nested` and skips files
+ * `seen.known` already holds. The first stage of `scanSkillFolderSteps`: no
+ * filesystem call is made here.
+ */
+function classifyEntries(
+  entries: readonly Dirent[],
+  rel: string,
+  abs: string,
+  depth: number,
+  limits: SkillSourceLimits,
+  seen: { readonly known: Map<string, SkillFileEntry> | undefined; readonly nested: string[] },
+): FolderPlan {
+  const plan: FolderPlan = { slots: [], calls: [], subfolders: [] }
+  const { slots, calls } = plan
+  for (const entry of entries) {
+    const name = entry.name
+    const relPath = rel === '' ? name : `${rel}/${name}`
+    const absPath = childPath(abs, name)
+    if (entry.isDirectory()) {
+      if (relPath === 'SKILL.md') throw notRegular()
+      if (SKIPPED_FOLDERS.has(name)) continue
+      if (depth + 1 > limits.maxDepth)
+        slots.push({ warning: `${relPath}/ is nested too deep; not searched` })
+      else plan.subfolders.push([relPath, absPath, depth + 1])
+    } else if (entry.isFile()) {
+      if (name === 'SKILL.md' && rel !== '') seen.nested.push(rel)
+      if (seen.known?.has(relPath)) continue
+      slots.push({ rel: relPath, call: calls.length, link: false })
+      calls.push(statStep(absPath))
+    } else if (entry.isSymbolicLink()) {
+      slots.push({ rel: relPath, call: calls.length, link: true })
+      calls.push(resolveLink(absPath))
+    } else if (relPath === 'SKILL.md') throw notRegular()
+    else slots.push({ warning: `${relPath} is not a regular file; ignored` })
+  }
+  return plan
+}
+
+/**
+ * Lists every regular file of the skill folder `dir` with its size, mtime,
+ * ctime and inode, without following a symlink out of the folder or into a folder, so
  * loops cannot occur. `SKILL.md` itself must be a regular file inside the
  * folder: otherwise `E_SKILL_SOURCE_PATH_REJECTED` (escaping symlink) or
  * `E_SKILL_SOURCE_FAILED` (loop, FIFO, folder). More than `maxFilesPerSkill`
@@ -183,30 +236,10 @@ export function* scanSkillFolderSteps(
     const [rel, abs, depth, given] = pending.pop()!
     folders.push(rel)
     const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
-    const slots: Slot[] = []
-    const calls: FsSteps<Stats | Resolved>[] = []
-    const subfolders: [rel: string, abs: string, depth: number][] = []
-    for (const entry of entries) {
-      const name = entry.name
-      const relPath = rel === '' ? name : `${rel}/${name}`
-      const absPath = childPath(abs, name)
-      if (entry.isDirectory()) {
-        if (relPath === 'SKILL.md') throw notRegular()
-        if (SKIPPED_FOLDERS.has(name)) continue
-        if (depth + 1 > limits.maxDepth)
-          slots.push({ warning: `${relPath}/ is nested too deep; not searched` })
-        else subfolders.push([relPath, absPath, depth + 1])
-      } else if (entry.isFile()) {
-        if (name === 'SKILL.md' && rel !== '') nested.push(rel)
-        if (known?.has(relPath)) continue
-        slots.push({ rel: relPath, call: calls.length, link: false })
-        calls.push(statStep(absPath))
-      } else if (entry.isSymbolicLink()) {
-        slots.push({ rel: relPath, call: calls.length, link: true })
-        calls.push(resolveLink(absPath))
-      } else if (relPath === 'SKILL.md') throw notRegular()
-      else slots.push({ warning: `${relPath} is not a regular file; ignored` })
-    }
+    const { slots, calls, subfolders } = classifyEntries(entries, rel, abs, depth, limits, {
+      known,
+      nested,
+    })
     // One round of calls per folder (concurrent when async), answered in entry order.
     const results =
       calls.length === 0 ? [] : calls.length === 1 ? [yield* calls[0]!] : yield* allSteps(calls)
@@ -261,13 +294,13 @@ export function scanSkillFolder(dir: string, limits: SkillSourceLimits): Promise
 const oneShotHash = (crypto as { hash?: (alg: string, data: string, enc: 'base64url') => string })
   .hash
 
-/** A short digest of relative paths, sizes, mtimes and inodes, in path order. */
+/** A short digest of relative paths, sizes, mtimes, ctimes and inodes, in path order. */
 export function hashFiles(files: ReadonlyMap<string, SkillFileEntry>): string {
   let text = ''
   const rels = files.size === 1 ? files.keys() : [...files.keys()].sort()
   for (const rel of rels) {
     const f = files.get(rel)!
-    text += `${rel}\0${f.size}\0${f.mtimeMs}\0${f.ino}\n`
+    text += `${rel}\0${f.size}\0${f.mtimeMs}\0${f.ctimeMs}\0${f.ino}\n`
   }
   return shortDigest(text)
 }

@@ -16,21 +16,27 @@ import {
 } from 'node:fs'
 import { readdir, realpath, stat } from 'node:fs/promises'
 import { sep } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
 
 /** A file's bytes plus the stat taken from the same open descriptor. */
 export interface CappedFile {
   readonly bytes: Uint8Array
   readonly size: number
   readonly mtimeMs: number
+  readonly ctimeMs: number
   readonly ino: number
 }
 
-/** What a scan saw of a file; a read given it refuses any other file. */
+/**
+ * What a scan saw of a file; a read given it refuses any other file. The
+ * ctime is in it because a rewrite can put the mtime back (`utimes`) but
+ * not the ctime, which every write and every `utimes` set to the clock.
+ */
 export interface FileIdentity {
   readonly ino: number
   readonly size: number
   readonly mtimeMs: number
+  readonly ctimeMs: number
 }
 
 /** `T`, or a promise of it when `Async`. */
@@ -76,7 +82,10 @@ const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 function checkStat(s: Stats, maxBytes: number, label: string, expected?: FileIdentity): void {
   if (
     expected &&
-    (s.ino !== expected.ino || s.size !== expected.size || s.mtimeMs !== expected.mtimeMs)
+    (s.ino !== expected.ino ||
+      s.size !== expected.size ||
+      s.mtimeMs !== expected.mtimeMs ||
+      s.ctimeMs !== expected.ctimeMs)
   ) {
     throw new SkillHostError(
       'E_SKILL_SOURCE_FAILED',
@@ -157,6 +166,7 @@ function readCappedAsync(
             bytes: buffer.subarray(0, filled),
             size: filled,
             mtimeMs: s.mtimeMs,
+            ctimeMs: s.ctimeMs,
             ino: s.ino,
           })
         more(0)
@@ -202,7 +212,13 @@ function readCappedSync(
       if (bytesRead === 0) break
       filled += bytesRead
     }
-    return { bytes: buffer.subarray(0, filled), size: filled, mtimeMs: s.mtimeMs, ino: s.ino }
+    return {
+      bytes: buffer.subarray(0, filled),
+      size: filled,
+      mtimeMs: s.mtimeMs,
+      ctimeMs: s.ctimeMs,
+      ino: s.ino,
+    }
   } catch (err) {
     throw wrapReadError(err, label)
   } finally {

@@ -1,5 +1,5 @@
+import type { SkillManifestFile } from '../reading/skill-manifest.js'
 import type { SkillLock } from './skill-lock.js'
-import type { SkillManifestFile } from './skill-manifest.js'
 
 /** How one skill differs between a lockfile and what the roots serve now. */
 export type SkillLockDrift =

@@ -1,11 +1,11 @@
 import { basename, resolve } from 'node:path'
+import type { SkillSourceLimits } from '../source-limits.js'
+import type { DiscoveryProgress, SkillProblem } from '../types.js'
 import { FolderLinks } from './folder-links.js'
 import { type FsSteps, runAsync, runSync } from './fs-steps.js'
 import type { FsSkillOutcome, LoadFsSkillOptions } from './load-fs-skill.js'
 import { mapOrdered } from './map-ordered.js'
 import { childPath, type SkillFs, type SyncSkillFs } from './skill-fs.js'
-import type { SkillSourceLimits } from './source-limits.js'
-import type { DiscoveryProgress, SkillProblem } from './types.js'
 import {
   type Folder,
   throwIfAborted,

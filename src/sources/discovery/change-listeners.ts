@@ -12,6 +12,11 @@ export class ChangeListeners {
     this.#debounceMs = debounceMs
   }
 
+  /** How many listeners there are. */
+  get size(): number {
+    return this.#listeners.size
+  }
+
   /** Adds `listener`; returns the unsubscribe function. */
   add(listener: () => void): () => void {
     this.#listeners.add(listener)

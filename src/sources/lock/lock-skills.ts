@@ -1,8 +1,8 @@
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { SkillFileManifest } from '../reading/skill-manifest.js'
+import type { DiscoveredSkill, DiscoveryProgress, SkillProblem, SkillSource } from '../types.js'
 import { skillContentDigest } from './skill-digest.js'
 import { SKILL_LOCK_VERSION, type SkillLock, type SkillLockEntry } from './skill-lock.js'
-import type { SkillFileManifest } from './skill-manifest.js'
-import type { DiscoveredSkill, DiscoveryProgress, SkillProblem, SkillSource } from './types.js'
 
 /** Options for `lockSkills`. */
 export interface LockSkillsOptions {

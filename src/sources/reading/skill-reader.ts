@@ -1,25 +1,14 @@
-import { SkillHostError } from '../common/errors.js'
-import type { Tool } from '../common/tool.js'
-import { parseSkillMd } from '../manifest/parse-skill-md.js'
-import type { SkillPermissionRequest } from '../skill-model/permission-request.js'
-import { normalizeSkillPath } from '../skill-model/skill-path.js'
-import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
-import { bytesToStream } from './bytes-to-stream.js'
-import type { CatalogRows } from './catalog-rows.js'
-import { importModuleTools } from './import-module-tools.js'
-import { readSkillText } from './load-fs-skill.js'
-import { readScanned, type SkillFolderScan, scannedFilePath } from './scan-skill-folder.js'
-import type { ServedSkills } from './served-skills.js'
-import type { SkillDigests } from './skill-digests.js'
-import {
-  checkManifestBounds,
-  type SkillFileManifest,
-  type SkillManifestOptions,
-  skillFileDigestOfBase64,
-  verifiedReader,
-} from './skill-manifest.js'
-import type { SkillPins } from './skill-pins.js'
-import type { SkillSourceLimits } from './source-limits.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { Tool } from '../../common/tool.js'
+import { parseSkillMd } from '../../manifest/parse-skill-md.js'
+import type { SkillPermissionRequest } from '../../skill-model/permission-request.js'
+import { normalizeSkillPath } from '../../skill-model/skill-path.js'
+import type { UnavailableTool } from '../../skill-model/unavailable-tool.js'
+import type { CatalogRows } from '../discovery/catalog-rows.js'
+import { readScanned, scannedFilePath } from '../discovery/scan-skill-folder.js'
+import type { SkillDigests } from '../lock/skill-digests.js'
+import type { SkillPins } from '../lock/skill-pins.js'
+import type { SkillSourceLimits } from '../source-limits.js'
 import type {
   SkillDescriptor,
   SkillFileStat,
@@ -27,7 +16,17 @@ import type {
   SkillScriptDeclaration,
   SkillSnapshot,
   SourceReadOptions,
-} from './types.js'
+} from '../types.js'
+import { bytesToStream } from './bytes-to-stream.js'
+import { importModuleTools } from './import-module-tools.js'
+import type { CurrentSkill, ServedSkills } from './served-skills.js'
+import {
+  checkManifestBounds,
+  type SkillFileManifest,
+  type SkillManifestOptions,
+  skillFileDigestOfBase64,
+  verifiedReader,
+} from './skill-manifest.js'
 
 /** What discovery saw of a skill: see `FileSystemSkillSource.declared`. */
 export interface DeclaredSkill {
@@ -98,7 +97,8 @@ export class SkillReader {
    * scan's sizes before anything is read.
    */
   async manifest(ref: SkillRef, options: SkillManifestOptions = {}): Promise<SkillFileManifest> {
-    const { entry, scan } = await this.#served.current(ref, options.signal)
+    const current = await this.#served.current(ref, options.signal)
+    const { entry, scan } = current
     let totalBytes = 0
     for (const file of scan.files.values()) totalBytes += file.size
     checkManifestBounds(ref.id, scan.files.size, totalBytes, options.bounds)
@@ -106,7 +106,7 @@ export class SkillReader {
       entry.dir,
       scan,
     )
-    const text = await readSkillText(scan, 'SKILL.md', this.#limits.maxSkillMdBytes)
+    const text = await this.#served.readText(current, 'SKILL.md', this.#limits.maxSkillMdBytes)
     const { frontmatter } = parseSkillMd(text, {
       maxFrontmatterBytes: this.#limits.maxFrontmatterBytes,
     })
@@ -134,12 +134,15 @@ export class SkillReader {
 
   /** The skill's descriptor: its manifest, isolated tool sources, imported module tools, scripts. */
   async descriptor(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillDescriptor> {
-    const { entry, scan } = await this.#served.current(ref, options.signal)
+    const current = await this.#served.current(ref, options.signal)
+    const { entry, scan } = current
     const m = entry.manifest
     const sidecar = entry.sidecar
     const isolatedTools = []
     for (const t of sidecar?.isolatedTools ?? []) {
-      const source = (await readSkillText(scan, t.source, this.#limits.maxFileBytes)).trim()
+      const source = (
+        await this.#served.readText(current, t.source, this.#limits.maxFileBytes)
+      ).trim()
       isolatedTools.push({
         name: t.name,
         description: t.description,
@@ -186,19 +189,19 @@ export class SkillReader {
     options: SourceReadOptions = {},
   ): Promise<ReadableStream<Uint8Array>> {
     const rel = path === undefined ? undefined : normalizeSkillPath(path)
-    const { scan } = await this.#served.current(ref, options.signal)
-    if (rel === undefined) return bytesToStream(await this.#body(scan))
-    const file = scan.files.get(rel)
-    if (!file) throw noSuchFile(ref, rel)
-    return bytesToStream(await readScanned(scan, rel, file, this.#limits.maxFileBytes))
+    const current = await this.#served.current(ref, options.signal)
+    if (rel === undefined) return bytesToStream(await this.#body(current))
+    if (!current.scan.files.has(rel)) throw noSuchFile(ref, rel)
+    return bytesToStream(await this.#served.read(current, rel, this.#limits.maxFileBytes))
   }
 
   /** One file's size (the body's, with no `path`) and the skill's version. */
   async stat(ref: SkillRef, path?: string): Promise<SkillFileStat> {
     const rel = path === undefined ? undefined : normalizeSkillPath(path)
-    const { entry, scan } = await this.#served.current(ref)
+    const current = await this.#served.current(ref)
+    const { entry, scan } = current
     if (rel === undefined)
-      return { size: (await this.#body(scan)).byteLength, version: entry.version }
+      return { size: (await this.#body(current)).byteLength, version: entry.version }
     const file = scan.files.get(rel)
     if (!file) throw noSuchFile(ref, rel)
     return { size: file.size, version: entry.version }
@@ -220,23 +223,24 @@ export class SkillReader {
 
   /** One scan for every file; each read is checked against it (see `FileSystemSkillSource.snapshot`). */
   async snapshot(ref: SkillRef, options: SourceReadOptions = {}): Promise<SkillSnapshot> {
-    const { scan } = await this.#served.current(ref, options.signal)
+    const current = await this.#served.current(ref, options.signal)
+    const { scan } = current
     const paths = [...scan.files.keys()].filter((p) => p !== 'SKILL.md').sort()
     const max = this.#limits.maxFileBytes
+    const served = this.#served
     return {
       paths,
       async read(path) {
         const rel = normalizeSkillPath(path)
-        const file = rel === 'SKILL.md' ? undefined : scan.files.get(rel)
-        if (!file) throw noSuchFile(ref, rel)
-        return readScanned(scan, rel, file, max)
+        if (rel === 'SKILL.md' || !scan.files.has(rel)) throw noSuchFile(ref, rel)
+        return served.read(current, rel, max)
       },
       size: (path) => (path === 'SKILL.md' ? undefined : scan.files.get(path)?.size),
     }
   }
 
-  async #body(scan: SkillFolderScan): Promise<Uint8Array> {
-    const text = await readSkillText(scan, 'SKILL.md', this.#limits.maxSkillMdBytes)
+  async #body(current: CurrentSkill): Promise<Uint8Array> {
+    const text = await this.#served.readText(current, 'SKILL.md', this.#limits.maxSkillMdBytes)
     return encodeText(
       // Discovery already judged the file; one without frontmatter is all body.
       parseSkillMd(text, {

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url'
-import { SkillHostError } from '../common/errors.js'
-import { Tool } from '../common/tool.js'
-import { type PinnedModule, pinnedModuleUrl } from './pinned-imports.js'
+import { SkillHostError } from '../../common/errors.js'
+import { Tool } from '../../common/tool.js'
+import { type PinnedModule, pinnedModuleUrl } from '../lock/pinned-imports.js'
 
 /**
  * Imports the ES module at `absPath` and returns every exported `Tool` (named

@@ -1,8 +1,8 @@
-import { SkillHostError } from '../common/errors.js'
-import type { SkillFolderScan } from './scan-skill-folder.js'
+import { SkillHostError } from '../../common/errors.js'
+import type { SkillFolderScan } from '../discovery/scan-skill-folder.js'
+import type { SkillProblem } from '../types.js'
 import type { DigestRunner, FileDigests, SkillDigests } from './skill-digests.js'
 import type { SkillLock } from './skill-lock.js'
-import type { SkillProblem } from './types.js'
 
 /**
  * A served skill's standing against the lockfile in force: `pinned` (its
@@ -38,7 +38,8 @@ export function notPinnedError(id: string, pin: SkillPin | undefined): SkillHost
 /**
  * A lockfile in force for one source. Digests come from the source's
  * `SkillDigests`, so each is computed for one scan identity and reused only
- * for it.
+ * for it; every digest taken under a lock keeps each file's own hash from
+ * the same reads, which a load then holds every byte it reads to.
  */
 export class SkillPins {
   readonly lock: SkillLock
@@ -59,7 +60,8 @@ export class SkillPins {
   ): Promise<SkillPin | undefined> {
     const pinned = this.lock.skills.get(id)
     if (pinned === undefined) return undefined
-    const digest = await this.#digests.digest(dir, scan, run, known)
+    // With the per-file hashes, so the first load reads nothing again to check its bytes.
+    const { digest } = await this.#digests.fileDigests(dir, scan, run, known)
     return digest === pinned.digest
       ? { state: 'pinned', digest }
       : { state: 'changed-since-pinned', digest, pinnedDigest: pinned.digest }

@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs'
 import { basename } from 'node:path'
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
 import { allSteps, type FsSteps, realpathStep, statStep } from './fs-steps.js'
 import { type FsSkillOutcome, type LoadFsSkillOptions, loadFsSkillSteps } from './load-fs-skill.js'
 import { inNameOrder, SKIPPED_FOLDERS } from './scan-skill-folder.js'

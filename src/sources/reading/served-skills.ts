@@ -1,19 +1,31 @@
-import { SkillHostError } from '../common/errors.js'
-import { runAsync } from './fs-steps.js'
-import type { FsSkillEntry } from './load-fs-skill.js'
-import { type SkillFolderScan, scanSkillFolder } from './scan-skill-folder.js'
-import type { SkillDigests } from './skill-digests.js'
-import { asyncSkillFs } from './skill-fs.js'
-import { locateOverlaySteps, type OverlayHit, sameOverlay } from './skill-overlays.js'
-import type { SkillPins } from './skill-pins.js'
-import type { SkillSourceLimits } from './source-limits.js'
-import type { SkillRef } from './types.js'
-import type { VisitCache } from './visit-cache.js'
+import { SkillHostError } from '../../common/errors.js'
+import { decodeSkillText } from '../../manifest/decode-skill-text.js'
+import { runAsync } from '../discovery/fs-steps.js'
+import type { FsSkillEntry } from '../discovery/load-fs-skill.js'
+import {
+  readScanned,
+  type SkillFolderScan,
+  scanSkillFolder,
+} from '../discovery/scan-skill-folder.js'
+import { asyncSkillFs } from '../discovery/skill-fs.js'
+import type { VisitCache } from '../discovery/visit-cache.js'
+import { fileSha256 } from '../lock/skill-digest.js'
+import type { SkillDigests } from '../lock/skill-digests.js'
+import type { SkillPins } from '../lock/skill-pins.js'
+import { locateOverlaySteps, type OverlayHit, sameOverlay } from '../overlays/skill-overlays.js'
+import type { SkillSourceLimits } from '../source-limits.js'
+import type { SkillRef } from '../types.js'
 
 /** A served skill's entry from discovery and a fresh scan proving it is still current. */
 export interface CurrentSkill {
   readonly entry: FsSkillEntry
   readonly scan: SkillFolderScan
+  /**
+   * Under a lock, each file's pinned SHA-256 (base64, by scan path): the
+   * hashes from the reads of a digest equal to the lock's. Every read of the
+   * skill is held to them (`ServedSkills.read`).
+   */
+  readonly pinned?: ReadonlyMap<string, string>
 }
 
 /** Options for `ServedSkills`. */
@@ -29,13 +41,21 @@ export interface ServedSkillsOptions {
   readonly digests: SkillDigests
 }
 
-function notFound(ref: SkillRef, why: string): SkillHostError {
+function notFound(ref: Pick<SkillRef, 'id' | 'version'>, why: string): SkillHostError {
   return new SkillHostError(
     'E_SKILL_NOT_FOUND',
     `Skill "${ref.id}" at version "${ref.version}" ${why}; list skills again.`,
     {
       data: { id: ref.id, version: ref.version },
     },
+  )
+}
+
+function notPinnedBytes(id: string, rel: string): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_NOT_PINNED',
+    `Skill "${id}" holds a file whose bytes changed since it was pinned; it will not load until the deployer reviews the change and pins it again with skillhost lock.`,
+    { data: { id, reason: 'changed', path: rel } },
   )
 }
 
@@ -126,8 +146,40 @@ export class ServedSkills {
       }
       if (!sameOverlay(overlay, entry.overlay)) throw notFound(ref, 'changed on disk')
     }
-    // The digest of this very scan (cached only for its identity), never discovery's word for it.
-    await this.#pins?.verify(ref.id, entry.dir, scan)
-    return { entry, scan }
+    // The digest of this very scan (cached only for its identity), never discovery's word for it,
+    // and each file's pinned hash, which every read below is held to.
+    if (!this.#pins) return { entry, scan }
+    const { files } = await this.#pins.pinnedFiles(ref.id, entry.dir, scan)
+    return { entry, scan, pinned: files }
+  }
+
+  /**
+   * The bytes of file `rel` of a current skill, within `maxBytes`, read from
+   * the scan that proved it current. Under a lock the bytes must hash to the
+   * file's pinned SHA-256, else `E_SKILL_NOT_PINNED` (reason `changed`): a
+   * rewrite that kept the file's size, inode and mtime (a restoring
+   * `utimes`) keeps the scan identity and so the kept digest, but never
+   * gets a changed byte past this check. Such a folder's digest is then
+   * forgotten and its folder read again by the next walk, so the catalog
+   * shows the change.
+   */
+  async read(current: CurrentSkill, rel: string, maxBytes: number): Promise<Uint8Array> {
+    const { entry, scan, pinned } = current
+    const file = scan.files.get(rel)
+    // Callers name files of this scan; a path it lacks is a stale ref, not a model's word to echo.
+    if (!file)
+      throw notFound({ id: entry.manifest.name, version: entry.version }, 'has no such file')
+    const bytes = await readScanned(scan, rel, file, maxBytes)
+    if (pinned && pinned.get(rel) !== fileSha256(bytes)) {
+      this.#digests.forget(entry.dir)
+      this.#cache.invalidate(entry.dir)
+      throw notPinnedBytes(entry.manifest.name, rel)
+    }
+    return bytes
+  }
+
+  /** `read`, decoded as strict UTF-8 (see `decodeSkillText`). */
+  async readText(current: CurrentSkill, rel: string, maxBytes: number): Promise<string> {
+    return decodeSkillText(await this.read(current, rel, maxBytes), rel)
   }
 }

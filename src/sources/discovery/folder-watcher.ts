@@ -1,5 +1,5 @@
 import { type FSWatcher, watch } from 'node:fs'
-import { trackResource, type Untrack } from '../common/leak-tracker.js'
+import { trackResource, type Untrack } from '../../common/leak-tracker.js'
 
 /** Options for `FolderWatcher`. */
 export interface FolderWatcherOptions {

@@ -1,7 +1,7 @@
-import { SkillHostError } from '../common/errors.js'
+import { SkillHostError } from '../../common/errors.js'
+import { isSkillFileDigest, type SkillManifestFile } from '../reading/skill-manifest.js'
 import { type LockedEnvironment, toLockedEnvironments } from './lock-environments.js'
 import { isSkillDigest } from './skill-digest.js'
-import { isSkillFileDigest, type SkillManifestFile } from './skill-manifest.js'
 
 /**
  * The lockfile format this version writes: 2, which adds each skill's
