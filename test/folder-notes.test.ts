@@ -7,22 +7,6 @@ import { describe, expect, it } from 'vitest'
 // README.md beside its files.
 const SRC = resolve(import.meta.dirname, '../src')
 
-/**
- * Folders another branch is giving their notes at the time this test was
- * added (h-owner: the tier-3 stage folders). Emptied at merge: a listed
- * folder that has its note fails the test, so the list only shrinks.
- */
-const NOTES_BEING_WRITTEN: readonly string[] = [
-  'tiers/scripts/config',
-  'tiers/scripts/deps',
-  'tiers/scripts/policy',
-  'tiers/scripts/run',
-  'tiers/scripts/sandbox',
-  'tiers/scripts/skill-copy',
-  'tiers/scripts/tool',
-  'tiers/scripts/workspace',
-]
-
 /** A folder's opening note, or undefined: a leading doc comment of index.ts or tier.ts, or README.md. */
 function noteOf(dir: string): string | undefined {
   for (const face of ['index.ts', 'tier.ts']) {
@@ -36,7 +20,7 @@ function noteOf(dir: string): string | undefined {
 }
 
 describe('every folder of src/ says what it holds', () => {
-  it('has an opening note in every folder but those listed as being written elsewhere', () => {
+  it('has an opening note in every folder', () => {
     const dirs = (readdirSync(SRC, { recursive: true, withFileTypes: true }) as Dirent[])
       .filter((e) => e.isDirectory())
       .map((e) => join(e.parentPath, e.name).slice(SRC.length + 1))
@@ -46,7 +30,7 @@ describe('every folder of src/ says what it holds', () => {
       // A note says something: more than a title line.
       return note === undefined || note.replace(/^#.*$/m, '').trim().length < 60
     })
-    expect(silent.sort()).toEqual([...NOTES_BEING_WRITTEN].sort())
+    expect(silent.sort()).toEqual([])
   })
 
   it('reads a note from a doc comment or a README, and none from a line comment', () => {

@@ -39,9 +39,8 @@ const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   'sources/conformance/spool-retention-checks.ts › spoolRetentionChecks: 92 lines',
   'sources/conformance/spool-store-conformance-checks.ts › spoolStoreConformanceChecks: 155 lines',
   'sources/conformance/spool-streaming-checks.ts › spoolStreamingChecks: 132 lines',
-  'sources/discover-skills.ts › discoverSkills: 88 lines',
-  'sources/scan-skill-folder.ts › scanSkillFolderSteps: 87 lines',
-  'sources/walk-skill-roots.ts › walkSkillRoots: 115 lines',
+  'sources/discovery/discover-skills.ts › discoverSkills: 88 lines',
+  'sources/discovery/walk-skill-roots.ts › walkSkillRoots: 115 lines',
 ]
 
 /** The name a function goes by: its own, its variable's or property's, `Class.member` for members. */
