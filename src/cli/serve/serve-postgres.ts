@@ -19,7 +19,7 @@ export interface ServePostgres extends AsyncDisposable {
   /** The shared session store; its `remove` (a client's DELETE) also removes the session's spooled results. */
   readonly sessionStore: SkillSessionStore
   readonly catalogFeed: PostgresCatalogFeed
-  /** The spool of one session: its puts are tagged with the session id; any id is readable. */
+  /** The spool of one session: its puts are tagged with the session id, and it finds only that session's items. */
   spoolFor(sessionId: string): SpoolStore
   /** Removes sessions not seen for `maxAgeMs`, with their spooled results; resolves to how many. */
   prune(maxAgeMs: number): Promise<number>
