@@ -6,7 +6,7 @@ export type SessionStoreOperation = 'create' | 'get' | 'revision' | 'update' | '
 /**
  * `E_SESSION_STORE_FAILED` for a session store that failed or missed its
  * deadline. The driver's message can name hosts, users or SQL, so it stays
- * in `cause`; the reply carries the operation and, when there is one, the
+ * in `cause` and the person text (the host's log); the reply carries the operation and, when there is one, the
  * SQLSTATE code. A skillhost error is returned as it is (it already says
  * what happened), except `E_SPOOL_FAILED`: a session's spooled results are
  * part of what its store holds (a DELETE removes both), so their database
@@ -23,9 +23,17 @@ export function sessionStoreFailed(
   return new SkillHostError(
     'E_SESSION_STORE_FAILED',
     `The session store could not ${operation} this session: its database is unreachable or too slow. The session is kept; try again shortly.`,
-    { data: { operation, ...(sqlState ? { sqlState } : {}) }, cause },
+    {
+      data: { operation, ...(sqlState ? { sqlState } : {}) },
+      cause,
+      // The driver's own words, for the host's log only.
+      person: `The session store could not ${operation} a session: ${driverWords(failed)}`,
+    },
   )
 }
+
+const driverWords = (err: unknown): string =>
+  err instanceof Error ? err.message : typeof err === 'string' ? err : 'unknown failure'
 
 /** Runs `work`, turning anything but a skillhost error into `E_SESSION_STORE_FAILED`. */
 export async function guardSessionStore<T>(
