@@ -4,6 +4,17 @@ export interface TestPostgres extends AsyncDisposable {
   readonly url: string
   /** A fresh, empty database on this server; its URL. */
   createDatabase(name: string): string
+  /**
+   * Hangs the server: SIGSTOP to the postmaster and every backend, so
+   * connections stay open and nothing answers. Returns how many processes.
+   */
+  pause(): number
+  /** Undoes `pause` (SIGCONT to the same processes). Returns how many. */
+  resume(): number
+  /** An outage: stops the server (immediate mode), keeping its data; connects are refused. */
+  down(): void
+  /** Starts the server again on the same port after `down`. */
+  up(): void
   /** Stops the server (immediate mode) and removes its data folder. Idempotent. */
   stop(): Promise<void>
 }

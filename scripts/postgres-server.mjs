@@ -3,7 +3,15 @@
 // Plain JavaScript so the benchmarks run it without a build; types beside it
 // in postgres-server.d.mts.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -81,22 +89,52 @@ export async function startPostgres() {
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`)
   const port = await freePort()
   const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${dir}' -c fsync=off -c max_connections=200`
-  const start = as(join(bin, 'pg_ctl'), [
-    '-D',
-    data,
-    '-o',
-    opts,
-    '-l',
-    join(dir, 'log'),
-    '-w',
-    '-t',
-    '60',
-    'start',
-  ])
-  if (start.status !== 0) throw new Error(`pg_ctl start failed: ${start.stderr}${start.stdout}`)
+  const up = () => {
+    const start = as(join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-o',
+      opts,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ])
+    if (start.status !== 0) throw new Error(`pg_ctl start failed: ${start.stderr}${start.stdout}`)
+  }
+  up()
+  // The postmaster and every backend it forked: what a hung database is.
+  const processes = () => {
+    const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+    const children = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster
+        } catch {
+          return false
+        }
+      })
+      .map(Number)
+    return [postmaster, ...children]
+  }
+  const signal = (name) => {
+    const pids = processes()
+    for (const pid of pids) process.kill(pid, name)
+    return pids.length
+  }
   let stopped
   const stop = () => {
     stopped ??= (async () => {
+      // A paused server would never see the stop.
+      try {
+        signal('SIGCONT')
+      } catch {
+        // Already down.
+      }
       as(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'])
       rmSync(dir, { recursive: true, force: true })
     })()
@@ -117,6 +155,13 @@ export async function startPostgres() {
       if (made.status !== 0) throw new Error(`CREATE DATABASE failed: ${made.stderr}`)
       return `postgresql://postgres@127.0.0.1:${port}/${name}`
     },
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+    down() {
+      const made = as(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'])
+      if (made.status !== 0) throw new Error(`pg_ctl stop failed: ${made.stderr}`)
+    },
+    up,
     stop,
     [Symbol.asyncDispose]: stop,
   }

@@ -146,6 +146,12 @@ export const ERROR_CODES = {
     summary:
       'A put would take the spool store past its quota (bytes or items); nothing was stored.',
   },
+  // shared sessions
+  E_SESSION_STORE_FAILED: {
+    status: 503,
+    summary:
+      'The shared session store (a database) failed or missed its deadline; the session is kept.',
+  },
 } as const satisfies Record<string, { status: number; summary: string }>
 
 /** A stable skillhost error code. */

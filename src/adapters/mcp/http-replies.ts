@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import { renderError, SkillHostError } from '../../common/errors.js'
 
 /** The sha256 digest of `text` (token comparison, session owners). */
@@ -19,6 +19,7 @@ export type HttpLimit =
   | 'bodyBytes'
   | 'bodyBytesInFlight'
   | 'bodyTimeout'
+  | 'bodyShape'
 
 /**
  * A request the server refuses for a limit: the HTTP status, the message the
@@ -35,92 +36,6 @@ export class HttpRefusal extends Error {
     this.retryAfterSeconds = retryAfterSeconds
   }
 }
-
-/** How a request body is read: its size cap, its deadline, and the server's bytes in flight. */
-export interface BodyLimits {
-  /** Largest body, in bytes (413 past it). */
-  readonly maxBytes: number
-  /** Time from the first read to the body's end, in ms (408 past it). */
-  readonly timeoutMs: number
-  /** Body bytes every request of the server holds now, and the most it may (503 past it). */
-  readonly inFlight: { used: number; readonly max: number }
-}
-
-/**
- * The request body as JSON within `limits`: 413 when it is (or declares
- * itself) larger than `maxBytes`, 503 when the server's bodies in flight
- * would pass their cap, 408 when it has not ended within `timeoutMs`, 400
- * when it is not JSON. Bytes count against `inFlight` until the body is
- * parsed or refused.
- */
-export function readJson(req: IncomingMessage, limits: BodyLimits): Promise<unknown> {
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limits.maxBytes)
-    return Promise.reject(tooLarge(limits.maxBytes))
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let settled = false
-    const done = (err: unknown, value?: unknown): void => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onEnd)
-      req.off('close', onClose)
-      limits.inFlight.used -= size
-      chunks.length = 0
-      if (err) reject(err)
-      else resolve(value)
-    }
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      limits.inFlight.used += chunk.length
-      if (size > limits.maxBytes) done(tooLarge(limits.maxBytes))
-      else if (limits.inFlight.used > limits.inFlight.max)
-        done(
-          new HttpRefusal(
-            503,
-            'Server busy: too many request bytes in flight',
-            'bodyBytesInFlight',
-            1,
-          ),
-        )
-      else chunks.push(chunk)
-    }
-    const onEnd = (err?: unknown): void => {
-      if (err) {
-        done(err)
-        return
-      }
-      try {
-        done(undefined, JSON.parse(Buffer.concat(chunks).toString('utf8')))
-      } catch {
-        done(new HttpRefusal(400, 'Parse error: the body is not JSON'))
-      }
-    }
-    const onClose = (): void => done(new HttpRefusal(400, 'The request body ended early'))
-    const timer = setTimeout(
-      () =>
-        done(
-          new HttpRefusal(
-            408,
-            `Request body not received within ${limits.timeoutMs} ms`,
-            'bodyTimeout',
-          ),
-        ),
-      limits.timeoutMs,
-    )
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onEnd)
-    req.on('close', onClose)
-  })
-}
-
-const tooLarge = (max: number): HttpRefusal =>
-  new HttpRefusal(413, `Request body larger than ${max} bytes`, 'bodyBytes')
 
 /**
  * Answers a refused request and closes its connection (the rest of its body
@@ -153,6 +68,26 @@ export function restoreError(res: ServerResponse, body: unknown, err: unknown): 
     JSON.stringify({
       jsonrpc: '2.0',
       error: { code: -32000, message: renderError(err), data },
+      id: isRequest ? id : null,
+    }),
+  )
+}
+
+/**
+ * 503 with `Retry-After` for a session store that is unavailable
+ * (`E_SESSION_STORE_FAILED`): a JSON-RPC error answering `body` when it is
+ * a request, with the code and operation in `data`. Only the model-safe
+ * message goes out; the driver's error stays in the error's `cause`.
+ */
+export function storeUnavailable(res: ServerResponse, body: unknown, err: SkillHostError): void {
+  if (res.headersSent) return
+  const id = (body as { id?: unknown } | undefined)?.id
+  const isRequest = typeof id === 'string' || typeof id === 'number'
+  res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: renderError(err), data: { code: err.code, ...err.data } },
       id: isRequest ? id : null,
     }),
   )

@@ -13,6 +13,7 @@ export {
   type SkillMcpSession,
 } from './create-skill-mcp-server.js'
 export type { HttpLimit } from './http-replies.js'
+export { JSON_BODY_SHAPE } from './json-shape.js'
 export { type McpHttpServer, type ServeMcpHttpOptions, serveMcpHttp } from './serve-http.js'
 export { SERVE_HTTP_LIMITS } from './serve-http-options.js'
 export {

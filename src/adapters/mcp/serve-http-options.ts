@@ -5,13 +5,16 @@ import type { McpSessionFactoryOptions } from './serve-stdio.js'
 /**
  * The defaults of `serveMcpHttp`'s limits: open sessions (a session holds a
  * manager, about 145 KB, until its idle timeout), request body size, body
- * bytes in flight over all requests, and the deadline for a body to arrive.
+ * bytes in flight over all requests (the buffers bodies are read into), the
+ * deadline for a body to arrive, and how often a shared session with an
+ * open notification stream has its stored revision checked.
  */
 export const SERVE_HTTP_LIMITS = {
   maxSessions: 256,
   maxBodyBytes: 4 * 1024 * 1024,
   maxBodyBytesInFlight: 64 * 1024 * 1024,
   bodyTimeoutMs: 30_000,
+  storeCheckMs: 5_000,
 } as const
 
 /** Options for `serveMcpHttp`. */
@@ -34,11 +37,18 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
    * `WWW-Authenticate: Bearer`.
    */
   readonly token?: string
-  /** Largest accepted POST body in bytes; a larger one gets 413. Default 4 MiB. */
+  /**
+   * Largest accepted POST body in bytes; a larger one gets 413. Default 4
+   * MiB. A body must also nest at most 100 levels and hold at most 4,096
+   * arrays and objects plus one per 8 bytes (`JSON_BODY_SHAPE`, checked
+   * before it is parsed): 413 otherwise.
+   */
   readonly maxBodyBytes?: number
   /**
    * Most request-body bytes the server holds at once, over every request
-   * being read; a body that would pass it gets 503 with `Retry-After: 1`.
+   * being read: each body is copied into a buffer of its own, and its whole
+   * capacity counts (a declared `content-length` at once, before any byte
+   * is read). A body that would pass it gets 503 with `Retry-After: 1`.
    * Default 64 MiB.
    */
   readonly maxBodyBytesInFlight?: number
@@ -90,10 +100,21 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
    * accepts the id again, and each skill is prepared again at its stored
    * version (`E_SKILL_VERSION_GONE`, as a JSON-RPC error, when that version
    * is gone). A session whose workspace was elsewhere says so in its next
-   * tool result. Only a DELETE ends a stored session; closing here (idle,
-   * shutdown) keeps it for other processes.
+   * tool result. Only a DELETE ends a stored session, and it answers 200
+   * only once the store removed it; closing here (idle, shutdown) keeps it
+   * for other processes. Before every request (notification streams too)
+   * the stored revision is checked: a session deleted elsewhere is 404 and
+   * ends here. A store that fails (or misses its deadline) answers 503
+   * `E_SESSION_STORE_FAILED` with `Retry-After` and ends nothing.
    */
   readonly sessionStore?: SkillSessionStore
+  /**
+   * With `sessionStore`: every this many ms, each session holding an open
+   * notification stream (GET) has its stored revision checked, so a
+   * session deleted through another process ends here within this time.
+   * Default 5,000; 0 disables it.
+   */
+  readonly storeCheckMs?: number
   /**
    * With `sessionStore`: tells other processes when a session here ran
    * `refresh_skills`, and refreshes every session's catalog here (catalog

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg'
 import { SkillHostError } from '../../common/errors.js'
+import { guardSessionStore, sessionStoreFailed } from '../../common/session-store-failed.js'
 import { sameSessionState } from '../../manager/apply-session-state.js'
 import type {
   SkillSessionState,
@@ -75,27 +76,33 @@ export class PostgresSessionStore implements SkillSessionStore {
   }
 
   async create(session: Omit<StoredSkillSession, 'revision'>): Promise<void> {
-    await this.#pool.query(
-      `INSERT INTO ${this.#t.sessions} (id, owner, transport, state) VALUES ($1, $2, $3, $4)`,
-      [session.sessionId, session.owner, JSON.stringify(session.transport), session.state],
+    await guardSessionStore('create', () =>
+      this.#pool.query(
+        `INSERT INTO ${this.#t.sessions} (id, owner, transport, state) VALUES ($1, $2, $3, $4)`,
+        [session.sessionId, session.owner, JSON.stringify(session.transport), session.state],
+      ),
     )
   }
 
   async get(sessionId: string): Promise<StoredSkillSession | undefined> {
     if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) return undefined
-    const { rows } = await this.#pool.query<Row>(
-      `UPDATE ${this.#t.sessions} SET seen_at = now() WHERE id = $1
-       RETURNING id, owner, transport, state, revision`,
-      [sessionId],
+    const { rows } = await guardSessionStore('get', () =>
+      this.#pool.query<Row>(
+        `UPDATE ${this.#t.sessions} SET seen_at = now() WHERE id = $1
+         RETURNING id, owner, transport, state, revision`,
+        [sessionId],
+      ),
     )
     return rows[0] ? toSession(rows[0]) : undefined
   }
 
   async revision(sessionId: string): Promise<number | undefined> {
     if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) return undefined
-    const { rows } = await this.#pool.query<{ revision: string; stale: boolean }>(
-      `SELECT revision, seen_at < now() - ${SEEN_EVERY} AS stale FROM ${this.#t.sessions} WHERE id = $1`,
-      [sessionId],
+    const { rows } = await guardSessionStore('revision', () =>
+      this.#pool.query<{ revision: string; stale: boolean }>(
+        `SELECT revision, seen_at < now() - ${SEEN_EVERY} AS stale FROM ${this.#t.sessions} WHERE id = $1`,
+        [sessionId],
+      ),
     )
     const row = rows[0]
     if (!row) return undefined
@@ -110,24 +117,34 @@ export class PostgresSessionStore implements SkillSessionStore {
     sessionId: string,
     task: (current: StoredSkillSession) => Promise<{ state: SkillSessionState; result: T }>,
   ): Promise<{ result: T; revision: number }> {
-    return inTransaction(this.#pool, async (client) => {
-      const current = await this.#locked(client, sessionId)
-      const { state, result } = await task(current)
-      if (sameSessionState(state, current.state)) return { result, revision: current.revision }
-      const { rows } = await client.query<{ revision: string }>(
-        `UPDATE ${this.#t.sessions} SET state = $2, revision = revision + 1, seen_at = now()
-         WHERE id = $1 RETURNING revision`,
-        [sessionId, state],
-      )
-      return { result, revision: Number(rows[0]?.revision) }
-    })
+    // The task's own failure (a skill that cannot be prepared) is not the store's.
+    let failedTask: { error: unknown } | undefined
+    try {
+      return await inTransaction(this.#pool, async (client) => {
+        const current = await this.#locked(client, sessionId)
+        const { state, result } = await task(current).catch((error: unknown) => {
+          failedTask = { error }
+          throw error
+        })
+        if (sameSessionState(state, current.state)) return { result, revision: current.revision }
+        const { rows } = await client.query<{ revision: string }>(
+          `UPDATE ${this.#t.sessions} SET state = $2, revision = revision + 1, seen_at = now()
+           WHERE id = $1 RETURNING revision`,
+          [sessionId, state],
+        )
+        return { result, revision: Number(rows[0]?.revision) }
+      })
+    } catch (err) {
+      if (failedTask && failedTask.error === err) throw err
+      throw sessionStoreFailed('update', err)
+    }
   }
 
   async remove(sessionId: string): Promise<boolean> {
     if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) return false
-    const { rowCount } = await this.#pool.query(`DELETE FROM ${this.#t.sessions} WHERE id = $1`, [
-      sessionId,
-    ])
+    const { rowCount } = await guardSessionStore('remove', () =>
+      this.#pool.query(`DELETE FROM ${this.#t.sessions} WHERE id = $1`, [sessionId]),
+    )
     return (rowCount ?? 0) > 0
   }
 
@@ -137,9 +154,11 @@ export class PostgresSessionStore implements SkillSessionStore {
    * they left (their spooled results).
    */
   async prune(maxAgeMs: number): Promise<string[]> {
-    const { rows } = await this.#pool.query<{ id: string }>(
-      `DELETE FROM ${this.#t.sessions} WHERE seen_at < now() - make_interval(secs => $1::float8 / 1000) RETURNING id`,
-      [maxAgeMs],
+    const { rows } = await guardSessionStore('prune', () =>
+      this.#pool.query<{ id: string }>(
+        `DELETE FROM ${this.#t.sessions} WHERE seen_at < now() - make_interval(secs => $1::float8 / 1000) RETURNING id`,
+        [maxAgeMs],
+      ),
     )
     return rows.map((r) => r.id)
   }

@@ -26,7 +26,12 @@ import { SPOOL_CHUNK_BYTES, type SpoolTables, spoolTables } from './spool-schema
 export interface PostgresSpoolStoreOptions {
   /** The caller's pool; the store borrows connections and never ends it. */
   readonly pool: Pool
-  /** Tags every put (retention by session, idempotency keys scoped to it); 1–256 characters, no NUL. */
+  /**
+   * Tags every put (retention by session, idempotency keys scoped to it) and
+   * scopes every read: `get`, `open`, `stat` and `delete` find only this
+   * session's items. 1–256 characters, no NUL. Without it the store sees
+   * every item (a host's view, never a session's).
+   */
   readonly session?: string
   /** Where the tables are (`migratePostgresSpool` made them); default `skillhost`. */
   readonly schema?: string
@@ -51,7 +56,9 @@ const asBuffer = (bytes: Uint8Array, offset: number, length: number): Buffer =>
  * database: an item's record and tags are one row of `spool_items`, its
  * content rows of at most 256 KiB in `spool_chunks`, written in one
  * transaction (a reader never sees half an item). `open` streams a range
- * chunk by chunk. Ids are checked against `SPOOL_ID_PATTERN` before any
+ * chunk by chunk. A store made for a session reads, streams, stats and
+ * deletes only that session's items: another session's id is not found,
+ * on any replica. Ids are checked against `SPOOL_ID_PATTERN` before any
  * query and every value is a bound parameter. A put with an
  * `idempotencyKey` already used in this session stores nothing and resolves
  * the first record, also when two replicas race (`INSERT … ON CONFLICT`).
@@ -86,6 +93,21 @@ export class PostgresSpoolStore implements SpoolStore {
     }
     this.#maxBytes = bound(options.quota?.maxBytes, 'maxBytes')
     this.#maxItems = bound(options.quota?.maxItems, 'maxItems')
+  }
+
+  /**
+   * The reads' scope: a store with a session sees only that session's items
+   * (an id from another session, deployment or token is not found), a store
+   * without one sees every item (the host's view, for retention). `$n` is
+   * the session's parameter when there is one.
+   */
+  #mine(n: number): string {
+    return this.session === undefined ? 'true' : `session = $${n}`
+  }
+
+  /** The parameter `#mine` binds: the session, or nothing. */
+  get #scope(): string[] {
+    return this.session === undefined ? [] : [this.session]
   }
 
   /** Refuses the put just inserted (in `client`'s transaction) when the session is now past its quota. */
@@ -181,8 +203,8 @@ export class PostgresSpoolStore implements SpoolStore {
       this.#pool.query<{ data: Buffer | null }>(
         `SELECT c.data FROM ${this.#t.items} i
          LEFT JOIN ${this.#t.chunks} c ON c.item_id = i.id
-         WHERE i.id = $1 ORDER BY c.seq`,
-        [id],
+         WHERE i.id = $1 AND ${this.#mine(2)} ORDER BY c.seq`,
+        [id, ...this.#scope],
       ),
     )
     if (rows.length === 0) return undefined
@@ -200,8 +222,8 @@ export class PostgresSpoolStore implements SpoolStore {
     if (!SPOOL_ID_PATTERN.test(id)) return undefined
     const { rows } = await guardSpool('open', () =>
       this.#pool.query<{ size: string; chunk_bytes: number }>(
-        `SELECT size, chunk_bytes FROM ${this.#t.items} WHERE id = $1`,
-        [id],
+        `SELECT size, chunk_bytes FROM ${this.#t.items} WHERE id = $1 AND ${this.#mine(2)}`,
+        [id, ...this.#scope],
       ),
     )
     const item = rows[0]
@@ -228,8 +250,8 @@ export class PostgresSpoolStore implements SpoolStore {
     if (!SPOOL_ID_PATTERN.test(id)) return undefined
     const { rows } = await guardSpool('stat', () =>
       this.#pool.query<{ record: Retrievable }>(
-        `SELECT record FROM ${this.#t.items} WHERE id = $1`,
-        [id],
+        `SELECT record FROM ${this.#t.items} WHERE id = $1 AND ${this.#mine(2)}`,
+        [id, ...this.#scope],
       ),
     )
     const record = rows[0]?.record
@@ -239,7 +261,10 @@ export class PostgresSpoolStore implements SpoolStore {
   async delete(id: string): Promise<boolean> {
     if (!SPOOL_ID_PATTERN.test(id)) return false
     const result = await guardSpool('delete', () =>
-      this.#pool.query(`DELETE FROM ${this.#t.items} WHERE id = $1`, [id]),
+      this.#pool.query(`DELETE FROM ${this.#t.items} WHERE id = $1 AND ${this.#mine(2)}`, [
+        id,
+        ...this.#scope,
+      ]),
     )
     return (result.rowCount ?? 0) > 0
   }

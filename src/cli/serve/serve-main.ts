@@ -9,7 +9,8 @@ import { sandboxOptionsFrom } from '../shared/sandbox-flags.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
 import { noRootsMessage, parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
-import { createServeRuntime } from './serve-runtime.js'
+import type { ServePostgres } from './serve-postgres.js'
+import { createServeRuntime, type ServeRuntime } from './serve-runtime.js'
 
 /** Resolves on the first of SIGINT / SIGTERM; `off` removes the listeners. */
 function onSignal(): { promise: Promise<string>; off: () => void } {
@@ -52,17 +53,8 @@ function describeAuth(http: NonNullable<ServeOptions['http']>, log: (line: strin
   else log('auth: none (loopback only)')
 }
 
-/**
- * Runs `skillhost serve` until SIGINT/SIGTERM (or, on stdio, until stdin
- * closes), then tears everything down and resolves to the exit code.
- */
-export async function runServe(argv: readonly string[], io: CliIo, help: string): Promise<number> {
-  const options = parseServeOptions(argv)
-  if (options.help) {
-    // Help was asked for: stdout, as every command (nothing is served, so stdout is free).
-    io.stdout(`${help}\n`)
-    return 0
-  }
+/** The roots `serve` can search, or the exit status when there are none. */
+function servedRoots(options: ServeOptions, io: CliIo): readonly string[] | number {
   if (options.roots.length === 0) {
     io.stderr(`skillhost serve: ${noRootsMessage()}\n`)
     return UNUSABLE_ROOT_STATUS
@@ -73,14 +65,16 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     io.stderr('skillhost serve: no skill root can be searched; nothing to serve.\n')
     return UNUSABLE_ROOT_STATUS
   }
-  // One log line per event: a tool name or an error text that carries a line
-  // break or a terminal control is shown escaped, never as a line of its own.
-  const log = (line: string): void => io.stderr(`skillhost serve: ${escapeLine(line)}\n`)
-  const policy =
-    'policyFile' in options.gate
-      ? await readGatePolicy(options.gate.policyFile)
-      : gatePolicyFor(options.gate.mode)
-  const lock = await lockedFlag(options.locked)
+  return roots
+}
+
+/** Logs what is served and how: roots, lock, gate, overlays, tiers. */
+function describeServe(
+  options: ServeOptions,
+  roots: readonly string[],
+  lock: Awaited<ReturnType<typeof lockedFlag>>,
+  log: (line: string) => void,
+): void {
   log(`roots: ${roots.join(', ')}`)
   if (lock)
     log(
@@ -91,28 +85,69 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   )
   if (options.overlays.length > 0) log(`overlays: ${options.overlays.join(', ')}`)
   log(`module imports ${options.importModules ? 'ON' : 'off'}; isolated tools on (QuickJS)`)
-  const postgresUrl = options.http?.postgres
-  // Loaded only when asked for: `pg` is an optional peer.
-  const pgServe = postgresUrl === undefined ? undefined : await import('./serve-postgres.js')
-  const shared =
-    pgServe && postgresUrl !== undefined
-      ? await pgServe.openServePostgres(postgresUrl, log)
-      : undefined
-  if (shared && pgServe && postgresUrl !== undefined) {
-    log(
-      `postgres: ${pgServe.redactPostgresUrl(postgresUrl)}: sessions, spooled results and catalog refreshes shared with other replicas (replica ${shared.replica})`,
-    )
-    const pruned = await shared
-      .prune(options.spoolRetention.maxAgeMs ?? Number.POSITIVE_INFINITY)
-      .catch((err: Error) => {
-        log(`postgres: session prune failed: ${err.message}`)
-        return 0
-      })
-    if (pruned > 0)
-      log(`postgres: pruned ${plural(pruned, 'session')} not seen for the spool's max age`)
-  } else log(describeSpool(options))
-  if (options.http) describeAuth(options.http, log)
-  const signal = onSignal()
+}
+
+/**
+ * With `--postgres`: connects (loading the optional `pg` only then), logs
+ * what is shared, and prunes sessions not seen for the spool's max age.
+ * Without it: logs the file spool's retention; undefined.
+ */
+async function openShared(
+  options: ServeOptions,
+  log: (line: string) => void,
+): Promise<ServePostgres | undefined> {
+  const url = options.http?.postgres
+  if (url === undefined) {
+    log(describeSpool(options))
+    return undefined
+  }
+  const pgServe = await import('./serve-postgres.js')
+  const shared = await pgServe.openServePostgres(url, log)
+  log(
+    `postgres: ${pgServe.redactPostgresUrl(url)}: sessions, spooled results and catalog refreshes shared with other replicas (replica ${shared.replica})`,
+  )
+  const pruned = await shared
+    .prune(options.spoolRetention.maxAgeMs ?? Number.POSITIVE_INFINITY)
+    .catch((err: Error) => {
+      log(`postgres: session prune failed: ${err.message}`)
+      return 0
+    })
+  if (pruned > 0)
+    log(`postgres: pruned ${plural(pruned, 'session')} not seen for the spool's max age`)
+  return shared
+}
+
+/** One log line for a shared-session failure: a skillhost error's code and person text (the driver's words), else the message. */
+function sharedErrorLine(e: { sessionId?: string; error: unknown }): string {
+  const { error } = e
+  const why =
+    error instanceof Error
+      ? SkillHostError.isInstance(error)
+        ? `${error.code}: ${personText(error)}`
+        : error.message
+      : String(error)
+  return `session ${e.sessionId ?? '-'}: ${why}`
+}
+
+/** What every session's MCP server is made with: identity and the call log. */
+function sessionOptions(options: ServeOptions, log: (line: string) => void) {
+  return {
+    serverInfo: { name: 'skillhost', version: packageVersion() },
+    ...(options.catalog && { catalog: options.catalog }),
+    onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
+      log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
+  }
+}
+
+/** Builds the runtime (discovery, spools, scripts) from the options; disposes `shared` if it fails. */
+function startRuntime(
+  options: ServeOptions,
+  roots: readonly string[],
+  lock: Awaited<ReturnType<typeof lockedFlag>>,
+  policy: Awaited<ReturnType<typeof readGatePolicy>>,
+  shared: ServePostgres | undefined,
+  log: (line: string) => void,
+): Promise<ServeRuntime> {
   // The user's python is asked where it lives in a child process while
   // `initialize` is answered and discovery runs (`prepareScriptInterpreters`).
   const scriptSandbox = prepareScriptInterpreters().then(() =>
@@ -120,7 +155,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   )
   // Observed here; awaited (and its failure reported) only when scripts are set up.
   scriptSandbox.catch(() => undefined)
-  const runtimeMade = createServeRuntime({
+  return createServeRuntime({
     roots,
     ...(options.maxDepth !== undefined && { maxDepth: options.maxDepth }),
     overlays: options.overlays,
@@ -143,12 +178,66 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     await shared?.dispose()
     throw err
   })
-  const session = {
-    serverInfo: { name: 'skillhost', version: packageVersion() },
-    ...(options.catalog && { catalog: options.catalog }),
-    onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
-      log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
+}
+
+/** Serves MCP over HTTP until a signal; the sessions are shared through `shared` when given. */
+async function serveHttpUntilSignal(
+  http: NonNullable<ServeOptions['http']>,
+  common: Parameters<typeof serveMcpHttp>[0],
+  shared: ServePostgres | undefined,
+  signal: Promise<string>,
+  log: (line: string) => void,
+): Promise<void> {
+  const server = await serveMcpHttp({
+    ...common,
+    port: http.port,
+    host: http.host,
+    ...(http.token !== undefined ? { token: http.token } : {}),
+    onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
+    ...http.limits,
+    onLimit: (e) => log(`refused (${e.limit}, ${e.status}): ${e.message}`),
+    ...(shared && {
+      replica: shared.replica,
+      catalogFeed: shared.catalogFeed,
+      sessionStore: shared.sessionStore,
+      onSharedError: (e: { sessionId?: string; error: unknown }) => log(sharedErrorLine(e)),
+    }),
+  })
+  log(`listening on ${server.url.href}`)
+  const why = await signal
+  log(`${why}: shutting down`)
+  await server.close()
+}
+
+/**
+ * Runs `skillhost serve` until SIGINT/SIGTERM (or, on stdio, until stdin
+ * closes), then tears everything down and resolves to the exit code. The
+ * stages: options and roots, what is served (logged), the shared database
+ * (with `--postgres`), the runtime, the transport until a signal, teardown.
+ */
+export async function runServe(argv: readonly string[], io: CliIo, help: string): Promise<number> {
+  const options = parseServeOptions(argv)
+  if (options.help) {
+    // Help was asked for: stdout, as every command (nothing is served, so stdout is free).
+    io.stdout(`${help}\n`)
+    return 0
   }
+  const roots = servedRoots(options, io)
+  if (typeof roots === 'number') return roots
+  // One log line per event: a tool name or an error text that carries a line
+  // break or a terminal control is shown escaped, never as a line of its own.
+  const log = (line: string): void => io.stderr(`skillhost serve: ${escapeLine(line)}\n`)
+  const policy =
+    'policyFile' in options.gate
+      ? await readGatePolicy(options.gate.policyFile)
+      : gatePolicyFor(options.gate.mode)
+  const lock = await lockedFlag(options.locked)
+  describeServe(options, roots, lock, log)
+  const shared = await openShared(options, log)
+  if (options.http) describeAuth(options.http, log)
+  const signal = onSignal()
+  const runtimeMade = startRuntime(options, roots, lock, policy, shared, log)
+  const session = sessionOptions(options, log)
   // Over stdio the client's initialize is answered while discovery runs (a
   // client gives up on a slow one); its other requests wait for the runtime.
   const stdio = options.http
@@ -161,38 +250,16 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     await stdio?.close()
     throw err
   })
-  const common = { ...session, createManager: runtime.createManager }
   try {
     if (options.http) {
-      const server = await serveMcpHttp({
-        ...common,
-        port: options.http.port,
-        host: options.http.host,
-        ...(options.http.token !== undefined ? { token: options.http.token } : {}),
-        onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
-        ...options.http.limits,
-        onLimit: (e) => log(`refused (${e.limit}, ${e.status}): ${e.message}`),
-        ...(shared && {
-          replica: shared.replica,
-          catalogFeed: shared.catalogFeed,
-          sessionStore: shared.sessionStore,
-          onSharedError: (e: { sessionId?: string; error: unknown }) =>
-            log(
-              `session ${e.sessionId ?? '-'}: ${e.error instanceof Error ? (SkillHostError.isInstance(e.error) ? `${e.error.code}: ${personText(e.error)}` : e.error.message) : String(e.error)}`,
-            ),
-        }),
-      })
-      log(`listening on ${server.url.href}`)
-      const why = await signal.promise
-      log(`${why}: shutting down`)
-      await server.close()
+      const common = { ...session, createManager: runtime.createManager }
+      await serveHttpUntilSignal(options.http, common, shared, signal.promise, log)
     } else if (stdio) {
-      const server = stdio
-      await server.ready.catch(() => undefined)
+      await stdio.ready.catch(() => undefined)
       log('serving MCP on stdio')
-      const why = await Promise.race([signal.promise, server.closed.then(() => 'stdin closed')])
+      const why = await Promise.race([signal.promise, stdio.closed.then(() => 'stdin closed')])
       log(`${why}: shutting down`)
-      await server.close()
+      await stdio.close()
       process.stdin.destroy()
     }
   } finally {

@@ -147,6 +147,87 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** What `serve --help` parses to: help, and nothing to serve. */
+const HELP_OPTIONS: ServeOptions = {
+  help: true,
+  roots: [],
+  overlays: [],
+  stateDir: '',
+  importModules: false,
+  scripts: false,
+  watch: false,
+  gate: { mode: 'allow-all' },
+  channel: SERVE_DEFAULT_CHANNEL,
+  durableSpool: false,
+  spoolRetention: DEFAULT_SPOOL_RETENTION,
+  sandbox: { interpreters: {}, readPaths: [] },
+}
+
+/**
+ * `--http` and what needs it (`--host`, the limits, `--token`,
+ * `--insecure-no-auth`, `--postgres` or its environment variable), checked
+ * together: any of them without `--http` is a usage error.
+ */
+function httpFlags(
+  s: Readonly<Record<string, string | undefined>>,
+  insecure: boolean,
+  env: NodeJS.ProcessEnv,
+): ServeOptions['http'] {
+  let http: ServeOptions['http']
+  if (s.http !== undefined) {
+    const port = Number(s.http)
+    if (!/^\d{1,5}$/.test(s.http) || port > 65535)
+      throw new UsageError('--http needs a port number (0 picks a free one)')
+    http = httpAuth(port, s.host ?? '127.0.0.1', s.token, insecure, env)
+    const limits = Object.fromEntries(
+      (
+        [
+          ['maxSessions', 'max-sessions', 1],
+          ['maxSessionsPerToken', 'max-sessions-per-token', 1],
+          ['maxBodyBytes', 'max-body-mib', 1024 * 1024],
+          ['bodyTimeoutMs', 'body-timeout', 1000],
+        ] as const
+      ).flatMap(([key, flag, scale]) => {
+        const n = bound(s[flag], flag, scale)
+        if (n === 0) throw new UsageError(`--${flag} must be greater than 0`)
+        return n === undefined ? [] : [[key, Math.ceil(n)]]
+      }),
+    )
+    if (Object.keys(limits).length > 0) http = { ...http, limits }
+    const postgres =
+      s.postgres ?? (env[POSTGRES_URL_ENV] === '' ? undefined : env[POSTGRES_URL_ENV])
+    if (postgres !== undefined) {
+      // The URL may hold a password: never echo it.
+      if (!/^postgres(ql)?:\/\/./.test(postgres))
+        throw new UsageError(
+          `${s.postgres !== undefined ? '--postgres' : POSTGRES_URL_ENV} needs a postgres:// or postgresql:// URL`,
+        )
+      http = { ...http, postgres }
+    }
+  } else if (s.postgres !== undefined)
+    throw new UsageError(
+      '--postgres needs --http (sessions are shared between HTTP replicas; stdio serves one client)',
+    )
+  else if (s.host !== undefined) throw new UsageError('--host needs --http')
+  else if (HTTP_LIMIT_FLAGS.some((flag) => s[flag] !== undefined))
+    throw new UsageError(`--${HTTP_LIMIT_FLAGS.find((flag) => s[flag] !== undefined)} needs --http`)
+  else if (s.token !== undefined) throw new UsageError('--token needs --http')
+  else if (insecure) throw new UsageError('--insecure-no-auth needs --http')
+  return http
+}
+
+/** `--spool-max-age` (days) and `--spool-max-size` (MiB): 0 turns a bound off, absent is the default. */
+function spoolRetentionFlags(s: Readonly<Record<string, string | undefined>>): SpoolRetention {
+  const maxAgeMs = bound(s['spool-max-age'], 'spool-max-age', 24 * 60 * 60 * 1000)
+  const maxTotalBytes = bound(s['spool-max-size'], 'spool-max-size', 1024 * 1024)
+  return {
+    ...(maxAgeMs !== 0 ? { maxAgeMs: maxAgeMs ?? DEFAULT_SPOOL_RETENTION.maxAgeMs } : {}),
+    ...(maxTotalBytes !== 0
+      ? { maxTotalBytes: maxTotalBytes ?? DEFAULT_SPOOL_RETENTION.maxTotalBytes }
+      : {}),
+  }
+}
+
 /** Parses `serve`'s arguments; throws `UsageError` for anything it cannot honour. */
 export function parseServeOptions(
   argv: readonly string[],
@@ -184,22 +265,7 @@ export function parseServeOptions(
     lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
   })
   const s = args.strings
-  if (args.booleans.help) {
-    return {
-      help: true,
-      roots: [],
-      overlays: [],
-      stateDir: '',
-      importModules: false,
-      scripts: false,
-      watch: false,
-      gate: { mode: 'allow-all' },
-      channel: SERVE_DEFAULT_CHANNEL,
-      durableSpool: false,
-      spoolRetention: DEFAULT_SPOOL_RETENTION,
-      sandbox: { interpreters: {}, readPaths: [] },
-    }
-  }
+  if (args.booleans.help) return HELP_OPTIONS
   // Roots that cannot be searched are named by `runServe` (`usableRoots`), which serves the others.
   const { roots, maxDepth } = cliRoots(args)
   if (s.gate !== undefined && s['gate-policy'] !== undefined)
@@ -213,55 +279,8 @@ export function parseServeOptions(
   const workspace = s.workspace === undefined ? undefined : resolve(s.workspace)
   if (workspace !== undefined && !isDirectory(workspace))
     throw new UsageError(`--workspace ${workspace} is not a directory`)
-  let http: ServeOptions['http']
-  if (s.http !== undefined) {
-    const port = Number(s.http)
-    if (!/^\d{1,5}$/.test(s.http) || port > 65535)
-      throw new UsageError('--http needs a port number (0 picks a free one)')
-    http = httpAuth(port, s.host ?? '127.0.0.1', s.token, args.booleans['insecure-no-auth'], env)
-    const limits = Object.fromEntries(
-      (
-        [
-          ['maxSessions', 'max-sessions', 1],
-          ['maxSessionsPerToken', 'max-sessions-per-token', 1],
-          ['maxBodyBytes', 'max-body-mib', 1024 * 1024],
-          ['bodyTimeoutMs', 'body-timeout', 1000],
-        ] as const
-      ).flatMap(([key, flag, scale]) => {
-        const n = bound(s[flag], flag, scale)
-        if (n === 0) throw new UsageError(`--${flag} must be greater than 0`)
-        return n === undefined ? [] : [[key, Math.ceil(n)]]
-      }),
-    )
-    if (Object.keys(limits).length > 0) http = { ...http, limits }
-    const postgres =
-      s.postgres ?? (env[POSTGRES_URL_ENV] === '' ? undefined : env[POSTGRES_URL_ENV])
-    if (postgres !== undefined) {
-      // The URL may hold a password: never echo it.
-      if (!/^postgres(ql)?:\/\/./.test(postgres))
-        throw new UsageError(
-          `${s.postgres !== undefined ? '--postgres' : POSTGRES_URL_ENV} needs a postgres:// or postgresql:// URL`,
-        )
-      http = { ...http, postgres }
-    }
-  } else if (s.postgres !== undefined)
-    throw new UsageError(
-      '--postgres needs --http (sessions are shared between HTTP replicas; stdio serves one client)',
-    )
-  else if (s.host !== undefined) throw new UsageError('--host needs --http')
-  else if (HTTP_LIMIT_FLAGS.some((flag) => s[flag] !== undefined))
-    throw new UsageError(`--${HTTP_LIMIT_FLAGS.find((flag) => s[flag] !== undefined)} needs --http`)
-  else if (s.token !== undefined) throw new UsageError('--token needs --http')
-  else if (args.booleans['insecure-no-auth'])
-    throw new UsageError('--insecure-no-auth needs --http')
-  const maxAgeMs = bound(s['spool-max-age'], 'spool-max-age', 24 * 60 * 60 * 1000)
-  const maxTotalBytes = bound(s['spool-max-size'], 'spool-max-size', 1024 * 1024)
-  const spoolRetention: SpoolRetention = {
-    ...(maxAgeMs !== 0 ? { maxAgeMs: maxAgeMs ?? DEFAULT_SPOOL_RETENTION.maxAgeMs } : {}),
-    ...(maxTotalBytes !== 0
-      ? { maxTotalBytes: maxTotalBytes ?? DEFAULT_SPOOL_RETENTION.maxTotalBytes }
-      : {}),
-  }
+  const http = httpFlags(s, args.booleans['insecure-no-auth'] === true, env)
+  const spoolRetention = spoolRetentionFlags(s)
   const catalog = parseCatalogBudgetFlags(s, { window: 'catalog-window', share: 'catalog-share' })
   return {
     help: false,

@@ -19,12 +19,37 @@ export interface ServePostgres extends AsyncDisposable {
   /** The shared session store; its `remove` (a client's DELETE) also removes the session's spooled results. */
   readonly sessionStore: SkillSessionStore
   readonly catalogFeed: PostgresCatalogFeed
-  /** The spool of one session: its puts are tagged with the session id; any id is readable. */
+  /** The spool of one session: its puts are tagged with the session id, and it finds only that session's items. */
   spoolFor(sessionId: string): SpoolStore
   /** Removes sessions not seen for `maxAgeMs`, with their spooled results; resolves to how many. */
   prune(maxAgeMs: number): Promise<number>
   /** Stops listening and closes both pools. Idempotent. */
   dispose(): Promise<void>
+}
+
+/** How long any one database call of `serve --postgres` may take (connect, query, statement). */
+export const POSTGRES_DEADLINE_MS = 15_000
+
+/**
+ * The connection settings of every pool and client `serve --postgres`
+ * makes: each call has a deadline, so a database that hangs (stopped,
+ * partitioned) fails requests with a retryable error instead of holding
+ * them. `connectionTimeoutMillis` bounds a connect; `query_timeout` (the
+ * driver's own timer) bounds each query even when the server answers
+ * nothing, and destroys that connection; `statement_timeout` makes the
+ * server end a statement that runs (or waits for a lock held by a hung
+ * replica) too long; TCP keepalive notices a peer that vanished.
+ */
+export function postgresClientConfig(url: string, deadlineMs: number) {
+  return {
+    connectionString: url,
+    application_name: 'skillhost',
+    connectionTimeoutMillis: deadlineMs,
+    query_timeout: deadlineMs,
+    statement_timeout: deadlineMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  }
 }
 
 /** `url` with its password (if any) replaced by `***`, for messages and logs. */
@@ -74,14 +99,11 @@ async function loadPg(): Promise<typeof import('pg').default> {
 export async function openServePostgres(
   url: string,
   log: (line: string) => void,
+  options: { readonly deadlineMs?: number } = {},
 ): Promise<ServePostgres> {
   const pg = await loadPg()
   const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
-  const base = {
-    connectionString: url,
-    application_name: 'skillhost',
-    connectionTimeoutMillis: 10_000,
-  }
+  const base = postgresClientConfig(url, options.deadlineMs ?? POSTGRES_DEADLINE_MS)
   const spoolPool: Pool = new pg.Pool({ ...base, max: 10 })
   const sessionPool: Pool = new pg.Pool({ ...base, max: 10 })
   const quiet = (err: Error): void => log(`postgres: ${reason(err, url)}`)
@@ -115,11 +137,12 @@ export async function openServePostgres(
     get: (id) => sessions.get(id),
     revision: (id) => sessions.revision(id),
     update: (id, task) => sessions.update(id, task),
-    // A DELETE ends the session for every replica: its state and its spooled results.
+    // A DELETE ends the session for every replica: its spooled results, then
+    // its state (so a failure between leaves the session, and a retried
+    // DELETE finishes the job; never results of a session that is gone).
     remove: async (id) => {
-      const removed = await sessions.remove(id)
       await spool.prune({ session: id })
-      return removed
+      return sessions.remove(id)
     },
   }
   let disposed: Promise<void> | undefined

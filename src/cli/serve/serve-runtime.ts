@@ -156,6 +156,81 @@ function logDiscovery(manager: SkillManager, ms: number, log: (line: string) => 
 }
 
 /**
+ * The bubblewrap sandbox for scripts, when it works here; otherwise scripts
+ * are off and `scriptsOff` says why (the person's voice, naming the folder
+ * to fix). A deployer's own mistake (a bad config, a widened policy, a
+ * --workspace the sandbox cannot write) rejects instead.
+ */
+async function startScripts(
+  options: ServeRuntimeOptions,
+): Promise<{ scripts: ScriptSandbox | undefined; scriptsOff: string | undefined }> {
+  if (!options.scripts) return { scripts: undefined, scriptsOff: 'disabled by --no-scripts' }
+  let scripts: ScriptSandbox | undefined
+  try {
+    // Workspaces and scratch live in a fresh temporary base (not the state
+    // directory): the sandboxed child runs as another uid and must traverse it.
+    scripts = await createScriptSandbox(await options.scriptSandbox)
+    // A --workspace scripts could not write is refused now, with advice, not at the first call.
+    if (options.workspace !== undefined) await checkWorkspaceDir(options.workspace)
+    options.log(`scripts on: bubblewrap sandbox, workspace ${scripts.baseDir}`)
+    return { scripts, scriptsOff: undefined }
+  } catch (err) {
+    await scripts?.dispose()
+    // A deployer's own mistake is theirs to fix, not a reason to serve without scripts.
+    const code = SkillHostError.isInstance(err) ? err.code : undefined
+    if (
+      code === 'E_INVALID_SKILLS_CONFIG' ||
+      code === 'E_SKILL_SCRIPT_POLICY_WIDENED' ||
+      code === 'E_SKILL_WORKSPACE_FAILED'
+    )
+      throw err
+    return { scripts: undefined, scriptsOff: personText(err) }
+  }
+}
+
+/** Prunes closed sessions' spool folders to `retention`, one pass at a time, never touching `live`. */
+function spoolPruner(
+  spoolRoot: string,
+  retention: NonNullable<ServeRuntimeOptions['spoolRetention']>,
+  live: ReadonlyMap<string, unknown>,
+  report: (what: string, err: unknown) => void,
+  log: (line: string) => void,
+): () => Promise<void> {
+  let pruning: Promise<void> = Promise.resolve()
+  return () => {
+    pruning = pruning
+      .then(async () => {
+        const { removed } = await pruneSpoolDirectories(spoolRoot, { ...retention, keep: live })
+        if (removed.length > 0) log(`spool: pruned ${plural(removed.length, 'old session folder')}`)
+      })
+      .catch((err) => report('spool prune', err))
+    return pruning
+  }
+}
+
+/** The manager config of one session: the shared source, guest pool and sandbox, its own spool. */
+function sessionManagerConfig(
+  options: ServeRuntimeOptions,
+  source: FileSystemSkillSource,
+  pool: QuickJsGuestPool,
+  scripts: ScriptSandbox | undefined,
+  spool: SpoolStore,
+): SkillManagerConfig {
+  return {
+    sources: [source],
+    gate: options.gate,
+    spool,
+    ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
+    isolation: {
+      resolveGuest: pool.resolveGuest,
+      maxTimeoutSeconds: 30,
+      defaultTimeoutSeconds: 5,
+    },
+    ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
+  }
+}
+
+/**
  * Builds the embedded defaults of `skillhost serve`: one filesystem source
  * over `roots` (module imports only with `importModules`), a QuickJS guest
  * pool for isolated tools, the bubblewrap sandbox for scripts when it works
@@ -177,38 +252,11 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   })
   await discoverOnce(source, log)
   const pool: QuickJsGuestPool = createQuickJsGuest()
-  let scripts: ScriptSandbox | undefined
-  let scriptsOff: string | undefined = options.scripts ? undefined : 'disabled by --no-scripts'
-  if (options.scripts) {
-    try {
-      // Workspaces and scratch live in a fresh temporary base (not the state
-      // directory): the sandboxed child runs as another uid and must traverse it.
-      scripts = await createScriptSandbox(await options.scriptSandbox)
-      // A --workspace scripts could not write is refused now, with advice, not at the first call.
-      if (options.workspace !== undefined) {
-        await checkWorkspaceDir(options.workspace).catch(async (err: unknown) => {
-          await scripts?.dispose()
-          scripts = undefined
-          throw err
-        })
-      }
-      log(`scripts on: bubblewrap sandbox, workspace ${scripts.baseDir}`)
-    } catch (err) {
-      // A deployer's own mistake is theirs to fix, not a reason to serve without scripts.
-      const code = SkillHostError.isInstance(err) ? err.code : undefined
-      if (
-        code === 'E_INVALID_SKILLS_CONFIG' ||
-        code === 'E_SKILL_SCRIPT_POLICY_WIDENED' ||
-        code === 'E_SKILL_WORKSPACE_FAILED'
-      ) {
-        source.close()
-        await pool.dispose()
-        throw err
-      }
-      // The operator's log: the person's voice, naming the folder to fix.
-      scriptsOff = personText(err)
-    }
-  }
+  const { scripts, scriptsOff } = await startScripts(options).catch(async (err: unknown) => {
+    source.close()
+    await pool.dispose()
+    throw err
+  })
   if (scriptsOff) log(`scripts off: ${scriptsOff}`)
 
   const spoolRoot = join(options.stateDir, 'spool')
@@ -216,33 +264,11 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
   const report = (what: string, err: unknown): void => log(`${what}: ${personText(err)}`)
   // Open spools by folder name, each with its release step.
   const live = new Map<string, () => Promise<void>>()
-  let pruning: Promise<void> = Promise.resolve()
-  const prune = (): Promise<void> => {
-    pruning = pruning
-      .then(async () => {
-        const { removed } = await pruneSpoolDirectories(spoolRoot, {
-          ...retention,
-          keep: live,
-        })
-        if (removed.length > 0) log(`spool: pruned ${plural(removed.length, 'old session folder')}`)
-      })
-      .catch((err) => report('spool prune', err))
-    return pruning
-  }
+  const prune = spoolPruner(spoolRoot, retention, live, report, log)
   await prune()
 
-  const managerConfig = (spool: SpoolStore): SkillManagerConfig => ({
-    sources: [source],
-    gate: options.gate,
-    spool,
-    ...(options.defaultChannel ? { defaultChannel: options.defaultChannel } : {}),
-    isolation: {
-      resolveGuest: pool.resolveGuest,
-      maxTimeoutSeconds: 30,
-      defaultTimeoutSeconds: 5,
-    },
-    ...(scripts ? { scripts: scriptConfig(scripts, options) } : {}),
-  })
+  const managerConfig = (spool: SpoolStore) =>
+    sessionManagerConfig(options, source, pool, scripts, spool)
 
   const managerFor = async (spool: SpoolStore): Promise<SkillManager> => {
     const started = performance.now()
