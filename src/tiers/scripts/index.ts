@@ -5,6 +5,12 @@
  */
 
 export {
+  type CopyOutReport,
+  copyOut,
+  type DoorRefusal,
+  type FileSeen,
+} from '../../common/door/copy-out.js'
+export {
   createScriptSandbox,
   credentialDenyPaths,
   type ScriptSandbox,

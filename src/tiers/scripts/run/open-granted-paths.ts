@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
+import { at, O_PATH, openDirBeneath, openRoot } from '../../../common/door/beneath.js'
 import type { PolicyGrant } from '../policy/policy.js'
-import { at, O_PATH, openDirBeneath, openRoot } from '../workspace/beneath.js'
 
 /** A call's granted paths, held open: what it binds, from which descriptor. */
 export interface OpenedGrant {

@@ -1,8 +1,8 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { posix } from 'node:path'
-import { at, O_PATH, openDirBeneath, openEntry } from './beneath.js'
-import { PROTECTED_NAMES } from './protected-names.js'
+import { at, O_PATH, openDirBeneath, openEntry } from '../../../common/door/beneath.js'
+import { PROTECTED_NAMES } from '../../../common/door/protected-names.js'
 
 /** A version-control entry held open for a read-only bind, and where the sandbox shows it. */
 export interface ProtectedEntry {

@@ -1,9 +1,5 @@
 import { constants } from 'node:fs'
 import { type FileHandle, lstat } from 'node:fs/promises'
-import { SkillHostError } from '../../../common/errors.js'
-import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
-import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
-import type { NewEntryOwner } from './assert-reachable.js'
 import {
   at,
   type EntryKind,
@@ -11,7 +7,11 @@ import {
   removeBeneath,
   type TreeEntry,
   walkBeneath,
-} from './beneath.js'
+} from '../../../common/door/beneath.js'
+import { SkillHostError } from '../../../common/errors.js'
+import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
+import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
+import type { NewEntryOwner } from './assert-reachable.js'
 import { openProtectedEntries, type ProtectedEntry } from './protected-entries.js'
 import { removeTree } from './remove-tree.js'
 import type { TurnLock } from './turn-lock.js'
@@ -47,6 +47,17 @@ export interface WorkspaceEntry {
   readonly path: string
   readonly kind: EntryKind
   readonly size: number
+}
+
+/** One regular file read from a session workspace (`SessionWorkspace.get`). */
+export interface WorkspaceRead {
+  readonly bytes: Uint8Array
+  /** The file's size; `truncated` when more than `bytes` holds. */
+  readonly size: number
+  readonly truncated: boolean
+  /** The file's inode and link count: a hard-linked file is one file under two names. */
+  readonly ino: number
+  readonly links: number
 }
 
 /** Options of `SessionWorkspace.create`. */
@@ -219,22 +230,16 @@ export class SessionWorkspace {
   async get(
     path: string,
     maxBytes = Number.MAX_SAFE_INTEGER,
-  ): Promise<{ bytes: Uint8Array; size: number; truncated: boolean }> {
+  ): Promise<WorkspaceRead> {
     this.#alive()
     const rel = workspaceRel(path)
     const handle = await this.#openFile(rel, constants.O_RDONLY)
     try {
       const st = await handle.stat()
       if (!st.isFile()) throw notAFile(rel, st)
-      const want = Math.min(st.size, maxBytes)
-      const bytes = new Uint8Array(want)
-      let got = 0
-      while (got < want) {
-        const { bytesRead } = await handle.read(bytes, got, want - got, got)
-        if (bytesRead === 0) break
-        got += bytesRead
-      }
-      return { bytes: bytes.subarray(0, got), size: st.size, truncated: st.size > got }
+      const bytes = await readUpTo(handle, Math.min(st.size, maxBytes))
+      const truncated = st.size > bytes.byteLength
+      return { bytes, size: st.size, truncated, ino: st.ino, links: st.nlink }
     } finally {
       await handle.close()
     }
@@ -338,6 +343,18 @@ export class SessionWorkspace {
       await parent.close()
     }
   }
+}
+
+/** At most `want` bytes from the start of the open file. */
+async function readUpTo(handle: FileHandle, want: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(want)
+  let got = 0
+  while (got < want) {
+    const { bytesRead } = await handle.read(bytes, got, want - got, got)
+    if (bytesRead === 0) break
+    got += bytesRead
+  }
+  return bytes.subarray(0, got)
 }
 
 async function lstatAt(dir: FileHandle, name: string) {
