@@ -232,6 +232,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         for (const c of result.workspace?.changes ?? []) {
           io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
         }
+      for (const r of result.workspace?.removed ?? [])
+        io.stderr(`[skillhost run: removed /work/${escapeLine(r.path)}: ${r.reason}]\n`)
     }
     const status = endedStatus(result)
     if (result.timedOut)

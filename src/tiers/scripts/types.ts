@@ -1,3 +1,4 @@
+import type { DoorRefusal } from '../../common/door/copy-out.js'
 import type { ProvisionOptions } from './deps/provision-env.js'
 import type { SandboxPolicy } from './policy/policy.js'
 import type {
@@ -141,4 +142,10 @@ export interface ScriptWorkspaceReport {
   readonly maxBytes: number
   /** True when the call was killed for growing the workspace past `maxBytes`. */
   readonly overCap: boolean
+  /**
+   * Version-control state (`.git`, `.hg`, `.svn`, at any depth) the call made
+   * in a deployer's folder, removed after it by the door; each is also in
+   * `changes` as created.
+   */
+  readonly removed?: readonly DoorRefusal[]
 }

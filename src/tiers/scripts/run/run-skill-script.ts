@@ -267,6 +267,11 @@ export async function runSkillScript(
     }
     const decode = (bytes: Uint8Array) => translator.redact(new TextDecoder().decode(bytes))
     const after = workspace === undefined ? undefined : await workspace.snapshot()
+    // The door: version-control state this call made in a deployer's folder does not stay.
+    const removed =
+      before && after
+        ? await (workspace as SessionWorkspace).sweepVersionControl(before.entries, after.entries)
+        : []
     return {
       exitCode: result.exitCode,
       signal: result.signal,
@@ -285,6 +290,7 @@ export async function runSkillScript(
               bytes: SessionWorkspace.usage(after.entries),
               maxBytes: (workspace as SessionWorkspace).maxBytes,
               overCap: watch?.overCap !== undefined,
+              ...(removed.length > 0 && { removed }),
             },
           }),
     }

@@ -8,6 +8,7 @@ import {
   type TreeEntry,
   walkBeneath,
 } from '../../../common/door/beneath.js'
+import type { DoorRefusal } from '../../../common/door/copy-out.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
@@ -15,6 +16,7 @@ import type { NewEntryOwner } from './assert-reachable.js'
 import { openProtectedEntries, type ProtectedEntry } from './protected-entries.js'
 import { removeTree } from './remove-tree.js'
 import type { TurnLock } from './turn-lock.js'
+import { newVersionControl, sweepVersionControl } from './version-control-sweep.js'
 import {
   failed,
   full,
@@ -140,20 +142,8 @@ export class SessionWorkspace {
    * could not reach and write it.
    */
   static async create(options: SessionWorkspaceOptions): Promise<SessionWorkspace> {
-    const max = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new SkillHostError(
-        'E_INVALID_SKILLS_CONFIG',
-        'sessionWorkspace.maxBytes must be a positive integer.',
-      )
-    }
-    const entries = options.maxEntries ?? 50_000
-    if (!Number.isSafeInteger(entries) || entries < 1) {
-      throw new SkillHostError(
-        'E_INVALID_SKILLS_CONFIG',
-        'sessionWorkspace.maxEntries must be a positive integer.',
-      )
-    }
+    assertPositive('maxBytes', options.maxBytes)
+    assertPositive('maxEntries', options.maxEntries)
     return new SessionWorkspace(await prepareWorkspaceFolder(options), options)
   }
 
@@ -194,12 +184,31 @@ export class SessionWorkspace {
     this.#alive()
     const root = await this.#root()
     try {
-      return await openProtectedEntries(root, mount)
+      return await openProtectedEntries(root, this.path, mount, {
+        maxEntries: this.maxEntries,
+        maxDepth: WORKSPACE_MAX_DEPTH,
+      })
     } catch (err) {
+      if (SkillHostError.isInstance(err)) throw err
       throw failed('The workspace version-control state could not be protected.', err)
     } finally {
       await root.close()
     }
+  }
+
+  /**
+   * In a deployer's folder, removes the version-control entries the call
+   * between the walks `before` and `after` made (at any depth) and lists
+   * them; a private workspace keeps its own (`copyOut` never lets one out).
+   */
+  async sweepVersionControl(
+    before: ReadonlyMap<string, TreeEntry>,
+    after: ReadonlyMap<string, TreeEntry>,
+  ): Promise<DoorRefusal[]> {
+    const made = this.#owned ? [] : newVersionControl(before, after)
+    if (made.length === 0) return []
+    const root = await this.#root()
+    return sweepVersionControl(root, made).finally(() => root.close())
   }
 
   /** Total bytes of the regular files a snapshot saw. */
@@ -227,10 +236,7 @@ export class SessionWorkspace {
    * says when more exist). Never follows a symlink in any component; a FIFO,
    * socket or device is refused without blocking.
    */
-  async get(
-    path: string,
-    maxBytes = Number.MAX_SAFE_INTEGER,
-  ): Promise<WorkspaceRead> {
+  async get(path: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<WorkspaceRead> {
     this.#alive()
     const rel = workspaceRel(path)
     const handle = await this.#openFile(rel, constants.O_RDONLY)
@@ -343,6 +349,15 @@ export class SessionWorkspace {
       await parent.close()
     }
   }
+}
+
+/** `E_INVALID_SKILLS_CONFIG` unless the cap `name`, when given, is a positive integer. */
+function assertPositive(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1))
+    throw new SkillHostError(
+      'E_INVALID_SKILLS_CONFIG',
+      `sessionWorkspace.${name} must be a positive integer.`,
+    )
 }
 
 /** At most `want` bytes from the start of the open file. */
