@@ -76,6 +76,13 @@ export interface SkillScriptConfig {
    * inside the session policy's read entries.
    */
   readonly provision?: ProvisionOptions
+  /**
+   * Folders of the deployer's that skillhost keeps its own state in
+   * (`serve`'s state folder with its spools, lockfiles): with the skill
+   * copies, scratch, workspaces, sandbox base and environment cache, no
+   * permission grant reaches them (`skillhostOwnFolders`).
+   */
+  readonly ownFolders?: readonly string[]
   /** What interpreters may read besides the skill root; explicit even when empty. */
   readonly interpreterReadPaths: readonly string[]
   readonly maxTimeoutSeconds: number

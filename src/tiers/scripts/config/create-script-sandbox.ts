@@ -47,6 +47,8 @@ function normalizeDeny(path: string): string {
 
 /** Options for `createScriptSandbox`; every field has a working default. */
 export interface ScriptSandboxOptions {
+  /** The deployer's folders skillhost keeps state in (`SkillScriptConfig.ownFolders`): never granted. */
+  readonly ownFolders?: readonly string[]
   /** A directory the sandbox owns (workspaces and scratch). Default: a fresh temp dir, removed on dispose. */
   readonly baseDir?: string
   /**
@@ -224,6 +226,7 @@ export async function createScriptSandbox(
       defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 20,
       maxOutputBytes: options.maxOutputBytes ?? 256 * 1024,
       hostEnvIsolated: true,
+      ...(options.ownFolders === undefined ? {} : { ownFolders: options.ownFolders }),
       ...(options.failOnNonzeroExit === undefined
         ? {}
         : { failOnNonzeroExit: options.failOnNonzeroExit }),

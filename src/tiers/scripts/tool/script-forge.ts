@@ -1,4 +1,5 @@
 import { SpooledArtifact } from '../../../common/artifacts/index.js'
+import { skillhostOwnFolders } from '../../../common/door/own-folders.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { SCRIPT_GATE_CODES, type ToolGate } from '../../../common/gate.js'
 import type { Tool } from '../../../common/tool.js'
@@ -74,14 +75,7 @@ export function createScriptForge(
   options: ScriptForgeOptions = {},
 ): TierForge {
   const undeclared = config.undeclared === 'allow'
-  const grants = new PermissionGrants(
-    config.policy,
-    gate,
-    [
-      ...[config.workspace.skillsDir, config.workspace.scratchDir, config.sessionWorkspace?.dir],
-      ...(config.translator.hiddenHostPaths ?? []),
-    ].filter((d): d is string => d !== undefined),
-  )
+  const grants = new PermissionGrants(config.policy, gate, skillhostOwnFolders(config))
   // Each loaded version's materialized copy, made by forge() (with what the
   // gate granted its permission request) or, for a skill with nothing to
   // forge, by its first dynamic-context command (with nothing granted).
