@@ -237,10 +237,13 @@ export async function runSkillScript(
         scratch,
         ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
         ...(opened === undefined ? {} : { grantedFds: opened.fds }),
-        ...(protectedEntries.length === 0
+        ...(protectedEntries.length + (opened?.readOnly.length ?? 0) === 0
           ? {}
           : {
-              readOnlyFds: protectedEntries.map((e) => ({ fd: e.handle.fd, sandbox: e.sandbox })),
+              readOnlyFds: [
+                ...protectedEntries.map((e) => ({ fd: e.handle.fd, sandbox: e.sandbox })),
+                ...(opened?.readOnly ?? []),
+              ],
             }),
       })
     } catch (err) {
