@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { chmod, chown, mkdir, mkdtemp } from 'node:fs/promises'
-import { homedir, tmpdir } from 'node:os'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource } from '../../../common/leak-tracker.js'
@@ -28,6 +28,7 @@ import { createDirectoryWorkspace } from '../skill-copy/directory-workspace.js'
 import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
 import { interpreterViews } from './interpreter-views.js'
+import { neutralTempRoot } from './neutral-temp.js'
 
 /** The provisioning options with the cache made and checked as a read path (never `/` or a home). */
 async function provisionCache(options: ProvisionOptions): Promise<ProvisionOptions> {
@@ -134,7 +135,7 @@ export async function createScriptSandbox(
   options: ScriptSandboxOptions = {},
 ): Promise<ScriptSandbox> {
   const owned = options.baseDir === undefined
-  const baseDir = options.baseDir ?? (await mkdtemp(join(tmpdir(), 'skillhost-')))
+  const baseDir = options.baseDir ?? (await mkdtemp(join(neutralTempRoot(), 'skillhost-')))
   try {
     // The sandbox's host identity, and only it, must traverse the base.
     const sandboxUser = resolveSandboxHostUser(undefined)
