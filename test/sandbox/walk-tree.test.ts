@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openRoot, walkBeneath } from '../../src/tiers/scripts/workspace/beneath.js'
+import { openRoot, walkBeneath } from '../../src/common/door/beneath.js'
 import { diffTrees } from '../../src/tiers/scripts/workspace/diff-trees.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-walk-'))

@@ -291,6 +291,8 @@ function printRun(
       for (const c of result.workspace?.changes ?? []) {
         io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
       }
+    for (const r of result.workspace?.removed ?? [])
+      io.stderr(`[skillhost run: removed /work/${escapeLine(r.path)}: ${r.reason}]\n`)
   }
   const status = endedStatus(result)
   if (result.timedOut) io.stderr(`[skillhost run: killed at the deadline; exit status ${status}]\n`)

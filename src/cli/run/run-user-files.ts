@@ -1,9 +1,9 @@
-import { constants } from 'node:fs'
-import { lstat, mkdir, open, readdir, readFile } from 'node:fs/promises'
-import { dirname, isAbsolute, join, posix } from 'node:path'
+import { lstat, readdir, readFile } from 'node:fs/promises'
+import { constants as osConstants } from 'node:os'
+import { isAbsolute, join, posix } from 'node:path'
 import { escapeLine, quoteName, SkillHostError } from '../../common/index.js'
 import type { SessionWorkspace } from '../../tiers/scripts/index.js'
-import type { ScriptRunResult } from '../../tiers/scripts/internal.js'
+import { copyOut, type FileSeen, type ScriptRunResult } from '../../tiers/scripts/internal.js'
 import { UsageError } from '../shared/parse-args.js'
 
 // `skillhost run` without --workspace works where the user is: the files the
@@ -15,7 +15,7 @@ import { UsageError } from '../shared/parse-args.js'
 interface NamedFile {
   readonly path: string
   /** What the file was when copied in: an update is copied back only onto the same file, unchanged. */
-  readonly seen: { readonly ino: number; readonly size: number; readonly mtimeMs: number }
+  readonly seen: FileSeen
 }
 
 /** A file copied back into the current folder: a new one (`output`) or a named input the script changed. */
@@ -129,88 +129,59 @@ export async function userFolderCopy(
       }
     },
     async collect(workspace, result) {
-      for (const change of result.workspace?.changes ?? []) {
-        if (change.change === 'deleted') continue
-        if (change.kind !== 'file') {
-          notCopied.push({ path: change.path, reason: `a ${change.kind}, not a regular file` })
-          continue
-        }
-        const input = inputs.includes(change.path) ? named.get(change.path) : undefined
-        const outcome = await copyBack(cwd, change.path, input, workspace)
-        if (typeof outcome === 'string') notCopied.push({ path: change.path, reason: outcome })
-        else copied.push({ path: change.path, change: input === undefined ? 'output' : 'updated' })
-      }
+      const items = (result.workspace?.changes ?? [])
+        .filter((c) => c.change !== 'deleted')
+        .map((c) => {
+          const input = inputs.includes(c.path) ? named.get(c.path) : undefined
+          return { path: c.path, kind: c.kind, ...(input && { replaces: input.seen }) }
+        })
+      const why = stoppedReason(result)
+      // The one door out: names, bounds, links and descriptors are its rules, not this file's.
+      const report = await copyOut(
+        cwd,
+        items,
+        { read: (path) => workspace.get(path) },
+        { limits: USER_FOLDER_COPY_LIMITS, ...(why && { stopped: why }) },
+      )
+      copied.push(...report.copied)
+      notCopied.push(...report.refused)
     },
   }
 }
 
-/**
- * Writes the workspace's `rel` to `cwd/rel`: a new file only where nothing
- * exists, an update only onto the input it came from while that is unchanged
- * (same inode, size and mtime), so nothing the user made or changed
- * meanwhile is overwritten. Returns why not, or true.
- */
-async function copyBack(
-  cwd: string,
-  rel: string,
-  input: NamedFile | undefined,
-  workspace: SessionWorkspace,
-): Promise<true | string> {
-  const target = join(cwd, rel)
-  // The script chose the name: never write through a symlink on its way out of this folder.
-  if (!(await throughFolders(cwd, rel)))
-    return 'a folder on its way here is a symlink or not a folder'
-  const now = await lstat(target).catch(() => undefined)
-  if (input === undefined && now !== undefined) return 'a file of that name exists here'
-  if (
-    input !== undefined &&
-    (now === undefined ||
-      !now.isFile() ||
-      now.ino !== input.seen.ino ||
-      now.size !== input.seen.size ||
-      now.mtimeMs !== input.seen.mtimeMs)
-  ) {
-    return 'the file here changed while the script ran'
-  }
-  const { bytes } = await workspace.get(rel)
-  const flags =
-    constants.O_WRONLY |
-    constants.O_NOFOLLOW |
-    (input === undefined ? constants.O_CREAT | constants.O_EXCL : constants.O_TRUNC)
-  try {
-    if (input === undefined) await mkdir(dirname(target), { recursive: true })
-    const handle = await open(target, flags, 0o666)
-    try {
-      await handle.writeFile(bytes)
-    } finally {
-      await handle.close()
-    }
-  } catch (err) {
-    return `it could not be written here (${(err as NodeJS.ErrnoException).code ?? 'error'})`
-  }
-  return true
-}
+/** Exit statuses a shell gives when a limit's signal ended its child (`128 + N`). */
+const LIMIT_SIGNALS: ReadonlyMap<number, string> = new Map(
+  (['SIGKILL', 'SIGXCPU', 'SIGXFSZ'] as const).map((name) => [
+    128 + osConstants.signals[name],
+    name,
+  ]),
+)
 
 /**
- * True when every folder on the way from `cwd` to `rel` (not `rel` itself)
- * is a real folder or does not exist yet: no symlink, so a name leads only
- * below `cwd`.
+ * Why a call did not end on its own (its deadline, the workspace cap, a
+ * signal, or a status that says a limit's signal ended it: SIGKILL, SIGXCPU,
+ * SIGXFSZ), or undefined: from such a call nothing is copied back, as
+ * half-written outputs would land as if whole.
  */
-async function throughFolders(cwd: string, rel: string): Promise<boolean> {
-  const parts = rel.split('/').slice(0, -1)
-  for (let i = 1; i <= parts.length; i++) {
-    const st = await lstat(join(cwd, ...parts.slice(0, i))).catch(() => undefined)
-    if (st === undefined) return true
-    if (!st.isDirectory()) return false
-  }
-  return true
+function stoppedReason(result: ScriptRunResult): string | undefined {
+  const limit = typeof result.exitCode !== 'number' ? undefined : LIMIT_SIGNALS.get(result.exitCode)
+  const stop = result.timedOut
+    ? 'killed at its deadline'
+    : result.workspace?.overCap
+      ? 'killed past the workspace cap'
+      : typeof result.signal === 'string'
+        ? `killed by ${result.signal}`
+        : limit !== undefined
+          ? `ended by ${limit} (exit status ${result.exitCode}), a limit's signal`
+          : undefined
+  return stop && `the call was ${stop}, so nothing was copied`
 }
 
-/** One stderr line per file moved back or left behind, names escaped. */
+/** One stderr line per file moved back or left behind, names quoted (`quoteName`). */
 export function copyLines(copy: UserFolderCopy): string {
-  const lines = copy.copied.map((c) => `${c.change}: ${escapeLine(c.path)}\n`)
+  const lines = copy.copied.map((c) => `${c.change}: ${quoteName(c.path)}\n`)
   for (const n of copy.notCopied) {
-    lines.push(`not copied: ${escapeLine(n.path)} (${n.reason}; it was in /work only)\n`)
+    lines.push(`not copied: ${quoteName(n.path)} (${escapeLine(n.reason)}; it was in /work only)\n`)
   }
   return lines.join('')
 }

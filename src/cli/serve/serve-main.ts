@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
 import { escapeLine, personText, SkillHostError } from '../../common/index.js'
 import { prepareScriptInterpreters } from '../../tiers/scripts/internal.js'
@@ -150,9 +151,11 @@ function startRuntime(
 ): Promise<ServeRuntime> {
   // The user's python is asked where it lives in a child process while
   // `initialize` is answered and discovery runs (`prepareScriptInterpreters`).
-  const scriptSandbox = prepareScriptInterpreters().then(() =>
-    sandboxOptionsFrom(options.sandbox, lock, log),
-  )
+  const scriptSandbox = prepareScriptInterpreters().then(() => ({
+    ...sandboxOptionsFrom(options.sandbox, lock, log),
+    // serve's own state (spools, sessions) and lockfile: no skill's grant reaches them.
+    ownFolders: [resolve(options.stateDir), ...(options.locked ? [resolve(options.locked)] : [])],
+  }))
   // Observed here; awaited (and its failure reported) only when scripts are set up.
   scriptSandbox.catch(() => undefined)
   return createServeRuntime({

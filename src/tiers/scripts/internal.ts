@@ -7,6 +7,12 @@
  * the manager and the layers above it reach tier 3 through `tier.ts`.
  */
 
+export {
+  type CopyOutReport,
+  copyOut,
+  type DoorRefusal,
+  type FileSeen,
+} from '../../common/door/copy-out.js'
 export { lockPins } from './deps/locked-provision.js'
 export type { Requirement } from './deps/requirement.js'
 export { provisionedInterpreter } from './deps/script-env.js'

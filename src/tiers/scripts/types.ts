@@ -1,3 +1,4 @@
+import type { DoorRefusal } from '../../common/door/copy-out.js'
 import type { ProvisionOptions } from './deps/provision-env.js'
 import type { SandboxPolicy } from './policy/policy.js'
 import type {
@@ -75,6 +76,13 @@ export interface SkillScriptConfig {
    * inside the session policy's read entries.
    */
   readonly provision?: ProvisionOptions
+  /**
+   * Folders of the deployer's that skillhost keeps its own state in
+   * (`serve`'s state folder with its spools, lockfiles): with the skill
+   * copies, scratch, workspaces, sandbox base and environment cache, no
+   * permission grant reaches them (`skillhostOwnFolders`).
+   */
+  readonly ownFolders?: readonly string[]
   /** What interpreters may read besides the skill root; explicit even when empty. */
   readonly interpreterReadPaths: readonly string[]
   readonly maxTimeoutSeconds: number
@@ -141,4 +149,10 @@ export interface ScriptWorkspaceReport {
   readonly maxBytes: number
   /** True when the call was killed for growing the workspace past `maxBytes`. */
   readonly overCap: boolean
+  /**
+   * Version-control state (`.git`, `.hg`, `.svn`, at any depth) the call made
+   * in a deployer's folder, removed after it by the door; each is also in
+   * `changes` as created.
+   */
+  readonly removed?: readonly DoorRefusal[]
 }

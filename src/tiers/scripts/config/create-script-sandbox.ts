@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { chmod, chown, mkdir, mkdtemp } from 'node:fs/promises'
-import { homedir, tmpdir } from 'node:os'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource } from '../../../common/leak-tracker.js'
@@ -32,6 +32,7 @@ import { createDirectoryWorkspace } from '../skill-copy/directory-skill-copies.j
 import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
 import { interpreterViews } from './interpreter-views.js'
+import { neutralTempRoot } from './neutral-temp.js'
 
 /** The provisioning options with the cache made and checked as a read path (never `/` or a home). */
 async function provisionCache(options: ProvisionOptions): Promise<ProvisionOptions> {
@@ -51,6 +52,8 @@ function normalizeDeny(path: string): string {
 
 /** Options for `createScriptSandbox`; every field has a working default. */
 export interface ScriptSandboxOptions {
+  /** The deployer's folders skillhost keeps state in (`SkillScriptConfig.ownFolders`): never granted. */
+  readonly ownFolders?: readonly string[]
   /** A directory the sandbox owns (skill copies, scratch and session workspaces). Default: a fresh temp dir, removed on dispose. */
   readonly baseDir?: string
   /**
@@ -136,7 +139,7 @@ export async function createScriptSandbox(
   options: ScriptSandboxOptions = {},
 ): Promise<ScriptSandbox> {
   const owned = options.baseDir === undefined
-  const baseDir = options.baseDir ?? (await mkdtemp(join(tmpdir(), 'skillhost-')))
+  const baseDir = options.baseDir ?? (await mkdtemp(join(neutralTempRoot(), 'skillhost-')))
   try {
     const sandboxUser = await prepareBase(baseDir)
     const reads = await readSetup(options, baseDir, sandboxUser)
@@ -160,6 +163,7 @@ export async function createScriptSandbox(
       defaultTimeoutSeconds: options.defaultTimeoutSeconds ?? 20,
       maxOutputBytes: options.maxOutputBytes ?? 256 * 1024,
       hostEnvIsolated: true,
+      ...(options.ownFolders === undefined ? {} : { ownFolders: options.ownFolders }),
       ...(options.failOnNonzeroExit === undefined
         ? {}
         : { failOnNonzeroExit: options.failOnNonzeroExit }),

@@ -157,4 +157,6 @@ export function validateSkillScriptConfig(config: SkillScriptConfig): void {
     bad('dynamicContext', "must be 'run' or 'off'.")
   }
   checkSessionWorkspace(c.sessionWorkspace, allowWrite)
+  if (c.ownFolders !== undefined && !isPathList(c.ownFolders))
+    bad('ownFolders', 'must be a list of absolute paths.')
 }

@@ -1,3 +1,4 @@
+import { overlapsOwnFolder } from '../../../common/door/own-folders.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { type GateVerdict, runToolGate, type ToolGate } from '../../../common/gate.js'
 import type { TurnContext } from '../../../common/turn-context.js'
@@ -7,13 +8,7 @@ import {
   type PermissionOutcome,
   type SkillPermissionRequest,
 } from '../../../skill-model/permission-request.js'
-import {
-  assertPolicySubset,
-  grantPolicy,
-  isPathInside,
-  type PolicyGrant,
-  type SandboxPolicy,
-} from './policy.js'
+import { assertPolicySubset, grantPolicy, type PolicyGrant, type SandboxPolicy } from './policy.js'
 
 /** The `tool` of the gate request that asks for a skill's permission profile. */
 export const PERMISSIONS_GATE_TOOL = 'skill_permissions'
@@ -57,8 +52,9 @@ export class PermissionGrants {
   readonly #verdicts = new Map<string, GateVerdict>()
 
   /**
-   * `internal`: skillhost's own folders (the skill copies, the scratch
-   * folders, session workspaces, the sandbox base). The session policy must
+   * `internal`: skillhost's own folders (`skillhostOwnFolders`: skill
+   * copies, scratch, session workspaces, the sandbox base, the environment
+   * cache, the deployer's state and lockfiles). The session policy may
    * hold them for skillhost's per-call mounts; a request overlapping one
    * (inside it or containing it) would reach other skills and conversations,
    * so it is refused whatever the session policy says.
@@ -86,7 +82,7 @@ export class PermissionGrants {
           const inside = kind === 'read'
           const reason = inside ? 'inside-skill' : 'skill-read-only'
           outcomes.push({ kind, path, granted: inside, reason })
-        } else if (this.internal.some((d) => isPathInside(d, path) || isPathInside(path, d))) {
+        } else if (overlapsOwnFolder(path, this.internal)) {
           const code = 'E_SKILL_SCRIPT_POLICY_WIDENED'
           outcomes.push({ kind, path, granted: false, reason: 'skillhost-folder', code })
         } else if (withinSession({ ...NONE, [kind]: [path] }, this.session)) {

@@ -1,7 +1,12 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
+import { at, O_PATH, openDirBeneath, openRoot } from '../../../common/door/beneath.js'
 import type { PolicyGrant } from '../policy/policy.js'
-import { at, O_PATH, openDirBeneath, openRoot } from '../workspace/beneath.js'
+import { openProtectedEntries, type ProtectedEntry } from '../workspace/protected-entries.js'
+import { WORKSPACE_MAX_DEPTH } from '../workspace/workspace-errors.js'
+
+/** Entries a granted write folder's walk for version-control state visits at most. */
+const GRANT_WALK_ENTRIES = 50_000
 
 /** A call's granted paths, held open: what it binds, from which descriptor. */
 export interface OpenedGrant {
@@ -9,6 +14,12 @@ export interface OpenedGrant {
   readonly grant: PolicyGrant
   /** Descriptor by normalized host path, for `SandboxRunRequest.grantedFds`. */
   readonly fds: ReadonlyMap<string, number>
+  /**
+   * The version-control state inside each granted write folder (any depth,
+   * `openProtectedEntries`), for `SandboxRunRequest.readOnlyFds`: bound
+   * read-only over the grant at its host path (where grants are shown).
+   */
+  readonly readOnly: readonly { readonly fd: number; readonly sandbox: string }[]
   close(): Promise<void>
 }
 
@@ -58,14 +69,41 @@ export async function openGrantedPaths(grant: PolicyGrant): Promise<OpenedGrant>
     const handle = opened[i]
     if (handle !== undefined) handles.set(path, handle)
   })
+  const guarded: ProtectedEntry[] = []
+  try {
+    for (const path of grant.write) {
+      const held = handles.get(path)
+      if (held !== undefined) guarded.push(...(await protectedInside(held, path)))
+    }
+  } catch (err) {
+    for (const h of [...handles.values(), ...guarded.map((e) => e.handle)])
+      await h.close().catch(() => undefined)
+    throw err
+  }
   return {
     grant: {
       read: grant.read.filter((p) => handles.has(p)),
       write: grant.write.filter((p) => handles.has(p)),
     },
     fds: new Map([...handles].map(([path, h]) => [path, h.fd])),
+    readOnly: guarded.map((e) => ({ fd: e.handle.fd, sandbox: e.sandbox })),
     async close() {
-      for (const h of handles.values()) await h.close().catch(() => undefined)
+      for (const h of [...handles.values(), ...guarded.map((e) => e.handle)])
+        await h.close().catch(() => undefined)
     },
+  }
+}
+
+/** The door's rule for a granted write folder: its version-control state stays read-only. */
+async function protectedInside(held: FileHandle, path: string): Promise<ProtectedEntry[]> {
+  if (!(await held.stat()).isDirectory()) return []
+  const dir = await openDirBeneath(held, [])
+  try {
+    return await openProtectedEntries(dir, path, path === '/' ? '' : path, {
+      maxEntries: GRANT_WALK_ENTRIES,
+      maxDepth: WORKSPACE_MAX_DEPTH,
+    })
+  } finally {
+    await dir.close()
   }
 }

@@ -111,7 +111,12 @@ async function runOnce(
   if (signal?.aborted || (raw?.aborted && watch?.overCap === undefined)) throw scriptAborted()
   if (failure !== undefined) throw failure
   const after = workspace === undefined ? undefined : await workspace.snapshot()
-  return settled(raw as SandboxRunResult, translator, workspace, before, after, watch)
+  // The door: version-control state this call made in a deployer's folder does not stay.
+  const removed =
+    workspace && before && after
+      ? await workspace.sweepVersionControl(before.entries, after.entries)
+      : []
+  return settled(raw as SandboxRunResult, translator, workspace, { before, after, removed }, watch)
 }
 
 interface CallPlace {
@@ -186,9 +191,14 @@ function sandboxRequest(
     scratch,
     ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
     ...(opened === undefined ? {} : { grantedFds: opened.fds }),
-    ...(protectedEntries.length === 0
+    ...(protectedEntries.length + (opened?.readOnly.length ?? 0) === 0
       ? {}
-      : { readOnlyFds: protectedEntries.map((e) => ({ fd: e.handle.fd, sandbox: e.sandbox })) }),
+      : {
+          readOnlyFds: [
+            ...protectedEntries.map((e) => ({ fd: e.handle.fd, sandbox: e.sandbox })),
+            ...(opened?.readOnly ?? []),
+          ],
+        }),
   }
 }
 
@@ -197,10 +207,14 @@ function settled(
   result: SandboxRunResult,
   translator: CallPathTranslator,
   workspace: SessionWorkspace | undefined,
-  before: Awaited<ReturnType<SessionWorkspace['snapshot']>> | undefined,
-  after: Awaited<ReturnType<SessionWorkspace['snapshot']>> | undefined,
+  trees: {
+    before: Awaited<ReturnType<SessionWorkspace['snapshot']>> | undefined
+    after: Awaited<ReturnType<SessionWorkspace['snapshot']>> | undefined
+    removed: Awaited<ReturnType<SessionWorkspace['sweepVersionControl']>>
+  },
   watch: WorkspaceWatch | undefined,
 ): ScriptRunResult {
+  const { before, after, removed } = trees
   const decode = (bytes: Uint8Array) => translator.redact(new TextDecoder().decode(bytes))
   return {
     exitCode: result.exitCode,
@@ -220,6 +234,7 @@ function settled(
             bytes: SessionWorkspace.usage(after.entries),
             maxBytes: workspace.maxBytes,
             overCap: watch?.overCap !== undefined,
+            ...(removed.length > 0 && { removed }),
           },
         }),
   }

@@ -1,14 +1,20 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, execFile } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { chown } from 'node:fs/promises'
-import type { Duplex } from 'node:stream'
 import { promisify } from 'node:util'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import { type BwrapDataFile, type BwrapFdBind, buildBwrapCommand } from './bwrap-args.js'
+import {
+  emptyNamespace,
+  killGroup,
+  notSetUp,
+  notStarted,
+  startBwrap,
+  watchEnding,
+} from './bwrap-process.js'
 import { FD_CLOSER_SHELLS, STARTED_FD } from './close-inherited-fds.js'
 import { inspectPolicyPaths } from './inspect-policy-paths.js'
-import { pidsInNamespace, reapNamespace, settleNamespace } from './namespace-reaper.js'
 import { OutputCapture } from './output-capture.js'
 import { type BwrapStatus, readBwrapStatus } from './read-bwrap-status.js'
 import {
@@ -137,14 +143,6 @@ interface HandleSettings {
   graceMs: number
 }
 
-function killGroup(child: ChildProcess): void {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-  } catch {
-    child.kill('SIGKILL')
-  }
-}
-
 class BubblewrapHandle implements SandboxHandle {
   readonly #s: HandleSettings
   /** Each running child and its leak-tracker release. */
@@ -231,6 +229,7 @@ class BubblewrapHandle implements SandboxHandle {
     return { uid, gid }
   }
 
+  /** One bwrap run: start it, watch its deadline and abort, settle its result. */
   #spawn(
     command: { program: string; args: string[]; hostUser: HostIdentity | undefined },
     dataFiles: readonly BwrapDataFile[],
@@ -238,39 +237,11 @@ class BubblewrapHandle implements SandboxHandle {
     request: SandboxRunRequest,
     timeoutMs: number,
   ): Promise<SandboxRunResult> {
-    const { hostUser } = command
-    const child = spawn(command.program, command.args, {
-      // fd 3: bwrap's JSON status; fd STARTED_FD: the closer's "set up" byte;
-      // fds from FIRST_DATA_FD: the minimal /etc, which bwrap reads and closes.
-      // Then the descriptors bwrap binds read-only (--ro-bind-fd), which it closes after setup.
-      stdio: [
-        'ignore',
-        'pipe',
-        'pipe',
-        'pipe',
-        'pipe',
-        ...dataFiles.map(() => 'pipe' as const),
-        ...fdBinds.map((b) => b.hostFd),
-      ],
-      env: {},
-      cwd: '/',
-      // Its own process group, so one kill reaches bwrap and its init.
-      detached: true,
-      ...(hostUser === undefined ? {} : { uid: hostUser.uid, gid: hostUser.gid }),
-    })
+    const child = startBwrap(command, dataFiles, fdBinds)
     this.#running.set(
       child,
       trackResource('process', `bwrap: ${request.argv.join(' ').slice(0, 120)}`),
     )
-    for (const file of dataFiles) {
-      const pipe = child.stdio[file.fd] as Duplex | null | undefined
-      if (!pipe) continue
-      // A bwrap that fails before reading closes its end: EPIPE is its error to report, not ours.
-      pipe.on('error', () => undefined)
-      pipe.end(file.content)
-      // Flowing, so the EOF of bwrap's close is seen and the pipe is released.
-      pipe.resume()
-    }
     const capture = new OutputCapture(request.maxOutputBytes)
     if (child.stdout) capture.attach('stdout', child.stdout)
     if (child.stderr) capture.attach('stderr', child.stderr)
@@ -279,45 +250,7 @@ class BubblewrapHandle implements SandboxHandle {
     child.stdio[STARTED_FD]?.once('data', () => {
       started = true
     })
-    let timedOut = false
-    let aborted = false
-    let sent: NodeJS.Signals | null = null
-    let graceTimer: NodeJS.Timeout | undefined
-    // SIGTERM reaches the command (the namespace's init ignores it), which
-    // may exit cleanly; SIGKILL of bwrap's group after the grace ends the
-    // rest, and the post-call reap makes sure the namespace is empty.
-    const terminate = () => {
-      if (sent !== null) return
-      const inode = status.pidNamespace
-      const pids = inode === undefined || this.#s.graceMs === 0 ? [] : pidsInNamespace(inode)
-      if (pids.length === 0) {
-        sent = 'SIGKILL'
-        killGroup(child)
-        return
-      }
-      sent = 'SIGTERM'
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGTERM')
-        } catch {
-          // already gone
-        }
-      }
-      graceTimer = setTimeout(() => {
-        sent = 'SIGKILL'
-        killGroup(child)
-      }, this.#s.graceMs)
-    }
-    const timer = setTimeout(() => {
-      timedOut = true
-      terminate()
-    }, timeoutMs)
-    const onAbort = () => {
-      aborted = true
-      terminate()
-    }
-    request.signal?.addEventListener('abort', onAbort, { once: true })
-
+    const ending = watchEnding(child, status, this.#s.graceMs, timeoutMs, request.signal)
     return new Promise<SandboxRunResult>((resolve, reject) => {
       let spawnError: Error | undefined
       let exitCode: number | null = null
@@ -335,45 +268,16 @@ class BubblewrapHandle implements SandboxHandle {
         closeGuard.unref()
       })
       child.once('close', async () => {
-        clearTimeout(timer)
-        if (graceTimer) clearTimeout(graceTimer)
+        ending.stop()
         if (closeGuard) clearTimeout(closeGuard)
-        request.signal?.removeEventListener('abort', onAbort)
         this.#running.get(child)?.()
         this.#running.delete(child)
-        const inode = status.pidNamespace
-        // bwrap exited on its own: its init is dying with it, and watching
-        // the init alone proves the namespace empty. After a kill of ours
-        // bwrap did not report an exit: /proc is scanned and every survivor
-        // SIGKILLed, as settleNamespace also does when the init lingers.
-        const leakedProcesses =
-          inode === undefined
-            ? 0
-            : sent === null && status.exitCode !== undefined
-              ? await settleNamespace(inode, status.childPid)
-              : await reapNamespace(inode)
+        const leakedProcesses = await emptyNamespace(status, ending.sent)
         const output = capture.result()
-        if (spawnError !== undefined) {
-          reject(
-            unavailable(
-              `bwrap could not be started (${(spawnError as NodeJS.ErrnoException).code ?? 'error'}).`,
-              spawnError,
-            ),
-          )
-          return
-        }
-        if (!started && !timedOut && !aborted) {
-          // bwrap's words name host paths: they go to the person's voice only.
-          const text = Buffer.from(output.stderr).toString('utf8').trim()
-          reject(
-            unavailable(
-              `bwrap failed to set up the sandbox (exit ${String(exitCode)}). Every path of the policy must exist and be traversable by the sandbox user; check the workspace base directory's permissions.`,
-              undefined,
-              text,
-            ),
-          )
-          return
-        }
+        const { timedOut, aborted, sent } = ending
+        if (spawnError !== undefined) return reject(notStarted(spawnError))
+        // bwrap's words name host paths: they go to the person's voice only.
+        if (!started && !timedOut && !aborted) return reject(notSetUp(exitCode, output.stderr))
         const killed = timedOut || aborted
         resolve({
           exitCode: killed ? null : (status.exitCode ?? exitCode),

@@ -1,3 +1,4 @@
+import { skillhostOwnFolders } from '../../../common/door/own-folders.js'
 import type { ToolGate } from '../../../common/gate.js'
 import { SCRIPT_GATE_CODES } from '../../../common/gate.js'
 import type { Tool } from '../../../common/tool.js'
@@ -65,14 +66,7 @@ export function createScriptForge(
   options: ScriptForgeOptions = {},
 ): TierForge {
   const undeclared = config.undeclared === 'allow'
-  const grants = new PermissionGrants(
-    config.policy,
-    gate,
-    [
-      ...[config.workspace.skillsDir, config.workspace.scratchDir, config.sessionWorkspace?.dir],
-      ...(config.translator.hiddenHostPaths ?? []),
-    ].filter((d): d is string => d !== undefined),
-  )
+  const grants = new PermissionGrants(config.policy, gate, skillhostOwnFolders(config))
   // One skill copy per loaded version, owned by the version's store.
   const copies = new WeakMap<ForgeTarget, SkillCopyMaker>()
   const scopeOf = (target: ForgeTarget, source: SkillSource): ForgeScope => {

@@ -46,6 +46,7 @@ export function describeChanges(
     lines.push(`${c.change} ${quoteName(c.path)}${size}${where}`)
   }
   if (changes.length > LISTED_CHANGES) lines.push(`… and ${changes.length - LISTED_CHANGES} more`)
+  for (const r of report.removed ?? []) lines.push(`removed ${quoteName(r.path)}: ${r.reason}`)
   if (!report.complete) lines.push('(the workspace holds too many entries to track every change)')
   return lines
 }

@@ -1,4 +1,4 @@
-import type { TreeEntry } from './beneath.js'
+import type { TreeEntry } from '../../../common/door/beneath.js'
 
 /** One file a call created, changed or deleted. */
 export interface TreeChange {

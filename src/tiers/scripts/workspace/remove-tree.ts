@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path'
-import { openRoot, removeBeneath } from './beneath.js'
+import { openRoot, removeBeneath } from '../../../common/door/beneath.js'
 
 /**
  * Removes `path` and everything below it, whatever a script left there:

@@ -1,9 +1,5 @@
 import { constants } from 'node:fs'
 import { type FileHandle, lstat } from 'node:fs/promises'
-import { SkillHostError } from '../../../common/errors.js'
-import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
-import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
-import type { NewEntryOwner } from './assert-reachable.js'
 import {
   at,
   type EntryKind,
@@ -11,10 +7,16 @@ import {
   removeBeneath,
   type TreeEntry,
   walkBeneath,
-} from './beneath.js'
+} from '../../../common/door/beneath.js'
+import type { DoorRefusal } from '../../../common/door/copy-out.js'
+import { SkillHostError } from '../../../common/errors.js'
+import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
+import type { HostIdentity } from '../sandbox/sandbox-host-user.js'
+import type { NewEntryOwner } from './assert-reachable.js'
 import { openProtectedEntries, type ProtectedEntry } from './protected-entries.js'
 import { removeTree } from './remove-tree.js'
 import type { TurnLock } from './turn-lock.js'
+import { newVersionControl, sweepVersionControl } from './version-control-sweep.js'
 import {
   failed,
   full,
@@ -47,6 +49,17 @@ export interface WorkspaceEntry {
   readonly path: string
   readonly kind: EntryKind
   readonly size: number
+}
+
+/** One regular file read from a session workspace (`SessionWorkspace.get`). */
+export interface WorkspaceRead {
+  readonly bytes: Uint8Array
+  /** The file's size; `truncated` when more than `bytes` holds. */
+  readonly size: number
+  readonly truncated: boolean
+  /** The file's inode and link count: a hard-linked file is one file under two names. */
+  readonly ino: number
+  readonly links: number
 }
 
 /** Options of `SessionWorkspace.create`. */
@@ -129,20 +142,8 @@ export class SessionWorkspace {
    * could not reach and write it.
    */
   static async create(options: SessionWorkspaceOptions): Promise<SessionWorkspace> {
-    const max = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new SkillHostError(
-        'E_INVALID_SKILLS_CONFIG',
-        'sessionWorkspace.maxBytes must be a positive integer.',
-      )
-    }
-    const entries = options.maxEntries ?? 50_000
-    if (!Number.isSafeInteger(entries) || entries < 1) {
-      throw new SkillHostError(
-        'E_INVALID_SKILLS_CONFIG',
-        'sessionWorkspace.maxEntries must be a positive integer.',
-      )
-    }
+    assertPositive('maxBytes', options.maxBytes)
+    assertPositive('maxEntries', options.maxEntries)
     return new SessionWorkspace(await prepareWorkspaceFolder(options), options)
   }
 
@@ -183,12 +184,31 @@ export class SessionWorkspace {
     this.#alive()
     const root = await this.#root()
     try {
-      return await openProtectedEntries(root, mount)
+      return await openProtectedEntries(root, this.path, mount, {
+        maxEntries: this.maxEntries,
+        maxDepth: WORKSPACE_MAX_DEPTH,
+      })
     } catch (err) {
+      if (SkillHostError.isInstance(err)) throw err
       throw failed('The workspace version-control state could not be protected.', err)
     } finally {
       await root.close()
     }
+  }
+
+  /**
+   * In a deployer's folder, removes the version-control entries the call
+   * between the walks `before` and `after` made (at any depth) and lists
+   * them; a private workspace keeps its own (`copyOut` never lets one out).
+   */
+  async sweepVersionControl(
+    before: ReadonlyMap<string, TreeEntry>,
+    after: ReadonlyMap<string, TreeEntry>,
+  ): Promise<DoorRefusal[]> {
+    const made = this.#owned ? [] : newVersionControl(before, after)
+    if (made.length === 0) return []
+    const root = await this.#root()
+    return sweepVersionControl(root, made).finally(() => root.close())
   }
 
   /** Total bytes of the regular files a snapshot saw. */
@@ -216,25 +236,16 @@ export class SessionWorkspace {
    * says when more exist). Never follows a symlink in any component; a FIFO,
    * socket or device is refused without blocking.
    */
-  async get(
-    path: string,
-    maxBytes = Number.MAX_SAFE_INTEGER,
-  ): Promise<{ bytes: Uint8Array; size: number; truncated: boolean }> {
+  async get(path: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<WorkspaceRead> {
     this.#alive()
     const rel = workspaceRel(path)
     const handle = await this.#openFile(rel, constants.O_RDONLY)
     try {
       const st = await handle.stat()
       if (!st.isFile()) throw notAFile(rel, st)
-      const want = Math.min(st.size, maxBytes)
-      const bytes = new Uint8Array(want)
-      let got = 0
-      while (got < want) {
-        const { bytesRead } = await handle.read(bytes, got, want - got, got)
-        if (bytesRead === 0) break
-        got += bytesRead
-      }
-      return { bytes: bytes.subarray(0, got), size: st.size, truncated: st.size > got }
+      const bytes = await readUpTo(handle, Math.min(st.size, maxBytes))
+      const truncated = st.size > bytes.byteLength
+      return { bytes, size: st.size, truncated, ino: st.ino, links: st.nlink }
     } finally {
       await handle.close()
     }
@@ -338,6 +349,27 @@ export class SessionWorkspace {
       await parent.close()
     }
   }
+}
+
+/** `E_INVALID_SKILLS_CONFIG` unless the cap `name`, when given, is a positive integer. */
+function assertPositive(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1))
+    throw new SkillHostError(
+      'E_INVALID_SKILLS_CONFIG',
+      `sessionWorkspace.${name} must be a positive integer.`,
+    )
+}
+
+/** At most `want` bytes from the start of the open file. */
+async function readUpTo(handle: FileHandle, want: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(want)
+  let got = 0
+  while (got < want) {
+    const { bytesRead } = await handle.read(bytes, got, want - got, got)
+    if (bytesRead === 0) break
+    got += bytesRead
+  }
+  return bytes.subarray(0, got)
 }
 
 async function lstatAt(dir: FileHandle, name: string) {

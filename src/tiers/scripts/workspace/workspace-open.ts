@@ -1,9 +1,9 @@
 import type { FileHandle } from 'node:fs/promises'
+import { BeneathError, openDirBeneath, openEntry } from '../../../common/door/beneath.js'
+import { protectedPart } from '../../../common/door/protected-names.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import type { NewEntryOwner } from './assert-reachable.js'
-import { BeneathError, openDirBeneath, openEntry } from './beneath.js'
-import { protectedPart } from './protected-names.js'
 import { failed, MissingParent, rejected } from './workspace-errors.js'
 
 /** A path the model or host named, by the skill-path rule, or `E_SKILL_SOURCE_PATH_REJECTED`. */

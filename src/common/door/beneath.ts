@@ -11,6 +11,7 @@ import {
   rmdir,
   unlink,
 } from 'node:fs/promises'
+import { isProtectedName } from './protected-names.js'
 
 /**
  * Race-free operations inside a tree that contained code may be rewriting
@@ -244,7 +245,9 @@ export async function walkBeneath(
             entries.set(path, { kind: 'symlink', size: 0, changeTag: '' })
             continue
           }
-          entries.set(path, { kind: 'dir', size: 0, changeTag: '' })
+          // A version-control folder carries its identity: a call that moves one has not made one.
+          const id = isProtectedName(child.name) ? await sub.stat({ bigint: true }) : undefined
+          entries.set(path, { kind: 'dir', size: 0, changeTag: id ? `${id.dev}:${id.ino}` : '' })
           try {
             await visit(sub, path, depth + 1)
           } finally {

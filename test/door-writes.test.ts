@@ -1,0 +1,139 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// The one door out (issue 34, item 2; docs/architecture.md "The door"): what
+// contained code made reaches a host folder only through src/common/door/.
+// A file of src/ that takes a filesystem write API from node:fs is either
+// the door or a host-chosen write listed here with why contained code does
+// not choose its names; any other fails this test.
+
+const SRC = resolve(import.meta.dirname, '../src')
+
+/** Node filesystem calls that create, change or remove something on disk. */
+const WRITE_APIS = new Set(
+  [
+    'writeFile',
+    'appendFile',
+    'mkdir',
+    'mkdtemp',
+    'rename',
+    'link',
+    'symlink',
+    'copyFile',
+    'cp',
+    'rm',
+    'rmdir',
+    'unlink',
+    'chmod',
+    'chown',
+    'lchown',
+    'truncate',
+    'utimes',
+    'lutimes',
+    'createWriteStream',
+  ].flatMap((n) => [n, `${n}Sync`]),
+)
+/** `open` is a write only with one of these flags. */
+const WRITE_FLAGS = /\bO_(WRONLY|RDWR|CREAT|TRUNC|APPEND)\b|['"](w|wx|w\+|a|ax|a\+|r\+)['"]/
+
+/** The door itself: every rule of a way out lives here. */
+const DOOR = 'common/door/'
+
+/** Host-chosen writes: the host picks every name (or a hash, or an id), and contained code never runs there. */
+const HOST_CHOSEN: Readonly<Record<string, string>> = {
+  'common/file-spool-store.ts':
+    'the spool: names are host ids, bytes bounded by the quota; what it stores was read through the door',
+  'common/prune-spool-directories.ts': 'removes spool folders the host made',
+  'cli/lock/lock-command.ts': 'the lockfile writer: a path the user gave',
+  'cli/env/env-command.ts': 'the environment lock writer: a path the user gave',
+  'cli/demo/demo-main.ts': 'the demo: a temp folder of its own',
+  'tiers/scripts/config/create-script-sandbox.ts': 'the sandbox base folder, host-made',
+  'tiers/scripts/config/python-view.ts': 'neutral interpreter paths under the sandbox base',
+  'tiers/scripts/deps/build-lock.ts': 'the environment lock build, in a host temp folder',
+  'tiers/scripts/deps/provision-env.ts':
+    'the environment cache: folders named by a hash, built outside the sandbox (no grant reaches it: own-folders.ts)',
+  'tiers/scripts/sandbox/bubblewrap-handle.ts': "the call's scratch, host-made",
+  'tiers/scripts/sandbox/unreachable-reads.ts': "mount points in the call's scratch",
+  'tiers/scripts/skill-copy/directory-workspace.ts':
+    "skill copies under the sandbox base: a source's files, not contained output",
+  'tiers/scripts/workspace/workspace-folder.ts':
+    'a private workspace folder the host made; writes inside go through the door (openEntry)',
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sources(join(dir, e.name))
+      : e.name.endsWith('.ts')
+        ? [join(dir, e.name)]
+        : [],
+  )
+}
+
+/** The write APIs `text` takes from node:fs (or `open` with a write flag); `*` for a namespace or default import. */
+function writeApis(text: string): string[] {
+  const found: string[] = []
+  for (const m of text.matchAll(
+    /import\s+(type\s+)?([^;'"]*?)\s+from\s+'(?:node:)?fs(?:\/promises)?'/g,
+  )) {
+    if (m[1] !== undefined) continue
+    const spec = (m[2] as string).trim()
+    if (!spec.startsWith('{')) {
+      found.push('*')
+      continue
+    }
+    for (const raw of spec.replace(/[{}]/g, '').split(',')) {
+      const name = raw.trim().split(/\s+as\s+/)[0] as string
+      if (name === '' || name.startsWith('type ')) continue
+      if (WRITE_APIS.has(name)) found.push(name)
+      if ((name === 'open' || name === 'openSync') && WRITE_FLAGS.test(text)) found.push(name)
+    }
+  }
+  return found
+}
+
+const files = sources(SRC).map((f) => relative(SRC, f))
+const writers = new Map(
+  files.flatMap((f) => {
+    const apis = writeApis(readFileSync(join(SRC, f), 'utf8'))
+    return apis.length > 0 ? [[f, apis] as const] : []
+  }),
+)
+
+describe('one door out', () => {
+  it('finds writes: write APIs, open with write flags, namespace imports; not reads or types', () => {
+    expect(writeApis("import { writeFile, readFile } from 'node:fs/promises'")).toEqual([
+      'writeFile',
+    ])
+    expect(writeApis("import {\n  lstat,\n  mkdir as md,\n} from 'fs'")).toEqual(['mkdir'])
+    expect(writeApis("import * as fs from 'node:fs'")).toEqual(['*'])
+    expect(
+      writeApis("import { open } from 'node:fs/promises'\nopen(p, constants.O_WRONLY)"),
+    ).toEqual(['open'])
+    expect(writeApis("import { open } from 'node:fs/promises'\nopen(p, 'r')")).toEqual([])
+    expect(writeApis("import type { Stats } from 'node:fs'")).toEqual([])
+  })
+
+  it('no file of src/ writes to disk outside the door and the host-chosen list', () => {
+    const outside = [...writers.entries()]
+      .filter(([f]) => !f.startsWith(DOOR) && HOST_CHOSEN[f] === undefined)
+      .map(([f, apis]) => `${f}: ${apis.join(', ')}`)
+    expect(outside).toEqual([])
+  })
+
+  it('every listed host-chosen writer still writes (the list stays true)', () => {
+    const stale = Object.keys(HOST_CHOSEN).filter((f) => !writers.has(f))
+    expect(stale).toEqual([])
+  })
+
+  it('the copy-back of `skillhost run` and the workspace writes take no write API of their own', () => {
+    for (const f of [
+      'cli/run/run-user-files.ts',
+      'tiers/scripts/workspace/session-workspace.ts',
+      'tiers/scripts/workspace/version-control-sweep.ts',
+      'tiers/scripts/run/open-granted-paths.ts',
+    ])
+      expect(writers.get(f), f).toBeUndefined()
+  })
+})
