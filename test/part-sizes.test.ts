@@ -23,11 +23,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   // lifecycle tools — emptied at merge
   'lifecycle-tools.ts › forgeSkillTools: 180 lines',
   'tiers/scripts/deps/provision-env.ts › provisionEnv: 106 lines',
-  // h-door (tier-3 workspace and sandbox) — emptied at merge
-  'tiers/scripts/sandbox/bubblewrap-handle.ts › BubblewrapHandle.#spawn: 155 lines',
-  'tiers/scripts/sandbox/bwrap-args.ts › buildBwrapCommand: 123 lines',
-  'tiers/scripts/workspace/beneath.ts › walkBeneath: 83 lines',
-  'tiers/scripts/workspace/workspace-tools.ts › forgeWorkspaceTools: 97 lines',
   // h-sources (src/sources/**) — emptied at merge
   'sources/conformance/skill-source-conformance-checks.ts › skillSourceConformanceChecks: 253 lines',
   'sources/conformance/spool-idempotency-checks.ts › spoolIdempotencyChecks: 112 lines',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { constants, type Dirent } from 'node:fs'
+import { type BigIntStats, constants, type Dirent } from 'node:fs'
 import {
   chmod,
   type FileHandle,
@@ -182,86 +182,120 @@ export async function walkBeneath(
   root: FileHandle,
   limits: WalkLimits,
 ): Promise<{ entries: Map<string, TreeEntry>; complete: boolean }> {
-  const entries = new Map<string, TreeEntry>()
-  let complete = true
-  const visit = async (dir: FileHandle, rel: string, depth: number): Promise<void> => {
-    let children: Dirent[]
-    try {
-      children = await readdir(at(dir), { withFileTypes: true })
-    } catch (err) {
-      // Removed while we walked: nothing below it. Unreadable: not measured, so not complete.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') complete = false
-      return
-    }
-    for (let i = 0; i < children.length; i += STAT_BATCH) {
-      const batch = children.slice(i, i + STAT_BATCH)
-      // A batch's lstats run together: awaited one by one, each costs a thread-pool round trip.
-      const stats = await Promise.all(
-        batch.map((child) =>
-          child.isFile()
-            ? lstat(at(dir, child.name), { bigint: true }).catch((err: NodeJS.ErrnoException) => {
-                if (err.code !== 'ENOENT') complete = false
-                return undefined
-              })
-            : undefined,
-        ),
-      )
-      for (const [k, child] of batch.entries()) {
-        if (entries.size >= limits.maxEntries) {
-          complete = false
-          return
-        }
-        const path = rel === '' ? child.name : `${rel}/${child.name}`
-        const kind = kindOf(child)
-        if (kind === 'file') {
-          const st = stats[k]
-          if (st === undefined) continue // gone since the listing
-          if (!st.isFile()) {
-            entries.set(path, {
-              kind: st.isSymbolicLink() ? 'symlink' : 'other',
-              size: 0,
-              changeTag: '',
-            })
-            continue
-          }
-          entries.set(path, {
-            kind,
-            size: Number(st.size),
-            changeTag: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
-          })
-        } else if (kind === 'dir') {
-          if (depth + 1 > limits.maxDepth) {
-            complete = false
-            return
-          }
-          const sub = await openChildDir(dir, child.name).catch((err: NodeJS.ErrnoException) => {
-            if (err.code === 'ELOOP') return 'symlink' as const
-            // Gone since the listing: nothing to count. Anything else (unreadable): not measured.
-            if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') complete = false
-            return undefined
-          })
-          if (sub === undefined) continue
-          if (sub === 'symlink') {
-            entries.set(path, { kind: 'symlink', size: 0, changeTag: '' })
-            continue
-          }
-          // A version-control folder carries its identity: a call that moves one has not made one.
-          const id = isProtectedName(child.name) ? await sub.stat({ bigint: true }) : undefined
-          entries.set(path, { kind: 'dir', size: 0, changeTag: id ? `${id.dev}:${id.ino}` : '' })
-          try {
-            await visit(sub, path, depth + 1)
-          } finally {
-            await sub.close()
-          }
-          if (!complete) return
-        } else {
-          entries.set(path, { kind, size: 0, changeTag: '' })
-        }
+  const state: WalkState = { entries: new Map(), complete: true, limits }
+  await visitBeneath(state, root, '', 0)
+  return { entries: state.entries, complete: state.complete }
+}
+
+/** One walk's findings; `complete` turns false at the first thing not measured. */
+interface WalkState {
+  readonly entries: Map<string, TreeEntry>
+  complete: boolean
+  readonly limits: WalkLimits
+}
+
+/** Lists `dir` (at `rel`, `depth` below the root) into the walk, entering each child folder by descriptor. */
+async function visitBeneath(
+  state: WalkState,
+  dir: FileHandle,
+  rel: string,
+  depth: number,
+): Promise<void> {
+  let children: Dirent[]
+  try {
+    children = await readdir(at(dir), { withFileTypes: true })
+  } catch (err) {
+    // Removed while we walked: nothing below it. Unreadable: not measured, so not complete.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') state.complete = false
+    return
+  }
+  for (let i = 0; i < children.length; i += STAT_BATCH) {
+    const batch = children.slice(i, i + STAT_BATCH)
+    const stats = await statBatch(state, dir, batch)
+    for (const [k, child] of batch.entries()) {
+      if (state.entries.size >= state.limits.maxEntries) {
+        state.complete = false
+        return
+      }
+      const path = rel === '' ? child.name : `${rel}/${child.name}`
+      const kind = kindOf(child)
+      if (kind === 'file') {
+        const entry = fileEntry(stats[k])
+        if (entry !== undefined) state.entries.set(path, entry)
+      } else if (kind === 'dir') {
+        if (!(await visitChild(state, dir, child.name, path, depth))) return
+      } else {
+        state.entries.set(path, { kind, size: 0, changeTag: '' })
       }
     }
   }
-  await visit(root, '', 0)
-  return { entries, complete }
+}
+
+/** The lstats of a batch's files, run together: awaited one by one, each costs a thread-pool round trip. */
+function statBatch(
+  state: WalkState,
+  dir: FileHandle,
+  batch: readonly Dirent[],
+): Promise<(BigIntStats | undefined)[]> {
+  return Promise.all(
+    batch.map((child) =>
+      child.isFile()
+        ? lstat(at(dir, child.name), { bigint: true }).catch((err: NodeJS.ErrnoException) => {
+            if (err.code !== 'ENOENT') state.complete = false
+            return undefined
+          })
+        : undefined,
+    ),
+  )
+}
+
+/** A listed file's entry from its lstat; undefined when it is gone since the listing. */
+function fileEntry(st: BigIntStats | undefined): TreeEntry | undefined {
+  if (st === undefined) return undefined
+  if (!st.isFile())
+    return { kind: st.isSymbolicLink() ? 'symlink' : 'other', size: 0, changeTag: '' }
+  return {
+    kind: 'file',
+    size: Number(st.size),
+    changeTag: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`,
+  }
+}
+
+/**
+ * Enters the child folder `name` of `dir` by descriptor and walks it; false
+ * when the walk must stop (too deep, or something below not measured).
+ */
+async function visitChild(
+  state: WalkState,
+  dir: FileHandle,
+  name: string,
+  path: string,
+  depth: number,
+): Promise<boolean> {
+  if (depth + 1 > state.limits.maxDepth) {
+    state.complete = false
+    return false
+  }
+  const sub = await openChildDir(dir, name).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ELOOP') return 'symlink' as const
+    // Gone since the listing: nothing to count. Anything else (unreadable): not measured.
+    if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') state.complete = false
+    return undefined
+  })
+  if (sub === undefined) return true
+  if (sub === 'symlink') {
+    state.entries.set(path, { kind: 'symlink', size: 0, changeTag: '' })
+    return true
+  }
+  // A version-control folder carries its identity: a call that moves one has not made one.
+  const id = isProtectedName(name) ? await sub.stat({ bigint: true }) : undefined
+  state.entries.set(path, { kind: 'dir', size: 0, changeTag: id ? `${id.dev}:${id.ino}` : '' })
+  try {
+    await visitBeneath(state, sub, path, depth + 1)
+  } finally {
+    await sub.close()
+  }
+  return state.complete
 }
 
 /** Folders entered by descriptor before a deeper chain is moved up to the top (bounds the fds held). */

@@ -111,90 +111,84 @@ export function buildBwrapArgs(input: BwrapArgsInput): string[] {
  * each other (bench/overhead-breakdown.sh).
  */
 export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
-  const { request, limits, facts } = input
-  const fs = request.policy.filesystem
-  const toSandbox = request.toSandboxPath ?? ((p: string) => p)
+  const { request } = input
   const norm = (p: string) => normalizeAbsolutePath(p) ?? p
-  const readable = fs.allowRead.map(norm)
-  const mounts: { sandbox: string; args: string[] }[] = []
   // HOME and TMPDIR are the per-call scratch (a private capped tmpfs), so
   // caches and dotfiles an interpreter writes never land in the workspace.
   const scratch = request.scratch === undefined ? undefined : norm(request.scratch)
+  const toSandbox = request.toSandboxPath ?? ((p: string) => p)
   const home = scratch === undefined ? request.cwd : toSandbox(scratch)
   const env = { ...sandboxBaseEnv(home), ...request.env }
   const dataFiles = etcDataFiles(input, env.HOME ?? home)
   const firstBindFd = (input.firstDataFd ?? input.statusFd + 1) + dataFiles.length
   // Granted entries first, then the read-only fds that go on top of everything.
   const grantBinds: BwrapFdBind[] = []
-  const grantedFd = (host: string, sandbox: string): number | undefined => {
-    const hostFd = request.grantedFds?.get(host)
-    if (hostFd === undefined) return undefined
-    const fd = firstBindFd + grantBinds.length
-    grantBinds.push({ fd, hostFd, sandbox })
-    return fd
+  const ctx: MountContext = {
+    input,
+    norm,
+    toSandbox,
+    scratch,
+    grantedFd: (host, sandbox) => {
+      const hostFd = request.grantedFds?.get(host)
+      if (hostFd === undefined) return undefined
+      const fd = firstBindFd + grantBinds.length
+      grantBinds.push({ fd, hostFd, sandbox })
+      return fd
+    },
   }
-
-  for (const host of readable) {
-    const sandbox = toSandbox(host)
-    const viaFd = grantedFd(host, sandbox)
-    if (viaFd !== undefined) {
-      mounts.push({ sandbox, args: ['--ro-bind-fd', String(viaFd), sandbox] })
-      continue
-    }
-    const fact = facts.get(host) ?? { kind: 'missing' }
-    if (fact.kind === 'missing') continue
-    const stage = input.stagedReads?.get(host)
-    if (stage !== undefined) {
-      mounts.push({ sandbox, args: ['--ro-bind', stage, sandbox] })
-      continue
-    }
-    const viaLink =
-      fact.kind === 'symlink' &&
-      sandbox === host &&
-      readable.some(
-        (r) => r !== host && facts.get(r)?.kind === 'dir' && isPathInside(fact.resolved, r),
-      )
-    if (viaLink) mounts.push({ sandbox, args: ['--symlink', fact.target, sandbox] })
-    else mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
-  }
-  for (const host of fs.allowWrite.map(norm)) {
-    const sandbox = toSandbox(host)
-    const viaFd = host === scratch ? undefined : grantedFd(host, sandbox)
-    if (host === scratch) {
-      mounts.push({
-        sandbox,
-        args: ['--size', String(limits.writableBytes), '--tmpfs', sandbox],
-      })
-    } else if (viaFd !== undefined) {
-      mounts.push({ sandbox, args: ['--bind-fd', String(viaFd), sandbox] })
-    } else mounts.push({ sandbox, args: ['--bind', host, sandbox] })
-  }
-  for (const host of fs.denyRead.map(norm)) {
-    const fact = facts.get(host)
-    const sandbox = toSandbox(host)
-    if (fact?.kind === 'dir')
-      mounts.push({ sandbox, args: ['--tmpfs', sandbox, '--remount-ro', sandbox] })
-    else if (fact !== undefined && fact.kind !== 'missing') {
-      mounts.push({ sandbox, args: ['--ro-bind', '/dev/null', sandbox] })
-    }
-  }
-  for (const host of fs.denyWrite.map(norm)) {
-    const fact = facts.get(host)
-    if (fact !== undefined && fact.kind !== 'missing') {
-      mounts.push({ sandbox: toSandbox(host), args: ['--ro-bind', host, toSandbox(host)] })
-    }
-  }
+  // Reads, then writes (granted fds numbered in that order), then the masks.
+  const mounts = [...readMounts(ctx), ...writeMounts(ctx), ...denyMounts(ctx)]
   // Parents before children, so a nested bind or mask lands on top of its parent.
   // The sort is stable, so a deny at the same path stays after its allow.
   mounts.sort((a, b) => depth(a.sandbox) - depth(b.sandbox))
-
   const protectedBinds = (request.readOnlyFds ?? []).map((b, i) => ({
     fd: firstBindFd + grantBinds.length + i,
     hostFd: b.fd,
     sandbox: posix.normalize(b.sandbox),
   }))
-  const fdBinds = [...grantBinds, ...protectedBinds]
   const args = [
+    ...namespaceArgs(input),
+    ...mounts.flatMap((m) => m.args),
+    // After every policy mount, so each lands on top of the writable bind it protects.
+    ...protectedBinds.flatMap((b) => ['--ro-bind-fd', String(b.fd), b.sandbox]),
+    ...dataFiles.flatMap((f) => ['--perms', '0444', '--file', String(f.fd), f.path]),
+    // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
+    // outside the policy. Freeze both once every mount point exists.
+    '--remount-ro',
+    '/',
+    '--remount-ro',
+    '/dev',
+    '--chdir',
+    posix.normalize(request.cwd),
+    ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
+    '--json-status-fd',
+    String(input.statusFd),
+    '--',
+    ...closingInheritedFds(input.fdCloserShell, request.argv, ulimitCommand(input.limits)),
+  ]
+  return { args, dataFiles, fdBinds: [...grantBinds, ...protectedBinds] }
+}
+
+/** One mount of the policy: where it lands inside, and its bwrap arguments. */
+interface Mount {
+  readonly sandbox: string
+  readonly args: string[]
+}
+
+/** What the policy's mounts of one call are made from. */
+interface MountContext {
+  readonly input: BwrapArgsInput
+  readonly norm: (p: string) => string
+  readonly toSandbox: (p: string) => string
+  /** The call's scratch (a capped tmpfs), normalized. */
+  readonly scratch: string | undefined
+  /** The fd a granted host path is bound from, numbered as it is asked for; undefined when not granted. */
+  readonly grantedFd: (host: string, sandbox: string) => number | undefined
+}
+
+/** The bwrap arguments before any mount: namespaces, identity, capabilities, /proc and /dev. */
+function namespaceArgs(input: BwrapArgsInput): string[] {
+  return [
     '--unshare-all',
     '--unshare-user',
     ...(input.disableUserns ? ['--disable-userns'] : []),
@@ -213,25 +207,85 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     '/proc',
     '--dev',
     '/dev',
-    ...mounts.flatMap((m) => m.args),
-    // After every policy mount, so each lands on top of the writable bind it protects.
-    ...protectedBinds.flatMap((b) => ['--ro-bind-fd', String(b.fd), b.sandbox]),
-    ...dataFiles.flatMap((f) => ['--perms', '0444', '--file', String(f.fd), f.path]),
-    // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
-    // outside the policy. Freeze both once every mount point exists.
-    '--remount-ro',
-    '/',
-    '--remount-ro',
-    '/dev',
-    '--chdir',
-    posix.normalize(request.cwd),
-    ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
-    '--json-status-fd',
-    String(input.statusFd),
-    '--',
-    ...closingInheritedFds(input.fdCloserShell, request.argv, ulimitCommand(limits)),
   ]
-  return { args, dataFiles, fdBinds }
+}
+
+/**
+ * The read-only mounts: a granted path from its descriptor, a staged read
+ * from its stage, a symlink whose target another readable folder holds as the
+ * link itself, anything else bound read-only; a missing path is left out.
+ */
+function readMounts(ctx: MountContext): Mount[] {
+  const { facts, request } = ctx.input
+  const readable = request.policy.filesystem.allowRead.map(ctx.norm)
+  const mounts: Mount[] = []
+  for (const host of readable) {
+    const sandbox = ctx.toSandbox(host)
+    const viaFd = ctx.grantedFd(host, sandbox)
+    if (viaFd !== undefined) {
+      mounts.push({ sandbox, args: ['--ro-bind-fd', String(viaFd), sandbox] })
+      continue
+    }
+    const fact = facts.get(host) ?? { kind: 'missing' }
+    if (fact.kind === 'missing') continue
+    const stage = ctx.input.stagedReads?.get(host)
+    if (stage !== undefined) {
+      mounts.push({ sandbox, args: ['--ro-bind', stage, sandbox] })
+      continue
+    }
+    const viaLink =
+      fact.kind === 'symlink' &&
+      sandbox === host &&
+      readable.some(
+        (r) => r !== host && facts.get(r)?.kind === 'dir' && isPathInside(fact.resolved, r),
+      )
+    if (viaLink) mounts.push({ sandbox, args: ['--symlink', fact.target, sandbox] })
+    else mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
+  }
+  return mounts
+}
+
+/** The writable mounts: the scratch as a capped tmpfs, a granted path from its descriptor, else a bind. */
+function writeMounts(ctx: MountContext): Mount[] {
+  const { request, limits } = ctx.input
+  const mounts: Mount[] = []
+  for (const host of request.policy.filesystem.allowWrite.map(ctx.norm)) {
+    const sandbox = ctx.toSandbox(host)
+    const viaFd = host === ctx.scratch ? undefined : ctx.grantedFd(host, sandbox)
+    if (host === ctx.scratch) {
+      mounts.push({
+        sandbox,
+        args: ['--size', String(limits.writableBytes), '--tmpfs', sandbox],
+      })
+    } else if (viaFd !== undefined) {
+      mounts.push({ sandbox, args: ['--bind-fd', String(viaFd), sandbox] })
+    } else mounts.push({ sandbox, args: ['--bind', host, sandbox] })
+  }
+  return mounts
+}
+
+/** The masks: a denied folder as an empty read-only tmpfs, a denied file as /dev/null; denied writes read-only. */
+function denyMounts(ctx: MountContext): Mount[] {
+  const { facts, request } = ctx.input
+  const fs = request.policy.filesystem
+  const mounts: Mount[] = []
+  for (const host of fs.denyRead.map(ctx.norm)) {
+    const fact = facts.get(host)
+    const sandbox = ctx.toSandbox(host)
+    if (fact?.kind === 'dir')
+      mounts.push({ sandbox, args: ['--tmpfs', sandbox, '--remount-ro', sandbox] })
+    else if (fact !== undefined && fact.kind !== 'missing') {
+      mounts.push({ sandbox, args: ['--ro-bind', '/dev/null', sandbox] })
+    }
+  }
+  for (const host of fs.denyWrite.map(ctx.norm)) {
+    const fact = facts.get(host)
+    if (fact !== undefined && fact.kind !== 'missing') {
+      const sandbox = ctx.toSandbox(host)
+      mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
+    }
+  }
+  return mounts
 }
 
 /** The synthetic `/etc` files of one call, numbered from `firstDataFd`; none when it is unset. */

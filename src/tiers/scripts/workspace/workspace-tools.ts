@@ -44,15 +44,28 @@ export function forgeWorkspaceTools(
   acquire: () => Promise<SessionWorkspace>,
   gate: ToolGate,
 ): Tool[] {
-  const gated =
-    <A>(name: string, run: (args: A, ws: SessionWorkspace, ctx: TurnContext) => Promise<string>) =>
-    async (args: A, ctx: TurnContext): Promise<string> => {
+  const gated: Gated =
+    (name, run) =>
+    async (args, ctx): Promise<string> => {
       await enforceToolGate(gate, ctx, { tool: name, args, tier: 'workspace' })
       return run(args, await acquire(), ctx)
     }
-  const path = { type: 'string', minLength: 1, maxLength: MAX_SKILL_PATH_LENGTH }
+  return [listTool(gated), readTool(gated), writeTool(gated)]
+}
 
-  const list = new Tool<{ path?: string; cursor?: string }>({
+/** A workspace tool's handler, gated before it acquires the workspace. */
+type Gated = <A>(
+  name: string,
+  run: (args: A, ws: SessionWorkspace, ctx: TurnContext) => Promise<string>,
+) => (args: A, ctx: TurnContext) => Promise<string>
+
+/** A path argument: relative to `/work`, within the skill path length. */
+const PATH_SCHEMA = { type: 'string', minLength: 1, maxLength: MAX_SKILL_PATH_LENGTH }
+
+/** `workspace_list`: a page of the workspace's files. */
+function listTool(gated: Gated): Tool {
+  const path = PATH_SCHEMA
+  return new Tool<{ path?: string; cursor?: string }>({
     name: WORKSPACE_TOOL.list,
     description:
       'List the files in the workspace (/work): the working directory of every script call, kept for the whole conversation. Optional path narrows to a folder; page with cursor.',
@@ -72,8 +85,12 @@ export function forgeWorkspaceTools(
       })
     }),
   })
+}
 
-  const read = new Tool<{ path: string }>({
+/** `workspace_read`: a preview inline, the whole file spooled as an untrusted artifact. */
+function readTool(gated: Gated): Tool {
+  const path = PATH_SCHEMA
+  return new Tool<{ path: string }>({
     name: WORKSPACE_TOOL.read,
     description:
       'Read a workspace file: text is shown (first 8 KB) and kept whole as an artifact you can page with the artifact_* readers; a binary file is kept as an artifact and described by size and type.',
@@ -105,8 +122,12 @@ export function forgeWorkspaceTools(
       return `${head}\n${preview.replace(/\uFFFD$/, '')}${more}`
     }),
   })
+}
 
-  const write = new Tool<{ path: string; content: string; encoding?: 'utf8' | 'base64' }>({
+/** `workspace_write`: UTF-8 or base64 content into a workspace file. */
+function writeTool(gated: Gated): Tool {
+  const path = PATH_SCHEMA
+  return new Tool<{ path: string; content: string; encoding?: 'utf8' | 'base64' }>({
     name: WORKSPACE_TOOL.write,
     description:
       'Write a file into the workspace (/work), e.g. a JSON input for a script; folders are created. Replaces an existing file. content is UTF-8 text, or base64 with encoding "base64".',
@@ -135,7 +156,6 @@ export function forgeWorkspaceTools(
       return `wrote ${quoteName(`/work/${entry.path}`)} (${entry.size} bytes)`
     }),
   })
-  return [list, read, write]
 }
 
 function decodeBase64(text: string): Uint8Array {
