@@ -162,6 +162,24 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
     )
   })
 
+  it('names a bad SKILL.md as validate does, not "found 0 skills" (issue 40.6)', async () => {
+    const bad = join(tmp, 'bad-yaml')
+    await mkdir(bad, { recursive: true })
+    await writeFile(
+      join(bad, 'SKILL.md'),
+      '---\nname: bad-yaml\ndescription: x\nfoo: [\n---\nbody\n',
+    )
+    const r = await run([bad, 'x.sh'])
+    expect(r.code).toBe(64)
+    expect(r.stderr).toMatch(
+      /^skillhost run: E_SKILL_MANIFEST_INVALID: SKILL\.md frontmatter is not valid YAML \(frontmatter line 4\)/,
+    )
+    expect(r.stderr).not.toContain('found 0 skills')
+    const json = await run(['--json', bad, 'x.sh'])
+    expect(json.stderr).toBe('')
+    expect(JSON.parse(json.stdout).error.code).toBe('E_SKILL_MANIFEST_INVALID')
+  })
+
   it('explains a TMPDIR the sandbox user cannot traverse instead of failing opaquely', async () => {
     const own = await mkdtemp(join(tmpdir(), 'skillhost-run-private-'))
     try {

@@ -130,6 +130,14 @@ async function findSkill(opts: RunOptions, io: CliIo): Promise<RunSkill | number
   }
   if (lock && found.length === 0 && unpinned?.id !== undefined)
     return refuseAs(unpinned.id)(notPinnedError(unpinned.id, undefined))
+  // The folder's own SKILL.md is invalid: say why, as validate does (the YAML error and its line).
+  const invalid = problems.find(
+    (p) => p.severity === 'error' && p.code === 'E_SKILL_MANIFEST_INVALID',
+  )
+  if (found.length === 0 && invalid !== undefined) {
+    const err = new SkillHostError('E_SKILL_MANIFEST_INVALID', invalid.message)
+    return reportError(err, { io, command: 'run', json, status: RUN_EXIT.usage })
+  }
   if (found.length !== 1) {
     const why = `${skillDir} must be one skill folder holding SKILL.md (found ${plural(found.length, 'skill')})`
     return reportError(new UsageError(why), { io, command: 'run', json, status: RUN_EXIT.usage })
