@@ -21,7 +21,6 @@ const MAX_FUNCTION_LINES = 80
  */
 const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   // lifecycle tools — emptied at merge
-  'lifecycle-tools.ts › forgeSkillTools: 180 lines',
   'tiers/scripts/deps/provision-env.ts › provisionEnv: 106 lines',
   // h-door (tier-3 workspace and sandbox) — emptied at merge
   'tiers/scripts/sandbox/bubblewrap-handle.ts › BubblewrapHandle.#spawn: 155 lines',
