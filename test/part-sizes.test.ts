@@ -21,7 +21,6 @@ const MAX_FUNCTION_LINES = 80
  */
 const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   // lifecycle tools — emptied at merge
-  'tiers/scripts/deps/provision-env.ts › provisionEnv: 106 lines',
   // h-door (tier-3 workspace and sandbox) — emptied at merge
   'tiers/scripts/sandbox/bubblewrap-handle.ts › BubblewrapHandle.#spawn: 155 lines',
   'tiers/scripts/sandbox/bwrap-args.ts › buildBwrapCommand: 123 lines',
