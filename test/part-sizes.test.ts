@@ -27,11 +27,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   'tiers/scripts/workspace/beneath.ts › walkBeneath: 83 lines',
   'tiers/scripts/workspace/workspace-tools.ts › forgeWorkspaceTools: 97 lines',
   // h-sources (src/sources/**) — emptied at merge
-  'sources/conformance/skill-source-conformance-checks.ts › skillSourceConformanceChecks: 253 lines',
-  'sources/conformance/spool-idempotency-checks.ts › spoolIdempotencyChecks: 112 lines',
-  'sources/conformance/spool-retention-checks.ts › spoolRetentionChecks: 92 lines',
-  'sources/conformance/spool-store-conformance-checks.ts › spoolStoreConformanceChecks: 155 lines',
-  'sources/conformance/spool-streaming-checks.ts › spoolStreamingChecks: 132 lines',
   'sources/discovery/discover-skills.ts › discoverSkills: 88 lines',
   'sources/discovery/walk-skill-roots.ts › walkSkillRoots: 115 lines',
 ]
