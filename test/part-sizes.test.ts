@@ -27,8 +27,6 @@ const LONG_FUNCTIONS_BEING_SPLIT: readonly string[] = [
   'tiers/scripts/workspace/beneath.ts › walkBeneath: 83 lines',
   'tiers/scripts/workspace/workspace-tools.ts › forgeWorkspaceTools: 97 lines',
   // h-sources (src/sources/**) — emptied at merge
-  'sources/discovery/discover-skills.ts › discoverSkills: 88 lines',
-  'sources/discovery/walk-skill-roots.ts › walkSkillRoots: 115 lines',
 ]
 
 /** The name a function goes by: its own, its variable's or property's, `Class.member` for members. */
