@@ -49,13 +49,13 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
   'cli/env/env-command.ts': 'the environment lock writer: a path the user gave',
   'cli/demo/demo-main.ts': 'the demo: a temp folder of its own',
   'tiers/scripts/config/create-script-sandbox.ts': 'the sandbox base folder, host-made',
-  'tiers/scripts/config/python-view.ts': 'neutral interpreter paths under the sandbox base',
+  'tiers/scripts/deps/python-view.ts': 'neutral interpreter paths under the sandbox base',
   'tiers/scripts/deps/build-lock.ts': 'the environment lock build, in a host temp folder',
   'tiers/scripts/deps/provision-env.ts':
     'the environment cache: folders named by a hash, built outside the sandbox (no grant reaches it: own-folders.ts)',
   'tiers/scripts/sandbox/bubblewrap-handle.ts': "the call's scratch, host-made",
   'tiers/scripts/sandbox/unreachable-reads.ts': "mount points in the call's scratch",
-  'tiers/scripts/skill-copy/directory-workspace.ts':
+  'tiers/scripts/skill-copy/directory-skill-copies.ts':
     "skill copies under the sandbox base: a source's files, not contained output",
   'tiers/scripts/workspace/workspace-folder.ts':
     'a private workspace folder the host made; writes inside go through the door (openEntry)',

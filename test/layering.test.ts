@@ -17,7 +17,8 @@ const LAYERS: readonly [string, number][] = [
   ['tiers/isolated/', 5],
   ['tiers/scripts/', 5],
   ['manager/', 6],
-  ['lifecycle-tools.ts', 7],
+  // lifecycle-tools.ts (the entry) and lifecycle-tools/ (one file per tool): one layer.
+  ['lifecycle-tools', 7],
   ['adapters/ai-sdk/', 8],
   ['adapters/mcp/', 8],
   ['adapters/postgres/', 8],

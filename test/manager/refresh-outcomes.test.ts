@@ -50,7 +50,7 @@ async function breakSkills(): Promise<void> {
   )
   await writeFile(
     join(root, 'broken-md', 'SKILL.md'),
-    '---\nname: broken-md\n---\nno description any more\n',
+    '---\nname: broken-md\ndescription: [no longer valid YAML\n---\nbody\n',
   )
   await rm(join(root, 'no-script', 'scripts', 'go.sh'))
   await writeFile(join(root, 'bad-sidecar', 'skillhost.yaml'), 'scripts: [{ name: 1 }]\n')

@@ -46,25 +46,15 @@ const NOT_FOUND = 'E_SKILL_NOT_FOUND'
 const REJECTED = 'E_SKILL_SOURCE_PATH_REJECTED'
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0
 
-/**
- * The checks of the `SkillSource` contract, each on a fresh source from
- * `makeSource`. Framework-free: run them with `runSkillSourceConformance` or
- * wrap each in your test runner's `it`.
- */
-export function skillSourceConformanceChecks(
-  makeSource: () => SkillSource | Promise<SkillSource>,
-  options: SkillSourceConformanceOptions = {},
-): ConformanceCheck[] {
-  const fresh = async (): Promise<SkillSource> => makeSource()
-  const withSkill = async (): Promise<[SkillSource, SkillRef]> => {
-    const source = await fresh()
-    const skill = await firstSkill(source)
-    return [source, { id: skill.id, version: skill.version }]
-  }
-  const define = (
+/** What discover yields: the expected skills, well-formed, unique, stable across runs. */
+function discoverChecks(
+  options: SkillSourceConformanceOptions,
+  fresh: () => Promise<SkillSource>,
+  define: (
     name: string,
     run: () => Promise<undefined | ConformanceUnsupported>,
-  ): ConformanceCheck => ({ name, run })
+  ) => ConformanceCheck,
+): ConformanceCheck[] {
   return [
     define('source has a non-empty string id', async () => {
       check(isText((await fresh()).id), 'source.id must be a non-empty string')
@@ -118,6 +108,18 @@ export function skillSourceConformanceChecks(
       )
       return undefined
     }),
+  ]
+}
+
+/** discoverBatch and the descriptors agree with what discover yields. */
+function batchAndDescriptorChecks(
+  fresh: () => Promise<SkillSource>,
+  define: (
+    name: string,
+    run: () => Promise<undefined | ConformanceUnsupported>,
+  ) => ConformanceCheck,
+): ConformanceCheck[] {
+  return [
     define('discoverBatch, when offered, gives what discover does', async () => {
       const source = await fresh()
       if (!source.discoverBatch) return { unsupported: 'the source offers no discoverBatch' }
@@ -175,6 +177,18 @@ export function skillSourceConformanceChecks(
       }
       return undefined
     }),
+  ]
+}
+
+/** read, stat and list of a discovered skill. */
+function readChecks(
+  withSkill: () => Promise<[SkillSource, SkillRef]>,
+  define: (
+    name: string,
+    run: () => Promise<undefined | ConformanceUnsupported>,
+  ) => ConformanceCheck,
+): ConformanceCheck[] {
+  return [
     define('read() with no path returns the body as bytes', async () => {
       const [source, ref] = await withSkill()
       const bytes = await readAll(await source.read(ref))
@@ -209,6 +223,18 @@ export function skillSourceConformanceChecks(
       }
       return undefined
     }),
+  ]
+}
+
+/** Unknown versions, ids and files, and path escapes, each refused with its stable code. */
+function rejectionChecks(
+  withSkill: () => Promise<[SkillSource, SkillRef]>,
+  define: (
+    name: string,
+    run: () => Promise<undefined | ConformanceUnsupported>,
+  ) => ConformanceCheck,
+): ConformanceCheck[] {
+  return [
     define('an unknown version is rejected with E_SKILL_NOT_FOUND', async () => {
       const [source, ref] = await withSkill()
       const stale = { id: ref.id, version: `${ref.version}-not-issued` }
@@ -249,6 +275,20 @@ export function skillSourceConformanceChecks(
       }
       return undefined
     }),
+  ]
+}
+
+/** Abort signals honoured by discover and read, and a changed skill making its old version stale. */
+function abortAndStalenessChecks(
+  options: SkillSourceConformanceOptions,
+  fresh: () => Promise<SkillSource>,
+  withSkill: () => Promise<[SkillSource, SkillRef]>,
+  define: (
+    name: string,
+    run: () => Promise<undefined | ConformanceUnsupported>,
+  ) => ConformanceCheck,
+): ConformanceCheck[] {
+  return [
     define('discover honours an already-aborted signal', async () => {
       const source = await fresh()
       let yielded = 0
@@ -302,5 +342,33 @@ export function skillSourceConformanceChecks(
       await expectCode(() => source.read(ref), NOT_FOUND, 'read(stale ref)')
       return undefined
     }),
+  ]
+}
+
+/**
+ * The checks of the `SkillSource` contract, each on a fresh source from
+ * `makeSource`. Framework-free: run them with `runSkillSourceConformance` or
+ * wrap each in your test runner's `it`.
+ */
+export function skillSourceConformanceChecks(
+  makeSource: () => SkillSource | Promise<SkillSource>,
+  options: SkillSourceConformanceOptions = {},
+): ConformanceCheck[] {
+  const fresh = async (): Promise<SkillSource> => makeSource()
+  const withSkill = async (): Promise<[SkillSource, SkillRef]> => {
+    const source = await fresh()
+    const skill = await firstSkill(source)
+    return [source, { id: skill.id, version: skill.version }]
+  }
+  const define = (
+    name: string,
+    run: () => Promise<undefined | ConformanceUnsupported>,
+  ): ConformanceCheck => ({ name, run })
+  return [
+    ...discoverChecks(options, fresh, define),
+    ...batchAndDescriptorChecks(fresh, define),
+    ...readChecks(withSkill, define),
+    ...rejectionChecks(withSkill, define),
+    ...abortAndStalenessChecks(options, fresh, withSkill, define),
   ]
 }

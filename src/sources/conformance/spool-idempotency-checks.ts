@@ -12,11 +12,8 @@ import {
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
-/** Puts with an `idempotencyKey`: retried, raced, across handles and sessions. */
-export function spoolIdempotencyChecks(
-  fresh: () => Promise<SpoolStore>,
-  options: SpoolStoreConformanceOptions,
-): ConformanceCheck[] {
+/** A keyed put retried, one after the other or at once: one item, the first record. */
+function keyedRetryChecks(fresh: () => Promise<SpoolStore>): ConformanceCheck[] {
   return [
     defineCheck(
       'a put retried with the same idempotency key returns the first record',
@@ -71,6 +68,15 @@ export function spoolIdempotencyChecks(
       )
       return undefined
     }),
+  ]
+}
+
+/** Which keys are accepted, one key across two handles, and a key scoped to its session. */
+function keyBoundsAndScopeChecks(
+  fresh: () => Promise<SpoolStore>,
+  options: SpoolStoreConformanceOptions,
+): ConformanceCheck[] {
+  return [
     defineCheck(
       'idempotency keys are checked: empty, NUL or over 256 characters is a TypeError',
       async () => {
@@ -124,4 +130,12 @@ export function spoolIdempotencyChecks(
       return undefined
     }),
   ]
+}
+
+/** Puts with an `idempotencyKey`: retried, raced, across handles and sessions. */
+export function spoolIdempotencyChecks(
+  fresh: () => Promise<SpoolStore>,
+  options: SpoolStoreConformanceOptions,
+): ConformanceCheck[] {
+  return [...keyedRetryChecks(fresh), ...keyBoundsAndScopeChecks(fresh, options)]
 }

@@ -13,11 +13,8 @@ const NO_PRUNE = { unsupported: 'the store has no prune(): no retention' } as co
 const alive = async (store: SpoolStore, ids: readonly string[]): Promise<boolean[]> =>
   Promise.all(ids.map(async (id) => (await store.stat(id)) !== undefined))
 
-/** Retention through `prune`: by age, by size (oldest first) and by session. */
-export function spoolRetentionChecks(
-  fresh: () => Promise<SpoolStore>,
-  options: SpoolStoreConformanceOptions,
-): ConformanceCheck[] {
+/** Retention by age, and by size oldest first. */
+function pruneByAgeAndSizeChecks(fresh: () => Promise<SpoolStore>): ConformanceCheck[] {
   return [
     defineCheck('prune by age removes items older than maxAgeMs and keeps the rest', async () => {
       const store = await fresh()
@@ -58,6 +55,15 @@ export function spoolRetentionChecks(
       check((await store.prune({ maxBytes: 0 })).removed === 2, 'maxBytes 0 must remove the rest')
       return undefined
     }),
+  ]
+}
+
+/** Bounds `prune` refuses, and retention by session (`keepSessions` protecting others). */
+function pruneBoundsAndSessionChecks(
+  fresh: () => Promise<SpoolStore>,
+  options: SpoolStoreConformanceOptions,
+): ConformanceCheck[] {
+  return [
     defineCheck('prune refuses bounds that are negative or not numbers', async () => {
       const store = await fresh()
       if (!store.prune) return NO_PRUNE
@@ -105,4 +111,12 @@ export function spoolRetentionChecks(
       },
     ),
   ]
+}
+
+/** Retention through `prune`: by age, by size (oldest first) and by session. */
+export function spoolRetentionChecks(
+  fresh: () => Promise<SpoolStore>,
+  options: SpoolStoreConformanceOptions,
+): ConformanceCheck[] {
+  return [...pruneByAgeAndSizeChecks(fresh), ...pruneBoundsAndSessionChecks(fresh, options)]
 }

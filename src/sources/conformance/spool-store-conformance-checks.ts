@@ -65,18 +65,8 @@ function checkRecord(record: Retrievable, size: number, meta: SpoolMeta, what: s
   freezeChecked(record, what)
 }
 
-/**
- * The checks of the `SpoolStore` contract, each on a fresh, empty store from
- * `makeStore`. Framework-free: run them with `runSpoolStoreConformance` or
- * wrap each in your test runner's `it`. Optional features a store lacks
- * (`open`, `prune`, a second handle on its storage, sessions) are reported
- * `unsupported` with the reason, never skipped silently.
- */
-export function spoolStoreConformanceChecks(
-  makeStore: MakeSpoolStore,
-  options: SpoolStoreConformanceOptions = {},
-): ConformanceCheck[] {
-  const fresh = async (): Promise<SpoolStore> => makeStore()
+/** What put returns, and content stored exactly and immutably. */
+function recordAndContentChecks(fresh: () => Promise<SpoolStore>): ConformanceCheck[] {
   return [
     defineCheck(
       'put returns a frozen record shaped like describeSpooled, and stat returns it',
@@ -150,6 +140,15 @@ export function spoolStoreConformanceChecks(
         return undefined
       },
     ),
+  ]
+}
+
+/** Ids, delete, concurrent puts, and two handles over the same storage. */
+function idsDeleteAndHandlesChecks(
+  options: SpoolStoreConformanceOptions,
+  fresh: () => Promise<SpoolStore>,
+): ConformanceCheck[] {
+  return [
     defineCheck('ids are unique and unguessable across puts', async () => {
       const store = await fresh()
       const ids = new Set<string>()
@@ -221,6 +220,24 @@ export function spoolStoreConformanceChecks(
         return undefined
       },
     ),
+  ]
+}
+
+/**
+ * The checks of the `SpoolStore` contract, each on a fresh, empty store from
+ * `makeStore`. Framework-free: run them with `runSpoolStoreConformance` or
+ * wrap each in your test runner's `it`. Optional features a store lacks
+ * (`open`, `prune`, a second handle on its storage, sessions) are reported
+ * `unsupported` with the reason, never skipped silently.
+ */
+export function spoolStoreConformanceChecks(
+  makeStore: MakeSpoolStore,
+  options: SpoolStoreConformanceOptions = {},
+): ConformanceCheck[] {
+  const fresh = async (): Promise<SpoolStore> => makeStore()
+  return [
+    ...recordAndContentChecks(fresh),
+    ...idsDeleteAndHandlesChecks(options, fresh),
     ...spoolStreamingChecks(fresh, options),
     ...spoolIdempotencyChecks(fresh, options),
     ...spoolRetentionChecks(fresh, options),

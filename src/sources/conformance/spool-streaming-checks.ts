@@ -12,12 +12,11 @@ import {
 const KIB = 1024
 const NO_OPEN = { unsupported: 'the store has no open(): no streaming reads' } as const
 
-/** Large content and `open`'s streaming reads with ranges. */
-export function spoolStreamingChecks(
+/** A large item round-trips, streams in pieces, and reads by byte range. */
+function streamRoundTripChecks(
   fresh: () => Promise<SpoolStore>,
-  options: SpoolStoreConformanceOptions,
+  large: number,
 ): ConformanceCheck[] {
-  const large = options.largeBytes ?? 3 * KIB * KIB + 17
   return [
     defineCheck('a large item round-trips through put and get', async () => {
       const store = await fresh()
@@ -82,6 +81,12 @@ export function spoolStreamingChecks(
         return undefined
       },
     ),
+  ]
+}
+
+/** Invalid ranges refused, a cancelled stream, a stream of a deleted item. */
+function streamFailureChecks(fresh: () => Promise<SpoolStore>, large: number): ConformanceCheck[] {
+  return [
     defineCheck('open refuses invalid ranges with E_ARTIFACT_READ_INVALID', async () => {
       const store = await fresh()
       if (!store.open) return NO_OPEN
@@ -144,4 +149,13 @@ export function spoolStreamingChecks(
       return undefined
     }),
   ]
+}
+
+/** Large content and `open`'s streaming reads with ranges. */
+export function spoolStreamingChecks(
+  fresh: () => Promise<SpoolStore>,
+  options: SpoolStoreConformanceOptions,
+): ConformanceCheck[] {
+  const large = options.largeBytes ?? 3 * KIB * KIB + 17
+  return [...streamRoundTripChecks(fresh, large), ...streamFailureChecks(fresh, large)]
 }

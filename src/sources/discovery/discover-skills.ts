@@ -35,6 +35,36 @@ export interface DiscoverSkillsOptions {
   readonly onProgress: (progress: DiscoveryProgress) => void
 }
 
+/** The walk over the roots, each folder through the cache; each SKILL.md's bytes into `skillMds` when given. */
+function startWalk(
+  options: DiscoverSkillsOptions,
+  report: (problem: SkillProblem) => void,
+  skillMds: Map<string, Uint8Array> | undefined,
+): ReturnType<typeof walkSkillRoots> {
+  return walkSkillRoots(options.roots, {
+    limits: options.limits,
+    strict: options.strict,
+    overlays: options.overlays,
+    io: options.sync ? { sync: syncSkillFs } : { async: asyncSkillFs },
+    report,
+    signal: options.signal,
+    visit: (folder, depth, visitOptions) => options.cache.visit(folder, depth, visitOptions),
+    visited: (folder, depth, visit) => options.cache.remember(folder, depth, visit),
+    ...(skillMds && { onSkillMd: (dir: string, bytes: Uint8Array) => skillMds.set(dir, bytes) }),
+    onProgress: options.onProgress,
+  })
+}
+
+/** A served skill's manifest warnings, each reported beside it (`E_SKILL_MANIFEST_INVALID`, a warning). */
+function reportWarnings(
+  report: (problem: SkillProblem) => void,
+  at: Pick<SkillProblem, 'location' | 'hostPath' | 'id'>,
+  warnings: readonly string[] | undefined,
+): void {
+  for (const message of warnings ?? [])
+    report({ ...at, code: 'E_SKILL_MANIFEST_INVALID', message, severity: 'warning' })
+}
+
 /**
  * One discovery walk over the roots (`walkSkillRoots`, through `cache`): each
  * id is served from the first folder that has it (a later one is reported
@@ -61,18 +91,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
   const run: DigestRunner | undefined = options.sync
     ? (steps) => runSync(steps, syncSkillFs)
     : undefined
-  const walk = walkSkillRoots(options.roots, {
-    limits: options.limits,
-    strict: options.strict,
-    overlays: options.overlays,
-    io: options.sync ? { sync: syncSkillFs } : { async: asyncSkillFs },
-    report,
-    signal: options.signal,
-    visit: (folder, depth, visitOptions) => cache.visit(folder, depth, visitOptions),
-    visited: (folder, depth, visit) => cache.remember(folder, depth, visit),
-    ...(skillMds && { onSkillMd: (dir: string, bytes: Uint8Array) => skillMds.set(dir, bytes) }),
-    onProgress: options.onProgress,
-  })
+  const walk = startWalk(options, report, skillMds)
   for await (const batch of walk) {
     for (const { location, hostPath, root, outcome } of batch) {
       if (!outcome.ok) {
@@ -115,18 +134,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
       const skill = rows.row(id, entry, hostPath, copy)
       found.set(id, entry)
       if (copy !== undefined) copies.set(copy, entry)
-      if (skill.warnings) {
-        for (const message of skill.warnings) {
-          report({
-            location,
-            hostPath,
-            id,
-            code: 'E_SKILL_MANIFEST_INVALID',
-            message,
-            severity: 'warning',
-          })
-        }
-      }
+      reportWarnings(report, { location, hostPath, id }, skill.warnings)
       events.push({ skill: pin ? { ...skill, pin } : skill })
     }
     // A batch's skills are admitted: their SKILL.md bytes are not kept past it.

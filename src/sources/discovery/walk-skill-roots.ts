@@ -122,6 +122,75 @@ function settle(
   }
 }
 
+/** What the walk yields for a skill folder, `root` counted from 1. */
+function skillResult(v: Extract<Visit, { kind: 'skill' }>, root: number): SkillFolderResult {
+  return { location: v.rel || v.name, hostPath: v.dir, root, outcome: v.outcome }
+}
+
+/** The problem of a folder (or the root itself) that could not be read. */
+function unreadableProblem(v: Extract<Visit, { kind: 'unreadable' }>, root: string): SkillProblem {
+  return {
+    location: v.rel || basename(root),
+    hostPath: v.dir,
+    code: 'E_SKILL_SOURCE_FAILED',
+    message:
+      v.rel === ''
+        ? `The root could not be read (${v.errno}).`
+        : `The folder could not be read (${v.errno}).`,
+    severity: 'error',
+  }
+}
+
+/** Why the walk stopped at `maxEntries` directory entries. */
+function tooLargeProblem(root: string, maxEntries: number): SkillProblem {
+  return {
+    location: basename(root),
+    hostPath: root,
+    code: 'E_SKILL_SOURCE_TOO_LARGE',
+    message: `The walk stopped after ${maxEntries} directory entries; raise limits.maxEntries or narrow the roots.`,
+    severity: 'error',
+  }
+}
+
+/** Reports progress and gives timers and I/O a turn; the start of the next time slice. */
+async function giveTurn(
+  onProgress: ((progress: DiscoveryProgress) => void) | undefined,
+  progress: DiscoveryProgress,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  onProgress?.(progress)
+  await new Promise((resolve) => setImmediate(resolve))
+  throwIfAborted(signal)
+  return performance.now()
+}
+
+/** The thread-pool driver's visits of one level: `limits.concurrency` folders in flight, taken in walk order. */
+function visitsInFlight(
+  level: readonly Folder[],
+  depth: number,
+  options: WalkSkillRootsOptions,
+  visit: NonNullable<WalkSkillRootsOptions['visit']>,
+  fs: SkillFs,
+) {
+  return mapOrdered(level, options.limits.concurrency, (f) =>
+    runAsync(visit(f, depth, options), fs),
+  )
+}
+
+/** The sync driver's visit of `level[i]`, by direct calls; done past the level's end. */
+function visitAt(
+  level: readonly Folder[],
+  i: number,
+  depth: number,
+  options: WalkSkillRootsOptions,
+  visit: NonNullable<WalkSkillRootsOptions['visit']>,
+  fs: SyncSkillFs,
+): IteratorResult<Visit, undefined> {
+  const f = level[i]
+  if (f === undefined) return { done: true, value: undefined }
+  return { done: false, value: runSync(visit(f, depth, options), fs) }
+}
+
 /**
  * Walks each root breadth-first, in root order and then name order, for
  * folders holding a `SKILL.md` (a root may itself be one). A skill folder is
@@ -147,10 +216,7 @@ export async function* walkSkillRoots(
   const { limits, signal, report, io, onProgress } = options
   const visit = options.visit ?? visitSteps
   // Direct calls need no promise per folder; the thread pool keeps many folders in flight.
-  const visitNow =
-    'sync' in io
-      ? (f: Folder, depth: number): Visit => runSync(visit(f, depth, options), io.sync)
-      : undefined
+  const syncFs = 'sync' in io ? io.sync : undefined
   let seen = 0
   let sliceStart = performance.now()
   let folders = 0
@@ -165,23 +231,12 @@ export async function* walkSkillRoots(
     for (let depth = 0; level.length > 0; depth++) {
       const next: Folder[] = []
       const visits =
-        'async' in io
-          ? mapOrdered(level, limits.concurrency, (f) =>
-              runAsync(visit(f, depth, options), io.async),
-            )
-          : undefined
+        'async' in io ? visitsInFlight(level, depth, options, visit, io.async) : undefined
       try {
         for (let i = 0; ; i++) {
-          let v: Visit
-          if (visitNow) {
-            const f = level[i]
-            if (f === undefined) break
-            v = visitNow(f, depth)
-          } else {
-            const r = await visits!.next()
-            if (r.done) break
-            v = r.value
-          }
+          const r = syncFs ? visitAt(level, i, depth, options, visit, syncFs) : await visits!.next()
+          if (r.done) break
+          const v = r.value
           // Results come in walk order, so `level[i]` is the folder `v` visited.
           options.visited?.(level[i]!, depth, v)
           throwIfAborted(signal)
@@ -189,35 +244,15 @@ export async function* walkSkillRoots(
           if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)
           if (v.kind === 'skill') {
             skills++
-            batch.push({
-              location: v.rel || v.name,
-              hostPath: v.dir,
-              root: index + 1,
-              outcome: v.outcome,
-            })
+            batch.push(skillResult(v, index + 1))
           } else if (v.kind === 'unreadable') {
-            problems.push({
-              location: v.rel || basename(root),
-              hostPath: v.dir,
-              code: 'E_SKILL_SOURCE_FAILED',
-              message:
-                v.rel === ''
-                  ? `The root could not be read (${v.errno}).`
-                  : `The folder could not be read (${v.errno}).`,
-              severity: 'error',
-            })
+            problems.push(unreadableProblem(v, root))
           } else {
             seen += v.entries
             if (seen > limits.maxEntries) {
               if (batch.length > 0) yield batch
               batch = []
-              report({
-                location: basename(root),
-                hostPath: root,
-                code: 'E_SKILL_SOURCE_TOO_LARGE',
-                message: `The walk stopped after ${limits.maxEntries} directory entries; raise limits.maxEntries or narrow the roots.`,
-                severity: 'error',
-              })
+              report(tooLargeProblem(root, limits.maxEntries))
               return
             }
           }
@@ -238,12 +273,8 @@ export async function* walkSkillRoots(
               yield batch
               batch = []
             }
-            if (performance.now() - sliceStart > SLICE_MS) {
-              onProgress?.({ folders, skills })
-              await new Promise((resolve) => setImmediate(resolve))
-              throwIfAborted(signal)
-              sliceStart = performance.now()
-            }
+            if (performance.now() - sliceStart > SLICE_MS)
+              sliceStart = await giveTurn(onProgress, { folders, skills }, signal)
           }
         }
       } finally {

@@ -161,6 +161,75 @@ function pinsFromReport(report: unknown): PinnedPackage[] {
 }
 
 /**
+ * The environment at `dir` if one is ready, or undefined once this process
+ * holds the build lock at `lock`: waits for another builder up to
+ * `BUILD_TIMEOUT_MS`, polling.
+ */
+async function readyOrLocked(
+  dir: string,
+  key: string,
+  lock: string,
+): Promise<ProvisionedEnv | undefined> {
+  const deadline = Date.now() + BUILD_TIMEOUT_MS
+  for (;;) {
+    const ready = await readEnv(dir, key)
+    if (ready !== undefined) return ready
+    let taken: 'taken' | 'held'
+    try {
+      taken = await takeBuildLock(lock)
+    } catch (err) {
+      throw failed('cannot lock', err)
+    }
+    if (taken === 'taken') return undefined
+    if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
+    await sleep(250)
+  }
+}
+
+/**
+ * A venv at `tmp/venv` with `requirements` (or exactly `pins`, by hash when
+ * every pin has one) installed from wheels only; the packages pip reports.
+ */
+async function pipInstall(
+  python: PythonLayout,
+  tmp: string,
+  requirements: readonly Requirement[],
+  index: PackageIndex | undefined,
+  pins: readonly PinnedPackage[] | undefined,
+): Promise<PinnedPackage[]> {
+  const run = runFile
+  const opts = { timeout: BUILD_TIMEOUT_MS, env: { LANG: 'C.UTF-8' }, maxBuffer: 16 << 20 }
+  await run(python.executable, ['-I', '-m', 'venv', join(tmp, 'venv')], opts)
+  const indexArgs =
+    index === undefined
+      ? []
+      : typeof index === 'string'
+        ? ['--index-url', index]
+        : ['--no-index', '--find-links', index.findLinks]
+  const reqFile = join(tmp, 'requirements.txt')
+  const lines = pins?.length
+    ? pins.map((p) => `${p.name}==${p.version}${p.sha256 ? ` --hash=sha256:${p.sha256}` : ''}`)
+    : requirements.map((r) => r.text)
+  await writeFile(reqFile, `${lines.join('\n')}\n`)
+  const report = join(tmp, 'report.json')
+  await run(
+    join(tmp, 'venv', 'bin', 'python'),
+    [
+      ...['-I', '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
+      ...['--no-cache-dir', '--report', report, ...indexArgs],
+      // Wheels only: building an sdist runs its setup code on the host, with the host's
+      // authority, for a package a skill named. A deployer's wheelhouse covers the rest.
+      ...['--only-binary', ':all:'],
+      ...(pins?.length ? ['--no-deps'] : []),
+      ...(pins?.length && pins.every((p) => p.sha256) ? ['--require-hashes'] : []),
+      ...['-r', reqFile],
+    ],
+    opts,
+  )
+  return pinsFromReport(JSON.parse(await readFile(report, 'utf8')))
+}
+
+/**
  * The environment for `requirements` under `python`, built once: `python -m
  * venv`, then `pip install --no-input --disable-pip-version-check` with the
  * deployer's index and `--report`, in a temp folder of the cache renamed into
@@ -187,20 +256,8 @@ export async function provisionEnv(
   const dir = join(options.cacheDir, key)
   await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
   const lock = `${dir}.lock`
-  const deadline = Date.now() + BUILD_TIMEOUT_MS
-  for (;;) {
-    const ready = await readEnv(dir, key)
-    if (ready !== undefined) return ready
-    let taken: 'taken' | 'held'
-    try {
-      taken = await takeBuildLock(lock)
-    } catch (err) {
-      throw failed('cannot lock', err)
-    }
-    if (taken === 'taken') break
-    if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
-    await sleep(250)
-  }
+  const ready = await readyOrLocked(dir, key, lock)
+  if (ready !== undefined) return ready
   const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
   const started = performance.now()
   const tell = (phase: ProvisionBuild['phase']) => {
@@ -214,37 +271,7 @@ export async function provisionEnv(
   }
   tell('started')
   try {
-    const run = runFile
-    const opts = { timeout: BUILD_TIMEOUT_MS, env: { LANG: 'C.UTF-8' }, maxBuffer: 16 << 20 }
-    await run(python.executable, ['-I', '-m', 'venv', join(tmp, 'venv')], opts)
-    const index = options.index
-    const indexArgs =
-      index === undefined
-        ? []
-        : typeof index === 'string'
-          ? ['--index-url', index]
-          : ['--no-index', '--find-links', index.findLinks]
-    const reqFile = join(tmp, 'requirements.txt')
-    const lines = pins?.length
-      ? pins.map((p) => `${p.name}==${p.version}${p.sha256 ? ` --hash=sha256:${p.sha256}` : ''}`)
-      : requirements.map((r) => r.text)
-    await writeFile(reqFile, `${lines.join('\n')}\n`)
-    const report = join(tmp, 'report.json')
-    await run(
-      join(tmp, 'venv', 'bin', 'python'),
-      [
-        ...['-I', '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
-        ...['--no-cache-dir', '--report', report, ...indexArgs],
-        // Wheels only: building an sdist runs its setup code on the host, with the host's
-        // authority, for a package a skill named. A deployer's wheelhouse covers the rest.
-        ...['--only-binary', ':all:'],
-        ...(pins?.length ? ['--no-deps'] : []),
-        ...(pins?.length && pins.every((p) => p.sha256) ? ['--require-hashes'] : []),
-        ...['-r', reqFile],
-      ],
-      opts,
-    )
-    const packages = pinsFromReport(JSON.parse(await readFile(report, 'utf8')))
+    const packages = await pipInstall(python, tmp, requirements, options.index, pins)
     await writeShim(join(tmp, 'shim'))
     await writeFile(
       join(tmp, 'env.json'),
