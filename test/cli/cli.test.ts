@@ -22,6 +22,12 @@ beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'skillhost-cli-'))
   await mkdir(join(tmp, 'bad/broken'), { recursive: true })
   await writeFile(join(tmp, 'bad/broken/SKILL.md'), '---\nname: broken\n---\nno description\n')
+  // Lenient hosts take a missing description from the body; bad YAML stays skipped everywhere.
+  await mkdir(join(tmp, 'bad-yaml/broken'), { recursive: true })
+  await writeFile(
+    join(tmp, 'bad-yaml/broken/SKILL.md'),
+    '---\nname: broken\ndescription: [not valid YAML\n---\nbody\n',
+  )
   await mkdir(join(tmp, 'warn/Mixed'), { recursive: true })
   await writeFile(
     join(tmp, 'warn/Mixed/SKILL.md'),
@@ -265,7 +271,7 @@ describe('skillhost CLI', () => {
   })
 
   it('lists skills with shadowed copies and skipped folders', async () => {
-    const r = await run(['list', examples, join(tmp, 'second'), join(tmp, 'bad')])
+    const r = await run(['list', examples, join(tmp, 'second'), join(tmp, 'bad-yaml')])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/commit-messages\s+active/)
     expect(r.stdout).toMatch(/commit-messages\s+shadowed/)

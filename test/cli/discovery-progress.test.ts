@@ -171,7 +171,10 @@ describe('serve logs its discovery', () => {
     const state = await mkdtemp(join(tmpdir(), 'skillhost-progress-serve-'))
     const broken = join(tmp, 'broken-root')
     await mkdir(join(broken, 'broken'), { recursive: true })
-    await writeFile(join(broken, 'broken/SKILL.md'), '---\nname: broken\n---\nno description\n')
+    await writeFile(
+      join(broken, 'broken/SKILL.md'),
+      '---\nname: broken\ndescription: [not valid YAML\n---\nbody\n',
+    )
     const lines: string[] = []
     const runtime = await createServeRuntime({
       roots: [examples, broken],
