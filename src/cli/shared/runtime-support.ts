@@ -1,20 +1,13 @@
-import { readFileSync } from 'node:fs'
+import { packageJson } from './package-version.js'
 
 /**
  * The oldest Node.js major skillhost supports, read from its package.json's
  * `engines.node` (`>=N`), so the range has one home; undefined when unreadable.
  */
 export function supportedNodeMajor(): number | undefined {
-  try {
-    const pkg = JSON.parse(
-      readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
-    ) as { engines?: { node?: unknown } }
-    const range = pkg.engines?.node
-    const match = typeof range === 'string' ? /^>=\s*(\d+)/.exec(range) : null
-    return match ? Number(match[1]) : undefined
-  } catch {
-    return undefined
-  }
+  const range = packageJson().engines?.node
+  const match = typeof range === 'string' ? /^>=\s*(\d+)/.exec(range) : null
+  return match ? Number(match[1]) : undefined
 }
 
 /**

@@ -57,9 +57,7 @@ export function usableRoots(
     else {
       unusable.push({ root, reason })
       if (json) continue
-      const near = relative(process.cwd(), root) || '.'
-      const path = escapeLine(near.startsWith('..') ? root : near)
-      io.stderr(`skillhost ${command}: skill root ${path} ${reason}\n`)
+      io.stderr(`skillhost ${command}: skill root ${shownRoot(root)} ${reason}\n`)
     }
   }
   return { usable, unusable }
@@ -71,9 +69,14 @@ export function usableRoots(
  * root as the person typed it.
  */
 export function unusableRootError(unusable: UnusableRoot): SkillHostError {
-  const near = relative(process.cwd(), unusable.root) || '.'
   return new SkillHostError(
     'E_CLI_ROOT_UNUSABLE',
-    `skill root ${escapeLine(near.startsWith('..') ? unusable.root : near)} ${unusable.reason}`,
+    `skill root ${shownRoot(unusable.root)} ${unusable.reason}`,
   )
+}
+
+/** A root as the person typed it: relative to the working directory when inside it, else whole; escaped. */
+function shownRoot(root: string): string {
+  const near = relative(process.cwd(), root) || '.'
+  return escapeLine(near.startsWith('..') ? root : near)
 }
