@@ -1,36 +1,19 @@
-import { execFile, execFileSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../cli/spawn-serve.js'
+import { runIn, skillWith } from './run-binary.js'
 
 // Issue 35, hole 2: with `run --workspace DIR` (and `serve --workspace DIR`)
 // every version-control folder in the workspace, at any depth, is read-only
 // inside the sandbox, and one a call makes there is removed after the call
 // and reported. Real CLI, real bubblewrap, real git.
 
-const bin = join(ROOT, 'dist/cli/main.js')
 const USER = 1000
 let tmp = ''
 let marker = ''
-
-function run(args: string[]) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [bin, 'run', ...args], { cwd: tmp }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
-  })
-}
-
-async function skillWith(name: string, body: string): Promise<string> {
-  const dir = join(tmp, `skill-${name}`)
-  await mkdir(join(dir, 'scripts'), { recursive: true })
-  await writeFile(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Test.\n---\n# ${name}\n`)
-  await writeFile(join(dir, 'scripts/go.sh'), body)
-  return dir
-}
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'safe.directory=*', ...args], {
@@ -83,10 +66,11 @@ describe.skipIf(process.platform !== 'linux' || !root)(
       const ws = await workspaceWith('deep', ['app', 'a/b/c/d/lib'])
       const before = await readFile(join(ws, 'app/.git/config'), 'utf8')
       const skill = await skillWith(
+        tmp,
         'plant',
         `#!/bin/sh\n${PLANT('app/.git')}\n${PLANT('a/b/c/d/lib/.git')}\necho x > app/ok.txt && echo WROTE-OK\n`,
       )
-      const out = await run([skill, 'scripts/go.sh', '--workspace', ws])
+      const out = await runIn(tmp, [skill, 'scripts/go.sh', '--workspace', ws])
       expect(out.code).toBe(0)
       // The workspace itself stays writable; only the repositories' state is not.
       expect(out.stdout).toContain('WROTE-OK')
@@ -100,8 +84,8 @@ describe.skipIf(process.platform !== 'linux' || !root)(
       const ws = await workspaceWith('pointer', [])
       git(ws, 'init', '-q', '--separate-git-dir=state', 'wt')
       execFileSync('chown', ['-R', `${USER}:${USER}`, ws])
-      const skill = await skillWith('pointer', `#!/bin/sh\n${PLANT('state')}\n`)
-      const out = await run([skill, 'scripts/go.sh', '--workspace', ws])
+      const skill = await skillWith(tmp, 'pointer', `#!/bin/sh\n${PLANT('state')}\n`)
+      const out = await runIn(tmp, [skill, 'scripts/go.sh', '--workspace', ws])
       expect(out.code).toBe(0)
       expect(out.stdout).not.toMatch(/CONFIG-WRITTEN|HOOK-WRITTEN|HOOKS-REMOVED/)
       expect(gitRunsNothing(join(ws, 'wt'))).toBe(true)
@@ -110,6 +94,7 @@ describe.skipIf(process.platform !== 'linux' || !root)(
     it('a .git the call makes, at any depth and in any case, is removed after it and reported', async () => {
       const ws = await workspaceWith('made', [])
       const skill = await skillWith(
+        tmp,
         'made',
         [
           '#!/bin/sh',
@@ -122,7 +107,7 @@ describe.skipIf(process.platform !== 'linux' || !root)(
           'echo kept > keep.txt',
         ].join('\n'),
       )
-      const out = await run([skill, 'scripts/go.sh', '--workspace', ws])
+      const out = await runIn(tmp, [skill, 'scripts/go.sh', '--workspace', ws])
       expect(out.code).toBe(0)
       for (const path of ['new/.git', 'deep/er/x/.git', 'up/.GIT']) {
         expect(out.stderr).toContain(`[skillhost run: removed /work/${path}: version-control state`)
@@ -135,6 +120,7 @@ describe.skipIf(process.platform !== 'linux' || !root)(
       const ws = await workspaceWith('moved', ['app'])
       const before = await readFile(join(ws, 'app/.git/config'), 'utf8')
       const skill = await skillWith(
+        tmp,
         'moved',
         [
           '#!/bin/sh',
@@ -145,7 +131,7 @@ describe.skipIf(process.platform !== 'linux' || !root)(
           PLANT('app2/.git'),
         ].join('\n'),
       )
-      const out = await run([skill, 'scripts/go.sh', '--workspace', ws])
+      const out = await runIn(tmp, [skill, 'scripts/go.sh', '--workspace', ws])
       expect(out.stdout).not.toMatch(/GIT-MOVED|CONFIG-WRITTEN|HOOK-WRITTEN|HOOKS-REMOVED/)
       const real = existsSync(join(ws, 'app2')) ? 'app2' : 'app'
       expect(await readFile(join(ws, real, '.git/config'), 'utf8')).toBe(before)
