@@ -37,6 +37,6 @@ describe('every folder of src/ says what it holds', () => {
     const root = resolve(import.meta.dirname, '..')
     expect(noteOf(join(root, 'src/manager'))).toMatch(/The manager \(`createSkillManager`\)/)
     expect(noteOf(join(root, 'src/cli/run'))).toMatch(/skillhost run/)
-    expect(noteOf(join(root, 'test'))).toBeUndefined()
+    expect(noteOf(join(root, 'examples'))).toBeUndefined()
   })
 })

@@ -24,8 +24,8 @@ import {
   SessionWorkspace,
 } from '../src/tiers/scripts/index.js'
 import { asyncOwnerScope } from './helpers/owner-scope.js'
-import { memorySource, reportSkill } from './manager/fixtures.js'
-import { files, onLinux, SYSTEM_READ_PATHS } from './sandbox/helpers.js'
+import { files, onLinux, SYSTEM_READ_PATHS } from './helpers/sandbox.js'
+import { memorySource, reportSkill } from './helpers/manager-fixtures.js'
 
 /** A tracker that also says when a resource of a given kind is made (no polling). */
 class WatchingTracker extends ResourceTracker {

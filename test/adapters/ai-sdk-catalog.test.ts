@@ -5,7 +5,12 @@ import { createSkillTools } from '../../src/adapters/ai-sdk/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
 import { writeManySkills, writeSeventeenSkills } from '../helpers/catalog-fixtures.js'
-import { type ModelCall, type ScriptedStep, scriptedModel, systemText } from './scripted-model.js'
+import {
+  type ModelCall,
+  type ScriptedStep,
+  scriptedModel,
+  systemText,
+} from '../helpers/scripted-model.js'
 
 const roots: string[] = []
 afterAll(async () => {

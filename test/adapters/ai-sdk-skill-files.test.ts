@@ -4,7 +4,12 @@ import { createSkillTools } from '../../src/adapters/ai-sdk/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
-import { type ModelCall, offeredTools, scriptedModel, toolResults } from './scripted-model.js'
+import {
+  type ModelCall,
+  offeredTools,
+  scriptedModel,
+  toolResults,
+} from '../helpers/scripted-model.js'
 
 const FORMS = '# Forms\n\nField A: the name.\nField B: the date.\n'
 const managers: SkillManager[] = []

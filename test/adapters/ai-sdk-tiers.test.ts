@@ -8,8 +8,8 @@ import {
   scriptedModel,
   systemText,
   toolResults,
-} from './scripted-model.js'
-import { makeTierRig } from './tier-rig.js'
+} from '../helpers/scripted-model.js'
+import { makeTierRig } from '../helpers/tier-rig.js'
 
 const onLinux = process.platform === 'linux'
 if (!onLinux)

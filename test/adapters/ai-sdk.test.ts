@@ -11,7 +11,7 @@ import {
   scriptedModel,
   systemText,
   toolResults,
-} from './scripted-model.js'
+} from '../helpers/scripted-model.js'
 
 const LIFECYCLE = [
   'list_loaded_skills',

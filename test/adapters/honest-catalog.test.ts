@@ -14,7 +14,7 @@ import {
 } from '../../src/manager/render-available-skills.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { memorySource, writeSkillRoot } from '../manager/fixtures.js'
+import { memorySource, writeSkillRoot } from '../helpers/manager-fixtures.js'
 
 const roots: string[] = []
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
-import { listeningUrl, ROOT, spawnServe } from '../cli/spawn-serve.js'
+import { listeningUrl, ROOT, spawnServe } from '../helpers/spawn-serve.js'
 
 const run = promisify(execFile)
 
@@ -17,7 +17,7 @@ const CLI = join(
   'dist/index.js',
 )
 const SKIPPED: Record<string, string> = JSON.parse(
-  readFileSync(new URL('./conformance-skipped.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/conformance-skipped.json', import.meta.url), 'utf8'),
 )
 
 const major = (bin: string): number =>

@@ -18,7 +18,7 @@ import type { SkillManager } from '../../src/manager/types.js'
 import { FileSystemSkillSource, lockSkills, streamToBytes } from '../../src/sources/index.js'
 import { createScriptSandbox } from '../../src/tiers/scripts/index.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { EXAMPLES } from './tier-rig.js'
+import { EXAMPLES } from '../helpers/tier-rig.js'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -6,7 +6,7 @@ import type { ProjectedRetrievable } from '../../src/common/retrievable.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { renderAvailableSkills } from '../../src/manager/render-available-skills.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { writeSkillRoot } from '../manager/fixtures.js'
+import { writeSkillRoot } from '../helpers/manager-fixtures.js'
 
 const projected = (text: string, skill = 'demo'): ProjectedRetrievable =>
   ({

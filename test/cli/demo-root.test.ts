@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from './spawn-serve.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 // `demo --root DIR` (issue 26.4): the scripted model works from the catalog
 // it finds in DIR, not from the bundled examples' conversation.

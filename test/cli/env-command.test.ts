@@ -12,7 +12,7 @@ import { lockPins, runSkillScript } from '../../src/tiers/scripts/internal.js'
 import { codeOf } from '../helpers/error-code.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
-import { files, onLinux, script } from '../sandbox/helpers.js'
+import { files, onLinux, script } from '../helpers/sandbox.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 

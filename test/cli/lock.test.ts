@@ -10,8 +10,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { parseSkillLock } from '../../src/sources/lock/skill-lock.js'
-import { discover, skillMd, writeTree } from '../sources/skill-tree.js'
-import { ROOT } from './spawn-serve.js'
+import { discover, skillMd, writeTree } from '../helpers/skill-tree.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 const bin = join(ROOT, 'dist/cli/main.js')
 const base = await mkdtemp(join(tmpdir(), 'skillhost-lock-cli-'))

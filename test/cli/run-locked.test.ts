@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
-import { onLinux } from '../sandbox/helpers.js'
+import { onLinux } from '../helpers/sandbox.js'
 
 // Issue 23: "a locked deployment rebuilds the same environment" —
 // skillhost run --locked FILE, with real bubblewrap, real python and an

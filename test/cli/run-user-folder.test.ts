@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USER_FOLDER_COPY_LIMITS, userFolderCopy } from '../../src/cli/run/run-user-files.js'
 import { SessionWorkspace } from '../../src/tiers/scripts/index.js'
-import { ROOT } from './spawn-serve.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 // `skillhost run` without --workspace, typed in the user's folder (issue 26.3):
 // named files go into the private /work, what the script makes comes back.

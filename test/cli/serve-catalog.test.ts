@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
 import { UsageError } from '../../src/cli/shared/parse-args.js'
 import { writeSeventeenSkills } from '../helpers/catalog-fixtures.js'
-import { ROOT } from './spawn-serve.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 let skills = ''
 let state = ''

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectHttp, listeningUrl, spawnServe } from './spawn-serve.js'
+import { connectHttp, listeningUrl, spawnServe } from '../helpers/spawn-serve.js'
 
 const state = mkdtempSync(join(tmpdir(), 'skillhost-auth-test-'))
 afterAll(() => rmSync(state, { recursive: true, force: true }))

@@ -16,7 +16,13 @@ import {
 } from '../../src/adapters/mcp/index.js'
 import { parseSkillLock } from '../../src/sources/index.js'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
-import { connectHttp, listeningUrl, ROOT, type ServeProcess, spawnServe } from './spawn-serve.js'
+import {
+  connectHttp,
+  listeningUrl,
+  ROOT,
+  type ServeProcess,
+  spawnServe,
+} from '../helpers/spawn-serve.js'
 
 // The Skills Extension through the real `skillhost serve` binary, over stdio,
 // over HTTP, and over HTTP with shared sessions in a real PostgreSQL: a client

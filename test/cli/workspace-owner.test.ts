@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ROOT, spawnServe } from './spawn-serve.js'
+import { ROOT, spawnServe } from '../helpers/spawn-serve.js'
 
 // `--workspace DIR` never changes DIR's owner or mode (issue 23): scripts run
 // as DIR's owner, and a root-owned DIR they could not write is refused at start.

@@ -9,7 +9,7 @@ import {
   type TurnContext,
 } from '../../src/common/index.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { numbered } from './helpers.js'
+import { numbered } from '../helpers/turn.js'
 
 const readers = new Map(forgeArtifactReaders().map((t) => [t.name, t] as const))
 const call = (ctx: TurnContext, name: string, args: unknown) =>

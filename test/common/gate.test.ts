@@ -13,7 +13,7 @@ import {
   type ToolGate,
 } from '../../src/common/index.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { turn } from './helpers.js'
+import { turn } from '../helpers/turn.js'
 
 const request = { tool: 'run_pdf_extract', args: { page: 1 } }
 

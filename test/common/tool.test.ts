@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, TOOL_NAME_PATTERN, Tool } from '../../src/common/index.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { turn } from './helpers.js'
+import { turn } from '../helpers/turn.js'
 
 describe('Tool', () => {
   const zodTool = new Tool({

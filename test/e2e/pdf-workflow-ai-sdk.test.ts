@@ -3,17 +3,9 @@ import { join } from 'node:path'
 import { generateText, stepCountIs } from 'ai'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSkillTools } from '../../src/adapters/ai-sdk/index.js'
-import { createSkillManager } from '../../src/manager/index.js'
+import { createSkillManager } from '../../src/index.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
 import { createScriptSandbox } from '../../src/tiers/scripts/index.js'
-import {
-  type ModelCall,
-  offeredTools,
-  type ScriptedStep,
-  scriptedModel,
-  systemText,
-  toolResults,
-} from '../adapters/scripted-model.js'
 import { PDF_FORM_SKILL, REAL_SKILLS_ROOT } from '../helpers/pdf-form-fixture.js'
 import {
   CALLS,
@@ -29,7 +21,15 @@ import {
   VERIFY_STDOUT,
   valuesFor,
   WORKSPACE_FILES,
-} from './pdf-workflow.js'
+} from '../helpers/pdf-workflow.js'
+import {
+  type ModelCall,
+  offeredTools,
+  type ScriptedStep,
+  scriptedModel,
+  systemText,
+  toolResults,
+} from '../helpers/scripted-model.js'
 
 const linux = process.platform === 'linux'
 const temp = sharedTempDir('skillhost-e2e-ai-sdk-')

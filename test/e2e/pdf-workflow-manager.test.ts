@@ -1,9 +1,8 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { TurnContext } from '../../src/common/turn-context.js'
-import { forgeSkillTools } from '../../src/lifecycle-tools.js'
-import { createSkillManager } from '../../src/manager/index.js'
+import type { TurnContext } from '../../src/index.js'
+import { createSkillManager, forgeSkillTools } from '../../src/index.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
 import { createScriptSandbox } from '../../src/tiers/scripts/index.js'
 import { PDF_FORM_SKILL, REAL_SKILLS_ROOT } from '../helpers/pdf-form-fixture.js'
@@ -21,7 +20,7 @@ import {
   VERIFY_STDOUT,
   valuesFor,
   WORKSPACE_FILES,
-} from './pdf-workflow.js'
+} from '../helpers/pdf-workflow.js'
 
 const linux = process.platform === 'linux'
 

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { FileSpoolStore } from '../../src/common/file-spool-store.js'
+import { FileSpoolStore } from '../../src/index.js'
 import { PDF_FORM_SKILL, REAL_SKILLS_ROOT } from '../helpers/pdf-form-fixture.js'
 import {
   CALLS,
@@ -24,7 +24,7 @@ import {
   VERIFY_STDOUT,
   valuesFor,
   WORKSPACE_FILES,
-} from './pdf-workflow.js'
+} from '../helpers/pdf-workflow.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const linux = process.platform === 'linux'

@@ -9,7 +9,7 @@ import {
 import { splitDynamicContext } from '../../src/skill-model/dynamic-context.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
-import { makeTree, removeTree, skillMd } from '../sources/skill-tree.js'
+import { makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 // Hole 5 of issue 35: a SKILL.md body of 40,000 × `$0` (80 kB, under the
 // 1 MiB cap) loaded with one 4,096-character argument rendered and spooled a

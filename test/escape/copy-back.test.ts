@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { USER_FOLDER_COPY_LIMITS } from '../../src/cli/run/run-user-files.js'
-import { runIn, skillWith } from './run-binary.js'
+import { runIn, skillWith } from '../helpers/run-binary.js'
 
 // Issue 35, holes 1, 8 and 9: `skillhost run` without --workspace copies what
 // a script made back into the folder it was typed in, through the one door

@@ -4,7 +4,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
-import { listTools, openSession, send, startReplicas, workspaceKept } from './shared-session-rig.js'
+import {
+  listTools,
+  openSession,
+  send,
+  startReplicas,
+  workspaceKept,
+} from '../helpers/shared-session-rig.js'
 
 let server: TestPostgres
 let databases = 0

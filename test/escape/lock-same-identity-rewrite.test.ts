@@ -13,8 +13,8 @@ import { ServedSkills } from '../../src/sources/reading/served-skills.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import type { DiscoveredSkill } from '../../src/sources/types.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd, text } from '../sources/skill-tree.js'
-import { ATTEMPTS } from './swapper.js'
+import { discover, makeTree, removeTree, skillMd, text } from '../helpers/skill-tree.js'
+import { ATTEMPTS } from '../helpers/swapper.js'
 
 // Hole 3 of issue 35: a long-lived locked source kept the digest it took for
 // a scan identity (path, size, mtime, inode). A rewrite in place that keeps

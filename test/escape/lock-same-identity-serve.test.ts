@@ -6,8 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../cli/spawn-serve.js'
-import { skillMd, writeTree } from '../sources/skill-tree.js'
+import { skillMd, writeTree } from '../helpers/skill-tree.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 // Hole 3 of issue 35, end to end as a deployer runs it: `skillhost serve
 // --locked` (the built binary) with scripts on, a real MCP client. After the

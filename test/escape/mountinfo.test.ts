@@ -4,7 +4,7 @@ import { homedir, hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isNeutralPath } from '../../src/tiers/scripts/config/neutral-temp.js'
-import { ROOT } from '../cli/spawn-serve.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 // Issue 35, the mount view: what /proc/self/mountinfo shows a script about
 // skillhost's own folders (private workspace, skill copy) carries no host or

@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runIn, skillWith } from './run-binary.js'
+import { runIn, skillWith } from '../helpers/run-binary.js'
 
 // Issue 35, hole 2: with `run --workspace DIR` (and `serve --workspace DIR`)
 // every version-control folder in the workspace, at any depth, is read-only

@@ -10,7 +10,7 @@ import { scanSkillFolder } from '../../src/sources/discovery/scan-skill-folder.j
 import { SkillDigests } from '../../src/sources/lock/skill-digests.js'
 import { importModuleTools } from '../../src/sources/reading/import-module-tools.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
-import { ATTEMPTS } from './swapper.js'
+import { ATTEMPTS } from '../helpers/swapper.js'
 
 // The attack: a locked skill's module imports ./lib.mjs, and a writer in the
 // skill folder swaps lib.mjs between its pinned bytes and changed bytes as

@@ -16,7 +16,7 @@ import {
   send,
   startReplicas,
   workspaceKept,
-} from './shared-session-rig.js'
+} from '../helpers/shared-session-rig.js'
 
 let server: TestPostgres
 let databases = 0

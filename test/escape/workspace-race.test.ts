@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SessionWorkspace } from '../../src/tiers/scripts/workspace/session-workspace.js'
-import { ATTEMPTS, type Swapper, startSwapper } from './swapper.js'
+import { ATTEMPTS, type Swapper, startSwapper } from '../helpers/swapper.js'
 
 // Each test races the host's workspace operations against a process that
 // swaps a parent folder of the path for a symlink to a host folder (what a

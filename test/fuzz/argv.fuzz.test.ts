@@ -4,7 +4,7 @@ import { SkillHostError } from '../../src/common/errors.js'
 import { buildArgv } from '../../src/tiers/scripts/run/build-argv.js'
 import { validateSkillScript } from '../../src/tiers/scripts/run/validate-skill-script.js'
 import type { SkillScript, SkillScriptParam } from '../../src/tiers/scripts/types.js'
-import { fuzzParams, settle } from './fuzz-config.js'
+import { fuzzParams, settle } from '../helpers/fuzz-config.js'
 
 const PREFIX = ['/usr/bin/python3', '-I']
 const SCRIPT = '/skill/scripts/run.py'

@@ -11,7 +11,7 @@ import {
   SpooledArtifact,
   type Tool,
 } from '../../src/common/index.js'
-import { expectDocumentedError, fuzzParams } from './fuzz-config.js'
+import { expectDocumentedError, fuzzParams } from '../helpers/fuzz-config.js'
 
 // Everything a reader returns is text for a model: no lone surrogate (half a
 // character), and within the byte cap plus its bracketed header and notes.

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { splitDynamicContext } from '../../src/skill-model/dynamic-context.js'
-import { fuzzParams } from './fuzz-config.js'
+import { fuzzParams } from '../helpers/fuzz-config.js'
 
 // Bodies made of what the rule looks at: bangs, backticks, tildes, line breaks.
 const body = fc.string({

@@ -10,7 +10,7 @@ import {
   runIsolatedTool,
   type SkillIsolationConfig,
 } from '../../src/tiers/isolated/index.js'
-import { fuzzParams, guestRuns } from './fuzz-config.js'
+import { fuzzParams, guestRuns } from '../helpers/fuzz-config.js'
 
 const ISOLATED = [
   'E_SKILL_ISOLATED_TIMEOUT',

@@ -5,7 +5,7 @@ import { parseSimpleFrontmatter } from '../../src/manifest/parse-simple-frontmat
 import { parseSkillMd } from '../../src/manifest/parse-skill-md.js'
 import { parseSkillSidecar } from '../../src/manifest/parse-skill-sidecar.js'
 import { normalizeSkillPath } from '../../src/skill-model/skill-path.js'
-import { fuzzParams, settle } from './fuzz-config.js'
+import { fuzzParams, settle } from '../helpers/fuzz-config.js'
 
 // YAML-ish alphabet so random text reaches the parser's interesting branches.
 const yamlChar = fc.constantFrom(

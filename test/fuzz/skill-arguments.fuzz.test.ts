@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { splitSkillArguments, substituteSkillBody } from '../../src/manager/skill-arguments.js'
-import { fuzzParams } from './fuzz-config.js'
+import { fuzzParams } from '../helpers/fuzz-config.js'
 
 // Words made of what a shell treats specially, so quoting has work to do.
 const word = fc.string({

@@ -8,7 +8,7 @@ import {
   parseSkillRef,
   skillCopyKey,
 } from '../../src/skill-model/skill-copy-ref.js'
-import { fuzzParams, settle } from './fuzz-config.js'
+import { fuzzParams, settle } from '../helpers/fuzz-config.js'
 
 // Names as folders and sources have them: anything, with what a ref must escape made likely.
 const char = fc.oneof(

@@ -6,7 +6,7 @@ import {
   padToWidth,
   textWidth,
 } from '../../src/cli/shared/text-width.js'
-import { fuzzParams } from './fuzz-config.js'
+import { fuzzParams } from '../helpers/fuzz-config.js'
 
 // Text a listing prints: mostly ASCII (the fast path), with now and then a
 // wide character, an emoji, a combining mark or a printed escape (the

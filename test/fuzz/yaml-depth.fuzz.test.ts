@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { type Document, isMap, isPair, isSeq, parseDocument } from 'yaml'
 import { checkYamlDepth, MAX_YAML_DEPTH } from '../../src/manifest/check-yaml-depth.js'
 import { parseYamlDocument } from '../../src/manifest/parse-yaml-document.js'
-import { fuzzParams } from './fuzz-config.js'
-import { yamlDocument, yamlNoise } from './yaml-documents.js'
+import { fuzzParams } from '../helpers/fuzz-config.js'
+import { yamlDocument, yamlNoise } from '../helpers/yaml-documents.js'
 
 /**
  * The `yaml` package's own depth: collections on the longest root-to-leaf

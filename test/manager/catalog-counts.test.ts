@@ -6,7 +6,7 @@ import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import type { SkillSource } from '../../src/sources/types.js'
-import { memorySource, reportSkill } from './fixtures.js'
+import { memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 let tmp = ''
 async function skill(root: string, folder: string, frontmatter: string): Promise<string> {

@@ -5,7 +5,7 @@ import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { MAX_DESCRIPTION_CHARS } from '../../src/manifest/cap-description.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { writeSkillRoot } from './fixtures.js'
+import { writeSkillRoot } from '../helpers/manager-fixtures.js'
 
 const FLOOD = 50
 const LONG = 58_000

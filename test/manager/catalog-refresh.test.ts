@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillSource } from '../../src/sources/types.js'
-import { echoTool, memorySource, reportSkill } from './fixtures.js'
+import { echoTool, memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 describe('catalog', () => {
   it('lets an earlier source win an id collision and keeps the loser visible as shadowed', async () => {

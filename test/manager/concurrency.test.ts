@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
-import { echoTool, memorySource, reportSkill } from './fixtures.js'
+import { echoTool, memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 /** A small seeded PRNG (mulberry32) so a failing sequence can be replayed. */
 function rng(seed: number): () => number {

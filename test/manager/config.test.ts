@@ -4,8 +4,8 @@ import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
 import { rejectsWith } from '../helpers/error-code.js'
+import { memorySource } from '../helpers/manager-fixtures.js'
 import { BAD_SCRIPT_CONFIGS, validScriptConfig } from '../helpers/script-config-cases.js'
-import { memorySource } from './fixtures.js'
 
 class ReportArtifact extends SpooledArtifact {
   static override readonly kind: string = 'report'

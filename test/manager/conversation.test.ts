@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { MemorySpoolStore } from '../../src/common/memory-spool-store.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
-import { memorySource, recordingGate, reportSkill } from './fixtures.js'
+import { memorySource, recordingGate, reportSkill } from '../helpers/manager-fixtures.js'
 
 const call = async (ctx: { tools: { get(n: string): unknown } }, name: string, args: unknown) => {
   const tool = ctx.tools.get(name) as

@@ -3,7 +3,7 @@ import { renderError, SkillHostError } from '../../src/common/errors.js'
 import { deny } from '../../src/common/gate.js'
 import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
-import { memorySource, recordingGate, reportSkill } from './fixtures.js'
+import { memorySource, recordingGate, reportSkill } from '../helpers/manager-fixtures.js'
 
 async function setup(options: Parameters<typeof forgeSkillTools>[1] = {}, gate = recordingGate()) {
   const skills = Array.from({ length: 7 }, (_, i) =>

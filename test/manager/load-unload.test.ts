@@ -5,7 +5,7 @@ import type { TurnContext } from '../../src/common/turn-context.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../../src/sources/types.js'
 import { codeOf } from '../helpers/error-code.js'
-import { echoTool, memorySource, reportSkill } from './fixtures.js'
+import { echoTool, memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 /** Nothing of a skill is left in the context or the manager. */
 function expectClean(

@@ -6,7 +6,7 @@ import { renderAvailableSkills } from '../../src/manager/render-available-skills
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { writeManySkills, writeSeventeenSkills } from '../helpers/catalog-fixtures.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { memorySource } from './fixtures.js'
+import { memorySource } from '../helpers/manager-fixtures.js'
 
 const roots: string[] = []
 afterAll(async () => {

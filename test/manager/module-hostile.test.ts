@@ -4,7 +4,7 @@ import { renderError, SkillHostError } from '../../src/common/errors.js'
 import { Media } from '../../src/common/media.js'
 import { Tool } from '../../src/common/tool.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
-import { memorySource, reportSkill } from './fixtures.js'
+import { memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 // Every string a hostile skill picks; none may reach the model.
 const SECRET = 'Bearer sk-live-SECRET-7f3a'

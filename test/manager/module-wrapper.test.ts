@@ -13,7 +13,7 @@ import { createTurnContext } from '../../src/common/turn-context.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
 import { codeOf } from '../helpers/error-code.js'
-import { memorySource, reportSkill } from './fixtures.js'
+import { memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 class ReportArtifact extends SpooledArtifact {
   static override readonly kind: string = 'report'

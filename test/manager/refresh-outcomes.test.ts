@@ -6,7 +6,7 @@ import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { RefreshOutcome } from '../../src/manager/types.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { echoTool, memorySource, reportSkill } from './fixtures.js'
+import { echoTool, memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 const SIDECAR =
   'scripts:\n  - name: go\n    path: scripts/go.sh\n    description: Goes.\n    interpreter: sh\n'

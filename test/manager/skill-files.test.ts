@@ -10,7 +10,7 @@ import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { FileSystemSkillSource, InMemorySkillSource } from '../../src/sources/index.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
-import { echoTool } from './fixtures.js'
+import { echoTool } from '../helpers/manager-fixtures.js'
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72])
 const FORMS = ['# Forms', '', 'Fill field A first.', 'Then field B.', 'Sign at the end.'].join('\n')

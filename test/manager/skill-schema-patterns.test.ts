@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { createQuickJsGuest } from '../../src/tiers/isolated/index.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { memorySource, reportSkill } from './fixtures.js'
+import { memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 // A skill's JSON Schema is untrusted input: its regexes run before the gate, on the host's main thread.
 const ECHO = 'async (args) => ({ got: args.code })'

@@ -7,8 +7,8 @@ import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerConfig } from '../../src/manager/types.js'
 import { timeoutProperty } from '../../src/skill-model/timeout-param.js'
 import { createQuickJsGuest, type QuickJsGuestPool } from '../../src/tiers/isolated/index.js'
-import { makeRig, onLinux, type Rig } from '../sandbox/helpers.js'
-import { memorySource, reportSkill } from './fixtures.js'
+import { memorySource, reportSkill } from '../helpers/manager-fixtures.js'
+import { makeRig, onLinux, type Rig } from '../helpers/sandbox.js'
 
 const STATS = `async (args) => {
   const xs = args.values

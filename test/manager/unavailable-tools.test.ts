@@ -4,7 +4,7 @@ import { forgeSkillTools } from '../../src/lifecycle-tools.js'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import { UNAVAILABLE_TOOL_ENABLE } from '../../src/skill-model/unavailable-tool.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { memorySource, reportSkill } from './fixtures.js'
+import { memorySource, reportSkill } from '../helpers/manager-fixtures.js'
 
 const examples = fileURLToPath(new URL('../../examples/skills', import.meta.url))
 

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { firstParagraph } from '../../src/manifest/first-paragraph.js'
 import { validateSkillManifest } from '../../src/manifest/validate-skill-manifest.js'
-import { fuzzParams } from '../fuzz/fuzz-config.js'
+import { fuzzParams } from '../helpers/fuzz-config.js'
 
 describe('firstParagraph: a description for a SKILL.md that gives none, as Claude Code takes it', () => {
   it('passes over headings, fences, comments and rules; joins the paragraph into one line', () => {

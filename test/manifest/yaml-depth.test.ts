@@ -6,7 +6,7 @@ import { parseSkillMd } from '../../src/manifest/parse-skill-md.js'
 import { parseSkillSidecar } from '../../src/manifest/parse-skill-sidecar.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { codeOf } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd } from '../sources/skill-tree.js'
+import { discover, makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

@@ -9,14 +9,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import {
   connectHttp,
   listeningUrl,
   ROOT,
   type ServeProcess,
   spawnServe,
-} from '../cli/spawn-serve.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+} from '../helpers/spawn-serve.js'
 
 const TOKEN = 'replica-test-token'
 const work = mkdtempSync(join(tmpdir(), 'skillhost-replicas-'))

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import type { SkillProblem } from '../../src/sources/types.js'
-import { discover, makeTree, removeTree, skillMd } from './skill-tree.js'
+import { discover, makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

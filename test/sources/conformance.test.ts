@@ -9,7 +9,7 @@ import {
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { InMemorySkillSource } from '../../src/sources/in-memory-skill-source.js'
 import type { SkillSource } from '../../src/sources/types.js'
-import { makeTree, removeTree, skillMd } from './skill-tree.js'
+import { makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterAll(async () => {

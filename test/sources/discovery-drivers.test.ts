@@ -19,7 +19,7 @@ import { type DiscoveryIo, walkSkillRoots } from '../../src/sources/discovery/wa
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import type { SkillProblem } from '../../src/sources/types.js'
-import { discover, makeTree, removeTree, skillMd } from './skill-tree.js'
+import { discover, makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

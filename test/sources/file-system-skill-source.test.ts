@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Tool } from '../../src/common/tool.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd, text, writeTree } from './skill-tree.js'
+import { discover, makeTree, removeTree, skillMd, text, writeTree } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

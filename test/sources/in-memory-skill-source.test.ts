@@ -3,7 +3,7 @@ import { Tool } from '../../src/common/tool.js'
 import { defineSkill } from '../../src/sources/define-skill.js'
 import { InMemorySkillSource } from '../../src/sources/in-memory-skill-source.js'
 import { codeOf } from '../helpers/error-code.js'
-import { discover, text } from './skill-tree.js'
+import { discover, text } from '../helpers/skill-tree.js'
 
 const hello = defineSkill({
   name: 'hello',

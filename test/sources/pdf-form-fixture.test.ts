@@ -12,7 +12,7 @@ import {
   REAL_SKILLS_OVERLAYS,
   REAL_SKILLS_ROOT,
 } from '../helpers/pdf-form-fixture.js'
-import { discover } from './skill-tree.js'
+import { discover } from '../helpers/skill-tree.js'
 
 const dirs: string[] = []
 afterEach(async () => {

@@ -9,7 +9,7 @@ import type { TurnContext } from '../../src/common/turn-context.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { lockSkills } from '../../src/sources/lock/lock-skills.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
-import { discover, skillMd, writeTree } from './skill-tree.js'
+import { discover, skillMd, writeTree } from '../helpers/skill-tree.js'
 
 // Module tools must be imported by Node itself for its hooks to see them:
 // vitest.config.ts hands every `skillhost-native-import-*` folder to Node.

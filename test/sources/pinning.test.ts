@@ -7,7 +7,7 @@ import { FileSystemSkillSource } from '../../src/sources/file-system-skill-sourc
 import { lockSkills } from '../../src/sources/lock/lock-skills.js'
 import type { SkillLock } from '../../src/sources/lock/skill-lock.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd, text, writeTree } from './skill-tree.js'
+import { discover, makeTree, removeTree, skillMd, text, writeTree } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 /** A whole-second time, set exactly by utimes (a Date from a stat would lose the nanoseconds). */

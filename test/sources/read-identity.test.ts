@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { readScanned, scanSkillFolder } from '../../src/sources/discovery/scan-skill-folder.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { makeTree, removeTree, skillMd } from './skill-tree.js'
+import { makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

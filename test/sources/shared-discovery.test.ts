@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createSkillManager } from '../../src/manager/create-skill-manager.js'
 import type { SkillManagerEvent } from '../../src/manager/types.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
-import { waitFor } from '../cli/spawn-serve.js'
-import { discover, makeTree, removeTree, skillMd, writeTree } from './skill-tree.js'
+import { discover, makeTree, removeTree, skillMd, writeTree } from '../helpers/skill-tree.js'
+import { waitFor } from '../helpers/spawn-serve.js'
 
 const roots: string[] = []
 const sources: FileSystemSkillSource[] = []

@@ -9,7 +9,7 @@ import { FileSystemSkillSource } from '../../src/sources/file-system-skill-sourc
 import { SKILL_DIGEST_PATTERN, skillDigestSteps } from '../../src/sources/lock/skill-digest.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd, writeTree } from './skill-tree.js'
+import { discover, makeTree, removeTree, skillMd, writeTree } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

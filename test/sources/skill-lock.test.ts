@@ -12,7 +12,7 @@ import {
   type SkillLock,
 } from '../../src/sources/lock/skill-lock.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { makeTree, removeTree } from './skill-tree.js'
+import { makeTree, removeTree } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

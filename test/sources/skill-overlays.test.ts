@@ -6,7 +6,7 @@ import { OVERLAY_WINS_WARNING } from '../../src/sources/discovery/load-fs-skill.
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { isOverlayKey, overlaySidecarPath } from '../../src/sources/overlays/skill-overlays.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd } from './skill-tree.js'
+import { discover, makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 const trees: string[] = []
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { FileSystemSkillSource } from '../../src/sources/file-system-skill-sourc
 import type { SkillRef } from '../../src/sources/types.js'
 import { filesFromSource } from '../../src/tiers/scripts/skill-copy/skill-copy-files.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { makeTree, removeTree, skillMd } from './skill-tree.js'
+import { makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
 
 const roots: string[] = []
 afterEach(async () => {

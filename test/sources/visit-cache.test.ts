@@ -6,8 +6,8 @@ import { type SyncSkillFs, syncSkillFs } from '../../src/sources/discovery/skill
 import { VisitCache } from '../../src/sources/discovery/visit-cache.js'
 import type { Visit, VisitOptions } from '../../src/sources/discovery/visit-folder.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
-import { waitFor } from '../cli/spawn-serve.js'
-import { makeTree, removeTree, skillMd } from './skill-tree.js'
+import { makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
+import { waitFor } from '../helpers/spawn-serve.js'
 
 /** The real synchronous filesystem, counting each kind of call. */
 function countingFs(): { fs: SyncSkillFs; calls: Record<string, number> } {

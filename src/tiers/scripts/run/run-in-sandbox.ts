@@ -59,7 +59,7 @@ async function callSetup(config: SkillScriptConfig, run: SandboxedCall): Promise
  * argv with no host environment, and removes the scratch. With a workspace,
  * it runs inside the workspace's turn, reports the files the call changed
  * and kills a call that grows the workspace past its cap. Output text has
- * host paths redacted. Only `runScriptCall` calls it (test/scripts/one-owner.test.ts).
+ * host paths redacted. Only `runScriptCall` calls it (test/tiers/scripts/one-owner.test.ts).
  */
 export async function runInSandbox(
   config: SkillScriptConfig,
