@@ -40,25 +40,40 @@ const WRITE_FLAGS = /\bO_(WRONLY|RDWR|CREAT|TRUNC|APPEND)\b|['"](w|wx|w\+|a|ax|a
 /** The door itself: every rule of a way out lives here. */
 const DOOR = 'common/door/'
 
-/** Host-chosen writes: the host picks every name (or a hash, or an id), and contained code never runs there. */
+/**
+ * Host-chosen writes: the host picks every name (an id, a hash, a path the
+ * user or deployer gave), contained code never runs or writes there, and
+ * what of its output they store reached them through the door first.
+ */
 const HOST_CHOSEN: Readonly<Record<string, string>> = {
   'common/file-spool-store.ts':
-    'the spool: names are host ids, bytes bounded by the quota; what it stores was read through the door',
+    "the spool: files named by host ids in a folder no grant reaches (own-folders.ts); the bytes are opaque data, a script's changed files judged and read by the door first (read-out.ts, from spool-script-output.ts)",
   'common/prune-spool-directories.ts': 'removes spool folders the host made',
-  'cli/lock/lock-command.ts': 'the lockfile writer: a path the user gave',
-  'cli/env/env-command.ts': 'the environment lock writer: a path the user gave',
-  'cli/demo/demo-main.ts': 'the demo: a temp folder of its own',
+  'cli/lock/lock-command.ts': 'the lockfile writer: a path the user gave, host-computed digests',
+  'cli/env/env-command.ts': 'the environment lock writer: a path the user gave, pins pip reported',
+  'cli/demo/demo-main.ts': 'the demo: a temp folder of its own, files the demo ships',
   'tiers/scripts/config/create-script-sandbox.ts': 'the sandbox base folder, host-made',
-  'tiers/scripts/deps/python-view.ts': 'neutral interpreter paths under the sandbox base',
-  'tiers/scripts/deps/build-lock.ts': 'the environment lock build, in a host temp folder',
+  'tiers/scripts/deps/python-view.ts':
+    'interpreter shims (pyvenv.cfg, links) under the sandbox base, host-written',
+  'tiers/scripts/deps/build-lock.ts': "the environment build's lock folder beside the cache",
   'tiers/scripts/deps/provision-env.ts':
-    'the environment cache: folders named by a hash, built outside the sandbox (no grant reaches it: own-folders.ts)',
-  'tiers/scripts/sandbox/bubblewrap-handle.ts': "the call's scratch, host-made",
-  'tiers/scripts/sandbox/unreachable-reads.ts': "mount points in the call's scratch",
+    "the environment cache: folders named by a hash, built by pip on the host (never in the sandbox) from the deployer's index; bound read-only into calls, and no grant reaches it (own-folders.ts), so contained code never writes it",
+  'tiers/scripts/sandbox/bubblewrap-handle.ts':
+    "the call's scratch folder, host-made and host-named",
+  'tiers/scripts/sandbox/unreachable-reads.ts': "empty mount points in the call's scratch",
   'tiers/scripts/skill-copy/directory-skill-copies.ts':
-    "skill copies under the sandbox base: a source's files, not contained output",
+    "skill copies under the sandbox base: a source's files, made before any call, mounted read-only",
   'tiers/scripts/workspace/workspace-folder.ts':
-    'a private workspace folder the host made; writes inside go through the door (openEntry)',
+    'makes the private workspace folder; writes inside go through the door (openEntry)',
+}
+
+/** Every way out of what contained code made, and the door module each takes it through. */
+const WAYS_OUT: Readonly<Record<string, string>> = {
+  'tiers/scripts/run/spool-script-output.ts': 'read-out.js',
+  'tiers/scripts/workspace/session-workspace.ts': 'beneath.js',
+  'tiers/scripts/workspace/version-control-sweep.ts': 'beneath.js',
+  'tiers/scripts/run/open-granted-paths.ts': 'beneath.js',
+  'tiers/scripts/policy/permission-grants.ts': 'own-folders.js',
 }
 
 function sources(dir: string): string[] {
@@ -135,5 +150,14 @@ describe('one door out', () => {
       'tiers/scripts/run/open-granted-paths.ts',
     ])
       expect(writers.get(f), f).toBeUndefined()
+  })
+
+  it('every way out of contained output takes its rules from the door', () => {
+    for (const [f, door] of Object.entries(WAYS_OUT)) {
+      const text = readFileSync(join(SRC, f), 'utf8')
+      const from = new RegExp(`from '(\\.\\.?/)+(common/door/)?${door.replace('.', '\\.')}'`)
+      expect(text, f).toMatch(from)
+      expect(writers.get(f), f).toBeUndefined()
+    }
   })
 })

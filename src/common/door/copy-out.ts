@@ -1,42 +1,22 @@
 import { constants } from 'node:fs'
 import { type FileHandle, mkdir, realpath } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { quoteName } from '../escape-text.js'
-import { type EntryKind, openChildDir, openEntry, openRoot } from './beneath.js'
-import { nameRefusal } from './door-names.js'
+import { openChildDir, openEntry, openRoot } from './beneath.js'
+import {
+  type DoorRefusal,
+  type FileSeen,
+  type OutItem,
+  type OutSource,
+  readOut,
+} from './read-out.js'
 import { isGitDirShape, vcsIndirections, vcsIndirectionsAbove } from './vcs-indirections.js'
 
-/** What a destination file was when the host last saw it: an update lands only on that very file. */
-export interface FileSeen {
-  readonly ino: number
-  readonly size: number
-  readonly mtimeMs: number
-}
-
-/** One entry contained code made that is to leave for a host folder. */
-export interface OutItem {
-  /** Relative, `/`-separated, as contained code named it. */
-  readonly path: string
-  readonly kind: EntryKind
-  /** The host file it replaces, as seen before the call; absent: it may only be created. */
-  readonly replaces?: FileSeen
-}
-
-/** The bytes of an item, read from where contained code left them, with the file's identity. */
-export interface OutSource {
-  read(path: string): Promise<{ bytes: Uint8Array; ino: number; links: number }>
-}
+export type { DoorRefusal, FileSeen, OutItem, OutSource } from './read-out.js'
 
 /** The most files and bytes one copy out may write; past either, nothing is written. */
 export interface CopyOutLimits {
   readonly files: number
   readonly bytes: number
-}
-
-/** An item the door did not let through, and why (names inside the reason are quoted). */
-export interface DoorRefusal {
-  readonly path: string
-  readonly reason: string
 }
 
 /** What one copy out did, item by item. */
@@ -55,17 +35,11 @@ export interface CopyOutOptions {
   readonly stopped?: string
 }
 
-interface Ready {
-  readonly item: OutItem
-  readonly bytes: Uint8Array
-}
-
 /**
  * The door's way out into a host folder: writes `items` (read from
  * `source`) below `destination`, a folder the host chose. Each item is
- * judged alone and a refusal never stops the others: a name with a control
- * character or a version-control part at any depth (`nameRefusal`), anything
- * but a regular file, a second name of a hard-linked file, a path inside a
+ * judged alone and a refusal never stops the others: the door's item rules
+ * (`readOut`: names, kinds, hard links, bounds), then a path inside a
  * folder git reads through a pointer (`vcsIndirections`) or shaped like a
  * git directory. Past `limits` (files, bytes, counted as written) or after a
  * stopped call nothing is written, and every item says why. Writes go
@@ -84,7 +58,13 @@ export async function copyOut(
     for (const item of items) report.refused.push({ path: item.path, reason: options.stopped })
     return report
   }
-  const ready = await readItems(items, source, options.limits, report.refused)
+  const { files, bytes: most } = options.limits
+  const bound = `copy-back takes at most ${files} files and ${most / 1024 / 1024} MiB and this call made more, so nothing was copied`
+  const ready: { item: OutItem; bytes: Uint8Array }[] = []
+  const judged = await readOut(items, source, { limits: options.limits, wholeOrNothing: bound })
+  for (const r of judged)
+    if (r.refused === undefined) ready.push(r)
+    else report.refused.push({ path: r.item.path, reason: r.refused })
   if (ready.length === 0) return report
   const dest = await realpath(destination)
   const pointed = await resolvedAll(await vcsIndirectionsAbove(dest))
@@ -102,50 +82,6 @@ export async function copyOut(
     await root.close()
   }
   return report
-}
-
-/** The items that pass the name and kind rules, read whole; all or none within `limits`. */
-async function readItems(
-  items: readonly OutItem[],
-  source: OutSource,
-  limits: CopyOutLimits,
-  refused: DoorRefusal[],
-): Promise<Ready[]> {
-  const ready: Ready[] = []
-  const firstName = new Map<number, string>()
-  let bytes = 0
-  let over = false
-  for (const item of items) {
-    const bad =
-      nameRefusal(item.path) ??
-      (item.kind === 'file' ? undefined : `a ${item.kind}, not a regular file`)
-    if (bad !== undefined) {
-      refused.push({ path: item.path, reason: bad })
-      continue
-    }
-    if (over) {
-      ready.push({ item, bytes: new Uint8Array() })
-      continue
-    }
-    const got = await source.read(item.path).catch((err: { code?: string }) => err)
-    if (!('bytes' in got)) {
-      refused.push({ path: item.path, reason: `it could not be read (${got.code ?? 'error'})` })
-      continue
-    }
-    const first = got.links > 1 ? firstName.get(got.ino) : undefined
-    if (first !== undefined) {
-      refused.push({ path: item.path, reason: `a hard link to ${quoteName(first)}, copied once` })
-      continue
-    }
-    if (got.links > 1) firstName.set(got.ino, item.path)
-    bytes += got.bytes.byteLength
-    over = ready.length + 1 > limits.files || bytes > limits.bytes
-    ready.push({ item, bytes: over ? new Uint8Array() : got.bytes })
-  }
-  if (!over) return ready
-  const bound = `copy-back takes at most ${limits.files} files and ${limits.bytes / 1024 / 1024} MiB and this call made more, so nothing was copied`
-  for (const r of ready) refused.push({ path: r.item.path, reason: bound })
-  return []
 }
 
 async function resolvedAll(paths: readonly string[]): Promise<string[]> {

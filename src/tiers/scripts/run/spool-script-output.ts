@@ -1,4 +1,5 @@
 import { SpooledArtifact } from '../../../common/artifacts/index.js'
+import { type OutRead, readOut } from '../../../common/door/read-out.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { fileType } from '../../../common/file-type.js'
 import type { Provenance } from '../../../common/retrievable.js'
@@ -7,10 +8,10 @@ import type { ScriptRunResult } from '../types.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import type { ScriptSpool } from './script-call.js'
 
-/** Largest workspace file a call spools, and most bytes and files it spools in all. */
+/** Largest workspace file a call spools, and most bytes and files it spools in all (the door's `OutLimits`). */
 export const WORKSPACE_SPOOL_LIMITS = {
   fileBytes: 16 * 1024 * 1024,
-  callBytes: 64 * 1024 * 1024,
+  bytes: 64 * 1024 * 1024,
   files: 100,
 } as const
 
@@ -26,10 +27,12 @@ export interface ReportedChange {
 }
 
 /**
- * Spools a copy of every regular file the call created or modified (within
+ * Spools a copy of every regular file the call created or modified, as the
+ * door lets it out (`readOut`: the name rule, regular files only, a hard
+ * link once, read by descriptor through the workspace, within
  * `WORKSPACE_SPOOL_LIMITS`), untrusted and with the call's provenance, so
  * outputs stay readable by id after the skill is unloaded and the workspace
- * removed. Symlinks and other entries are named, never read.
+ * removed. What the door refuses is named with its reason, never read.
  */
 export async function spoolWorkspaceChanges(
   result: ScriptRunResult,
@@ -37,63 +40,50 @@ export async function spoolWorkspaceChanges(
   spool: SpoolStore,
   provenance: Provenance,
 ): Promise<ReportedChange[]> {
+  const changes = result.workspace?.changes ?? []
+  const leaving = changes.filter((c) => c.change !== 'deleted')
+  const judged = await readOut(
+    leaving.map((c) => ({ path: c.path, kind: c.kind, size: c.size })),
+    { read: (path, max) => workspace.get(path, max) },
+    { limits: WORKSPACE_SPOOL_LIMITS },
+  )
   const out: ReportedChange[] = []
-  let bytes = 0
-  let files = 0
-  for (const c of result.workspace?.changes ?? []) {
+  let next = 0
+  for (const c of changes) {
     if (c.change === 'deleted') {
       out.push({ path: c.path, change: c.change, size: 0 })
       continue
     }
-    const skip = (why: string) =>
-      out.push({ path: c.path, change: c.change, size: c.size, notSpooled: why })
-    if (c.kind !== 'file') skip(`a ${c.kind}, not a regular file`)
-    else if (c.size > WORKSPACE_SPOOL_LIMITS.fileBytes)
-      skip(`larger than ${WORKSPACE_SPOOL_LIMITS.fileBytes} bytes`)
-    else if (files >= WORKSPACE_SPOOL_LIMITS.files)
-      skip(`more than ${WORKSPACE_SPOOL_LIMITS.files} files changed`)
-    else if (bytes + c.size > WORKSPACE_SPOOL_LIMITS.callBytes)
-      skip(`the call's changes exceed ${WORKSPACE_SPOOL_LIMITS.callBytes} bytes`)
-    else {
-      const read = await workspace
-        .get(c.path, WORKSPACE_SPOOL_LIMITS.fileBytes)
-        .catch(() => undefined)
-      if (read === undefined || read.truncated) {
-        skip('it changed or vanished while it was being read')
-        continue
-      }
-      // A call that rewrote a file with the bytes it had names the copy already kept.
-      const artifact = await SpooledArtifact.spool(
-        spool,
-        read.bytes,
-        {
-          provenance,
-          trusted: false,
-          title: `/work/${c.path}`,
-          mimeType: fileType(c.path, read.bytes.subarray(0, 4096), read.bytes.byteLength <= 4096)
-            .mediaType,
-        },
-        { dedupe: true },
-      ).catch((err: unknown) => {
-        // A full store keeps the call's result: the file is named, not copied.
-        if (SkillHostError.is(err, 'E_SPOOL_FULL')) return undefined
-        throw err
-      })
-      if (artifact === undefined) {
-        skip("the session's result store is full")
-        continue
-      }
-      files += 1
-      bytes += read.bytes.byteLength
-      out.push({
-        path: c.path,
-        change: c.change,
-        size: read.bytes.byteLength,
-        id: artifact.retrievable.id,
-      })
-    }
+    const r = judged[next++] as OutRead
+    out.push(
+      r.refused === undefined
+        ? await spoolChange(c, r.bytes, spool, provenance)
+        : { path: c.path, change: c.change, size: c.size, notSpooled: r.refused },
+    )
   }
   return out
+}
+
+/** One changed file's bytes spooled (a rewrite with the same bytes names the copy already kept). */
+async function spoolChange(
+  c: Pick<ReportedChange, 'path' | 'change' | 'size'>,
+  bytes: Uint8Array,
+  spool: SpoolStore,
+  provenance: Provenance,
+): Promise<ReportedChange> {
+  const mimeType = fileType(c.path, bytes.subarray(0, 4096), bytes.byteLength <= 4096).mediaType
+  const artifact = await SpooledArtifact.spool(
+    spool,
+    bytes,
+    { provenance, trusted: false, title: `/work/${c.path}`, mimeType },
+    { dedupe: true },
+  ).catch((err: unknown) => {
+    // A full store keeps the call's result: the file is named, not copied.
+    if (SkillHostError.is(err, 'E_SPOOL_FULL')) return undefined
+    throw err
+  })
+  if (artifact === undefined) return { ...c, notSpooled: "the session's result store is full" }
+  return { path: c.path, change: c.change, size: bytes.byteLength, id: artifact.retrievable.id }
 }
 
 /** The text a call's output is spooled as: how it ended, then stdout and stderr whole. */
