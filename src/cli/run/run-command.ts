@@ -11,6 +11,7 @@ import { createScriptSandbox, type SkillScriptConfig } from '../../tiers/scripts
 import {
   runScriptOnce,
   type ScriptOnceCall,
+  type ScriptRan,
   type ScriptRunResult,
   TIMEOUT_PARAM,
 } from '../../tiers/scripts/internal.js'
@@ -245,6 +246,7 @@ async function runAndPrint(
   io: CliIo,
 ): Promise<number> {
   const { workspaceDir } = place
+  const refused = (err: SkillHostError) => printRefusal(err, opts, skill, declared, config, io)
   try {
     // Without --workspace, the files the command line names go in and what the script makes comes back.
     const carried =
@@ -253,39 +255,57 @@ async function runAndPrint(
       ? undefined
       : runPermissionNote(skill.descriptor.permissions, place.readPaths)
     if (note) io.stderr(note)
-    const result = await runScriptOnce(config, {
+    const outcome = await runScriptOnce(config, {
       source: skill.source,
       ref: skill.ref,
       call,
       ...(workspaceDir === undefined ? {} : { workspaceDir }),
       ...(carried && { prepare: carried.prepare, collect: carried.collect }),
-      returnTimedOut: true,
       // Checked once, by the call's own rule; a refusal is said in flags (flagVoice).
       ...(place.timeout === undefined ? {} : { timeoutSeconds: Number(place.timeout) }),
     })
-    return printRun(result, carried, opts.printJson, config, io)
+    if (!outcome.ran) return await refused(outcome.error)
+    return printRun(outcome, carried, opts.printJson, config, io)
   } catch (err) {
+    // Refused before the call: the configuration, or the --workspace folder.
     if (!SkillHostError.isInstance(err)) throw err
-    // Read again for the run: a file changed since the check, or an environment not pinned.
-    if (skill.lock && err.code === 'E_SKILL_NOT_PINNED') return await skill.refuse(err)
-    const usage = ARGUMENT_CODES.has(err.code)
-    return reportError(flagVoice(err, declared, config.maxTimeoutSeconds), {
-      io,
-      command: 'run',
-      json: opts.json,
-      status: usage ? RUN_EXIT.usage : RUN_EXIT.unavailable,
-    })
+    return await refused(err)
   }
 }
 
-/** The print stage: the script's output, what moved, and the exit status. */
+/** A refusal of the call, said for the person with run's status: usage (64) or unavailable (69). */
+async function printRefusal(
+  err: SkillHostError,
+  opts: RunOptions,
+  skill: RunSkill,
+  declared: RunCall['declared'],
+  config: SkillScriptConfig,
+  io: CliIo,
+): Promise<number> {
+  // Read again for the run: a file changed since the check, or an environment not pinned.
+  if (skill.lock && err.code === 'E_SKILL_NOT_PINNED') return await skill.refuse(err)
+  const usage = ARGUMENT_CODES.has(err.code)
+  return reportError(flagVoice(err, declared, config.maxTimeoutSeconds), {
+    io,
+    command: 'run',
+    json: opts.json,
+    status: usage ? RUN_EXIT.usage : RUN_EXIT.unavailable,
+  })
+}
+
+/**
+ * The print stage: a run's outcome (the one value `runScriptCall` returns,
+ * a run killed at its deadline included) as the script's output, what
+ * moved, and the exit status.
+ */
 function printRun(
-  result: ScriptRunResult,
+  outcome: ScriptRan,
   carried: UserFolderCopy | undefined,
   json: boolean,
   config: SkillScriptConfig,
   io: CliIo,
 ): number {
+  const { result } = outcome
   if (json) {
     const moved = carried && { copied: carried.copied, notCopied: carried.notCopied }
     io.stdout(`${JSON.stringify({ ...result, ...moved }, null, 2)}\n`)

@@ -29,6 +29,7 @@ export { describePython } from './policy/user-python.js'
 export { buildArgv } from './run/build-argv.js'
 export { runScriptOnce, type ScriptOnceCall } from './run/run-script-once.js'
 export { runSkillScript } from './run/run-skill-script.js'
+export type { ScriptOutcome, ScriptRan } from './run/script-call.js'
 export { WORKSPACE_SPOOL_LIMITS } from './run/spool-script-output.js'
 export { TIMEOUT_PARAM, validateSkillScript } from './run/validate-skill-script.js'
 export {

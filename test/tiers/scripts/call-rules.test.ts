@@ -8,6 +8,7 @@ import {
 import { runScriptOnce, runSkillScript } from '../../../src/tiers/scripts/internal.js'
 import { codeOf } from '../../helpers/error-code.js'
 import { validScriptConfig } from '../../helpers/script-config-cases.js'
+import { ranResult } from '../../helpers/script-outcome.js'
 
 // The rules one script call is held to, each with one home and checked once
 // on each path (issue 34.1): a refusal comes before anything is run or copied.
@@ -68,7 +69,9 @@ describe('the rules of one script call', () => {
     const direct = runSkillScript(config, { skill: 'echo', root: '/nowhere', script, args: {} })
     await expect(direct).rejects.toThrow(said)
     expect(await codeOf(direct)).toBe('E_INVALID_SKILLS_CONFIG')
-    const once = runScriptOnce(config, { source, ref, call: { declared: script, args: {} } })
+    const once = ranResult(
+      runScriptOnce(config, { source, ref, call: { declared: script, args: {} } }),
+    )
     expect(await codeOf(once)).toBe('E_INVALID_SKILLS_CONFIG')
     // Refused before a skill copy was made or anything ran.
     expect(seen).toEqual({ runs: 0, copies: 0, removed: 0 })
@@ -99,12 +102,14 @@ describe('the rules of one script call', () => {
         args: { timeout_seconds: timeoutSeconds },
       })
       expect(await codeOf(asArg)).toBe('E_SKILL_SCRIPT_INVALID_ARGS')
-      const once = runScriptOnce(config, {
-        source,
-        ref,
-        call: { declared: script, args: {} },
-        timeoutSeconds,
-      })
+      const once = ranResult(
+        runScriptOnce(config, {
+          source,
+          ref,
+          call: { declared: script, args: {} },
+          timeoutSeconds,
+        }),
+      )
       expect(await codeOf(once)).toBe('E_SKILL_SCRIPT_INVALID_ARGS')
       // runScriptOnce made its skill copy first and removed it; nothing ran.
       expect(seen).toEqual({ runs: 0, copies: 1, removed: 1 })
@@ -114,7 +119,9 @@ describe('the rules of one script call', () => {
   it('a declaration is validated where it enters, and its copy is removed when it fails', async () => {
     const { config, seen } = counting()
     const ruby = { ...script, interpreter: 'ruby' }
-    const once = runScriptOnce(config, { source, ref, call: { declared: ruby, args: {} } })
+    const once = ranResult(
+      runScriptOnce(config, { source, ref, call: { declared: ruby, args: {} } }),
+    )
     expect(await codeOf(once)).toBe('E_SKILL_MANIFEST_INVALID')
     const direct = runSkillScript(config, { skill: 'echo', root: '/x', script: ruby, args: {} })
     expect(await codeOf(direct)).toBe('E_SKILL_MANIFEST_INVALID')

@@ -51,6 +51,21 @@ function callersOf(name: string, files: readonly string[], read: Read = readSour
 const files = sources(SRC)
 const TIER3 = 'tiers/scripts/'
 
+/** The declared parameter and return types of the function `name` in the `src/` file `file`, as written. */
+function signatureOf(file: string, name: string): { params: string[]; returns: string } {
+  const text = readSource(join(SRC, file))
+  const tree = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  let found: ts.FunctionDeclaration | undefined
+  tree.forEachChild((n) => {
+    if (ts.isFunctionDeclaration(n) && n.name?.text === name && n.body) found = n
+  })
+  if (found === undefined) throw new Error(`${file} has no function ${name}`)
+  return {
+    params: found.parameters.map((p) => p.type?.getText(tree) ?? ''),
+    returns: found.type?.getText(tree) ?? '',
+  }
+}
+
 describe('one owner of a script call', () => {
   it('runScriptCall alone calls the runner; the runner alone runs the sandbox handle', () => {
     expect(callersOf('runInSandbox', files)).toEqual(['tiers/scripts/run/run-script-call.ts'])
@@ -68,6 +83,25 @@ describe('one owner of a script call', () => {
       'tiers/scripts/tool/dynamic-context.ts',
       'tiers/scripts/tool/script-forge.ts',
     ])
+  })
+
+  it('the three renderers take the outcome: the tool text, dynamic context, skillhost run', () => {
+    // runScriptOnce hands `skillhost run` the outcome itself, not a result of its own shape.
+    expect(signatureOf('tiers/scripts/run/run-script-once.ts', 'runScriptOnce').returns).toBe(
+      'Promise<ScriptOutcome>',
+    )
+    const renderers = [
+      ['tiers/scripts/tool/render-tool-outcome.ts', 'renderToolOutcome', 'SpooledScriptOutcome'],
+      ['tiers/scripts/tool/dynamic-context.ts', 'renderCommandOutcome', 'ScriptOutcome'],
+      ['cli/run/run-command.ts', 'printRun', 'ScriptRan'],
+    ] as const
+    for (const [file, name, outcome] of renderers) {
+      const { params } = signatureOf(file, name)
+      expect(params, `${file} › ${name}`).toContain(outcome)
+      expect(params, `${file} › ${name}`).not.toContain('ScriptRunResult')
+    }
+    // The refused arm of run's outcome is said by one printer, whatever refused.
+    expect(signatureOf('cli/run/run-command.ts', 'printRefusal').params[0]).toBe('SkillHostError')
   })
 
   it('one maker makes skill copies', () => {

@@ -20,6 +20,7 @@ import {
 } from '../../../src/tiers/scripts/index.js'
 import { previewScriptTools, runScriptOnce } from '../../../src/tiers/scripts/internal.js'
 import { codeOf } from '../../helpers/error-code.js'
+import { ranResult } from '../../helpers/script-outcome.js'
 
 const base = mkdtempSync(join(tmpdir(), 'skillhost-run-once-'))
 // The sandbox user must traverse to the workspace folder a test gives.
@@ -82,12 +83,14 @@ describe.skipIf(process.platform !== 'linux')('runScriptOnce', () => {
     chmodSync(work, 0o777)
     const { config, made, removed } = recording()
     const declared = descriptor.scripts!.find((s) => s.name === 'note')!
-    const result = await runScriptOnce(config, {
-      source,
-      ref,
-      call: { declared, args: { text: 'hello' } },
-      workspaceDir: work,
-    })
+    const result = await ranResult(
+      runScriptOnce(config, {
+        source,
+        ref,
+        call: { declared, args: { text: 'hello' } },
+        workspaceDir: work,
+      }),
+    )
     expect(result).toMatchObject({ exitCode: 0, stdout: 'wrote\n', timedOut: false })
     expect(result.workspace?.changes).toMatchObject([{ change: 'created', path: 'note.txt' }])
     expect(readFileSync(join(work, 'note.txt'), 'utf8')).toBe('hello')
@@ -97,18 +100,20 @@ describe.skipIf(process.platform !== 'linux')('runScriptOnce', () => {
   })
 
   it('runs an undeclared file with literal argv, as run_<skill>_script would', async () => {
-    const result = await runScriptOnce(sandbox.config, {
-      source,
-      ref,
-      call: { path: 'scripts/echo.sh', argv: ['a b'] },
-    })
+    const result = await ranResult(
+      runScriptOnce(sandbox.config, {
+        source,
+        ref,
+        call: { path: 'scripts/echo.sh', argv: ['a b'] },
+      }),
+    )
     expect(result).toMatchObject({ exitCode: 0, stdout: '[a b]\n' })
   })
 
   it('refuses a file whose interpreter is not allowed, and still removes the skill copy', async () => {
     const { config, made, removed } = recording()
     const call = { path: 'scripts/tool.rb', argv: [] }
-    expect(await codeOf(runScriptOnce(config, { source, ref, call }))).toBe(
+    expect(await codeOf(ranResult(runScriptOnce(config, { source, ref, call })))).toBe(
       'E_SKILL_SCRIPT_INVALID_ARGS',
     )
     expect(made).toHaveLength(1)

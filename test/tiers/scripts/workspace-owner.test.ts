@@ -18,6 +18,7 @@ import {
   SessionWorkspace,
 } from '../../../src/tiers/scripts/index.js'
 import { checkWorkspaceDir, runScriptOnce } from '../../../src/tiers/scripts/internal.js'
+import { ranResult } from '../../helpers/script-outcome.js'
 
 // A user's folder is never chowned or chmodded: scripts run as its owner.
 // Only root can run scripts as another user, so these run as root (as CI does).
@@ -70,12 +71,14 @@ describe.skipIf(!asRoot)('a workspace folder keeps its owner and mode', () => {
   })
 
   const copy = (workspaceDir: string) =>
-    runScriptOnce(sandbox.config, {
-      source,
-      ref,
-      call: { path: 'scripts/copy.sh', argv: [] },
-      workspaceDir,
-    })
+    ranResult(
+      runScriptOnce(sandbox.config, {
+        source,
+        ref,
+        call: { path: 'scripts/copy.sh', argv: [] },
+        workspaceDir,
+      }),
+    )
 
   it("runs the script as the folder's owner: it reads the user's 0600 file and its output is theirs", async () => {
     const ws = folder('user-ws', USER, 0o700)

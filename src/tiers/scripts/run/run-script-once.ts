@@ -6,7 +6,6 @@ import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../types.j
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { SessionWorkspaceSlot, withWorkspaceDir } from '../workspace/session-workspace-slot.js'
 import { runScriptCall } from './run-script-call.js'
-import { unwrapScriptOutcome } from './run-skill-script.js'
 import type { ScriptOutcome, ScriptRequest } from './script-call.js'
 
 /**
@@ -35,8 +34,6 @@ export interface RunScriptOnceInput {
   readonly workspaceDir?: string
   /** The deadline in seconds; defaults to the config's `defaultTimeoutSeconds`. */
   readonly timeoutSeconds?: number
-  /** Return a timed-out run (`timedOut: true`, output so far) instead of throwing `E_SKILL_SCRIPT_TIMEOUT`. */
-  readonly returnTimedOut?: boolean
   readonly signal?: AbortSignal
   /** Called with the open session workspace before the script runs: put the call's inputs in. */
   readonly prepare?: (workspace: SessionWorkspace) => Promise<void>
@@ -56,21 +53,25 @@ function requestOf(call: ScriptOnceCall): ScriptRequest {
 
 /**
  * The whole tier-3 pipeline for one call outside a manager, as `skillhost
- * run` makes it, as one outcome: a fresh skill copy of the skill's files
- * from `source` (the one maker, `SkillCopyMaker`), a session workspace
- * (`workspaceDir`, or a private folder) mounted at `/work`, and
+ * run` makes it, as one outcome for its caller to render (the run's result,
+ * timed out or not, or skillhost's refusal): a fresh skill copy of the
+ * skill's files from `source` (the one maker, `SkillCopyMaker`), a session
+ * workspace (`workspaceDir`, or a private folder) mounted at `/work`, and
  * `runScriptCall` with a declared script checked by `validateSkillScript` or
  * an undeclared file found and its argv checked by `undeclaredScriptCall`
  * (the rules of `run_<skill>_script`); `prepare` and `collect` see the
  * workspace before and after a run that ended. The session workspace and
  * the skill copy are disposed whatever happens; a caller's `workspaceDir`
- * itself stays. Throws only what is not skillhost's own refusal (a bug) and
- * what `prepare` and `collect` throw.
+ * itself stays. Throws `E_INVALID_SKILLS_CONFIG` for a configuration that
+ * lets scripts see the host's environment (before anything is made), what
+ * is not skillhost's own refusal (a bug) and what `prepare` and `collect`
+ * throw.
  */
-export async function scriptOnceOutcome(
+export async function runScriptOnce(
   config: SkillScriptConfig,
   input: RunScriptOnceInput,
 ): Promise<ScriptOutcome> {
+  assertHostEnvIsolated(config)
   const runConfig = withWorkspaceDir(config, input.workspaceDir)
   const copy = new SkillCopyMaker(runConfig.workspace, input.source, input.ref)
   const workspace = new SessionWorkspaceSlot(runConfig)
@@ -94,19 +95,4 @@ export async function scriptOnceOutcome(
     await workspace.dispose()
     await copy.dispose()
   }
-}
-
-/**
- * `scriptOnceOutcome` unwrapped: the run's result, whatever its exit code
- * (a timed-out run only with `returnTimedOut`). Throws what those steps
- * throw (`SkillHostError`s such as `E_SKILL_SCRIPT_INVALID_ARGS`,
- * `E_SANDBOX_UNAVAILABLE`, `E_SKILL_WORKSPACE_FAILED`).
- */
-export async function runScriptOnce(
-  config: SkillScriptConfig,
-  input: RunScriptOnceInput,
-): Promise<ScriptRunResult> {
-  assertHostEnvIsolated(config)
-  const outcome = await scriptOnceOutcome(config, input)
-  return unwrapScriptOutcome(outcome, input.ref.id, config, input.returnTimedOut)
 }

@@ -66,7 +66,7 @@ export interface RunSkillScriptInput {
 }
 
 /**
- * The outcome as `runSkillScript` and `runScriptOnce` give it: the run's
+ * The outcome as `runSkillScript` gives it: the run's
  * result, whatever its exit code; the refusal thrown; a run killed at its
  * deadline thrown as `E_SKILL_SCRIPT_TIMEOUT` unless `returnTimedOut`.
  */
