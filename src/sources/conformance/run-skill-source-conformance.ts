@@ -1,5 +1,8 @@
+import {
+  type ConformanceReport,
+  runConformanceChecks,
+} from '../../common/conformance/run-conformance-checks.js'
 import type { SkillSource } from '../types.js'
-import { type ConformanceReport, runConformanceChecks } from './run-conformance-checks.js'
 import {
   type SkillSourceConformanceOptions,
   skillSourceConformanceChecks,

@@ -1,24 +1,13 @@
-import { Tool } from '../../common/tool.js'
-import type { DiscoveredSkill, SkillRef, SkillSource } from '../types.js'
 import {
+  type ConformanceCheck,
+  type ConformanceUnsupported,
   check,
-  discoverAll,
   expectCode,
   expectRejection,
-  firstSkill,
-  readAll,
-} from './conformance-helpers.js'
-
-/** What a check returns when the source lacks an optional feature: never a silent skip. */
-export interface ConformanceUnsupported {
-  readonly unsupported: string
-}
-
-/** One named conformance check. `run` throws on failure. */
-export interface ConformanceCheck {
-  readonly name: string
-  run(): Promise<undefined | ConformanceUnsupported>
-}
+} from '../../common/conformance/conformance-check.js'
+import { Tool } from '../../common/tool.js'
+import type { DiscoveredSkill, SkillRef, SkillSource } from '../types.js'
+import { discoverAll, firstSkill, readAll } from './conformance-helpers.js'
 
 /** Options for the source conformance kit. */
 export interface SkillSourceConformanceOptions {

@@ -1,7 +1,7 @@
-import { SkillHostError } from '../../common/errors.js'
-import type { SpoolStore } from '../../common/spool-store.js'
-import { check } from './conformance-helpers.js'
-import type { ConformanceCheck, ConformanceUnsupported } from './skill-source-conformance-checks.js'
+import { SkillHostError } from '../errors.js'
+import type { SpoolStore } from '../spool-store.js'
+import type { ConformanceCheck, ConformanceUnsupported } from './conformance-check.js'
+import { check } from './conformance-check.js'
 import {
   checkBytes,
   defineCheck,

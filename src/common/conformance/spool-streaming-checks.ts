@@ -1,6 +1,6 @@
-import type { SpoolStore } from '../../common/spool-store.js'
-import { check, expectCode } from './conformance-helpers.js'
-import type { ConformanceCheck } from './skill-source-conformance-checks.js'
+import type { SpoolStore } from '../spool-store.js'
+import type { ConformanceCheck } from './conformance-check.js'
+import { check, expectCode } from './conformance-check.js'
 import {
   checkBytes,
   defineCheck,

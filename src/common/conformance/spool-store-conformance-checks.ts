@@ -1,12 +1,12 @@
-import type { Retrievable } from '../../common/retrievable.js'
+import type { Retrievable } from '../retrievable.js'
 import {
   describeSpooled,
   SPOOL_ID_PATTERN,
   type SpoolMeta,
   type SpoolStore,
-} from '../../common/spool-store.js'
-import { check } from './conformance-helpers.js'
-import type { ConformanceCheck } from './skill-source-conformance-checks.js'
+} from '../spool-store.js'
+import type { ConformanceCheck } from './conformance-check.js'
+import { check } from './conformance-check.js'
 import {
   checkBytes,
   defineCheck,

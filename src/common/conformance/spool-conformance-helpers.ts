@@ -1,6 +1,6 @@
-import type { SpoolStore } from '../../common/spool-store.js'
-import { check } from './conformance-helpers.js'
-import type { ConformanceCheck, ConformanceUnsupported } from './skill-source-conformance-checks.js'
+import type { SpoolStore } from '../spool-store.js'
+import type { ConformanceCheck, ConformanceUnsupported } from './conformance-check.js'
+import { check } from './conformance-check.js'
 
 /** Options for the spool store conformance kit. */
 export interface SpoolStoreConformanceOptions {

@@ -1,4 +1,4 @@
-import type { ConformanceCheck } from './skill-source-conformance-checks.js'
+import type { ConformanceCheck } from './conformance-check.js'
 
 /** The outcome of a conformance run: every check is in exactly one list. */
 export interface ConformanceReport {
