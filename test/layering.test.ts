@@ -150,13 +150,47 @@ const PUBLIC_ENTRIES: readonly string[] = Object.values(
   .filter((e): e is string => e?.startsWith('./dist/') === true)
   .map((e) => e.slice('./dist/'.length).replace(/\.js$/, '.ts'))
 
-/** Every import from a file in cli/ into the rest of src/ that is neither a public nor an internal entry. */
-function cliInternalsReached(files: readonly string[], read: Read = readSource): string[] {
+/**
+ * The layers' internal entries (not in package.json `exports`): what the
+ * adapters share with a lower layer beyond its public entry, as
+ * `tiers/scripts/internal.ts` is the CLI's. The manager's `index.ts` and
+ * `lifecycle-tools.ts` are the entries of their layers (the root entry
+ * re-exports them, and the adapters sit below the root).
+ */
+const ADAPTER_ENTRIES: readonly string[] = [
+  'common/internal.ts',
+  'skill-model/internal.ts',
+  'sources/internal.ts',
+  'manager/internal.ts',
+  'manager/index.ts',
+  'lifecycle-tools.ts',
+]
+
+/**
+ * The users of the library inside src/ (the CLI, each adapter): a file of
+ * one may import another folder of src/ only through the public entries or
+ * the internal entries listed for it.
+ */
+const ENTRY_USERS: readonly {
+  readonly folder: (rel: string) => string | undefined
+  readonly entries: readonly string[]
+}[] = [
+  { folder: (rel) => (rel.startsWith('cli/') ? 'cli/' : undefined), entries: CLI_INTERNAL_ENTRIES },
+  {
+    folder: (rel) => /^adapters\/[^/]+\//.exec(rel)?.[0],
+    entries: ADAPTER_ENTRIES,
+  },
+]
+
+/** Every import from the CLI or an adapter into the rest of src/ that is neither a public entry nor one of its internal entries: the one rule. */
+function entriesBypassed(files: readonly string[], read: Read = readSource): string[] {
   const bad: string[] = []
   for (const { from, to } of imports(files, read)) {
-    if (!from.startsWith('cli/') || to.startsWith('cli/') || PUBLIC_ENTRIES.includes(to)) continue
-    if (CLI_INTERNAL_ENTRIES.includes(to)) continue
-    bad.push(`${from} -> ${to}`)
+    for (const user of ENTRY_USERS) {
+      const own = user.folder(from)
+      if (own === undefined || to.startsWith(own) || PUBLIC_ENTRIES.includes(to)) continue
+      if (!user.entries.includes(to)) bad.push(`${from} -> ${to}`)
+    }
   }
   return bad
 }
@@ -211,7 +245,10 @@ describe('layers only point down', () => {
       'adapters/mcp/create-skill-mcp-server.ts -> tiers/scripts/internal.ts',
       'manager/catalog.ts -> tiers/scripts/internal.ts',
     ])
-    expect(cliInternalsReached(files, read)).toEqual([])
+    // The entry rule refuses it to the adapter too; the CLI's is its own.
+    expect(entriesBypassed(files, read)).toEqual([
+      'adapters/mcp/create-skill-mcp-server.ts -> tiers/scripts/internal.ts',
+    ])
   })
 
   it('runs the stage folders of tier 3 one way: policy < sandbox < workspace < skill-copy < deps < run < tool < config', () => {
@@ -250,7 +287,34 @@ describe('layers only point down', () => {
       'adapters/mcp/index.ts',
       'adapters/postgres/index.ts',
     ])
-    expect(cliInternalsReached(sources(SRC))).toEqual([])
+    expect(entriesBypassed(sources(SRC))).toEqual([])
+  })
+
+  it('lets the adapters import other layers only through public and internal entries', () => {
+    expect(entriesBypassed(sources(SRC)).filter((e) => e.startsWith('adapters/'))).toEqual([])
+  })
+
+  it('catches an adapter import past an entry, and lets its own folder and the entries be', () => {
+    const files = sources(SRC)
+    const planted: Record<string, string> = {
+      [join(SRC, 'adapters/mcp/serve-stdio.ts')]:
+        "import { SerialQueue } from '../../manager/serial-queue.js'\n" +
+        "import { x } from './shared-session.js'\n" +
+        "import { y } from '../../manager/internal.js'\n" +
+        "import { z } from '../../common/index.js'\n",
+      [join(SRC, 'adapters/ai-sdk/to-ai-sdk-tool.ts')]:
+        "import type { Tool } from '../../common/tool.js'\n" +
+        "import { w } from '../mcp/shared-session.js'\n",
+      [join(SRC, 'adapters/postgres/spool-failed.ts')]:
+        "import { v } from '../../tiers/scripts/internal.js'\n",
+    }
+    const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
+    expect(entriesBypassed(files, read).sort()).toEqual([
+      'adapters/ai-sdk/to-ai-sdk-tool.ts -> adapters/mcp/shared-session.ts',
+      'adapters/ai-sdk/to-ai-sdk-tool.ts -> common/tool.ts',
+      'adapters/mcp/serve-stdio.ts -> manager/serial-queue.ts',
+      'adapters/postgres/spool-failed.ts -> tiers/scripts/internal.ts',
+    ])
   })
 
   it('catches a CLI import past a public entry', () => {
@@ -264,7 +328,7 @@ describe('layers only point down', () => {
         "import type { SkillSource } from '../../sources/types.js'\n",
     }
     const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
-    expect(cliInternalsReached(files, read)).toEqual([
+    expect(entriesBypassed(files, read)).toEqual([
       'cli/run/run-command.ts -> tiers/scripts/run/run-skill-script.ts',
       'cli/shared/collect-skills.ts -> sources/types.ts',
     ])

@@ -1,5 +1,5 @@
-import { escapeXml } from '../../common/escape-markup.js'
-import type { ProjectedRetrievable } from '../../common/retrievable.js'
+import type { ProjectedRetrievable } from '../../common/index.js'
+import { escapeXml } from '../../common/internal.js'
 
 /**
  * Renders what is projected into the turn: each loaded skill's body (inline)

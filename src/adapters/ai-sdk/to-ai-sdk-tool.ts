@@ -1,8 +1,6 @@
 import { type Tool as AiTool, tool as aiTool, type JSONSchema7, jsonSchema } from 'ai'
-import { renderError, SkillHostError } from '../../common/errors.js'
-import { Media } from '../../common/media.js'
-import type { Tool, ToolResult } from '../../common/tool.js'
-import type { TurnContext } from '../../common/turn-context.js'
+import type { Tool, ToolResult, TurnContext } from '../../common/index.js'
+import { Media, renderError, SkillHostError } from '../../common/index.js'
 
 /** What a tool's `toModelOutput` returns (the AI SDK does not export this type by name). */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<AiTool<unknown, unknown>['toModelOutput']>>>

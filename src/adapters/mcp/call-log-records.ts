@@ -1,6 +1,5 @@
-import { SkillHostError, type SkillHostErrorCode } from '../../common/errors.js'
-import { escapeLine } from '../../common/escape-text.js'
-import type { Tool } from '../../common/tool.js'
+import type { Tool } from '../../common/index.js'
+import { escapeLine, SkillHostError, type SkillHostErrorCode } from '../../common/index.js'
 import type { McpLogRecord } from './mcp-logging.js'
 
 /** How one tool call ended, as the MCP server saw it. */

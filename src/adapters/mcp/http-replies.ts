@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
-import { renderError, SkillHostError } from '../../common/errors.js'
+import { renderError, SkillHostError } from '../../common/index.js'
 
 /** The sha256 digest of `text` (token comparison, session owners). */
 export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest()

@@ -5,7 +5,7 @@ import {
   guardSessionStore,
   isSessionStoreFailure,
   sessionStoreFailed,
-} from '../../common/session-store-failed.js'
+} from '../../common/internal.js'
 import { HttpRefusal, restoreError, rpcError, sha256, storeUnavailable } from './http-replies.js'
 import { deleteStoredSession, openHttpSession, restoreHttpSession } from './http-session-open.js'
 import type { HttpServeContext } from './http-session-start.js'

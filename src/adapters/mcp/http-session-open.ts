@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import { guardSessionStore } from '../../common/session-store-failed.js'
+import { guardSessionStore } from '../../common/internal.js'
 import { rpcError } from './http-replies.js'
 import { type HttpServeContext, startHttpSession } from './http-session-start.js'
 import type { HttpSessionEntry } from './http-session-table.js'

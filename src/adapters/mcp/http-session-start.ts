@@ -1,5 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/session-state.js'
+import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/index.js'
 import { createSkillMcpServer, type SkillMcpSession } from './create-skill-mcp-server.js'
 import type { HttpSessionEntry, HttpSessionTable } from './http-session-table.js'
 import type { ServeMcpHttpOptions } from './serve-http-options.js'

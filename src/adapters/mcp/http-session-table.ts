@@ -1,5 +1,5 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import type { SkillManager } from '../../manager/types.js'
+import type { SkillManager } from '../../manager/index.js'
 import type { SkillMcpSession } from './create-skill-mcp-server.js'
 import { HttpRefusal } from './http-replies.js'
 import type { ServeMcpHttpOptions } from './serve-http-options.js'

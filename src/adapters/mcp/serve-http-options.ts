@@ -1,4 +1,4 @@
-import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/session-state.js'
+import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/index.js'
 import type { HttpLimit } from './http-replies.js'
 import type { McpSessionFactoryOptions } from './serve-stdio.js'
 

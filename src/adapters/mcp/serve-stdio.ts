@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Readable, Writable } from 'node:stream'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { DisposableStore } from '../../common/disposable.js'
-import type { SkillManager } from '../../manager/types.js'
+import { DisposableStore } from '../../common/index.js'
+import type { SkillManager } from '../../manager/index.js'
 import {
   createSkillMcpServer,
   type SkillMcpServerOptions,

@@ -1,12 +1,11 @@
-import type { TurnContext } from '../../common/turn-context.js'
-import { applySessionState, sessionSkills } from '../../manager/apply-session-state.js'
-import { SerialQueue } from '../../manager/serial-queue.js'
+import type { TurnContext } from '../../common/index.js'
 import type {
+  SkillManager,
   SkillSessionState,
   SkillSessionStore,
   StoredSkillSession,
-} from '../../manager/session-state.js'
-import type { SkillManager } from '../../manager/types.js'
+} from '../../manager/index.js'
+import { applySessionState, SerialQueue, sessionSkills } from '../../manager/internal.js'
 
 /** The notice a session restored away from its workspace gives in its next tool result. */
 export const WORKSPACE_MOVED_NOTICE =

@@ -6,10 +6,9 @@ import {
   ReadResourceRequestSchema,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
-import { decodeArtifactText } from '../../common/artifacts/artifact-text.js'
-import { renderError, SkillHostError } from '../../common/errors.js'
-import { mediaTypeByName } from '../../common/file-type.js'
-import type { SkillFileContent, SkillManager } from '../../manager/types.js'
+import { renderError, SkillHostError } from '../../common/index.js'
+import { decodeArtifactText, mediaTypeByName } from '../../common/internal.js'
+import type { SkillFileContent, SkillManager } from '../../manager/index.js'
 
 /** Resources one `resources/list` page holds; `nextCursor` pages on. */
 export const SKILL_RESOURCES_PAGE = 500

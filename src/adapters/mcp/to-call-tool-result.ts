@@ -1,7 +1,6 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js'
-import { renderError } from '../../common/errors.js'
-import { Media } from '../../common/media.js'
-import type { ToolResult } from '../../common/tool.js'
+import type { ToolResult } from '../../common/index.js'
+import { Media, renderError } from '../../common/index.js'
 
 const base64 = (bytes: Uint8Array): string =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')

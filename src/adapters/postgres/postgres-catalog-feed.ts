@@ -1,5 +1,5 @@
 import type { Client, Notification, Pool } from 'pg'
-import type { CatalogChangeFeed } from '../../manager/session-state.js'
+import type { CatalogChangeFeed } from '../../manager/index.js'
 
 /** The NOTIFY channel catalog refreshes are announced on, unless another is given. */
 export const CATALOG_CHANNEL = 'skillhost_catalog'

@@ -1,12 +1,12 @@
 import type { Pool, PoolClient } from 'pg'
-import { SkillHostError } from '../../common/errors.js'
-import { guardSessionStore, sessionStoreFailed } from '../../common/session-store-failed.js'
-import { sameSessionState } from '../../manager/apply-session-state.js'
+import { SkillHostError } from '../../common/index.js'
+import { guardSessionStore, sessionStoreFailed } from '../../common/internal.js'
 import type {
   SkillSessionState,
   SkillSessionStore,
   StoredSkillSession,
-} from '../../manager/session-state.js'
+} from '../../manager/index.js'
+import { sameSessionState } from '../../manager/internal.js'
 import { inTransaction } from './in-transaction.js'
 import { type SessionTables, sessionTables } from './session-schema.js'
 

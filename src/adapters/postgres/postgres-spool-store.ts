@@ -1,12 +1,10 @@
 import type { Pool, PoolClient } from 'pg'
-import type { Retrievable } from '../../common/retrievable.js'
-import { checkSpoolTag, putIdempotencyKey } from '../../common/spool-put-key.js'
-import { type SpoolQuotaOptions, spoolFull } from '../../common/spool-quota.js'
-import { resolveSpoolRange, spoolRangeStream } from '../../common/spool-range.js'
+import type { Retrievable } from '../../common/index.js'
 import {
+  checkSpoolTag,
   describeSpooled,
   newSpoolId,
-  reviveSpooled,
+  resolveSpoolRange,
   SPOOL_ID_PATTERN,
   type SpoolByteRange,
   type SpoolContent,
@@ -14,8 +12,15 @@ import {
   type SpoolPruneOptions,
   type SpoolPruneResult,
   type SpoolPutOptions,
+  type SpoolQuotaOptions,
   type SpoolStore,
-} from '../../common/spool-store.js'
+} from '../../common/index.js'
+import {
+  putIdempotencyKey,
+  reviveSpooled,
+  spoolFull,
+  spoolRangeStream,
+} from '../../common/internal.js'
 import { inTransaction } from './in-transaction.js'
 import { DEFAULT_POSTGRES_SCHEMA } from './postgres-schema-name.js'
 import { prunePostgresSpool } from './prune-postgres-spool.js'

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg'
-import { checkSpoolTag } from '../../common/spool-put-key.js'
-import type { SpoolPruneOptions, SpoolPruneResult } from '../../common/spool-store.js'
+import type { SpoolPruneOptions, SpoolPruneResult } from '../../common/index.js'
+import { checkSpoolTag } from '../../common/index.js'
 import { inTransaction } from './in-transaction.js'
 import { guardSpool } from './spool-failed.js'
 import type { SpoolTables } from './spool-schema.js'

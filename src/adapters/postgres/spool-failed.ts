@@ -1,4 +1,4 @@
-import { SkillHostError } from '../../common/errors.js'
+import { SkillHostError } from '../../common/index.js'
 
 /** What a spool call was doing when its database failed (`data.operation` of `E_SPOOL_FAILED`). */
 export type SpoolOperation =

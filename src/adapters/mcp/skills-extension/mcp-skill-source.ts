@@ -1,28 +1,27 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { SkillHostError } from '../../../common/errors.js'
-import { decodeSkillText } from '../../../manifest/decode-skill-text.js'
-import { parseSkillMd } from '../../../manifest/parse-skill-md.js'
-import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import type { SkillLock } from '../../../sources/lock/skill-lock.js'
-import { bytesToStream } from '../../../sources/reading/bytes-to-stream.js'
-import {
-  checkManifestBounds,
-  type SkillFileManifest,
-  type SkillManifestOptions,
-  skillFileDigest,
-} from '../../../sources/reading/skill-manifest.js'
+import { SkillHostError } from '../../../common/index.js'
+import { decodeSkillText, parseSkillMd } from '../../../manifest/index.js'
+import { normalizeSkillPath } from '../../../skill-model/internal.js'
 import type {
   DiscoveredSkill,
   DiscoverOptions,
   SkillDescriptor,
   SkillFileStat,
+  SkillLock,
   SkillProblem,
   SkillRef,
   SkillSnapshot,
   SkillSource,
   SourceReadOptions,
-} from '../../../sources/types.js'
+} from '../../../sources/index.js'
+import {
+  bytesToStream,
+  type SkillFileManifest,
+  type SkillManifestOptions,
+  skillFileDigest,
+} from '../../../sources/index.js'
+import { checkManifestBounds } from '../../../sources/internal.js'
 import { SKILLS_EXTENSION_ID } from './protocol.js'
 import { remoteDescriptor } from './remote-descriptor.js'
 import { RemoteListChanges } from './remote-list-changes.js'

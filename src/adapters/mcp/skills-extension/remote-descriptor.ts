@@ -1,11 +1,15 @@
-import { SkillHostError } from '../../../common/errors.js'
-import { decodeSkillText } from '../../../manifest/decode-skill-text.js'
-import { OPENAI_YAML_FILE, parseOpenAiYaml } from '../../../manifest/parse-openai-yaml.js'
-import { parseSkillSidecar, SKILL_SIDECAR_FILE } from '../../../manifest/parse-skill-sidecar.js'
-import type { SkillPermissionRequest } from '../../../skill-model/permission-request.js'
-import { unavailableTool } from '../../../skill-model/unavailable-tool.js'
-import { DEFAULT_SOURCE_LIMITS } from '../../../sources/source-limits.js'
-import type { SkillDescriptor } from '../../../sources/types.js'
+import { SkillHostError } from '../../../common/index.js'
+import {
+  decodeSkillText,
+  OPENAI_YAML_FILE,
+  parseOpenAiYaml,
+  parseSkillSidecar,
+  SKILL_SIDECAR_FILE,
+} from '../../../manifest/index.js'
+import type { SkillPermissionRequest } from '../../../skill-model/internal.js'
+import { unavailableTool } from '../../../skill-model/internal.js'
+import type { SkillDescriptor } from '../../../sources/index.js'
+import { DEFAULT_SOURCE_LIMITS } from '../../../sources/index.js'
 import type { RemoteSkill } from './remote-skill-entries.js'
 
 /** Reads one listed file of the skill, verified against its entry (the source's `#file`). */

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { ChangeListeners } from '../../../sources/discovery/change-listeners.js'
+import { ChangeListeners } from '../../../sources/internal.js'
 
 const LIST_CHANGED = 'notifications/resources/list_changed'
 

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { SkillHostError } from '../../../common/errors.js'
+import { SkillHostError } from '../../../common/index.js'
 import type { SkillEntry } from './protocol.js'
 import { listRemoteSkills } from './remote-skill-entries.js'
 

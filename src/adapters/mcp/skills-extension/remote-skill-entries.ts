@@ -1,16 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { SkillHostError } from '../../../common/errors.js'
-import {
-  type SkillManifest,
-  validateSkillManifest,
-} from '../../../manifest/validate-skill-manifest.js'
-import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import {
-  isSkillFileDigest,
-  type SkillManifestFile,
-} from '../../../sources/reading/skill-manifest.js'
-import type { SkillProblem } from '../../../sources/types.js'
+import { SkillHostError } from '../../../common/index.js'
+import { type SkillManifest, validateSkillManifest } from '../../../manifest/index.js'
+import { normalizeSkillPath } from '../../../skill-model/internal.js'
+import type { SkillProblem } from '../../../sources/index.js'
+import { isSkillFileDigest, type SkillManifestFile } from '../../../sources/index.js'
 import { ListSkillsResultSchema, SKILLS_EXTENSION_LIMITS, type SkillEntry } from './protocol.js'
 
 /** One skill a remote server lists, checked: its files by path, and the version they define. */

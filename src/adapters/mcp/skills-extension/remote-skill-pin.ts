@@ -1,7 +1,6 @@
-import { diffSkillFiles } from '../../../sources/lock/lock-drift.js'
-import type { SkillLock } from '../../../sources/lock/skill-lock.js'
-import { notPinnedError } from '../../../sources/lock/skill-pins.js'
-import type { SkillProblem } from '../../../sources/types.js'
+import type { SkillLock, SkillProblem } from '../../../sources/index.js'
+import { notPinnedError } from '../../../sources/index.js'
+import { diffSkillFiles } from '../../../sources/internal.js'
 import type { RemoteSkill } from './remote-skill-entries.js'
 
 /**

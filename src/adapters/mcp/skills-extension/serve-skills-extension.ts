@@ -1,10 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { SkillHostError } from '../../../common/errors.js'
-import { fileType } from '../../../common/file-type.js'
-import type { SkillFileContent, SkillManager } from '../../../manager/types.js'
-import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import type { SkillFileManifest } from '../../../sources/reading/skill-manifest.js'
+import { SkillHostError } from '../../../common/index.js'
+import { fileType } from '../../../common/internal.js'
+import type { SkillFileContent, SkillManager } from '../../../manager/index.js'
+import { normalizeSkillPath } from '../../../skill-model/internal.js'
+import type { SkillFileManifest } from '../../../sources/index.js'
 import { parseSkillResourceUri, skillResourceUri } from '../skill-resources.js'
 import {
   GetSkillRequestSchema,

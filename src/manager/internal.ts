@@ -1,0 +1,12 @@
+/**
+ * The internal entry of `manager/`: what the adapters use of this layer
+ * beyond its public entry (`index.ts`, re-exported by the root entry). Not
+ * in package.json `exports`, so no user of the package can import it, and it
+ * may change with any release. The adapters reach other layers only through
+ * their public entries and internal entries like this one, as the CLI does
+ * (test/layering.test.ts).
+ */
+
+export { applySessionState, sameSessionState, sessionSkills } from './apply-session-state.js'
+export { assertCatalogBudget } from './catalog-budget.js'
+export { SerialQueue } from './serial-queue.js'
