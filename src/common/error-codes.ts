@@ -121,7 +121,8 @@ export const ERROR_CODES = {
   },
   E_SKILL_WORKSPACE_FAILED: {
     status: 500,
-    summary: 'A skill workspace could not be materialized or disposed.',
+    summary:
+      'A skill copy, the session workspace or a script environment could not be made, opened or disposed.',
   },
   E_SKILL_WORKSPACE_FULL: {
     status: 507,

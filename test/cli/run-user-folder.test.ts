@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { USER_FOLDER_COPY_LIMITS, userFolderCopy } from '../../src/cli/run/run-user-files.js'
+import { CARRIED_FILES_LIMITS, carriedFiles } from '../../src/cli/run/run-user-files.js'
 import { SessionWorkspace } from '../../src/tiers/scripts/index.js'
 import { ROOT } from '../helpers/spawn-serve.js'
 
@@ -157,7 +157,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run in the current fold
   it('a named folder past the copy limits is a usage error pointing to --workspace, nothing run', async () => {
     const here = await userFolder('big', {})
     await mkdir(join(here, 'many'))
-    for (let i = 0; i <= USER_FOLDER_COPY_LIMITS.files; i++)
+    for (let i = 0; i <= CARRIED_FILES_LIMITS.files; i++)
       await writeFile(join(here, 'many', `f${i}.txt`), '')
     const out = await run([skill, 'scripts/upper.sh', 'many', 'out.txt'], here)
     expect(out.code).toBe(64)
@@ -167,7 +167,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run in the current fold
 
   it('keeps an input the user changed while the script ran', async () => {
     const here = await userFolder('meanwhile', { 'in.txt': 'v1\n' })
-    const copy = await userFolderCopy(here, ['in.txt', '../x', '/etc/passwd', '-v', 'missing.txt'])
+    const copy = await carriedFiles(here, ['in.txt', '../x', '/etc/passwd', '-v', 'missing.txt'])
     const workspace = await SessionWorkspace.create({
       privateDir: () => mkdtemp(join(tmp, 'ws-')),
     })

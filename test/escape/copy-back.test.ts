@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { USER_FOLDER_COPY_LIMITS } from '../../src/cli/run/run-user-files.js'
+import { CARRIED_FILES_LIMITS } from '../../src/cli/run/run-user-files.js'
 import { runIn, skillWith } from '../helpers/run-binary.js'
 
 // Issue 35, holes 1, 8 and 9: `skillhost run` without --workspace copies what
@@ -153,7 +153,7 @@ describe.skipIf(process.platform !== 'linux' || !hasGit)('copy-back through the 
   it('copies nothing past its own bounds and says the bound (hole 8)', async () => {
     const here = join(tmp, 'many')
     await mkdir(here)
-    const n = USER_FOLDER_COPY_LIMITS.files + 1
+    const n = CARRIED_FILES_LIMITS.files + 1
     const skill = await skillWith(
       tmp,
       'many',
@@ -164,7 +164,7 @@ describe.skipIf(process.platform !== 'linux' || !hasGit)('copy-back through the 
     const refused = out.stderr.split('\n').filter((l) => l.startsWith('not copied: f'))
     expect(refused).toHaveLength(n)
     expect(refused[0]).toContain(
-      `copy-back takes at most ${USER_FOLDER_COPY_LIMITS.files} files and 64 MiB`,
+      `copy-back takes at most ${CARRIED_FILES_LIMITS.files} files and 64 MiB`,
     )
     expect(execFileSync('ls', [here], { encoding: 'utf8' })).toBe('')
   })

@@ -31,7 +31,7 @@ import { optionValues, runTarget, scriptArgs, undeclaredArgv } from './run-args.
 import { RUN_HELP } from './run-help.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
-import { copyLines, type UserFolderCopy, userFolderCopy } from './run-user-files.js'
+import { type CarriedFiles, carriedFiles, carriedLines } from './run-user-files.js'
 
 /**
  * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_DATAERR`,
@@ -250,7 +250,7 @@ async function runAndPrint(
   try {
     // Without --workspace, the files the command line names go in and what the script makes comes back.
     const carried =
-      workspaceDir === undefined ? await userFolderCopy(process.cwd(), named) : undefined
+      workspaceDir === undefined ? await carriedFiles(process.cwd(), named) : undefined
     const note = opts.printJson
       ? undefined
       : runPermissionNote(skill.descriptor.permissions, place.readPaths)
@@ -300,7 +300,7 @@ async function printRefusal(
  */
 function printRun(
   outcome: ScriptRan,
-  carried: UserFolderCopy | undefined,
+  carried: CarriedFiles | undefined,
   json: boolean,
   config: SkillScriptConfig,
   io: CliIo,
@@ -314,7 +314,7 @@ function printRun(
     io.stderr(result.stderr)
     if (result.truncated)
       io.stderr(`\n[skillhost run: output truncated at ${config.maxOutputBytes} bytes]\n`)
-    if (carried) io.stderr(copyLines(carried))
+    if (carried) io.stderr(carriedLines(carried))
     else
       for (const c of result.workspace?.changes ?? []) {
         io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)

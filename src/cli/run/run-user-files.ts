@@ -7,8 +7,9 @@ import { copyOut, type FileSeen, type ScriptRunResult } from '../../tiers/script
 import { UsageError } from '../shared/parse-args.js'
 
 // `skillhost run` without --workspace works where the user is: the files the
-// command line names are copied into the private /work before the call, and
-// what the script made or changed there is copied back afterwards. The
+// command line names (the carried files) are put into the private /work
+// before the call, and what the script made or changed there is copied back
+// afterwards (through the door, `copyOut`). The
 // user's folder itself is never mounted, so a script sees only what was named.
 
 /** A file of the current folder named among the script's arguments. */
@@ -30,8 +31,8 @@ export interface NotCopiedFile {
   readonly reason: string
 }
 
-/** What one run moved between the current folder and its private workspace. */
-export interface UserFolderCopy {
+/** The carried files of one run: what it moved between the current folder and its private workspace. */
+export interface CarriedFiles {
   /** Files named on the command line and copied in, by relative path. */
   readonly inputs: readonly string[]
   readonly copied: CopiedFile[]
@@ -51,13 +52,13 @@ function relativeName(arg: string): string | undefined {
 }
 
 /** The most files and bytes the named folders of one run bring into /work. */
-export const USER_FOLDER_COPY_LIMITS = Object.freeze({ files: 2_000, bytes: 64 * 1024 * 1024 })
+export const CARRIED_FILES_LIMITS = Object.freeze({ files: 2_000, bytes: 64 * 1024 * 1024 })
 
 /**
  * The regular files under the folder `rel` of `cwd`, each with what it was
  * when seen, added to `named`: symlinks and other non-regular entries are
- * left out (never followed), and past `USER_FOLDER_COPY_LIMITS` the run is a
- * usage error pointing to `--workspace` rather than a partial copy.
+ * left out (never followed), and past `CARRIED_FILES_LIMITS` the run is a
+ * usage error pointing to `--workspace` rather than carrying a part.
  */
 async function addFolder(
   cwd: string,
@@ -66,7 +67,7 @@ async function addFolder(
   total: { bytes: number },
 ): Promise<void> {
   const entries = await readdir(join(cwd, rel), { withFileTypes: true })
-  // Any order: the limits hold for the whole folder, and a copy is all or nothing.
+  // Any order: the limits hold for the whole folder, and it is carried whole or not at all.
   for (const entry of entries) {
     const path = `${rel}/${entry.name}`
     if (entry.isDirectory()) {
@@ -77,25 +78,22 @@ async function addFolder(
     const st = await lstat(join(cwd, path)).catch(() => undefined)
     if (!st?.isFile()) continue
     total.bytes += st.size
-    if (named.size >= USER_FOLDER_COPY_LIMITS.files || total.bytes > USER_FOLDER_COPY_LIMITS.bytes)
+    if (named.size >= CARRIED_FILES_LIMITS.files || total.bytes > CARRIED_FILES_LIMITS.bytes)
       throw new UsageError(
-        `the folders named hold more than ${USER_FOLDER_COPY_LIMITS.files} files or ${USER_FOLDER_COPY_LIMITS.bytes / 1024 / 1024} MiB; give --workspace ${quoteName(rel.split('/')[0]!)} to run in a folder itself`,
+        `the folders named hold more than ${CARRIED_FILES_LIMITS.files} files or ${CARRIED_FILES_LIMITS.bytes / 1024 / 1024} MiB; give --workspace ${quoteName(rel.split('/')[0]!)} to run in a folder itself`,
       )
     named.set(path, { path, seen: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } })
   }
 }
 
 /**
- * The copy plan for the script arguments `args` run from `cwd`: every
+ * The carried files for the script arguments `args` run from `cwd`: every
  * argument that is a relative path to a regular file there is an input, and
  * one that names a folder brings its regular files (within
- * `USER_FOLDER_COPY_LIMITS`); symlinks are never followed. Nothing is read
+ * `CARRIED_FILES_LIMITS`); symlinks are never followed. Nothing is read
  * or written yet.
  */
-export async function userFolderCopy(
-  cwd: string,
-  args: readonly unknown[],
-): Promise<UserFolderCopy> {
+export async function carriedFiles(cwd: string, args: readonly unknown[]): Promise<CarriedFiles> {
   const named = new Map<string, NamedFile>()
   const total = { bytes: 0 }
   for (const arg of args) {
@@ -141,7 +139,7 @@ export async function userFolderCopy(
         cwd,
         items,
         { read: (path) => workspace.get(path) },
-        { limits: USER_FOLDER_COPY_LIMITS, ...(why && { stopped: why }) },
+        { limits: CARRIED_FILES_LIMITS, ...(why && { stopped: why }) },
       )
       copied.push(...report.copied)
       notCopied.push(...report.refused)
@@ -178,9 +176,9 @@ function stoppedReason(result: ScriptRunResult): string | undefined {
 }
 
 /** One stderr line per file moved back or left behind, names quoted (`quoteName`). */
-export function copyLines(copy: UserFolderCopy): string {
-  const lines = copy.copied.map((c) => `${c.change}: ${quoteName(c.path)}\n`)
-  for (const n of copy.notCopied) {
+export function carriedLines(carried: CarriedFiles): string {
+  const lines = carried.copied.map((c) => `${c.change}: ${quoteName(c.path)}\n`)
+  for (const n of carried.notCopied) {
     lines.push(`not copied: ${quoteName(n.path)} (${escapeLine(n.reason)}; it was in /work only)\n`)
   }
   return lines.join('')

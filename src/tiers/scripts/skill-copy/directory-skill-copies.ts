@@ -88,7 +88,7 @@ async function* chunksOf(
  * `E_SKILL_WORKSPACE_FAILED` naming the directory to fix); a rejected
  * path is `E_SKILL_SOURCE_PATH_REJECTED`, an abort `E_ABORTED`, anything else
  * `E_SKILL_WORKSPACE_FAILED`, and a failed root is removed. `dispose` removes
- * only roots this workspace made (idempotent).
+ * only the skill copies this maker made (idempotent).
  */
 export async function createDirectoryWorkspace(
   options: DirectoryWorkspaceOptions,
