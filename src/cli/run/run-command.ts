@@ -215,7 +215,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const say = opts.printJson
       ? undefined
       : (line: string) => io.stderr(`[skillhost run: ${line}]\n`)
-    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, skill.lock, say))
+    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, skill.lock, say, false))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     return reportError(err, { io, command: 'run', json, status: RUN_EXIT.unavailable })

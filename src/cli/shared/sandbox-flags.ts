@@ -124,12 +124,14 @@ export function parseSandboxFlags(
  * The `createScriptSandbox` options the flags ask for: the default
  * allow-list plus the flags. Under a lockfile (`--locked FILE`) provisioning
  * builds only the environments it pins (`ProvisionOptions.locked`). With
- * `say`, each environment build is told in one line (`provisionBuildLine`).
+ * `say`, each environment build is told in one line (`provisionBuildLine`);
+ * a failure's cause and log only when `sayWhy` (run reports its error itself).
  */
 export function sandboxOptionsFrom(
   flags: SandboxFlags,
   lock?: SkillLock,
   say?: (line: string) => void,
+  sayWhy = true,
 ): ScriptSandboxOptions {
   const locked =
     flags.provision === undefined || lock === undefined
@@ -138,7 +140,11 @@ export function sandboxOptionsFrom(
   const provision =
     locked === undefined || say === undefined
       ? locked
-      : { ...locked, onBuild: (event: ProvisionBuild) => say(provisionBuildLine(event)) }
+      : {
+          ...locked,
+          onBuild: ({ failure, ...event }: ProvisionBuild) =>
+            say(provisionBuildLine(sayWhy && failure ? { ...event, failure } : event)),
+        }
   return {
     interpreters: scriptInterpreters(flags.interpreters),
     ...(flags.readPaths.length > 0 ? { readPaths: flags.readPaths } : {}),
