@@ -31,6 +31,7 @@ import { RUN_HELP } from './run-help.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
 import { copyLines, type UserFolderCopy, userFolderCopy } from './run-user-files.js'
+import { workspaceVoice } from './run-workspace-voice.js'
 
 /**
  * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_DATAERR`,
@@ -269,7 +270,8 @@ async function runAndPrint(
     // Read again for the run: a file changed since the check, or an environment not pinned.
     if (skill.lock && err.code === 'E_SKILL_NOT_PINNED') return await skill.refuse(err)
     const usage = ARGUMENT_CODES.has(err.code)
-    return reportError(flagVoice(err, declared, config.maxTimeoutSeconds), {
+    const voiced = workspaceVoice(err, workspaceDir)
+    return reportError(flagVoice(voiced, declared, config.maxTimeoutSeconds), {
       io,
       command: 'run',
       json: opts.json,
