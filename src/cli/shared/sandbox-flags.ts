@@ -1,5 +1,4 @@
-import { homedir } from 'node:os'
-import { isAbsolute, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
 import type { SkillLock } from '../../sources/index.js'
 import {
@@ -10,6 +9,7 @@ import {
   scriptInterpreters,
 } from '../../tiers/scripts/index.js'
 import { assertInterpreterProgram, assertReadPath } from '../../tiers/scripts/internal.js'
+import { cacheHome } from './cache-home.js'
 import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
 import { provisionBuildLine } from './provision-build-line.js'
@@ -57,11 +57,7 @@ export interface SandboxFlags {
 
 /** Where `--provision` keeps environments without `--env-cache`. */
 export function defaultEnvCache(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)
-      ? env.XDG_CACHE_HOME
-      : join(homedir(), '.cache')
-  return join(base, 'skillhost', 'envs')
+  return join(cacheHome(env), 'envs')
 }
 
 /** The provisioning the flags ask for; `--find-links` and `--index-url` exclude each other. */
