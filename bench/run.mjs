@@ -20,6 +20,7 @@ const ALL = [
   'spool',
   'sessions',
   'real-corpus',
+  'startup',
 ]
 const picked = process.argv.slice(2)
 const names = picked.length > 0 ? picked : ALL

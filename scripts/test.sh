@@ -70,8 +70,8 @@ node_runtime() {
 runtimes=()
 for major in "${NODE_MAJORS[@]}"; do runtimes+=("$(node_runtime "$major")"); done
 
-# Colours only for a terminal: a log or a pipe (CI sets CI, which turns vitest's colours on) gets plain text.
-[[ -t 1 ]] || export NO_COLOR=1
+# Colours only for a terminal, unless FORCE_COLOR (scripts/colour-env.sh).
+source scripts/colour-env.sh
 
 # Checks that do not depend on the runtime run once, with the machine's node.
 # Each step says it is still running every 10 s (a typecheck takes about a minute on 2 cores).

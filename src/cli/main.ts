@@ -1,9 +1,14 @@
 #!/usr/bin/env node
+import { join } from 'node:path'
 import { escapeControls } from '../common/index.js'
 import { main } from './cli-main.js'
+import { cacheHome } from './shared/cache-home.js'
 import type { CliIo } from './shared/cli-command.js'
 import { CLEAR_LINE, DISCOVERY_PROGRESS_DELAY_MS } from './shared/discovery-progress.js'
 import { unsupportedRuntimeLine } from './shared/runtime-support.js'
+
+/** The first arguments that run no command, so ask no python: the tiers stay unloaded for them. */
+const ASKS_NO_PYTHON: ReadonlySet<string> = new Set(['', '--version', '-v', '--help', '-h', 'help'])
 
 /** The status of a command whose output pipe closed: 128 + SIGPIPE, as a shell reports it. */
 const EXIT_BROKEN_PIPE = 141
@@ -39,4 +44,10 @@ for (const stream of [process.stdout, process.stderr]) {
 // One line on an unsupported Node.js; the command still runs.
 const unsupported = unsupportedRuntimeLine(process.version)
 if (unsupported !== undefined) process.stderr.write(unsupported)
+// A command remembers what a python says of itself across runs, keyed by the
+// interpreter's path and mtime (issue 40.12); --version and help ask no python.
+if (!ASKS_NO_PYTHON.has(process.argv[2] ?? '')) {
+  const { rememberPythonProbes } = await import('../tiers/scripts/internal.js')
+  rememberPythonProbes(join(cacheHome(), 'python-probes'))
+}
 process.exitCode = await main(process.argv.slice(2), io)

@@ -115,6 +115,10 @@ export const ERROR_CODES = {
     status: 424,
     summary: 'A script declares packages its interpreter lacks, and provisioning is off.',
   },
+  E_SKILL_ENV_BUILD_FAILED: {
+    status: 424,
+    summary: 'A script environment could not be built: pip could not install a package it needs.',
+  },
   E_SKILL_REQUIREMENTS_INVALID: {
     status: 422,
     summary: 'A script requirement is outside the accepted subset (a URL, path or option).',

@@ -15,6 +15,18 @@ describe('provisionBuildLine', () => {
     )
   })
 
+  it("a failure given with its cause says it and where pip's log is (serve's operator sees nothing else)", () => {
+    const failure = {
+      cause: "pip found no wheel of 'pillow' that fits in the wheel folder /w",
+      log: '/c/logs/k.log',
+    }
+    expect(
+      provisionBuildLine({ phase: 'failed', requirements: ['pillow'], ms: 800, failure }),
+    ).toBe(
+      "env: the environment for pillow failed to build in 0.8 s: pip found no wheel of 'pillow' that fits in the wheel folder /w; pip's full log: /c/logs/k.log",
+    )
+  })
+
   it('names six requirements and counts the rest', () => {
     const requirements = Array.from({ length: 9 }, (_, i) => `pkg${i}`)
     expect(provisionBuildLine({ phase: 'started', requirements })).toBe(

@@ -1,10 +1,35 @@
 import { cutStartToWidth, cutToWidth, padToWidth, textWidth } from '../shared/text-width.js'
 
+/**
+ * A path cut to at most `width` columns where it reads best: whole folder
+ * names left out from its middle (`examples/…/form-fill`), as many of its
+ * leading ones kept as fit; then `…/` and the last name alone; then `…`
+ * and as much of the last name's end as fits. Never a name cut
+ * in two while a whole one fits: the folder's name says which skill, its
+ * start where it lies.
+ */
+export function cutPathToWidth(path: string, width: number): string {
+  if (textWidth(path) <= width) return path
+  const parts = path.split('/')
+  const last = parts.pop() ?? ''
+  for (let kept = parts.length - 1; kept >= 1; kept--) {
+    const candidate = `${parts.slice(0, kept).join('/')}/…/${last}`
+    if (textWidth(candidate) <= width) return candidate
+  }
+  const tail = `…/${last}`
+  if (textWidth(tail) <= width) return tail
+  // Marked as cut even when the name alone would fit: it is not the whole path.
+  if (width <= 0) return ''
+  if (textWidth(last) < width) return `…${last}`
+  // One column more than the width, so the name is cut whatever its own width.
+  return cutStartToWidth(` ${last}`, width)
+}
+
 /** A description is cut to this before the PATH column gives up any room. */
 const MIN_DESCRIPTION_WIDTH = 30
 /** The least a description is cut to, however narrow the terminal. */
 const LEAST_DESCRIPTION_WIDTH = 12
-/** The least a path is cut to (from its start: the skill folder's name stays). */
+/** The least a path is cut to (`cutPathToWidth`: the skill folder's name stays). */
 const MIN_PATH_WIDTH = 16
 const GAP = 2
 
@@ -18,8 +43,8 @@ export interface ListTable {
  * The table in display widths (`textWidth`; cells are already escaped), one
  * line per row, fitted to `columns`. The last column is the description and
  * `pathColumn` the path; when the rows are too wide, in order: the
- * description is cut (with `…`) down to 30 columns; the path is cut from its
- * start down to 16; the path column is left out (its room going to the
+ * description is cut (with `…`) down to 30 columns; the path is cut in its
+ * middle down to 16 (`cutPathToWidth`); the path column is left out (its room going to the
  * description); the description is cut down to 12 at most. A terminal narrower than
  * that gets longer lines.
  */
@@ -49,7 +74,7 @@ export function listTable(
   }
   const fitCell = (cell: string, col: number): string => {
     if (col === last) return cutToWidth(cell, widths[col]!)
-    const cut = col === pathColumn ? cutStartToWidth(cell, widths[col]!) : cell
+    const cut = col === pathColumn ? cutPathToWidth(cell, widths[col]!) : cell
     return padToWidth(cut, widths[col]!)
   }
   const lines = rows.map((r) =>

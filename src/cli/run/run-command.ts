@@ -32,6 +32,7 @@ import { RUN_HELP } from './run-help.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
 import { type CarriedFiles, carriedFiles, carriedLines } from './run-user-files.js'
+import { workspaceVoice } from './run-workspace-voice.js'
 
 /**
  * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_DATAERR`,
@@ -216,7 +217,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const say = opts.printJson
       ? undefined
       : (line: string) => io.stderr(`[skillhost run: ${line}]\n`)
-    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, skill.lock, say))
+    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, skill.lock, say, false))
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     return reportError(err, { io, command: 'run', json, status: RUN_EXIT.unavailable })
@@ -246,7 +247,8 @@ async function runAndPrint(
   io: CliIo,
 ): Promise<number> {
   const { workspaceDir } = place
-  const refused = (err: SkillHostError) => printRefusal(err, opts, skill, declared, config, io)
+  const refused = (err: SkillHostError) =>
+    printRefusal(workspaceVoice(err, workspaceDir), opts, skill, declared, config, io)
   try {
     // Without --workspace, the files the command line names go in and what the script makes comes back.
     const carried =

@@ -7,7 +7,8 @@ const NAMED = 6
 /**
  * One line for an environment build (`ProvisionOptions.onBuild`), as `serve`
  * logs it and `run` prints it on stderr: what is being installed, and how
- * long it took once it ends.
+ * long it took once it ends; a failure given with its cause says it and
+ * where pip's whole log is (the operator's only view of it under serve).
  */
 export function provisionBuildLine(event: ProvisionBuild): string {
   const shown = event.requirements.slice(0, NAMED).join(', ')
@@ -17,5 +18,8 @@ export function provisionBuildLine(event: ProvisionBuild): string {
   if (event.phase === 'started')
     return `env: building a python environment for ${what} (${plural(event.requirements.length, 'requirement')}); calls that need it wait`
   if (event.phase === 'built') return `env: built the environment for ${what}${took}`
-  return `env: the environment for ${what} failed to build${took}; the call says why`
+  if (event.failure === undefined)
+    return `env: the environment for ${what} failed to build${took}; the call says why`
+  const log = event.failure.log === undefined ? '' : `; pip's full log: ${event.failure.log}`
+  return `env: the environment for ${what} failed to build${took}: ${event.failure.cause}${log}`
 }

@@ -1,5 +1,4 @@
-import { homedir } from 'node:os'
-import { isAbsolute, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
 import type { SkillLock } from '../../sources/index.js'
 import {
@@ -10,6 +9,7 @@ import {
   scriptInterpreters,
 } from '../../tiers/scripts/index.js'
 import { assertInterpreterProgram, assertReadPath } from '../../tiers/scripts/internal.js'
+import { cacheHome } from './cache-home.js'
 import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
 import { provisionBuildLine } from './provision-build-line.js'
@@ -57,11 +57,7 @@ export interface SandboxFlags {
 
 /** Where `--provision` keeps environments without `--env-cache`. */
 export function defaultEnvCache(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)
-      ? env.XDG_CACHE_HOME
-      : join(homedir(), '.cache')
-  return join(base, 'skillhost', 'envs')
+  return join(cacheHome(env), 'envs')
 }
 
 /** The provisioning the flags ask for; `--find-links` and `--index-url` exclude each other. */
@@ -124,12 +120,14 @@ export function parseSandboxFlags(
  * The `createScriptSandbox` options the flags ask for: the default
  * allow-list plus the flags. Under a lockfile (`--locked FILE`) provisioning
  * builds only the environments it pins (`ProvisionOptions.locked`). With
- * `say`, each environment build is told in one line (`provisionBuildLine`).
+ * `say`, each environment build is told in one line (`provisionBuildLine`);
+ * a failure's cause and log only when `sayWhy` (run reports its error itself).
  */
 export function sandboxOptionsFrom(
   flags: SandboxFlags,
   lock?: SkillLock,
   say?: (line: string) => void,
+  sayWhy = true,
 ): ScriptSandboxOptions {
   const locked =
     flags.provision === undefined || lock === undefined
@@ -138,7 +136,11 @@ export function sandboxOptionsFrom(
   const provision =
     locked === undefined || say === undefined
       ? locked
-      : { ...locked, onBuild: (event: ProvisionBuild) => say(provisionBuildLine(event)) }
+      : {
+          ...locked,
+          onBuild: ({ failure, ...event }: ProvisionBuild) =>
+            say(provisionBuildLine(sayWhy && failure ? { ...event, failure } : event)),
+        }
   return {
     interpreters: scriptInterpreters(flags.interpreters),
     ...(flags.readPaths.length > 0 ? { readPaths: flags.readPaths } : {}),

@@ -18,6 +18,7 @@ export type { Requirement } from './deps/requirement.js'
 export { provisionedInterpreter } from './deps/script-env.js'
 export { scriptRequirements } from './deps/script-requirements.js'
 export { isPathInside } from './policy/policy.js'
+export { rememberPythonProbes } from './policy/python-probe-cache.js'
 export {
   assertInterpreterProgram,
   assertReadPath,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SkillHostError } from '../../../src/common/errors.js'
+import { personText, SkillHostError } from '../../../src/common/errors.js'
 import { createSkillManager } from '../../../src/manager/create-skill-manager.js'
 import {
   createScriptSandbox,
@@ -256,7 +256,9 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
         }).catch((e) => {
           err = e
         })
-        expect(SkillHostError.is(err, 'E_SKILL_WORKSPACE_FAILED')).toBe(true)
+        // Wheels only: pip finds no wheel of it, says so, and builds nothing.
+        expect(SkillHostError.is(err, 'E_SKILL_ENV_BUILD_FAILED')).toBe(true)
+        expect(personText(err)).toContain("pip found no wheel of 'skillhost-sdist-probe'")
         expect(existsSync(marker)).toBe(false)
       } finally {
         await sandbox.dispose()

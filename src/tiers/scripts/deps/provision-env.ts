@@ -5,6 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { SkillHostError } from '../../../common/errors.js'
 import type { PythonLayout } from '../policy/user-python.js'
 import { releaseBuildLock, takeBuildLock } from './build-lock.js'
+import {
+  buildFailureCause,
+  envBuildFailed,
+  indexPlace,
+  type StepFailure,
+  writeBuildLog,
+} from './env-build-failure.js'
 import type { Requirement } from './requirement.js'
 import { runFile } from './run-file.js'
 
@@ -44,6 +51,12 @@ export interface ProvisionBuild {
   readonly requirements: readonly string[]
   /** Time since the build started, once it ended. */
   readonly ms?: number
+  /**
+   * A failed build's one-line cause and the path of pip's full log (person
+   * text: host paths, package names), for the operator's log; a model never
+   * sees either.
+   */
+  readonly failure?: { readonly cause: string; readonly log?: string }
 }
 
 /** How a lockfile names a requirement set: its normalized requirement texts, sorted, one a line. */
@@ -129,8 +142,38 @@ function failed(why: string, cause?: unknown): SkillHostError {
   return new SkillHostError(
     'E_SKILL_WORKSPACE_FAILED',
     "A script environment could not be built; the host operator can see why in the host's log.",
-    { cause, person: `skillhost env: ${why}` },
+    { cause, person: why },
   )
+}
+
+/**
+ * The error a failed build throws, and what the operator's log hears: a
+ * pinned archive pip refused is `E_SKILL_NOT_PINNED`; a failed step (venv,
+ * pip) is `E_SKILL_ENV_BUILD_FAILED` with a one-line cause and its output
+ * kept whole in the env cache's logs; anything else (the shim, the cache) is
+ * `E_SKILL_WORKSPACE_FAILED`.
+ */
+async function buildRefusal(
+  err: unknown,
+  requirements: readonly Requirement[],
+  pins: readonly PinnedPackage[] | undefined,
+  options: ProvisionOptions,
+  key: string,
+): Promise<{ error: SkillHostError; failure?: ProvisionBuild['failure'] }> {
+  const step = err as StepFailure | undefined
+  if (typeof step?.cmd !== 'string' || typeof step.stderr !== 'string')
+    return {
+      error: failed(`could not keep the environment in ${options.cacheDir}: ${String(err)}`, err),
+    }
+  // pip's words for an archive that is not the pinned one (--require-hashes).
+  if (pins?.length && step.stderr.includes('DO NOT MATCH THE HASHES'))
+    return { error: notPinnedEnv('environment-mismatch', requirements, err) }
+  const cause = buildFailureCause(step, indexPlace(options.index))
+  const log = await writeBuildLog(options.cacheDir, key, step)
+  return {
+    error: envBuildFailed(requirements, cause, log, err),
+    failure: { cause, ...(log === undefined ? {} : { log }) },
+  }
 }
 
 async function readEnv(dir: string, key: string): Promise<ProvisionedEnv | undefined> {
@@ -178,7 +221,7 @@ async function readyOrLocked(
     try {
       taken = await takeBuildLock(lock)
     } catch (err) {
-      throw failed('cannot lock', err)
+      throw failed(`cannot take the build lock ${lock}: ${String(err)}`, err)
     }
     if (taken === 'taken') return undefined
     if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
@@ -239,8 +282,10 @@ async function pipInstall(
  * versions with `--require-hashes`; an archive whose hash differs is
  * `E_SKILL_NOT_PINNED` (`environment-mismatch`), and with `options.locked`
  * a set without pins is refused before anything runs. Runs on the host,
- * never in the sandbox, and gives the sandbox no network. Other failures
- * are `E_SKILL_WORKSPACE_FAILED`.
+ * never in the sandbox, and gives the sandbox no network. A venv or pip
+ * that fails is `E_SKILL_ENV_BUILD_FAILED` (`buildRefusal`: a one-line
+ * cause, pip's whole output in `<cacheDir>/logs/<key>.log`); the cache
+ * itself failing is `E_SKILL_WORKSPACE_FAILED`.
  */
 export async function provisionEnv(
   python: PythonLayout,
@@ -260,11 +305,12 @@ export async function provisionEnv(
   if (ready !== undefined) return ready
   const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
   const started = performance.now()
-  const tell = (phase: ProvisionBuild['phase']) => {
+  const tell = (phase: ProvisionBuild['phase'], failure?: ProvisionBuild['failure']) => {
     const ms = phase === 'started' ? undefined : Math.round(performance.now() - started)
     const texts = requirements.map((r) => r.text)
     try {
-      options.onBuild?.({ phase, requirements: texts, ...(ms === undefined ? {} : { ms }) })
+      const told = { ...(ms === undefined ? {} : { ms }), ...(failure && { failure }) }
+      options.onBuild?.({ phase, requirements: texts, ...told })
     } catch {
       // A listener's failure is its own, never the build's.
     }
@@ -292,16 +338,10 @@ export async function provisionEnv(
     tell('built')
     return { key, venv: join(dir, 'venv'), shim: join(dir, 'shim'), packages }
   } catch (err) {
-    tell('failed')
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined)
-    const stderr = (err as { stderr?: string }).stderr
-    // pip's words for an archive that is not the pinned one (--require-hashes).
-    if (pins?.length && stderr?.includes('DO NOT MATCH THE HASHES'))
-      throw notPinnedEnv('environment-mismatch', requirements, err)
-    throw failed(
-      `pip failed for ${requirements.map((r) => r.text).join(' ')}${stderr ? `: ${stderr.slice(-2000)}` : ''}`,
-      err,
-    )
+    const refused = await buildRefusal(err, requirements, pins, options, key)
+    tell('failed', refused.failure)
+    throw refused.error
   } finally {
     await releaseBuildLock(lock)
   }

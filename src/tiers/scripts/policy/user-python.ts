@@ -1,6 +1,7 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
+import { rememberedProbe, rememberProbe } from './python-probe-cache.js'
 
 /** What a python interpreter says about itself (`describePython`). */
 export interface PythonLayout {
@@ -44,11 +45,15 @@ function absolute(value: unknown): string | undefined {
 /**
  * Asks the python at `program` (a real interpreter or a pyenv shim) where it
  * lives: one host process with `-I` and a timeout, run at setup and never on
- * a model's request, remembered per program for the life of the process.
+ * a model's request, remembered per program for the life of the process
+ * (and across processes when `rememberPythonProbes` is on, while the
+ * interpreter is unchanged).
  * Undefined when it does not start, times out or answers nonsense.
  */
 export function describePython(program: string): PythonLayout | undefined {
   if (layouts.has(program)) return layouts.get(program)
+  const earlier = fromEarlierProcess(program)
+  if (earlier !== undefined) return earlier
   let out: string | undefined
   try {
     // Loaded on first use, so the root entry (which reaches this module) never loads child_process.
@@ -68,6 +73,8 @@ export function describePython(program: string): PythonLayout | undefined {
  */
 export async function describePythonAsync(program: string): Promise<PythonLayout | undefined> {
   if (layouts.has(program)) return layouts.get(program)
+  const earlier = fromEarlierProcess(program)
+  if (earlier !== undefined) return earlier
   const { execFile } = process.getBuiltinModule('node:child_process')
   const out = await new Promise<string | undefined>((resolve) => {
     execFile(program, PROBE_ARGS, PROBE_LIMITS, (err, stdout) => resolve(err ? undefined : stdout))
@@ -84,11 +91,28 @@ const PROBE_OPTIONS = {
   stdio: ['ignore', 'pipe', 'ignore'] as ['ignore', 'pipe', 'ignore'],
 }
 
-/** Records what the probe of `program` printed (`undefined`: it gave no answer). */
+/**
+ * Records what the probe of `program` printed (`undefined`: it gave no
+ * answer), in memory and, for an answer, across processes
+ * (`rememberPythonProbes`).
+ */
 function remember(program: string, out: string | undefined): PythonLayout | undefined {
   const found = out === undefined ? undefined : layoutOf(out)
   layouts.set(program, found)
-  if (found !== undefined) layouts.set(found.executable, found)
+  if (found !== undefined) {
+    layouts.set(found.executable, found)
+    rememberProbe(program, out as string, found.executable)
+  }
+  return found
+}
+
+/** The layout an earlier process learnt of `program`, unchanged since (`rememberedProbe`). */
+function fromEarlierProcess(program: string): PythonLayout | undefined {
+  const out = rememberedProbe(program)
+  const found = out === undefined ? undefined : layoutOf(out)
+  if (found === undefined) return undefined
+  layouts.set(program, found)
+  layouts.set(found.executable, found)
   return found
 }
 

@@ -1,6 +1,5 @@
 import { SkillHostError } from '../../../common/errors.js'
 import { blockedAncestor, type HostIdentity, NOBODY } from '../sandbox/sandbox-host-user.js'
-import { failed } from './workspace-errors.js'
 
 /**
  * How the host makes a new file or folder in a workspace so that the identity
@@ -35,7 +34,13 @@ export function groupShared(identity: HostIdentity): NewEntryOwner {
 export function deployerFolderIdentity(
   st: { uid: number; gid: number },
   sandboxUser: HostIdentity | undefined,
-): { runAs: HostIdentity | undefined; entries: NewEntryOwner; advice: string } {
+): {
+  runAs: HostIdentity | undefined
+  entries: NewEntryOwner
+  advice: string
+  /** Set for a root-owned folder, so a front end can name its own fix (`data` of the refusal). */
+  rootOwned?: true
+} {
   if (sandboxUser === undefined) {
     return { runAs: undefined, entries: PRIVATE_ENTRIES, advice: '' }
   }
@@ -49,21 +54,23 @@ export function deployerFolderIdentity(
   return {
     runAs: sandboxUser,
     entries: groupShared(sandboxUser),
-    advice: `The folder belongs to root and scripts never run as root, so they would run as uid ${sandboxUser.uid}${sandboxUser.uid === NOBODY.uid ? ' (nobody)' : ''}. Give a folder that a regular user owns (scripts then run as that user, and what they write is theirs), or leave the workspace folder out for a private workspace per conversation.`,
+    advice: `The folder belongs to root and scripts never run as root, so they would run as uid ${sandboxUser.uid}${sandboxUser.uid === NOBODY.uid ? ' (nobody)' : ''}. Give a folder that a regular user owns (scripts then run as that user, and what they write is theirs), or one made for scripts (install -d -o ${sandboxUser.uid} -m 700 DIR), or leave the workspace folder out for a private workspace per conversation.`,
+    rootOwned: true,
   }
 }
 
 /**
- * Throws `E_SKILL_WORKSPACE_FAILED`, with `advice`, unless `identity` can
- * reach (every ancestor searchable) and write `dir`; the blocking ancestor's
- * host path stays in the cause. No identity: the sandbox runs as the host
- * user, nothing to check.
+ * Throws `E_SKILL_WORKSPACE_FAILED`, with `advice` and `data` (plus `runAs`,
+ * the uid scripts run as), unless `identity` can reach (every ancestor
+ * searchable) and write `dir`; the blocking ancestor's host path stays in
+ * the cause. No identity: the sandbox runs as the host user, nothing to check.
  */
 export async function assertReachable(
   dir: string,
   identity: HostIdentity | undefined,
   st: { uid: number; gid: number; mode: number },
   advice: string,
+  data: Readonly<Record<string, unknown>> = {},
 ): Promise<void> {
   if (identity === undefined) return
   const blocked = await blockedAncestor(dir, identity)
@@ -74,6 +81,7 @@ export async function assertReachable(
       `The sandbox (uid ${identity.uid}) cannot reach the session workspace: ${closed}. ${advice}`,
       {
         cause: new Error(`uid ${identity.uid} cannot traverse ${blocked.path}`),
+        data: { ...data, runAs: identity.uid },
         // The person at the terminal may see the host path; the model never does.
         person: `The sandbox (uid ${identity.uid}) cannot reach the session workspace: ${blocked.path} (mode ${blocked.mode.toString(8)}) is closed to it. ${advice}`,
       },
@@ -81,8 +89,10 @@ export async function assertReachable(
   }
   const bits = st.uid === identity.uid ? 0o300 : st.gid === identity.gid ? 0o030 : 0o003
   if ((st.mode & bits) !== bits) {
-    throw failed(
+    throw new SkillHostError(
+      'E_SKILL_WORKSPACE_FAILED',
       `The sandbox (uid ${identity.uid}) cannot write the session workspace (mode ${(st.mode & 0o777).toString(8)}). ${advice}`,
+      { data: { ...data, runAs: identity.uid, mode: st.mode & 0o777 } },
     )
   }
 }

@@ -42,8 +42,8 @@ export async function prepareWorkspaceFolder(options: {
     })
     const st = await lstat(real)
     if (!st.isDirectory()) throw failed('The session workspace is not a directory.')
-    const { runAs, entries, advice } = deployerFolderIdentity(st, options.sandboxUser)
-    await assertReachable(real, runAs, st, advice)
+    const { runAs, entries, advice, rootOwned } = deployerFolderIdentity(st, options.sandboxUser)
+    await assertReachable(real, runAs, st, advice, rootOwned ? { folder: 'root-owned' } : {})
     return { path: real, owned: false, runAs, entries, lock: folderLock(st) }
   }
   if (options.privateDir === undefined) {
