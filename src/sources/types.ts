@@ -207,4 +207,11 @@ export interface SkillSnapshot {
    * other path). Optional: without it, callers that list sizes ask `stat`.
    */
   size?(path: string): number | undefined
+  /**
+   * SKILL.md as written (frontmatter and body), checked like `read`. A skill
+   * copy carries it, so a script that reads its own SKILL.md finds it, as it
+   * does in the skill's folder on disk. Optional: a source without a file
+   * behind its body leaves it out.
+   */
+  manifest?(): Promise<Uint8Array>
 }

@@ -227,9 +227,11 @@ export class SkillReader {
     const { scan } = current
     const paths = [...scan.files.keys()].filter((p) => p !== 'SKILL.md').sort()
     const max = this.#limits.maxFileBytes
+    const maxManifest = this.#limits.maxSkillMdBytes
     const served = this.#served
     return {
       paths,
+      manifest: () => served.read(current, 'SKILL.md', maxManifest),
       async read(path) {
         const rel = normalizeSkillPath(path)
         if (rel === 'SKILL.md' || !scan.files.has(rel)) throw noSuchFile(ref, rel)

@@ -331,6 +331,7 @@ export class McpSkillSource implements SkillSource {
     return {
       paths: this.#paths(skill),
       read: (path) => this.#file(skill, path),
+      manifest: () => this.#file(skill, 'SKILL.md'),
       size: (path) => (path === 'SKILL.md' ? undefined : skill.files.get(path)?.size),
     }
   }

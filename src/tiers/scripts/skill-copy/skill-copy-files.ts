@@ -13,14 +13,20 @@ export interface WorkspaceFileSource {
   read(ref: WorkspaceRef, path?: string): Promise<ReadableStream<Uint8Array>>
   snapshot?(
     ref: WorkspaceRef,
-  ): Promise<{ readonly paths: readonly string[]; read(path: string): Promise<Uint8Array> }>
+  ): Promise<{
+    readonly paths: readonly string[]
+    read(path: string): Promise<Uint8Array>
+    manifest?(): Promise<Uint8Array>
+  }>
 }
 
 /**
  * The files of a skill, each read lazily. From a source's `snapshot` when it
  * has one (one scan for all files, each read checked against it: linear in
  * the file count), else from `list` and `source.read(ref, path)`. A source
- * with neither ships no files besides its body.
+ * with neither ships no files besides its body. SKILL.md comes along when the
+ * snapshot offers it (`manifest`): a script may read its own SKILL.md, as it
+ * can in the skill's folder on disk.
  */
 export async function filesFromSource(
   source: WorkspaceFileSource,
@@ -28,7 +34,11 @@ export async function filesFromSource(
 ): Promise<WorkspaceFile[]> {
   if (source.snapshot !== undefined) {
     const snap = await source.snapshot(ref)
-    return snap.paths.map((path) => ({ path, read: () => snap.read(path) }))
+    const files = snap.paths.map((path) => ({ path, read: () => snap.read(path) }))
+    const manifest = snap.manifest?.bind(snap)
+    if (manifest !== undefined && !snap.paths.includes('SKILL.md'))
+      files.push({ path: 'SKILL.md', read: manifest })
+    return files
   }
   const paths = source.list === undefined ? [] : await source.list(ref)
   return paths.map((path) => ({ path, read: () => source.read(ref, path) }))
