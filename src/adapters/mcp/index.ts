@@ -47,3 +47,13 @@ export {
   serveSkillsExtension,
 } from './skills-extension/serve-skills-extension.js'
 export { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
+export {
+  WORKSPACE_EMBED_MAX_BYTES,
+  WORKSPACE_EMBED_TOTAL_BYTES,
+} from './workspace-call-content.js'
+export {
+  WORKSPACE_RESOURCE_SCHEME,
+  WORKSPACE_RESOURCES_PAGE,
+  type WorkspaceFileOut,
+  WorkspaceResources,
+} from './workspace-resources.js'
