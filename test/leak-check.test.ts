@@ -23,9 +23,9 @@ import {
   createScriptSandbox,
   SessionWorkspace,
 } from '../src/tiers/scripts/index.js'
+import { memorySource, reportSkill } from './helpers/manager-fixtures.js'
 import { asyncOwnerScope } from './helpers/owner-scope.js'
 import { files, onLinux, SYSTEM_READ_PATHS } from './helpers/sandbox.js'
-import { memorySource, reportSkill } from './helpers/manager-fixtures.js'
 
 /** A tracker that also says when a resource of a given kind is made (no polling). */
 class WatchingTracker extends ResourceTracker {

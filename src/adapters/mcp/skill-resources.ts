@@ -124,9 +124,8 @@ export function serveSkillResources(
       skip = 0
     }
     const next = offset + resources.length
-    const after = workspace ? WorkspaceResources.firstCursor : undefined
-    const nextCursor = next < seen ? `o:${next}` : after
-    return { resources, ...(nextCursor ? { nextCursor } : {}) }
+    const page = { resources, ...(next < seen ? { nextCursor: `o:${next}` } : {}) }
+    return workspace && next >= seen ? workspace.fill(page, SKILL_RESOURCES_PAGE) : page
   })
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {

@@ -67,16 +67,24 @@ export class WorkspaceResources {
     return cursor?.startsWith(CURSOR) === true
   }
 
-  /** The cursor of the workspace's first page. */
-  static readonly firstCursor = `${CURSOR}0`
+  /**
+   * `page`, the last page of the skill files, filled up to `size` entries
+   * with the workspace's first files; its `nextCursor` then pages on
+   * through the workspace.
+   */
+  async fill(page: ListResourcesResult, size: number): Promise<ListResourcesResult> {
+    const room = Math.max(0, size - page.resources.length)
+    const first = await this.list(`${CURSOR}0`, room)
+    return { ...first, resources: [...page.resources, ...first.resources] }
+  }
 
-  /** A page of the session's workspace files (regular files only), in path order. */
-  async list(cursor: string): Promise<ListResourcesResult> {
+  /** A page of `size` of the session's workspace files (regular files only), in path order. */
+  async list(cursor: string, size = WORKSPACE_RESOURCES_PAGE): Promise<ListResourcesResult> {
     const match = /^w:(\d{1,9})$/.exec(cursor)
     if (!match) throw invalid('cursor is not one resources/list returned.')
     const offset = Number(match[1])
     const files = (await this.#entries()).filter((e) => e.kind === 'file')
-    const resources = files.slice(offset, offset + WORKSPACE_RESOURCES_PAGE).map((e): Resource => {
+    const resources = files.slice(offset, offset + size).map((e): Resource => {
       const mimeType = mediaTypeByName(e.path)
       return {
         uri: this.uri(e.path),
