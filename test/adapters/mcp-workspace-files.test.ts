@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  SKILL_RESOURCES_PAGE,
-  WORKSPACE_EMBED_MAX_BYTES,
-  WORKSPACE_RESOURCES_PAGE,
-} from '../../src/adapters/mcp/index.js'
+import { SKILL_RESOURCES_PAGE, WORKSPACE_RESOURCES_PAGE } from '../../src/adapters/mcp/index.js'
+import { WORKSPACE_EMBED_MAX_BYTES } from '../../src/common/workspace-files-out.js'
 import type { Rig } from '../helpers/sandbox.js'
 import { onLinux } from '../helpers/sandbox.js'
 import {

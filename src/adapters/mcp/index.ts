@@ -6,6 +6,7 @@
  * a `SkillSource`.
  */
 
+export type { WorkspaceFileOut } from '../../common/workspace-files-out.js'
 export {
   createSkillMcpServer,
   type McpToolCallEvent,
@@ -48,12 +49,7 @@ export {
 } from './skills-extension/serve-skills-extension.js'
 export { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 export {
-  WORKSPACE_EMBED_MAX_BYTES,
-  WORKSPACE_EMBED_TOTAL_BYTES,
-} from './workspace-call-content.js'
-export {
   WORKSPACE_RESOURCE_SCHEME,
   WORKSPACE_RESOURCES_PAGE,
-  type WorkspaceFileOut,
   WorkspaceResources,
 } from './workspace-resources.js'

@@ -7,8 +7,9 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import { renderError, SkillHostError } from '../../common/errors.js'
-import { fileType, mediaTypeByName } from '../../common/file-type.js'
+import { mediaTypeByName } from '../../common/file-type.js'
 import { WORKSPACE_FILE_MAX_BYTES } from '../../common/workspace-files-noted.js'
+import { readWholeFile, type WorkspaceFileOut } from '../../common/workspace-files-out.js'
 import { normalizeSkillPath } from '../../skill-model/skill-path.js'
 import type { ManagerWorkspace } from '../../tiers/scripts/tier.js'
 
@@ -22,15 +23,6 @@ const CURSOR = 'w:'
 const encodePath = (path: string): string => path.split('/').map(encodeURIComponent).join('/')
 // Text only when the bytes survive as a string exactly: valid UTF-8, the BOM kept.
 const exactUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
-
-/** One workspace file read whole for a client: its bytes and media type. */
-export interface WorkspaceFileOut {
-  readonly path: string
-  readonly bytes: Uint8Array
-  readonly mimeType: string
-  /** True when the bytes are valid UTF-8 text (no NUL) and may be sent as `text`. */
-  readonly text: boolean
-}
 
 const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message)
 
@@ -114,15 +106,13 @@ export class WorkspaceResources {
   /** Workspace file `path` read whole through the workspace's descriptors; -32602 beyond the cap. */
   async file(path: string): Promise<WorkspaceFileOut> {
     try {
-      const ws = await this.#workspace.open()
-      const read = await ws.get(path, WORKSPACE_FILE_MAX_BYTES)
-      if (read.size > WORKSPACE_FILE_MAX_BYTES)
-        throw invalid(
-          `The workspace file is ${read.size} bytes; resources/read hands out at most ${WORKSPACE_FILE_MAX_BYTES}.`,
-        )
-      if (read.truncated) throw invalid('The workspace file changed while it was read; read again.')
-      const type = fileType(path, read.bytes, true)
-      return { path, bytes: read.bytes, mimeType: type.mediaType, text: type.text }
+      const read = await readWholeFile(await this.#workspace.open(), path)
+      if (read.ok) return read.file
+      throw invalid(
+        read.why === 'too-large'
+          ? `The workspace file is ${read.size} bytes; resources/read hands out at most ${WORKSPACE_FILE_MAX_BYTES}.`
+          : 'The workspace file changed while it was read; read again.',
+      )
     } catch (err) {
       if (err instanceof McpError) throw err
       throw toMcpError(err)
