@@ -179,7 +179,10 @@ export function skillMcpServerIdentity(
  * through the artifact reader tools. A loaded skill's files are resources
  * `skill://<id>/<path>` (see `serveSkillResources`), and
  * `notifications/resources/list_changed` is sent (coalesced) when a skill is
- * loaded, unloaded or swapped. `logging/setLevel` is served: each tool call's
+ * loaded, unloaded or swapped. With scripts, the session's workspace files
+ * are resources `skillhost-workspace://<session key>/<path>` too, and a call
+ * that read or wrote some links them in its result (`WorkspaceResources`,
+ * `withWorkspaceFiles`; docs/mcp.md, "Workspace files"). `logging/setLevel` is served: each tool call's
  * gate refusal and script exit go out as `notifications/message`
  * (`callLogRecords`), and a call sent with a progress token gets
  * `notifications/progress` until it ends (`trackProgress`), both on that
