@@ -7,8 +7,12 @@ import {
 
 /** Largest workspace file a tool result carries itself, besides naming it. */
 export const WORKSPACE_EMBED_MAX_BYTES = 64 * 1024
-/** Most bytes of files one tool result carries in all; past it, files are named only. */
-export const WORKSPACE_EMBED_TOTAL_BYTES = 1024 * 1024
+/**
+ * Most bytes of files one tool result carries in all; past it, files are
+ * named only. Kept small because many hosts store or replay tool results
+ * whole; a client fetches larger files itself.
+ */
+export const WORKSPACE_EMBED_TOTAL_BYTES = 256 * 1024
 
 /** One workspace file read whole for a client: its bytes and media type. */
 export interface WorkspaceFileOut {

@@ -54,6 +54,7 @@ describe.skipIf(!onLinux)('workspace files over MCP (in-process, real SDK client
       const embedded = wrote.content.find((b) => b.type === 'resource')
       if (embedded?.type !== 'resource') throw new Error('not embedded')
       expect(embedded.resource.uri).toBe(link.uri)
+      expect(embedded.annotations).toEqual({ audience: ['user'] })
       expect(contentBytes(embedded.resource).equals(bytes)).toBe(true)
       const read = await s.client.readResource({ uri: link.uri })
       expect(contentBytes(read.contents[0]).equals(bytes), path).toBe(true)

@@ -6,7 +6,7 @@ import type { ManagerWorkspace } from '../../tiers/scripts/tier.js'
 /**
  * One session-workspace file a tool call read or wrote, as the AI SDK
  * adapter hands it to the host: its path under `/work`, size and media type,
- * and, when it is at most 64 KiB (`WORKSPACE_EMBED_MAX_BYTES`, 1 MiB per
+ * and, when it is at most 64 KiB (`WORKSPACE_EMBED_MAX_BYTES`, 256 KiB per
  * result in all), its exact bytes in base64. A larger file is named only;
  * read it with `manager.workspace`.
  */

@@ -26,7 +26,9 @@ export async function workspaceCallContent(
       size: note.size,
       ...(mimeType ? { mimeType } : {}),
     })
-    if (file) out.push({ type: 'resource', resource: resources.contentsOf(file) })
+    // For the client to keep, not for the model's context: the text already names the file.
+    const annotations = { audience: ['user' as const] }
+    if (file) out.push({ type: 'resource', resource: resources.contentsOf(file), annotations })
   }
   if (noted.dropped > 0) {
     const more = `${noted.dropped} more workspace file(s) not linked here; resources/list lists them all.`
