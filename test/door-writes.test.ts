@@ -56,6 +56,10 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
   'tiers/scripts/deps/python-view.ts':
     'interpreter shims (pyvenv.cfg, links) under the sandbox base, host-written',
   'tiers/scripts/deps/build-lock.ts': "the environment build's lock folder beside the cache",
+  'tiers/scripts/deps/env-build-failure.ts':
+    "pip's log of a failed environment build: pip runs on the host, the file is named by the requirement set's key in the env cache's own logs folder",
+  'tiers/scripts/policy/python-probe-cache.ts':
+    "the CLI's remembered python probes: the host's own probe of the deployer's interpreter, under host-chosen names in the user's cache folder",
   'tiers/scripts/deps/provision-env.ts':
     "the environment cache: folders named by a hash, built by pip on the host (never in the sandbox) from the deployer's index; bound read-only into calls, and no grant reaches it (own-folders.ts), so contained code never writes it",
   'tiers/scripts/sandbox/bubblewrap-handle.ts':

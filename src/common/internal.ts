@@ -20,3 +20,17 @@ export { putIdempotencyKey } from './spool-put-key.js'
 export { spoolFull } from './spool-quota.js'
 export { spoolRangeStream } from './spool-range.js'
 export { reviveSpooled } from './spool-store.js'
+export {
+  collectWorkspaceFiles,
+  type NotedWorkspaceFile,
+  type NotedWorkspaceFiles,
+  WORKSPACE_FILE_MAX_BYTES,
+} from './workspace-files-noted.js'
+export {
+  filesOut,
+  readWholeFile,
+  WORKSPACE_EMBED_MAX_BYTES,
+  WORKSPACE_EMBED_TOTAL_BYTES,
+  type WorkspaceFileOut,
+  type WorkspaceFileReader,
+} from './workspace-files-out.js'

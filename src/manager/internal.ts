@@ -7,6 +7,8 @@
  * (test/layering.test.ts).
  */
 
+/** The session workspace as the manager hands it to adapters (`manager.workspace`). */
+export type { ManagerWorkspace } from '../tiers/scripts/tier.js'
 export { applySessionState, sameSessionState, sessionSkills } from './apply-session-state.js'
 export { assertCatalogBudget } from './catalog-budget.js'
 export { SerialQueue } from './serial-queue.js'

@@ -127,7 +127,7 @@ export function createSkillTools(options: SkillToolsOptions): SkillTools {
     })
   }
   const mirror = (tool: Tool): void => {
-    tools[tool.name] = toAiSdkTool(tool, ctx) as AiTool
+    tools[tool.name] = toAiSdkTool(tool, ctx, manager.workspace) as AiTool
   }
 
   store.add(

@@ -12,7 +12,9 @@ export {
   type SkillToolBinaryPart,
   SkillToolCallError,
   type SkillToolOutput,
+  type SkillToolOutputWithFiles,
   skillToolModelOutput,
   toAiSdkTool,
   toSkillToolOutput,
 } from './to-ai-sdk-tool.js'
+export type { SkillToolWorkspaceFile } from './workspace-file-parts.js'

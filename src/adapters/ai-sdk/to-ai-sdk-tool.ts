@@ -1,6 +1,9 @@
 import { type Tool as AiTool, tool as aiTool, type JSONSchema7, jsonSchema } from 'ai'
 import type { Tool, ToolResult, TurnContext } from '../../common/index.js'
 import { Media, renderError, SkillHostError } from '../../common/index.js'
+import { collectWorkspaceFiles } from '../../common/internal.js'
+import type { ManagerWorkspace } from '../../manager/internal.js'
+import { type SkillToolWorkspaceFile, workspaceFileParts } from './workspace-file-parts.js'
 
 /** What a tool's `toModelOutput` returns (the AI SDK does not export this type by name). */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<AiTool<unknown, unknown>['toModelOutput']>>>
@@ -13,11 +16,25 @@ export interface SkillToolBinaryPart {
 }
 
 /**
- * What an adapted tool's `execute` resolves to: the text itself, or binary
- * parts (from `Media` or raw bytes). Plain JSON, so it can be stored in
- * messages and replayed; `toModelOutput` turns it into provider content.
+ * A tool's output with the session-workspace files the call read or wrote
+ * (`workspace_read`, `workspace_write`, a script's outputs): the host takes
+ * the files from `workspaceFiles`; the model sees `output` alone, which
+ * already names them.
  */
-export type SkillToolOutput = string | readonly SkillToolBinaryPart[]
+export interface SkillToolOutputWithFiles {
+  readonly output: string | readonly SkillToolBinaryPart[]
+  readonly workspaceFiles: readonly SkillToolWorkspaceFile[]
+  /** Files the call touched beyond the 100 listed (`manager.workspace.list()` has them all). */
+  readonly moreWorkspaceFiles?: number
+}
+
+/**
+ * What an adapted tool's `execute` resolves to: the text itself, binary
+ * parts (from `Media` or raw bytes), or either with the workspace files the
+ * call read or wrote. Plain JSON, so it can be stored in messages and
+ * replayed; `toModelOutput` turns it into provider content.
+ */
+export type SkillToolOutput = string | readonly SkillToolBinaryPart[] | SkillToolOutputWithFiles
 
 /**
  * The error an adapted tool throws. Its `message` is exactly `renderError`'s
@@ -35,7 +52,7 @@ const base64 = (bytes: Uint8Array): string =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
 
 /** Converts a skillhost tool result into the adapter's serializable output. */
-export function toSkillToolOutput(result: ToolResult): SkillToolOutput {
+export function toSkillToolOutput(result: ToolResult): SkillToolOutputWithFiles['output'] {
   if (typeof result === 'string') return result
   if (result instanceof Uint8Array)
     return [{ mediaType: 'application/octet-stream', data: base64(result) }]
@@ -54,6 +71,9 @@ export function toSkillToolOutput(result: ToolResult): SkillToolOutput {
 /** Maps the adapter's output to provider content: text stays text; images and files become content parts. */
 export function skillToolModelOutput(output: SkillToolOutput): ToolResultOutput {
   if (typeof output === 'string') return { type: 'text', value: output }
+  // The files are the host's to take; the tool's own output names them for the model.
+  if (!Array.isArray(output))
+    return skillToolModelOutput((output as SkillToolOutputWithFiles).output)
   return {
     type: 'content',
     value: output.map((part) =>
@@ -78,7 +98,11 @@ export function skillToolModelOutput(output: SkillToolOutput): ToolResultOutput 
  * never a host path or stack. Arguments are validated by the skillhost tool
  * itself (`E_TOOL_INVALID_ARGS`), not by the AI SDK.
  */
-export function toAiSdkTool(definition: Tool, ctx: TurnContext): AiTool<unknown, SkillToolOutput> {
+export function toAiSdkTool(
+  definition: Tool,
+  ctx: TurnContext,
+  workspace?: ManagerWorkspace,
+): AiTool<unknown, SkillToolOutput> {
   const name = definition.name
   return aiTool<unknown, SkillToolOutput>({
     description: definition.description,
@@ -95,7 +119,16 @@ export function toAiSdkTool(definition: Tool, ctx: TurnContext): AiTool<unknown,
             },
           )
         }
-        return toSkillToolOutput(await live.execute(input ?? {}, ctx))
+        const run = await collectWorkspaceFiles(() => live.execute(input ?? {}, ctx))
+        if (!run.outcome.ok) throw run.outcome.error
+        const output = toSkillToolOutput(run.outcome.value)
+        const files = workspace ? await workspaceFileParts(workspace, run) : []
+        if (files.length === 0 && run.dropped === 0) return output
+        return {
+          output,
+          workspaceFiles: files,
+          ...(run.dropped > 0 ? { moreWorkspaceFiles: run.dropped } : {}),
+        }
       } catch (err) {
         throw new SkillToolCallError(err)
       }

@@ -7,7 +7,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import type { DisposableStore, Tool, TurnContext } from '../../common/index.js'
 import { SkillHostError } from '../../common/index.js'
-import { setResourceOwner, trackResource } from '../../common/internal.js'
+import {
+  collectWorkspaceFiles,
+  type NotedWorkspaceFiles,
+  setResourceOwner,
+  trackResource,
+} from '../../common/internal.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
 import type { AvailableSkillsOptions, SkillManager } from '../../manager/index.js'
 import { LIFECYCLE_TOOL } from '../../manager/index.js'
@@ -22,6 +27,8 @@ import {
   serveSkillsExtension,
 } from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
+import { withWorkspaceFiles } from './workspace-call-content.js'
+import { WorkspaceResources } from './workspace-resources.js'
 
 /** One finished tool call, for host-side logging (never sent to the client). */
 export interface McpToolCallEvent {
@@ -170,7 +177,10 @@ export function skillMcpServerIdentity(
  * through the artifact reader tools. A loaded skill's files are resources
  * `skill://<id>/<path>` (see `serveSkillResources`), and
  * `notifications/resources/list_changed` is sent (coalesced) when a skill is
- * loaded, unloaded or swapped. `logging/setLevel` is served: each tool call's
+ * loaded, unloaded or swapped. With scripts, the session's workspace files
+ * are resources `skillhost-workspace://<session key>/<path>` too, and a call
+ * that read or wrote some links them in its result (`WorkspaceResources`,
+ * `withWorkspaceFiles`; docs/mcp.md, "Workspace files"). `logging/setLevel` is served: each tool call's
  * gate refusal and script exit go out as `notifications/message`
  * (`callLogRecords`), and a call sent with a progress token gets
  * `notifications/progress` until it ends (`trackProgress`), both on that
@@ -201,15 +211,19 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   }))
 
   const extension = options.skillsExtension
+  const workspace = manager.workspace && new WorkspaceResources(manager.workspace)
   serveSkillResources(
     server,
     manager,
     extension === false ? undefined : serveSkillsExtension(server, manager, extension),
+    workspace,
   )
   const log = serveMcpLogging(server)
+  const announceResources = coalesced(lifetime.signal, () => server.sendResourceListChanged())
 
-  serveToolCalls(server, ctx, new Set<Tool>(lifecycle || []), options, log)
-  const unsubscribe = announceChanges(server, ctx, options, lifetime.signal)
+  const files = { resources: workspace, changed: announceResources }
+  serveToolCalls(server, ctx, new Set<Tool>(lifecycle || []), options, log, files)
+  const unsubscribe = announceChanges(server, ctx, options, lifetime.signal, announceResources)
 
   let closed: Promise<void> | undefined
   const close = (): Promise<void> => {
@@ -254,6 +268,7 @@ function serveToolCalls(
   lifecycleSet: ReadonlySet<Tool>,
   options: SkillMcpServerOptions,
   log: ReturnType<typeof serveMcpLogging>,
+  files: { readonly resources: WorkspaceResources | undefined; readonly changed: () => void },
 ): void {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
@@ -264,6 +279,9 @@ function serveToolCalls(
       extra.sendNotification,
     )
     let outcome: CallOutcome = { ok: true }
+    let noted: NotedWorkspaceFiles | undefined
+    const withFiles = (result: CallToolResult) =>
+      withWorkspaceFiles(result, files.resources, noted, files.changed)
     try {
       if (!tool) {
         throw new SkillHostError(
@@ -280,15 +298,19 @@ function serveToolCalls(
       const callCtx = lifecycleSet.has(tool) ? ctx : withRequestSignal(ctx, extra.signal)
       const run = () => tool.execute(request.params.arguments ?? {}, callCtx)
       const around = options.aroundLifecycleMutation
-      const value = await (around && lifecycleSet.has(tool) && MUTATIONS.has(name)
-        ? around(name, run)
-        : run())
-      const result = withNotice(toCallToolResult(value), options.takeNotice?.())
+      // The workspace files the call read or wrote go out as resource links (docs/mcp.md).
+      const collected = await collectWorkspaceFiles(() =>
+        around && lifecycleSet.has(tool) && MUTATIONS.has(name) ? around(name, run) : run(),
+      )
+      noted = collected
+      if (!collected.outcome.ok) throw collected.outcome.error
+      const value = collected.outcome.value
+      const result = await withFiles(withNotice(toCallToolResult(value), options.takeNotice?.()))
       options.onToolCall?.({ tool: name, ok: true })
       return result
     } catch (err) {
       outcome = { ok: false, error: err }
-      const result = withNotice(toCallToolError(err), options.takeNotice?.())
+      const result = await withFiles(withNotice(toCallToolError(err), options.takeNotice?.()))
       options.onToolCall?.({
         tool: name,
         ok: false,
@@ -329,9 +351,9 @@ function announceChanges(
   ctx: TurnContext,
   options: SkillMcpServerOptions,
   closed: AbortSignal,
+  announceResources: () => void,
 ): () => void {
   const announce = coalesced(closed, () => server.sendToolListChanged())
-  const announceResources = coalesced(closed, () => server.sendResourceListChanged())
   const unsubscribeTools = ctx.tools.onDidChange(announce)
   const unsubscribeManager = options.manager.onDidChange((event) => {
     announce()

@@ -6,6 +6,7 @@
  * a `SkillSource`.
  */
 
+export type { WorkspaceFileOut } from '../../common/internal.js'
 export {
   createSkillMcpServer,
   type McpToolCallEvent,
@@ -47,3 +48,8 @@ export {
   serveSkillsExtension,
 } from './skills-extension/serve-skills-extension.js'
 export { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
+export {
+  WORKSPACE_RESOURCE_SCHEME,
+  WORKSPACE_RESOURCES_PAGE,
+  WorkspaceResources,
+} from './workspace-resources.js'

@@ -9,6 +9,7 @@ import {
 import { renderError, SkillHostError } from '../../common/index.js'
 import { decodeArtifactText, mediaTypeByName } from '../../common/internal.js'
 import type { SkillFileContent, SkillManager } from '../../manager/index.js'
+import { WorkspaceResources } from './workspace-resources.js'
 
 /** Resources one `resources/list` page holds; `nextCursor` pages on. */
 export const SKILL_RESOURCES_PAGE = 500
@@ -86,9 +87,13 @@ export function serveSkillResources(
   server: Server,
   manager: SkillManager,
   readServed?: (id: string, path: string) => Promise<SkillFileContent | undefined>,
+  workspace?: WorkspaceResources,
 ): void {
   server.setRequestHandler(ListResourcesRequestSchema, (request) => {
-    const offset = decodeCursor(request.params?.cursor)
+    // The session's workspace files page on after the skill files (docs/mcp.md, "Workspace files").
+    const cursor = request.params?.cursor
+    if (workspace && WorkspaceResources.ownsCursor(cursor)) return workspace.list(cursor as string)
+    const offset = decodeCursor(cursor)
     const resources: Resource[] = []
     let skip = offset
     let seen = 0
@@ -118,11 +123,13 @@ export function serveSkillResources(
       skip = 0
     }
     const next = offset + resources.length
-    return { resources, ...(next < seen ? { nextCursor: `o:${next}` } : {}) }
+    const page = { resources, ...(next < seen ? { nextCursor: `o:${next}` } : {}) }
+    return workspace && next >= seen ? workspace.fill(page, SKILL_RESOURCES_PAGE) : page
   })
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params
+    if (workspace && WorkspaceResources.owns(uri)) return workspace.read(uri)
     const { id, path } = parseSkillResourceUri(uri)
     try {
       // A skill the Skills Extension serves is read at its catalog version, loaded or not.

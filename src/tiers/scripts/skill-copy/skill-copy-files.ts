@@ -11,9 +11,7 @@ import type { WorkspaceFile, WorkspaceRef } from '../sandbox/types.js'
 export interface WorkspaceFileSource {
   list?(ref: WorkspaceRef): Promise<readonly string[]>
   read(ref: WorkspaceRef, path?: string): Promise<ReadableStream<Uint8Array>>
-  snapshot?(
-    ref: WorkspaceRef,
-  ): Promise<{
+  snapshot?(ref: WorkspaceRef): Promise<{
     readonly paths: readonly string[]
     read(path: string): Promise<Uint8Array>
     manifest?(): Promise<Uint8Array>

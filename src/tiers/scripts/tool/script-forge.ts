@@ -3,6 +3,10 @@ import type { ToolGate } from '../../../common/gate.js'
 import { SCRIPT_GATE_CODES } from '../../../common/gate.js'
 import type { Tool } from '../../../common/tool.js'
 import type { TurnContext } from '../../../common/turn-context.js'
+import {
+  type NotedWorkspaceFile,
+  noteWorkspaceFiles,
+} from '../../../common/workspace-files-noted.js'
 import { checkPermissionRequest } from '../../../skill-model/permission-request.js'
 import { scriptToolName } from '../../../skill-model/script-tool-name.js'
 import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
@@ -17,6 +21,7 @@ import { type UndeclaredScripts, undeclaredScripts } from '../run/undeclared-scr
 import type { ValidatedSkillScript } from '../run/validate-skill-script.js'
 import { type SkillCopy, SkillCopyMaker } from '../skill-copy/skill-copy.js'
 import type { SkillScriptConfig } from '../types.js'
+import type { TreeChange } from '../workspace/diff-trees.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { describeInterpreter, INTERPRETERS_META, type RunsWith } from './describe-interpreter.js'
 import { runDynamicContext } from './dynamic-context.js'
@@ -184,7 +189,17 @@ async function callTool(
     argsChecked: true,
     spool: { store: ctx.spool, tool: name, skillVersion: target.version },
   })
+  // Even a failed call may have made files; the adapter can hand them to the client.
+  if (outcome.ran) noteWorkspaceFiles(notedChanges(outcome.result.workspace?.changes ?? []))
   return renderToolOutcome(config, name, outcome)
+}
+
+/** The regular files a call wrote, and the entries it deleted (a symlink it made is never offered). */
+function* notedChanges(changes: readonly TreeChange[]): Iterable<NotedWorkspaceFile> {
+  for (const c of changes) {
+    if (c.change === 'deleted') yield { path: c.path, change: 'deleted', size: 0 }
+    else if (c.kind === 'file') yield { path: c.path, change: 'written', size: c.size }
+  }
 }
 
 /** The envelope's part of every script tool; the output is spooled by `runScriptCall`, so not here. */

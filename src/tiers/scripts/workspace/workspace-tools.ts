@@ -5,8 +5,13 @@ import { fileType } from '../../../common/file-type.js'
 import { enforceToolGate, type ToolGate } from '../../../common/gate.js'
 import { Tool } from '../../../common/tool.js'
 import type { TurnContext } from '../../../common/turn-context.js'
+import {
+  noteWorkspaceFiles,
+  WORKSPACE_FILE_MAX_BYTES,
+} from '../../../common/workspace-files-noted.js'
 import { MAX_SKILL_PATH_LENGTH } from '../../../skill-model/skill-path.js'
 import type { SessionWorkspace } from './session-workspace.js'
+import { workspaceRel } from './workspace-open.js'
 
 /** The workspace tools' names. */
 export const WORKSPACE_TOOL = {
@@ -20,7 +25,7 @@ const LIST_PAGE = 200
 /** Bytes of a file workspace_read shows inline; the whole file is spooled. */
 const READ_PREVIEW_BYTES = 8 * 1024
 /** Largest file workspace_read spools, and largest content workspace_write takes. */
-export const WORKSPACE_TOOL_MAX_BYTES = 16 * 1024 * 1024
+export const WORKSPACE_TOOL_MAX_BYTES = WORKSPACE_FILE_MAX_BYTES
 
 function cursorOffset(cursor: unknown): number {
   if (cursor === undefined) return 0
@@ -103,6 +108,8 @@ function readTool(gated: Gated): Tool {
     handler: gated(WORKSPACE_TOOL.read, async (args, ws, ctx) => {
       const { bytes, size, truncated } = await ws.get(args.path, WORKSPACE_TOOL_MAX_BYTES)
       const type = fileType(args.path, bytes, !truncated)
+      // An adapter can hand the client the file itself (docs/mcp.md, "Workspace files").
+      noteWorkspaceFiles([{ path: workspaceRel(args.path), change: 'read', size }])
       const artifact = await SpooledArtifact.spool(
         ctx.spool,
         bytes,
@@ -153,6 +160,7 @@ function writeTool(gated: Gated): Tool {
         )
       }
       const entry = await ws.put(args.path, bytes)
+      noteWorkspaceFiles([{ path: entry.path, change: 'written', size: entry.size }])
       return `wrote ${quoteName(`/work/${entry.path}`)} (${entry.size} bytes)`
     }),
   })
