@@ -127,18 +127,23 @@ async function runTask(task, root, tools, keep) {
     cpSync(seed, out, { recursive: true })
     cpSync(seed, ins, { recursive: true })
     chownTree(ins, WORKSPACE_UID)
+    const start = Date.now()
     const outside = await runOutside(task, skillDir, out, tools)
     const inside = await runInside(task, skillDir, ins, tools)
+    // One window for both sides, so a stamp normalises alike on each.
+    const window = [start, Date.now()]
     const diffs = compareRuns(
-      { ...outside, files: snapshot(out), places: placesOf(out, skillDir) },
-      { ...inside, files: snapshot(ins), places: INSIDE_PLACES },
+      { ...outside, files: snapshot(out), places: placesOf(out, skillDir), window },
+      { ...inside, files: snapshot(ins), places: INSIDE_PLACES, window },
     )
     const why =
       diffs.length === 0
         ? undefined
         : outside.status === 0 && inside.status !== 0
           ? `fails only inside: ${reason(inside)}`
-          : diffs.slice(0, 3).join('; ')
+          : inside.status === 0 && outside.status !== 0
+            ? `fails only outside: ${reason(outside)}`
+            : diffs.slice(0, 3).join('; ')
     const kept = keep ? scratch : undefined
     return { id: task.id, outside: outside.status, inside: inside.status, same: !why, why, kept }
   } finally {

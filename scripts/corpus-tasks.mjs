@@ -48,19 +48,56 @@ export function readTasks(text) {
   })
 }
 
+const PATH_CHAR = '[A-Za-z0-9._~+@-]'
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
 /**
  * `text` with each place that must differ between the two runs replaced by
  * its stand-in: the working folder (`/work` inside, a temp folder outside) and
- * the skill folder (`/skill` inside, its real place outside). Longest first,
- * so a folder inside another is replaced whole.
+ * the skill folder (`/skill` inside, its real place outside). A place counts
+ * only as a whole path: not inside a longer name (`/worksheet`, `a/work`).
+ * Longest first, so a folder inside another is replaced whole.
  */
 export function normalise(text, places) {
   let out = text
   const sorted = Object.entries(places)
     .filter(([from]) => from.length > 0)
     .sort((a, b) => b[0].length - a[0].length)
-  for (const [from, to] of sorted) out = out.split(from).join(to)
+  for (const [from, to] of sorted) {
+    const whole = new RegExp(`(?<!${PATH_CHAR}|/)${escapeRegExp(from)}(?!${PATH_CHAR})`, 'g')
+    out = out.replace(whole, to)
+  }
   return out
+}
+
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g
+
+/**
+ * `text` with every ISO-8601 date-time that falls within `window` ([first,
+ * last] milliseconds of the run, widened by a second each way since many
+ * writers drop the fraction) replaced by `<time of the run>`: the clock when a
+ * file was written must differ between two runs. Any other date is kept, so a
+ * date the script computes from its input still counts.
+ */
+export function normaliseClock(text, window) {
+  if (!window) return text
+  const [first, last] = [window[0] - 1000, window[1] + 1000]
+  const within = (ms) => Number.isFinite(ms) && ms >= first && ms <= last
+  return text.replace(ISO_TIME, (stamp) => {
+    const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(stamp)
+    const iso = stamp.replace(' ', 'T')
+    const asUtc = Date.parse(zoned ? iso : `${iso}Z`)
+    const asLocal = zoned ? asUtc : Date.parse(iso)
+    return within(asUtc) || within(asLocal) ? '<time of the run>' : stamp
+  })
+}
+
+/** What one side's text is compared as: places, then the run's clock, normalised. */
+function normaliseSide(text, side) {
+  return normaliseClock(normalise(text, side.places), side.window)
 }
 
 /**
@@ -101,33 +138,38 @@ export function zipMembers(buf) {
 const TEXT_FILE = /\.(txt|md|json|csv|tsv|xml|rels|html|log|ya?ml|sig|pem)$/i
 
 /** A file's content as compared: zip members, or text with places normalised, or bytes. */
-function comparable(name, buf, places) {
+function comparable(name, buf, side) {
   const members = zipMembers(buf)
   if (members) {
     // By name: a packer that walks a folder stores members in the order the
     // file system lists them, which no file system promises to keep.
     return members
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((m) => `${m.name}\n${normalise(m.data.toString('latin1'), places)}`)
+      .map((m) => `${m.name}\n${normaliseSide(m.data.toString('latin1'), side)}`)
       .join('\n\0\n')
   }
-  if (TEXT_FILE.test(name)) return normalise(buf.toString('utf8'), places)
+  if (TEXT_FILE.test(name)) return normaliseSide(buf.toString('utf8'), side)
   return buf.toString('latin1')
 }
 
 /**
- * Compare one task's two runs. Each run is { status, stdout, files } with
- * files a Map of relative name to Buffer (the working folder after the last
- * step) and places the stand-ins for that side. Exit statuses and stdout must
- * be equal after normalising; so must the set of files and each file's bytes
- * (zip files member by member, text files after normalising). Returns the
+ * Compare one task's two runs. Each run is { status, stdout, files, places,
+ * window }: files a Map of relative name to Buffer (the working folder after
+ * the last step), places the stand-ins for that side, window the run's first
+ * and last millisecond. Exit statuses and stdout must be equal after
+ * normalising; so must the set of files and each file's bytes (zip files
+ * member by member, zip and text files after normalising; bytes that are
+ * equal as they are always match). Returns the
  * differences, each a short fixed phrase plus the file it concerns.
  */
 export function compareRuns(outside, inside) {
   const diffs = []
   if (outside.status !== inside.status)
     diffs.push(`exit status ${outside.status} outside, ${inside.status} inside`)
-  if (normalise(outside.stdout, outside.places) !== normalise(inside.stdout, inside.places))
+  if (
+    outside.stdout !== inside.stdout &&
+    normaliseSide(outside.stdout, outside) !== normaliseSide(inside.stdout, inside)
+  )
     diffs.push('stdout differs')
   const names = new Set([...outside.files.keys(), ...inside.files.keys()])
   for (const name of [...names].sort()) {
@@ -135,7 +177,7 @@ export function compareRuns(outside, inside) {
     const b = inside.files.get(name)
     if (!b) diffs.push(`${name}: only outside`)
     else if (!a) diffs.push(`${name}: only inside`)
-    else if (comparable(name, a, outside.places) !== comparable(name, b, inside.places))
+    else if (!a.equals(b) && comparable(name, a, outside) !== comparable(name, b, inside))
       diffs.push(`${name}: content differs`)
   }
   return diffs
