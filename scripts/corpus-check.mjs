@@ -179,7 +179,9 @@ async function main() {
   const opts = parse(process.argv.slice(2))
   const root = resolve(opts.root)
   if (opts.tasks) {
-    const python = opts.python ? resolve(opts.python) : executableOf('python3', ['-c', 'import sys; print(sys.executable)'])
+    const python = opts.python
+      ? resolve(opts.python)
+      : executableOf('python3', ['-c', 'import sys; print(sys.executable)'])
     const node = opts.node ? resolve(opts.node) : executableOf('node', ['-p', 'process.execPath'])
     await runTaskMode(root, { ...opts, python, node })
     return

@@ -44,11 +44,13 @@ async function prepareInputs(task, skillDir, into, tools) {
     const target = join(into, name)
     mkdirSync(dirname(target), { recursive: true })
     if (input.text !== undefined) writeFileSync(target, input.text)
-    else if (input.json !== undefined) writeFileSync(target, `${JSON.stringify(input.json, null, 2)}\n`)
+    else if (input.json !== undefined)
+      writeFileSync(target, `${JSON.stringify(input.json, null, 2)}\n`)
     else if (input.fromSkill !== undefined) cpSync(join(skillDir, input.fromSkill), target)
     else {
       const made = await exec([tools.python, MAKE_INPUT, input.make, target], into)
-      if (made.status !== 0) throw new Error(`could not make ${name} (${input.make}): ${made.stderr}`)
+      if (made.status !== 0)
+        throw new Error(`could not make ${name} (${input.make}): ${made.stderr}`)
     }
   }
 }

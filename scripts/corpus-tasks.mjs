@@ -16,9 +16,11 @@ function fail(where, what) {
 }
 
 function checkInput(where, name, input) {
-  if (!plainPath(name)) fail(where, `input name ${JSON.stringify(name)} is not a plain relative path`)
+  if (!plainPath(name))
+    fail(where, `input name ${JSON.stringify(name)} is not a plain relative path`)
   const kinds = Object.keys(input ?? {}).filter((k) => INPUT_KINDS.includes(k))
-  if (kinds.length !== 1) fail(where, `input ${name} needs exactly one of ${INPUT_KINDS.join(', ')}`)
+  if (kinds.length !== 1)
+    fail(where, `input ${name} needs exactly one of ${INPUT_KINDS.join(', ')}`)
 }
 
 /**
