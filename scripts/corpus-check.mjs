@@ -15,6 +15,40 @@
 //
 // Needs bubblewrap. Runs two at a time (the machines are 2-core); a few
 // minutes for N=100. The figures go to bench/RESULTS.md ("Real scripts").
+//
+// Task mode, real work instead of --help (issue 37 item 9):
+//
+//   node scripts/corpus-check.mjs <collections-folder> --tasks scripts/corpus-tasks.json
+//        [--python PATH] [--node PATH] [--only id,id] [--keep] [--json]
+//
+// Each task of the file names a skill folder (under the collections folder),
+// one or more steps (a script of the skill and its arguments) and its inputs:
+// literal text or JSON, a document scripts/corpus-inputs.py makes (a fillable
+// PDF, a text PDF, a docx, an xlsx, a pptx) or a sample file of the skill
+// itself. The inputs are made once and copied to two folders; the steps run
+// in one directly (`<interpreter> <skill>/<script> args...`, working folder =
+// that folder, environment PATH/HOME/LANG only) and in the other through
+// `skillhost run <skill> <script> --json -- args...` (this checkout's dist/:
+// `npx tsc -p tsconfig.build.json` first). The inside run needs:
+//   --workspace <folder>       the second folder, so the files the script makes
+//                              stay there to compare; skillhost refuses a
+//                              root-owned workspace, so it is chowned to uid 1000
+//   --interpreter python3=P    P = --python, else what the PATH's python3 says
+//   --interpreter node=N       is its sys.executable (a venv's own python, so its
+//                              packages come along); N likewise from node
+//   --timeout 60               (the default 20 s is short for pack/validate)
+// No --read-path: every input is in the workspace. Then it compares exit
+// status, stdout and every file and folder left in each folder, byte for
+// byte, after normalising only what must differ: the working folder (/work
+// inside) and the skill folder (/skill inside) as whole paths in stdout and in
+// text and zip members; ISO date-times within the task's own run (a writer's
+// clock); zip member times and order (a packer's clock and the file system's
+// listing order). --keep leaves each task's folders (seed/, outside/,
+// inside/) for a look. Python packages: the skills need pypdf, pdfplumber,
+// openpyxl, python-docx, defusedxml, lxml, reportlab and pyyaml; here a venv
+// of the PATH's python with those wheels (pip install --no-index
+// --find-links <wheels>), put first on PATH. The figures go to
+// bench/RESULTS.md ("Real tasks").
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -36,7 +70,9 @@ const TIMEOUT_SECONDS = 20
 function usage(message) {
   if (message) process.stderr.write(`corpus-check: ${message}\n`)
   process.stderr.write(
-    'usage: node scripts/corpus-check.mjs <collections-folder> [--sample N] [--seed S] [--json]\n',
+    'usage: node scripts/corpus-check.mjs <collections-folder> [--sample N] [--seed S] [--json]\n' +
+      '       node scripts/corpus-check.mjs <collections-folder> --tasks FILE [--python PATH]\n' +
+      '            [--node PATH] [--only id,id] [--keep] [--json]\n',
   )
   process.exit(2)
 }

@@ -55,15 +55,20 @@ async function prepareInputs(task, skillDir, into, tools) {
   }
 }
 
-/** Every file and symlink under dir, by relative name (directories are implied by their files). */
+/**
+ * Every file, symlink and folder under dir, by relative name (a folder as
+ * `name/`, so an empty one left behind counts too).
+ */
 function snapshot(dir) {
   const files = new Map()
   const walk = (at) => {
     for (const e of readdirSync(at, { withFileTypes: true })) {
       const full = join(at, e.name)
       const rel = relative(dir, full)
-      if (e.isDirectory()) walk(full)
-      else if (e.isSymbolicLink()) files.set(rel, Buffer.from(`symlink -> ${readlinkSync(full)}`))
+      if (e.isDirectory()) {
+        files.set(`${rel}/`, Buffer.from('folder'))
+        walk(full)
+      } else if (e.isSymbolicLink()) files.set(rel, Buffer.from(`symlink -> ${readlinkSync(full)}`))
       else if (lstatSync(full).isFile()) files.set(rel, readFileSync(full))
     }
   }
