@@ -139,8 +139,12 @@ async function runTask(task, root, tools, keep) {
     const inside = await runInside(task, skillDir, ins, tools)
     // One window for both sides, so a stamp normalises alike on each.
     const window = [start, Date.now()]
+    const outFiles = snapshot(out)
+    const seedFiles = snapshot(seed)
+    // How much a match rests on: stdout bytes and files made or changed outside.
+    const made = [...outFiles].filter(([n, b]) => !seedFiles.get(n)?.equals(b)).length
     const diffs = compareRuns(
-      { ...outside, files: snapshot(out), places: placesOf(out, skillDir), window },
+      { ...outside, files: outFiles, places: placesOf(out, skillDir), window },
       { ...inside, files: snapshot(ins), places: INSIDE_PLACES, window },
     )
     const why =
@@ -152,7 +156,9 @@ async function runTask(task, root, tools, keep) {
             ? `fails only outside: ${reason(outside)}`
             : diffs.slice(0, 3).join('; ')
     const kept = keep ? scratch : undefined
-    return { id: task.id, outside: outside.status, inside: inside.status, same: !why, why, kept }
+    const row = { id: task.id, outside: outside.status, inside: inside.status, same: !why, why }
+    Object.assign(row, { stdoutBytes: Buffer.byteLength(outside.stdout), made })
+    return { ...row, note: task.note, kept }
   } finally {
     if (!keep) rmSync(scratch, { recursive: true, force: true })
   }
@@ -190,8 +196,12 @@ export async function runTaskMode(root, opts) {
   out(`${rows.length} tasks of ${skills} skills (python ${tools.python}, node ${tools.node})`)
   out(`  same output inside and outside: ${same}`)
   for (const r of rows) {
-    const status = r.outside === undefined ? '' : ` [exit ${r.outside} outside, ${r.inside} inside]`
+    const status =
+      r.outside === undefined
+        ? ''
+        : ` [exit ${r.outside} outside, ${r.inside} inside; ${r.stdoutBytes} B stdout, ${r.made} made]`
     out(`  ${r.same ? 'same ' : 'DIFF '} ${r.id}${status}${r.same ? '' : `: ${r.why}`}`)
+    if (!r.same && r.note) out(`        note: ${r.note}`)
     if (r.kept) out(`        kept: ${r.kept}`)
   }
 }
