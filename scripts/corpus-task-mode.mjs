@@ -119,6 +119,14 @@ function chownTree(dir, uid) {
     chownSync(join(e.parentPath, e.name), uid, uid)
 }
 
+/** Why two runs differ, shortest first: the side that alone failed and its reason, else the first differences. */
+function whyDiffers(diffs, outside, inside) {
+  if (diffs.length === 0) return undefined
+  if (outside.status === 0 && inside.status !== 0) return `fails only inside: ${reason(inside)}`
+  if (inside.status === 0 && outside.status !== 0) return `fails only outside: ${reason(outside)}`
+  return diffs.slice(0, 3).join('; ')
+}
+
 /** One task: inputs made once, copied to both sides, run, compared. */
 async function runTask(task, root, tools, keep) {
   const skillDir = realpathSync(resolve(root, task.skill))
@@ -147,14 +155,7 @@ async function runTask(task, root, tools, keep) {
       { ...outside, files: outFiles, places: placesOf(out, skillDir), window },
       { ...inside, files: snapshot(ins), places: INSIDE_PLACES, window },
     )
-    const why =
-      diffs.length === 0
-        ? undefined
-        : outside.status === 0 && inside.status !== 0
-          ? `fails only inside: ${reason(inside)}`
-          : inside.status === 0 && outside.status !== 0
-            ? `fails only outside: ${reason(outside)}`
-            : diffs.slice(0, 3).join('; ')
+    const why = whyDiffers(diffs, outside, inside)
     const kept = keep ? scratch : undefined
     const row = { id: task.id, outside: outside.status, inside: inside.status, same: !why, why }
     Object.assign(row, { stdoutBytes: Buffer.byteLength(outside.stdout), made })
