@@ -15,11 +15,47 @@
 //
 // Needs bubblewrap. Runs two at a time (the machines are 2-core); a few
 // minutes for N=100. The figures go to bench/RESULTS.md ("Real scripts").
-import { spawn } from 'node:child_process'
+//
+// Task mode, real work instead of --help (issue 37 item 9):
+//
+//   node scripts/corpus-check.mjs <collections-folder> --tasks scripts/corpus-tasks.json
+//        [--python PATH] [--node PATH] [--only id,id] [--keep] [--json]
+//
+// Each task of the file names a skill folder (under the collections folder),
+// one or more steps (a script of the skill and its arguments) and its inputs:
+// literal text or JSON, a document scripts/corpus-inputs.py makes (a fillable
+// PDF, a text PDF, a docx, an xlsx, a pptx) or a sample file of the skill
+// itself. The inputs are made once and copied to two folders; the steps run
+// in one directly (`<interpreter> <skill>/<script> args...`, working folder =
+// that folder, environment PATH/HOME/LANG only) and in the other through
+// `skillhost run <skill> <script> --json -- args...` (this checkout's dist/:
+// `npx tsc -p tsconfig.build.json` first). The inside run needs:
+//   --workspace <folder>       the second folder, so the files the script makes
+//                              stay there to compare; skillhost refuses a
+//                              root-owned workspace, so it is chowned to uid 1000
+//   --interpreter python3=P    P = --python, else what the PATH's python3 says
+//   --interpreter node=N       is its sys.executable (a venv's own python, so its
+//                              packages come along); N likewise from node
+//   --timeout 60               (the default 20 s is short for pack/validate)
+// No --read-path: every input is in the workspace. Then it compares exit
+// status, stdout and every file and folder left in each folder, byte for
+// byte, after normalising only what must differ: the working folder (/work
+// inside) and the skill folder (/skill inside) as whole paths in stdout and in
+// text and zip members; ISO date-times within the task's own run (a writer's
+// clock); zip member times and order (a packer's clock and the file system's
+// listing order). --keep leaves each task's folders (seed/, outside/,
+// inside/) for a look. Python packages: the skills need pypdf, pdfplumber,
+// openpyxl, python-docx, defusedxml, lxml, reportlab and pyyaml; here a venv
+// of the PATH's python with those wheels (pip install --no-index
+// --find-links <wheels>), put first on PATH. The figures go to
+// bench/RESULTS.md ("Real tasks").
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, extname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { exec, reason } from './corpus-exec.mjs'
+import { runTaskMode } from './corpus-task-mode.mjs'
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/cli/main.js')
 const EXTENSIONS = new Map([
@@ -30,31 +66,52 @@ const EXTENSIONS = new Map([
 ])
 const SKIP = new Set(['.git', 'node_modules', '__pycache__', '.venv'])
 const TIMEOUT_SECONDS = 20
-const MAX_OUTPUT = 1 << 20
 
 function usage(message) {
   if (message) process.stderr.write(`corpus-check: ${message}\n`)
   process.stderr.write(
-    'usage: node scripts/corpus-check.mjs <collections-folder> [--sample N] [--seed S] [--json]\n',
+    'usage: node scripts/corpus-check.mjs <collections-folder> [--sample N] [--seed S] [--json]\n' +
+      '       node scripts/corpus-check.mjs <collections-folder> --tasks FILE [--python PATH]\n' +
+      '            [--node PATH] [--only id,id] [--keep] [--json]\n',
   )
   process.exit(2)
 }
+
+const VALUE_FLAGS = ['--tasks', '--python', '--node', '--only']
 
 function parse(argv) {
   const opts = { root: undefined, sample: 100, seed: 1, json: false }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     if (a === '--json') opts.json = true
+    else if (a === '--keep') opts.keep = true
     else if (a === '--sample' || a === '--seed') {
       const n = Number(argv[++i])
       if (!Number.isInteger(n) || n < 1) usage(`${a} needs a whole number >= 1`)
       opts[a.slice(2)] = n
+    } else if (VALUE_FLAGS.includes(a)) {
+      const v = argv[++i]
+      if (v === undefined) usage(`${a} needs a value`)
+      opts[a.slice(2)] = a === '--only' ? v.split(',') : v
     } else if (a.startsWith('-')) usage(`unknown option ${a}`)
     else if (opts.root === undefined) opts.root = a
     else usage('one collections folder only')
   }
   if (opts.root === undefined) usage('name a folder of fetched skill collections')
   return opts
+}
+
+/**
+ * The executable the user's PATH gives for `name`, as that program reports
+ * itself: a pyenv shim or a venv resolves to the python it runs (a venv's own
+ * bin/python, so its packages come along), a version manager's node likewise.
+ */
+function executableOf(name, printSelf) {
+  try {
+    return execFileSync(name, [printSelf[0], printSelf[1]], { encoding: 'utf8' }).trim()
+  } catch {
+    usage(`${name} is not on PATH`)
+  }
 }
 
 /** Skill folders under `root` (a folder holding SKILL.md), without following symlinks. */
@@ -116,57 +173,13 @@ function draw(items, n, seed) {
   return copy.slice(0, n)
 }
 
-function exec(argv, cwd) {
-  return new Promise((done) => {
-    const child = spawn(argv[0], argv.slice(1), {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8' },
-      timeout: (TIMEOUT_SECONDS + 10) * 1000,
-      killSignal: 'SIGKILL',
-    })
-    const chunks = { stdout: [], stderr: [] }
-    let size = 0
-    for (const name of ['stdout', 'stderr']) {
-      child[name].on('data', (b) => {
-        size += b.length
-        if (size <= MAX_OUTPUT) chunks[name].push(b)
-      })
-    }
-    child.once('error', (err) => done({ status: 127, stdout: '', stderr: String(err) }))
-    child.once('close', (code, signal) =>
-      done({
-        status: code ?? 128 + (signal === 'SIGKILL' ? 9 : 15),
-        stdout: Buffer.concat(chunks.stdout).toString('utf8'),
-        stderr: Buffer.concat(chunks.stderr).toString('utf8'),
-      }),
-    )
-  })
-}
-
-/** Why a run failed, read from what it printed: a short fixed label, never the text itself. */
-function reason({ status, stderr }) {
-  if (status === 124) return 'timed out (no network in the sandbox?)'
-  if (/ModuleNotFoundError|No module named|ImportError|pip install|is not installed/.test(stderr))
-    return 'python package missing'
-  if (/Cannot find (module|package)|ERR_MODULE_NOT_FOUND/.test(stderr))
-    return 'node package missing'
-  if (/Read-only file system|EROFS/.test(stderr)) return 'read-only file system'
-  if (/Permission denied|EACCES|EPERM/.test(stderr)) return 'permission denied'
-  if (/command not found|not found$/m.test(stderr)) return 'command not found'
-  if (/Network is unreachable|Temporary failure in name resolution|ENOTFOUND/.test(stderr))
-    return 'no network'
-  if (/No such file or directory|ENOENT|FileNotFoundError/.test(stderr)) return 'missing file'
-  const code = stderr.match(/\bE_[A-Z_]+/)
-  if (code) return `skillhost ${code[0]}`
-  return 'other'
-}
-
 async function checkOne(skill, script) {
   const scratch = mkdtempSync(join(tmpdir(), 'skillhost-corpus-check-'))
   try {
     const interpreter = EXTENSIONS.get(extname(script))
-    const direct = await exec([interpreter, join(skill, script), '--help'], scratch)
+    const direct = await exec([interpreter, join(skill, script), '--help'], scratch, {
+      timeoutSeconds: TIMEOUT_SECONDS + 10,
+    })
     const through = await exec(
       [
         process.execPath,
@@ -181,6 +194,7 @@ async function checkOne(skill, script) {
         '--help',
       ],
       scratch,
+      { timeoutSeconds: TIMEOUT_SECONDS + 10 },
     )
     let hosted
     try {
@@ -200,6 +214,14 @@ async function checkOne(skill, script) {
 async function main() {
   const opts = parse(process.argv.slice(2))
   const root = resolve(opts.root)
+  if (opts.tasks) {
+    const python = opts.python
+      ? resolve(opts.python)
+      : executableOf('python3', ['-c', 'import sys; print(sys.executable)'])
+    const node = opts.node ? resolve(opts.node) : executableOf('node', ['-p', 'process.execPath'])
+    await runTaskMode(root, { ...opts, python, node })
+    return
+  }
   const candidates = []
   for (const skill of skillFolders(root)) {
     const scripts = scriptsOf(skill)
