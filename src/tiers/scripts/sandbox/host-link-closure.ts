@@ -1,0 +1,140 @@
+import { lstat, readdir, readlink } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { isPathInside } from '../policy/policy.js'
+
+/**
+ * Where a link out of the granted system folders may lead for its target
+ * to be granted too: host configuration (`/etc`: Debian's alternatives,
+ * `/etc/locale.alias`, a JDK's `conf`) and add-on software (`/opt`). A link
+ * anywhere else (`/dev`, `/proc`, a home, `/tmp`, `/run`, `/var`) is left
+ * dangling inside, as it was: those hold per-host or per-user state.
+ */
+export const LINK_TARGET_ROOTS: readonly string[] = ['/etc', '/opt']
+
+/** Bounds of one walk: entries read, links followed per chain, paths granted. */
+export const LINK_CLOSURE_LIMITS = { entries: 1_000_000, hops: 40, paths: 4096 } as const
+
+/** What decides which host paths a link's target may be granted from. */
+export interface LinkClosureInput {
+  /** The granted system folders to walk (only those that are real directories are walked). */
+  readonly roots: readonly string[]
+  /** Every path the sandbox already shows at its host path: a hop inside one needs nothing. */
+  readonly visible: readonly string[]
+  /** Never granted, nor anything inside or holding one (the session's deny entries, the synthetic `/etc` files). */
+  readonly never: readonly string[]
+}
+
+/**
+ * The host paths to grant read-only so that every symlink in the granted
+ * system folders resolves inside the sandbox as it does outside: each link
+ * is followed hop by hop, and a hop outside `visible` is granted when it
+ * lies under `LINK_TARGET_ROOTS`, is owned by root and readable by everyone
+ * (a directory also searchable), and touches nothing in `never`. A hop that
+ * is a link in a folder of links only (`/etc/alternatives`) grants that
+ * folder, one mount instead of hundreds. The set comes from the host's
+ * folders alone, never from a skill; the walk is bounded by
+ * `LINK_CLOSURE_LIMITS` and stops (granting what it found) past them.
+ * Memoized per process for the same input: the folders are the system's.
+ */
+export function hostLinkClosure(input: LinkClosureInput): Promise<string[]> {
+  const key = JSON.stringify(input)
+  let found = memo.get(key)
+  if (found === undefined) {
+    found = closure(input)
+    memo.set(key, found)
+  }
+  return found
+}
+
+const memo = new Map<string, Promise<string[]>>()
+
+async function closure(input: LinkClosureInput): Promise<string[]> {
+  const links: string[] = []
+  const budget = { entries: LINK_CLOSURE_LIMITS.entries }
+  for (const root of input.roots) {
+    const st = await lstat(root).catch(() => undefined)
+    if (st?.isDirectory()) await collectLinks(root, links, budget)
+  }
+  const granted = new Set<string>()
+  for (const link of links) {
+    await followLink(link, input, granted)
+    if (granted.size >= LINK_CLOSURE_LIMITS.paths) break
+  }
+  // A path inside another granted folder needs no mount of its own.
+  const all = [...granted]
+  return all.filter((p) => !all.some((q) => q !== p && isPathInside(p, q))).sort()
+}
+
+/** Every symlink under `dir` (real directories only; a linked folder is a link, not walked). */
+async function collectLinks(
+  dir: string,
+  out: string[],
+  budget: { entries: number },
+): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
+  const subdirs: string[] = []
+  for (const e of entries) {
+    if (--budget.entries < 0) return
+    if (e.isSymbolicLink()) out.push(join(dir, e.name))
+    else if (e.isDirectory()) subdirs.push(join(dir, e.name))
+  }
+  await Promise.all(subdirs.map((d) => collectLinks(d, out, budget)))
+}
+
+/** Follows one link until it lands where the sandbox shows it, granting each outside hop. */
+async function followLink(link: string, input: LinkClosureInput, granted: Set<string>) {
+  let current = link
+  for (let hop = 0; hop < LINK_CLOSURE_LIMITS.hops; hop++) {
+    const target = await readlink(current).catch(() => undefined)
+    if (target === undefined) return
+    const next = resolve(dirname(current), target)
+    if (input.visible.some((v) => isPathInside(next, v))) return
+    const grant = await grantFor(next, input)
+    if (grant === undefined) return
+    granted.add(grant.path)
+    if (!grant.link) return
+    current = next
+  }
+}
+
+/** The path to grant for an outside hop `path`, and whether the hop is itself a link; undefined when refused. */
+async function grantFor(
+  path: string,
+  input: LinkClosureInput,
+): Promise<{ path: string; link: boolean } | undefined> {
+  if (!LINK_TARGET_ROOTS.some((r) => path !== r && isPathInside(path, r))) return undefined
+  if (touchesNever(path, input)) return undefined
+  const st = await lstat(path).catch(() => undefined)
+  if (st === undefined) return undefined
+  if (st.isSymbolicLink()) {
+    if (st.uid !== 0) return undefined
+    const folder = dirname(path)
+    const onlyLinks = await isLinkFolder(folder)
+    const fine = onlyLinks && (await publicSystemPath(folder)) && !touchesNever(folder, input)
+    return { path: fine ? folder : path, link: true }
+  }
+  return (await publicSystemPath(path)) ? { path, link: false } : undefined
+}
+
+function touchesNever(path: string, input: LinkClosureInput): boolean {
+  return input.never.some((n) => isPathInside(path, n) || isPathInside(n, path))
+}
+
+/** A root-owned regular file readable by all, or a root-owned directory readable and searchable by all. */
+async function publicSystemPath(path: string): Promise<boolean> {
+  const st = await lstat(path).catch(() => undefined)
+  if (st === undefined || st.uid !== 0) return false
+  if (st.isFile()) return (st.mode & 0o004) !== 0
+  if (st.isDirectory()) return (st.mode & 0o005) === 0o005
+  return false
+}
+
+/**
+ * Whether `dir` is a folder of links: symlinks and plain files (Debian's
+ * `README`) only, no subfolder (a bounded look: at most `paths` entries).
+ */
+async function isLinkFolder(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => undefined)
+  if (entries === undefined || entries.length > LINK_CLOSURE_LIMITS.paths) return false
+  return entries.every((e) => e.isSymbolicLink() || e.isFile())
+}

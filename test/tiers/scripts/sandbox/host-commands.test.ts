@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createScriptSandbox, type ScriptSandbox } from '../../../../src/tiers/scripts/index.js'
+import { runSkillScript } from '../../../../src/tiers/scripts/internal.js'
+import { SYSTEM_READ_PATHS } from '../../../../src/tiers/scripts/policy/script-interpreters.js'
+import { sandboxBaseEnv } from '../../../../src/tiers/scripts/sandbox/bwrap-args.js'
+import {
+  hostLinkClosure,
+  LINK_TARGET_ROOTS,
+} from '../../../../src/tiers/scripts/sandbox/host-link-closure.js'
+import { files, onLinux, script } from '../../../helpers/sandbox.js'
+
+/** Every name in the host's command folders that resolves on the host (a dangling link does not). */
+function hostCommands(): string[] {
+  const out: string[] = []
+  for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin']) {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name)
+      if (!name.includes('\n') && existsSync(path)) out.push(path)
+    }
+  }
+  return out
+}
+
+async function run(sandbox: ScriptSandbox, body: Record<string, string>, path: string) {
+  const { workspace } = sandbox.config
+  const root = await workspace.materialize({ id: 'world', version: '1' }, files(body))
+  try {
+    return await runSkillScript(sandbox.config, {
+      skill: 'world',
+      root,
+      script: script({ path, interpreter: 'bash' }),
+      args: {},
+    })
+  } finally {
+    await workspace.dispose(root)
+  }
+}
+
+// Issue 37, item 1: every command a script finds on the host, it finds inside.
+describe.skipIf(!onLinux)('the sandbox resolves the links of the system folders', () => {
+  let sandbox: ScriptSandbox
+  beforeAll(async () => {
+    sandbox = await createScriptSandbox()
+  })
+  afterAll(async () => {
+    await sandbox?.dispose()
+  })
+
+  it('finds inside every command of /usr/bin, /bin, /usr/sbin, /sbin and /usr/local/bin that resolves on the host (one bwrap)', async () => {
+    const commands = hostCommands()
+    expect(commands.length).toBeGreaterThan(100)
+    const checker = [
+      'n=0',
+      'while IFS= read -r p; do n=$((n+1)); [ -e "$p" ] || printf "MISSING %s\\n" "$p"; done < "$(dirname "$0")/names.txt"',
+      'echo "checked $n"',
+    ].join('\n')
+    const r = await run(
+      sandbox,
+      { 'check.sh': checker, 'names.txt': `${commands.join('\n')}\n` },
+      'check.sh',
+    )
+    expect(r.stderr).toBe('')
+    // Every name was read and tried: the count proves the loop ran over all of them.
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('MISSING'))).toEqual([])
+    expect(r.stdout).toBe(`checked ${commands.length}\n`)
+  })
+
+  it('runs a bash skill using awk, which, sort and sed with the same output as the host', async () => {
+    for (const cmd of ['awk', 'which', 'sort', 'sed'])
+      expect(existsSync(`/usr/bin/${cmd}`)).toBe(true)
+    const body = [
+      'printf "b 2\\na 5\\nc 3\\n" > "$HOME/in.txt"',
+      'sort "$HOME/in.txt" | awk \'{ s += $2; print $1 } END { print "sum", s }\'',
+      'which awk sed sort',
+      'echo hello world | sed "s/world/sandbox/"',
+      'readlink -f "$(which awk)"',
+    ].join('\n')
+    const inside = await run(sandbox, { 'main.sh': body }, 'main.sh')
+    expect(inside.stderr).toBe('')
+    expect(inside.exitCode).toBe(0)
+    const home = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim()
+    try {
+      const outside = execFileSync('/bin/bash', ['-c', body], {
+        env: sandboxBaseEnv(home),
+        encoding: 'utf8',
+      })
+      expect(inside.stdout).toBe(outside)
+      expect(outside).toContain('sum 10\n')
+    } finally {
+      execFileSync('rm', ['-rf', home])
+    }
+  })
+
+  it('grants link targets only under /etc and /opt, and never a deny entry or synthetic file', async () => {
+    const granted = sandbox.config.policy.filesystem.allowRead
+    if (existsSync('/etc/alternatives')) expect(granted).toContain('/etc/alternatives')
+    const closure = await hostLinkClosure({
+      roots: SYSTEM_READ_PATHS,
+      visible: SYSTEM_READ_PATHS,
+      never: ['/etc/alternatives', '/etc/passwd'],
+    })
+    for (const p of closure) {
+      expect(LINK_TARGET_ROOTS.some((r) => p.startsWith(`${r}/`))).toBe(true)
+      expect(p.startsWith('/etc/alternatives')).toBe(false)
+      expect(p).not.toBe('/etc/passwd')
+    }
+  })
+})
