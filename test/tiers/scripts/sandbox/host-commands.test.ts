@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createScriptSandbox, type ScriptSandbox } from '../../../../src/tiers/scripts/index.js'
@@ -106,6 +107,35 @@ describe.skipIf(!onLinux)('the sandbox resolves the links of the system folders'
       expect(LINK_TARGET_ROOTS.some((r) => p.startsWith(`${r}/`))).toBe(true)
       expect(p.startsWith('/etc/alternatives')).toBe(false)
       expect(p).not.toBe('/etc/passwd')
+    }
+  })
+})
+
+describe.skipIf(!onLinux)('hostLinkClosure refuses what is not public system configuration', () => {
+  it('grants a root-owned world-readable /etc file, and nothing private, per-user or denied', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillhost-links-'))
+    const elsewhere = mkdtempSync(join(tmpdir(), 'skillhost-links-out-'))
+    try {
+      const links: Record<string, string> = {
+        public: '/etc/debian_version',
+        shadow: '/etc/shadow', // root-owned, not readable by all
+        tmp: join(elsewhere, 'x'), // outside /etc and /opt
+        home: '/root/.bashrc', // a home
+        passwd: '/etc/passwd', // a synthetic /etc file: never
+        denied: '/etc/os-release', // a deny entry: never
+        relative: '../../../../../../../../etc/debian_version', // climbs out by `..`
+      }
+      for (const [name, target] of Object.entries(links)) symlinkSync(target, join(root, name))
+      const closure = await hostLinkClosure({
+        roots: [root],
+        visible: [root],
+        never: ['/etc/passwd', '/etc/os-release'],
+      })
+      const expected = ['/etc/debian_version'].filter((p) => existsSync(p))
+      expect(closure).toEqual(expected)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+      rmSync(elsewhere, { recursive: true, force: true })
     }
   })
 })
