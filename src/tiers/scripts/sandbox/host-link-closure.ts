@@ -11,6 +11,13 @@ import { isPathInside } from '../policy/policy.js'
  */
 export const LINK_TARGET_ROOTS: readonly string[] = ['/etc', '/opt']
 
+/**
+ * Files never granted, though public: `/etc/environment` is the host's
+ * environment (proxy settings, sometimes with credentials), and a script's
+ * environment holds nothing of the host's (docs/security.md).
+ */
+export const LINK_TARGETS_NEVER: readonly string[] = ['/etc/environment']
+
 /** Bounds of one walk: entries read, links followed per chain, paths granted. */
 export const LINK_CLOSURE_LIMITS = { entries: 1_000_000, hops: 40, paths: 4096 } as const
 
@@ -31,7 +38,8 @@ export interface LinkClosureInput {
  * lies under `LINK_TARGET_ROOTS`, is owned by root and readable by everyone
  * (a directory also searchable), and touches nothing in `never`. A hop that
  * is a link in a folder of links only (`/etc/alternatives`) grants that
- * folder, one mount instead of hundreds. The set comes from the host's
+ * folder, one mount instead of hundreds, and so do two or more granted
+ * paths in one folder. The set comes from the host's
  * folders alone, never from a skill; the walk is bounded by
  * `LINK_CLOSURE_LIMITS` and stops (granting what it found) past them.
  * Memoized per process for the same input: the folders are the system's.
@@ -61,8 +69,29 @@ async function closure(input: LinkClosureInput): Promise<string[]> {
     if (granted.size >= LINK_CLOSURE_LIMITS.paths) break
   }
   // A path inside another granted folder needs no mount of its own.
-  const all = [...granted]
+  const all = await foldersOfSiblings([...granted], input)
   return all.filter((p) => !all.some((q) => q !== p && isPathInside(p, q))).sort()
+}
+
+/**
+ * `paths` with two or more granted in one public folder (a JDK's 24 links
+ * into `/etc/java-17-openjdk`) replaced by that folder: one mount instead of
+ * many. Never a `LINK_TARGET_ROOTS` folder itself, nor one touching `never`.
+ */
+async function foldersOfSiblings(paths: string[], input: LinkClosureInput): Promise<string[]> {
+  const byFolder = new Map<string, number>()
+  for (const p of paths) byFolder.set(dirname(p), (byFolder.get(dirname(p)) ?? 0) + 1)
+  const out = new Set<string>()
+  for (const p of paths) {
+    const folder = dirname(p)
+    const shared =
+      (byFolder.get(folder) ?? 0) >= 2 &&
+      !LINK_TARGET_ROOTS.includes(folder) &&
+      !touchesNever(folder, input) &&
+      (await publicSystemPath(folder))
+    out.add(shared ? folder : p)
+  }
+  return [...out]
 }
 
 /** Every symlink under `dir` (real directories only; a linked folder is a link, not walked). */
@@ -117,7 +146,9 @@ async function grantFor(
 }
 
 function touchesNever(path: string, input: LinkClosureInput): boolean {
-  return input.never.some((n) => isPathInside(path, n) || isPathInside(n, path))
+  return [...input.never, ...LINK_TARGETS_NEVER].some(
+    (n) => isPathInside(path, n) || isPathInside(n, path),
+  )
 }
 
 /** A root-owned regular file readable by all, or a root-owned directory readable and searchable by all. */

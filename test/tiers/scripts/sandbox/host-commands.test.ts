@@ -118,6 +118,7 @@ describe.skipIf(!onLinux)('hostLinkClosure refuses what is not public system con
     try {
       const links: Record<string, string> = {
         public: '/etc/debian_version',
+        environment: '/etc/environment', // the host's environment: never
         shadow: '/etc/shadow', // root-owned, not readable by all
         tmp: join(elsewhere, 'x'), // outside /etc and /opt
         home: '/root/.bashrc', // a home
