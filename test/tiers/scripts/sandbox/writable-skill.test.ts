@@ -1,7 +1,18 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runSkillScript } from '../../../../src/tiers/scripts/internal.js'
+import { runCli } from '../../../helpers/run-cli.js'
 import { files, makeRig, onLinux, type Rig, script } from '../../../helpers/sandbox.js'
 
 const MAIN = [
@@ -82,3 +93,26 @@ const FILL = [
   'done',
   'echo "wrote $n KiB"',
 ].join('\n')
+
+describe.skipIf(!onLinux)('skillhost run: a script writes data/ in its own folder', () => {
+  it('works twice from a fresh copy, and the source folder is unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillhost-writable-src-'))
+    chmodSync(dir, 0o755)
+    try {
+      const skill = join(dir, 'writer')
+      mkdirSync(join(skill, 'scripts'), { recursive: true })
+      writeFileSync(join(skill, 'SKILL.md'), '---\nname: writer\ndescription: W.\n---\n# W\n')
+      writeFileSync(join(skill, 'scripts/main.sh'), MAIN)
+      const first = await runCli(['run', skill, 'scripts/main.sh'])
+      const second = await runCli(['run', skill, 'scripts/main.sh'])
+      // The copy holds the skill's shipped files; its body (SKILL.md) is not a shipped file.
+      expect(first.stdout).toBe('cached\ndata\nscripts\n')
+      expect(first.code).toBe(0)
+      expect(second.stdout).toBe(first.stdout)
+      expect(readdirSync(skill).sort()).toEqual(['SKILL.md', 'scripts'])
+      expect(readFileSync(join(skill, 'scripts/main.sh'), 'utf8')).toBe(MAIN)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
