@@ -21,7 +21,7 @@ import {
   withInterpreterFamilies,
 } from '../policy/script-interpreters.js'
 import { createBubblewrapHandle } from '../sandbox/bubblewrap-handle.js'
-import { hostLinkClosure } from '../sandbox/host-link-closure.js'
+import { hostLinkClosure, hostSystemLinks } from '../sandbox/host-link-closure.js'
 import {
   hostCertificatePaths,
   hostToolConfigPaths,
@@ -143,6 +143,8 @@ function refuse(why: string, person: string): never {
 export async function createScriptSandbox(
   options: ScriptSandboxOptions = {},
 ): Promise<ScriptSandbox> {
+  // The system folders' walk is the slow part of the set-up: start it first.
+  void hostSystemLinks(SYSTEM_READ_PATHS.filter((p) => existsSync(p)))
   const owned = options.baseDir === undefined
   const baseDir = options.baseDir ?? (await mkdtemp(join(neutralTempRoot(), 'skillhost-')))
   try {

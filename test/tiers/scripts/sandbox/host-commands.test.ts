@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -139,4 +148,36 @@ describe.skipIf(!onLinux)('hostLinkClosure refuses what is not public system con
       rmSync(elsewhere, { recursive: true, force: true })
     }
   })
+
+  // Needs root to make root-owned folders under /opt; skipped otherwise.
+  it.skipIf(process.getuid?.() !== 0 || !existsSync('/opt'))(
+    'grants a folder only when everything in it is public: never a group-readable key beside a public file',
+    async () => {
+      const opt = mkdtempSync('/opt/skillhost-links-')
+      const root = mkdtempSync(join(tmpdir(), 'skillhost-links-'))
+      try {
+        chmodSync(opt, 0o755)
+        const make = (rel: string, mode: number) => {
+          mkdirSync(join(opt, rel, '..'), { recursive: true })
+          writeFileSync(join(opt, rel), 'x\n')
+          chmodSync(join(opt, rel), mode)
+        }
+        make('pub/a.txt', 0o644)
+        make('priv/a.txt', 0o644)
+        make('priv/key.pem', 0o640) // readable by a group, not by all
+        make('two/a.txt', 0o644)
+        make('two/b.txt', 0o644)
+        make('two/key.pem', 0o640)
+        symlinkSync(join(opt, 'pub'), join(root, 'pub'))
+        symlinkSync(join(opt, 'priv'), join(root, 'priv'))
+        symlinkSync(join(opt, 'two/a.txt'), join(root, 'a'))
+        symlinkSync(join(opt, 'two/b.txt'), join(root, 'b'))
+        const closure = await hostLinkClosure({ roots: [root], visible: [root], never: [] })
+        expect(closure).toEqual([join(opt, 'pub'), join(opt, 'two/a.txt'), join(opt, 'two/b.txt')])
+      } finally {
+        rmSync(root, { recursive: true, force: true })
+        rmSync(opt, { recursive: true, force: true })
+      }
+    },
+  )
 })
