@@ -1,4 +1,5 @@
-import { lstat, readdir, readlink } from 'node:fs/promises'
+import { lstatSync, readlinkSync } from 'node:fs'
+import { lstat, readdir } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { isPathInside } from '../policy/policy.js'
 
@@ -144,7 +145,8 @@ async function collectLinks(
 async function followLink(link: string, roots: readonly string[], granted: Set<string>) {
   let current = link
   for (let hop = 0; hop < LINK_CLOSURE_LIMITS.hops; hop++) {
-    const target = await readlink(current).catch(() => undefined)
+    // Synchronous: thousands of readlinks cost milliseconds, as many thread-pool trips a second.
+    const target = tryFs(() => readlinkSync(current))
     if (target === undefined) return
     const next = resolve(dirname(current), target)
     if (roots.some((v) => isPathInside(next, v))) return
@@ -157,10 +159,18 @@ async function followLink(link: string, roots: readonly string[], granted: Set<s
 }
 
 /** The path to grant for an outside hop `path`, and whether the hop is itself a link; undefined when refused. */
+function tryFs<T>(f: () => T): T | undefined {
+  try {
+    return f()
+  } catch {
+    return undefined
+  }
+}
+
 async function grantFor(path: string): Promise<{ path: string; link: boolean } | undefined> {
   if (!LINK_TARGET_ROOTS.some((r) => path !== r && isPathInside(path, r))) return undefined
   if (touchesNever(path, [])) return undefined
-  const st = await lstat(path).catch(() => undefined)
+  const st = tryFs(() => lstatSync(path))
   if (st === undefined) return undefined
   if (st.isSymbolicLink()) {
     if (st.uid !== 0) return undefined
@@ -180,7 +190,20 @@ function touchesNever(path: string, never: readonly string[]): boolean {
 
 /** A root-owned regular file readable by all, or a root-owned directory of such files (`publicEntry`). */
 async function publicSystemPath(path: string): Promise<boolean> {
-  return publicEntry(path, { entries: LINK_CLOSURE_LIMITS.paths })
+  return asked(path, 'public', () => publicEntry(path, { entries: LINK_CLOSURE_LIMITS.paths }))
+}
+
+const answers = new Map<string, Promise<boolean>>()
+
+/** One answer per folder and question per process: 388 alternatives share one folder. */
+function asked(path: string, question: string, ask: () => Promise<boolean>): Promise<boolean> {
+  const key = `${question}\0${path}`
+  let answer = answers.get(key)
+  if (answer === undefined) {
+    answer = ask()
+    answers.set(key, answer)
+  }
+  return answer
 }
 
 /**
@@ -207,8 +230,10 @@ async function publicEntry(path: string, budget: { entries: number }): Promise<b
  * Whether `dir` is a folder of links: symlinks and plain files (Debian's
  * `README`) only, no subfolder (a bounded look: at most `paths` entries).
  */
-async function isLinkFolder(dir: string): Promise<boolean> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => undefined)
-  if (entries === undefined || entries.length > LINK_CLOSURE_LIMITS.paths) return false
-  return entries.every((e) => e.isSymbolicLink() || e.isFile())
+function isLinkFolder(dir: string): Promise<boolean> {
+  return asked(dir, 'links', async () => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => undefined)
+    if (entries === undefined || entries.length > LINK_CLOSURE_LIMITS.paths) return false
+    return entries.every((e) => e.isSymbolicLink() || e.isFile())
+  })
 }
