@@ -21,7 +21,12 @@ import {
   withInterpreterFamilies,
 } from '../policy/script-interpreters.js'
 import { createBubblewrapHandle } from '../sandbox/bubblewrap-handle.js'
-import { hostCertificatePaths, hostToolConfigPaths } from '../sandbox/minimal-etc.js'
+import { hostLinkClosure, hostSystemLinks } from '../sandbox/host-link-closure.js'
+import {
+  hostCertificatePaths,
+  hostToolConfigPaths,
+  minimalEtcFiles,
+} from '../sandbox/minimal-etc.js'
 import { createPathTranslator } from '../sandbox/path-translator.js'
 import {
   type HostIdentity,
@@ -138,14 +143,16 @@ function refuse(why: string, person: string): never {
 export async function createScriptSandbox(
   options: ScriptSandboxOptions = {},
 ): Promise<ScriptSandbox> {
+  // The system folders' walk is the slow part of the set-up: start it first.
+  void hostSystemLinks(SYSTEM_READ_PATHS.filter((p) => existsSync(p)))
   const owned = options.baseDir === undefined
   const baseDir = options.baseDir ?? (await mkdtemp(join(neutralTempRoot(), 'skillhost-')))
   try {
     const sandboxUser = await prepareBase(baseDir)
-    const reads = await readSetup(options, baseDir, sandboxUser)
     const denyRead = [
       ...new Set([...credentialDenyPaths(), ...(options.denyRead ?? [])].map(normalizeDeny)),
     ]
+    const reads = await readSetup(options, baseDir, sandboxUser, denyRead)
     const skillCopies = await createDirectoryWorkspace({ baseDir: join(baseDir, 'ws') })
     const policy = sessionPolicy(skillCopies, reads.readPaths, denyRead)
     const handle = await createBubblewrapHandle()
@@ -215,6 +222,7 @@ async function readSetup(
   options: ScriptSandboxOptions,
   baseDir: string,
   sandboxUser: HostIdentity | undefined,
+  denyRead: readonly string[],
 ): Promise<ReadSetup> {
   const systemPaths = SYSTEM_READ_PATHS.filter((p) => existsSync(p))
   const interpreters = options.interpreters
@@ -245,7 +253,32 @@ async function readSetup(
       ...(provision ? [provision.cacheDir] : []),
     ]),
   ]
-  return { interpreters, viewed, provision, readPaths }
+  return {
+    interpreters,
+    viewed,
+    provision,
+    readPaths: await withLinkTargets(readPaths, systemPaths, [baseDir, ...denyRead]),
+  }
+}
+
+/**
+ * `readPaths` plus what the links in the system folders lead to outside
+ * them (`hostLinkClosure`: `/etc/alternatives`, a JDK's `/etc` config), so
+ * every command found on the host is found inside. Never a deny entry, the
+ * base directory or a synthetic `/etc` file.
+ */
+async function withLinkTargets(
+  readPaths: readonly string[],
+  systemPaths: readonly string[],
+  never: readonly string[],
+): Promise<string[]> {
+  const synthetic = minimalEtcFiles({ uid: 0, gid: 0, home: '/' }).map((f) => f.path)
+  const targets = await hostLinkClosure({
+    roots: systemPaths,
+    visible: readPaths,
+    never: [...never, ...synthetic],
+  })
+  return [...new Set([...readPaths, ...targets])]
 }
 
 /** A read path that overlaps the base directory, or that the sandbox user cannot reach, is refused. */

@@ -8,8 +8,11 @@ import { prepareUserPython, resolveUserPython } from './user-python.js'
 /** What an interpreter name must look like: a letter, then letters, digits, `.`, `_`, `+`, `-`; 32 at most. */
 export const INTERPRETER_NAME = /^[A-Za-z][A-Za-z0-9._+-]{0,31}$/
 
-/** What interpreters may read besides the skill: the system directories, as they exist here. */
-export const SYSTEM_READ_PATHS: readonly string[] = ['/usr', '/bin', '/lib', '/lib64']
+/**
+ * What interpreters may read besides the skill: the system directories, as
+ * they exist here. `/sbin` too: Debian links `/usr/bin/pidof` to `/sbin/killall5`.
+ */
+export const SYSTEM_READ_PATHS: readonly string[] = ['/usr', '/bin', '/sbin', '/lib', '/lib64']
 
 /** Where the default allow-list looks for each accepted name, in order. */
 const DEFAULT_LOCATIONS: Readonly<Record<string, readonly string[]>> = {

@@ -2,7 +2,7 @@ import { SkillHostError } from '../../../common/errors.js'
 import { callInterpreter } from '../deps/script-env.js'
 import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
 import type { CallPathTranslator, SandboxRunRequest, SandboxRunResult } from '../sandbox/types.js'
-import type { SkillCopy } from '../skill-copy/skill-copy.js'
+import { type SkillCopy, skillCopyFileBytes } from '../skill-copy/skill-copy.js'
 import type { InterpreterSandboxView, ScriptRunResult, SkillScriptConfig } from '../types.js'
 import { diffTrees } from '../workspace/diff-trees.js'
 import {
@@ -34,6 +34,8 @@ interface CallSetup {
   readonly view: InterpreterSandboxView | undefined
   readonly mounts: NonNullable<SkillScriptConfig['interpreterMounts']>
   readonly readPaths: readonly string[]
+  /** The skill copy's file sizes: its writable `/skill` holds them plus the writable cap. */
+  readonly skillFileBytes: readonly number[]
 }
 
 async function callSetup(config: SkillScriptConfig, run: SandboxedCall): Promise<CallSetup> {
@@ -47,6 +49,7 @@ async function callSetup(config: SkillScriptConfig, run: SandboxedCall): Promise
     view: own?.view ?? config.interpreterViews?.[call.script.interpreter],
     mounts: [...(config.interpreterMounts ?? []), ...(own?.mounts ?? [])],
     readPaths: [...config.interpreterReadPaths, ...(own?.mounts ?? []).map((m) => m.host)],
+    skillFileBytes: await skillCopyFileBytes(run.copy),
   }
 }
 
@@ -189,6 +192,7 @@ function sandboxRequest(
     ...(config.limits === undefined ? {} : { limits: config.limits }),
     toSandboxPath: (p) => translator.toSandbox(p),
     scratch,
+    writableSkill: { host: run.copy.root, fileBytes: setup.skillFileBytes },
     ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
     ...(opened === undefined ? {} : { grantedFds: opened.fds }),
     ...(protectedEntries.length + (opened?.readOnly.length ?? 0) === 0

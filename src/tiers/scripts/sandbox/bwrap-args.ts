@@ -4,6 +4,12 @@ import { closingInheritedFds } from './close-inherited-fds.js'
 import { minimalEtcFiles, type SyntheticFile, uncoveredFiles } from './minimal-etc.js'
 import { ulimitCommand } from './run-request.js'
 import type { ResolvedSandboxLimits, SandboxRunRequest } from './types.js'
+import {
+  copyProgram,
+  copySkillCommand,
+  writableSkillArgs,
+  writableSkillSize,
+} from './writable-skill.js'
 
 /** What the host knows about one policy path before the sandbox starts. */
 export type HostPathFact =
@@ -88,7 +94,8 @@ function depth(path: string): number {
  * The bwrap argv for one call (without the `bwrap` program itself). Read
  * entries become read-only binds, write entries writable binds (at the path
  * the request's translator gives) except the request's `scratch`, which is a
- * fresh tmpfs of `limits.writableBytes`, deny entries are masked (an empty
+ * fresh tmpfs of `limits.writableBytes`, and the request's `writableSkill`,
+ * which is shown through a per-call writable copy (`writable-skill.ts`), deny entries are masked (an empty
  * read-only tmpfs over a directory, `/dev/null` over a file) or re-bound
  * read-only. A top-level symlink whose target is itself readable is recreated
  * as a symlink rather than bound twice (merged-/usr systems: `/bin -> usr/bin`).
@@ -164,7 +171,7 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     '--json-status-fd',
     String(input.statusFd),
     '--',
-    ...closingInheritedFds(input.fdCloserShell, request.argv, ulimitCommand(input.limits)),
+    ...closingInheritedFds(input.fdCloserShell, request.argv, callSetupCommand(ctx)),
   ]
   return { args, dataFiles, fdBinds: [...grantBinds, ...protectedBinds] }
 }
@@ -219,8 +226,17 @@ function readMounts(ctx: MountContext): Mount[] {
   const { facts, request } = ctx.input
   const readable = request.policy.filesystem.allowRead.map(ctx.norm)
   const mounts: Mount[] = []
+  const writable = writableSkillHost(ctx)
   for (const host of readable) {
     const sandbox = ctx.toSandbox(host)
+    if (host === writable) {
+      const size = writableSkillSize(
+        request.writableSkill?.fileBytes ?? [],
+        ctx.input.limits.writableBytes,
+      )
+      mounts.push({ sandbox, args: writableSkillArgs(host, sandbox, size) })
+      continue
+    }
     const viaFd = ctx.grantedFd(host, sandbox)
     if (viaFd !== undefined) {
       mounts.push({ sandbox, args: ['--ro-bind-fd', String(viaFd), sandbox] })
@@ -243,6 +259,24 @@ function readMounts(ctx: MountContext): Mount[] {
     else mounts.push({ sandbox, args: ['--ro-bind', host, sandbox] })
   }
   return mounts
+}
+
+/** The host path of the skill copy shown writable this call: a read entry, and `cp` present. */
+function writableSkillHost(ctx: MountContext): string | undefined {
+  const wanted = ctx.input.request.writableSkill
+  if (wanted === undefined || copyProgram() === undefined) return undefined
+  const host = ctx.norm(wanted.host)
+  const readable = ctx.input.request.policy.filesystem.allowRead.map(ctx.norm)
+  return readable.includes(host) && ctx.input.facts.get(host)?.kind === 'dir' ? host : undefined
+}
+
+/** What the fd closer runs before the command: the writable skill's copy, then the limits. */
+function callSetupCommand(ctx: MountContext): string {
+  const limits = ulimitCommand(ctx.input.limits)
+  const host = writableSkillHost(ctx)
+  const cp = copyProgram()
+  if (host === undefined || cp === undefined) return limits
+  return `${copySkillCommand(cp, ctx.toSandbox(host))} && ${limits}`
 }
 
 /** The writable mounts: the scratch as a capped tmpfs, a granted path from its descriptor, else a bind. */

@@ -17,7 +17,7 @@ export interface PathTranslatorOptions {
   readonly hiddenHostPaths?: readonly string[]
 }
 
-const RESERVED = ['/proc', '/dev', '/usr', '/etc', '/bin', '/lib', '/lib64']
+const RESERVED = ['/proc', '/dev', '/usr', '/etc', '/bin', '/sbin', '/lib', '/lib64']
 
 function absolute(path: string, what: string): string {
   const normalized = normalizeAbsolutePath(path)

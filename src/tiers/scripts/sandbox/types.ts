@@ -71,6 +71,14 @@ export interface SandboxRunRequest {
    */
   readonly scratch?: string
   /**
+   * The skill copy (an `allowRead` entry, by host path) shown writable for
+   * this call only: bound read-only at `PINNED_SKILL_MOUNT`, copied at start
+   * into a fresh tmpfs at its sandbox path, sized `fileBytes` (page-rounded)
+   * plus `limits.writableBytes`. Nothing written there reaches the host, and
+   * the next call starts again from the pinned bytes.
+   */
+  readonly writableSkill?: { readonly host: string; readonly fileBytes: readonly number[] }
+  /**
    * Host descriptors (held open by the caller for the call's start) bound
    * read-only at sandbox paths on top of the policy's mounts: how a folder
    * inside a writable bind (a workspace's `.git`) is re-protected without

@@ -1,3 +1,5 @@
+import { lstat } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { SkillRef } from '../../../sources/types.js'
 import type { PolicyGrant } from '../policy/policy.js'
 import type { SkillWorkspace } from '../sandbox/types.js'
@@ -5,17 +7,41 @@ import { filesFromSource, type WorkspaceFileSource } from './skill-copy-files.js
 
 /**
  * A skill version's **skill copy**: its files materialized on the host,
- * bound read-only at `/skill`, and what its approved permission request adds
+ * never written after (each call sees it writable at `/skill` through a
+ * copy of its own, `SandboxRunRequest.writableSkill`), and what its approved permission request adds
  * to every call of that version (declared tools, `run_<skill>_script`,
  * dynamic-context commands and `skillhost run` alike).
  */
 export interface SkillCopy {
-  /** The copy's root on the host, bound read-only at `/skill`. */
+  /** The copy's root on the host, bound read-only (pinned) and copied writable to `/skill` per call. */
   readonly root: string
   /** The skill's files, relative to `root`. */
   readonly paths: readonly string[]
   /** Paths the gate approved beyond the derived policy; absent when none. */
   readonly granted?: PolicyGrant
+}
+
+const fileBytes = new WeakMap<SkillCopy, Promise<number[]>>()
+
+/**
+ * The sizes of a copy's files (a copy is never written after it is made, so
+ * asked once per copy): what a call's writable `/skill` must hold before the
+ * script writes anything. A file that is gone counts 0.
+ */
+export function skillCopyFileBytes(copy: SkillCopy): Promise<number[]> {
+  let sizes = fileBytes.get(copy)
+  if (sizes === undefined) {
+    sizes = Promise.all(
+      copy.paths.map((p) =>
+        lstat(join(copy.root, p)).then(
+          (st) => st.size,
+          () => 0,
+        ),
+      ),
+    )
+    fileBytes.set(copy, sizes)
+  }
+  return sizes
 }
 
 /** Where a script call gets its skill copy: made on first use, then reused. */

@@ -89,9 +89,11 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: hostile scripts', () => {
     expect(r.stdout).not.toContain('READ-OK')
   })
 
-  it('cannot write outside the scratch dir, nor into the skill’s own files', async () => {
+  // The skill's own folder is writable for the call (issue 37.2), as a copy of
+  // the pinned bytes, which stay read-only: test/escape/writable-skill.test.ts.
+  it('cannot write outside the scratch dir and its own folder’s copy, nor the pinned skill', async () => {
     const body = [
-      'for t in /work/x /usr/x /x /etc/passwd /etc/x /dev/x /dev/shm/x /skill/x /skill/scripts/main.sh /proc/x; do',
+      'for t in /work/x /usr/x /x /etc/passwd /etc/x /dev/x /dev/shm/x /opt/skillhost/skill/x /opt/skillhost/skill/scripts/main.sh /proc/x; do',
       '  if (echo pwned >> "$t") 2>/dev/null; then echo "WRITE-OK $t"; fi',
       'done',
       'echo ok > /tmp/inside && echo "SCRATCH-OK"',
