@@ -19,7 +19,7 @@ const MAIN = [
   'here="$(dirname "$0")"',
   'mkdir "$here/../data" && echo cached > "$here/../data/state.txt"',
   'cat "$here/../data/state.txt"',
-  'ls "$here/.."',
+  'LC_ALL=C ls "$here/.."',
 ].join('\n')
 
 // Issue 37, item 2: a skill may write into its own folder, for the call.
@@ -105,8 +105,8 @@ describe.skipIf(!onLinux)('skillhost run: a script writes data/ in its own folde
       writeFileSync(join(skill, 'scripts/main.sh'), MAIN)
       const first = await runCli(['run', skill, 'scripts/main.sh'])
       const second = await runCli(['run', skill, 'scripts/main.sh'])
-      // The copy holds the skill's shipped files; its body (SKILL.md) is not a shipped file.
-      expect(first.stdout).toBe('cached\ndata\nscripts\n')
+      // The copy holds the skill's folder as on disk, SKILL.md included.
+      expect(first.stdout).toBe('cached\nSKILL.md\ndata\nscripts\n')
       expect(first.code).toBe(0)
       expect(second.stdout).toBe(first.stdout)
       expect(readdirSync(skill).sort()).toEqual(['SKILL.md', 'scripts'])
