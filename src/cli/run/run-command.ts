@@ -30,6 +30,7 @@ import { optionValues, runTarget, scriptArgs, undeclaredArgv } from './run-args.
 import { RUN_HELP } from './run-help.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
+import { runSkillDir, runSkillDirLine } from './run-skill-dir.js'
 import { copyLines, type UserFolderCopy, userFolderCopy } from './run-user-files.js'
 
 /**
@@ -186,15 +187,28 @@ function callOf(opts: RunOptions, skill: RunSkill, io: CliIo): RunCall | number 
   return { declared, call: { path: scriptName, argv }, named: argv }
 }
 
-async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  const opts = parseRun(argv)
+/** The resolve stage's first step: the skill folder, from a path or an id `list` prints; a number when it cannot be used. */
+async function skillFolder(parsed: RunOptions, io: CliIo): Promise<RunOptions | number> {
+  const target = await runSkillDir(parsed.skillDir)
+  const line = runSkillDirLine(target)
   // Text mode names the root on stderr as every command does; --json says it on stdout.
-  const [unusable] = usableRoots([resolve(opts.skillDir)], io, 'run', opts.json).unusable
-  if (unusable !== undefined) {
-    if (!opts.json) return RUN_EXIT.noInput
-    const status = RUN_EXIT.noInput
-    return reportError(unusableRootError(unusable), { io, command: 'run', json: true, status })
+  const [unusable] = usableRoots([target.dir], io, 'run', parsed.json).unusable
+  if (unusable === undefined) {
+    if (line !== undefined && !parsed.printJson) io.stderr(`[skillhost run: ${line}]\n`)
+    return { ...parsed, skillDir: target.dir }
   }
+  if (!parsed.json) {
+    if (line !== undefined) io.stderr(`skillhost run: ${line}\n`)
+    return RUN_EXIT.noInput
+  }
+  const base = unusableRootError(unusable)
+  const err = line === undefined ? base : new SkillHostError(base.code, `${base.message}; ${line}`)
+  return reportError(err, { io, command: 'run', json: true, status: RUN_EXIT.noInput })
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const opts = await skillFolder(parseRun(argv), io)
+  if (typeof opts === 'number') return opts
   const skill = await findSkill(opts, io)
   if (typeof skill === 'number') return skill
   const call = callOf(opts, skill, io)
