@@ -149,6 +149,8 @@ describe('skillhost list: tools by tier (issue 12 item 9)', () => {
       scripts: ['run_word_count_count'],
       undeclared: [],
     })
+    // Every script it ships is declared: nothing is withheld from it.
+    expect(declaredOnly.get('word-count')?.unavailableTools).toEqual([])
     const off = await listJson('--no-scripts', examples)
     expect(off.get('word-count')?.tools).toMatchObject({ scripts: [], undeclared: [] })
     expect(off.get('word-count')?.unavailableTools?.map((t) => t.name)).toEqual([
@@ -162,6 +164,12 @@ describe('skillhost list: tools by tier (issue 12 item 9)', () => {
     const rows = await listJson(tmp)
     expect(rows.get('shebang')?.tools?.undeclared).toEqual(['run_shebang_script'])
     expect(rows.get('docs-only')?.tools?.undeclared).toEqual([])
+    // Denied (serve --no-undeclared-scripts), the skill says why it gets no tool (issue 37.6).
+    const denied = await listJson('--no-undeclared-scripts', tmp)
+    expect(denied.get('shebang')?.unavailableTools).toEqual([
+      expect.objectContaining({ name: 'run_shebang_script', reason: 'undeclared-off' }),
+    ])
+    expect(denied.get('docs-only')?.unavailableTools).toEqual([])
   })
 
   it('the table has a TOOLS column with a legend', async () => {

@@ -100,15 +100,16 @@ export async function listTools(row: CatalogRow, shape: ListServeShape): Promise
   const modules = (descriptor.unavailableTools ?? []).filter(
     (t) => t.reason === 'module-imports-off',
   )
-  const files =
-    shape.scripts && shape.undeclaredScripts
-      ? (declared.files ??
-        (row.skill && row.source?.list ? await row.source.list(row.skill) : undefined))
-      : undefined
+  const files = shape.scripts
+    ? (declared.files ??
+      (row.skill && row.source?.list ? await row.source.list(row.skill) : undefined))
+    : undefined
+  // Allowed, run_<skill>_script is offered; denied, a skill that ships scripts says why not.
+  const offer = shape.undeclaredScripts ? 'undeclared' : 'denied'
   const scripts = await previewScriptTools(descriptor, {
     enabled: shape.scripts,
     interpreters: shape.interpreters,
-    ...(files === undefined ? {} : { undeclared: { dir: row.path, files } }),
+    ...(files === undefined ? {} : { [offer]: { dir: row.path, files } }),
   })
   return {
     module: shape.importModules ? modules.map((t) => t.name) : [],

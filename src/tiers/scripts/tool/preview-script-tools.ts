@@ -4,8 +4,11 @@ import type { UnavailableTool } from '../../../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../../../sources/types.js'
 import { readScriptHead } from '../policy/undeclared-interpreter.js'
 import { partitionScripts } from './script-availability.js'
-import { undeclaredToolName } from './script-forge.js'
-import { shipsUndeclaredScripts } from './undeclared-script-tool.js'
+import {
+  shipsUndeclaredScripts,
+  undeclaredToolName,
+  withheldUndeclaredTool,
+} from './undeclared-script-tool.js'
 
 /** The tier-3 configuration a preview answers for. */
 export interface ScriptToolsPreviewOptions {
@@ -19,6 +22,12 @@ export interface ScriptToolsPreviewOptions {
    * no `run_<skill>_script` is offered.
    */
   readonly undeclared?: { readonly dir: string; readonly files: readonly string[] }
+  /**
+   * With undeclared scripts denied (`undeclared: 'deny'`): the skill's folder
+   * and files, so a skill that ships scripts says why it gets no
+   * `run_<skill>_script` (`withheldUndeclaredTool`).
+   */
+  readonly denied?: { readonly dir: string; readonly files: readonly string[] }
 }
 
 /** The script tools a load would offer for one skill, and the declared ones it would not. */
@@ -55,12 +64,21 @@ export async function previewScriptTools(
       (p) => readScriptHead(join(offer.dir, p)),
       options.interpreters,
     ))
+  const held = options.enabled ? options.denied : undefined
+  const withheld =
+    held === undefined
+      ? []
+      : await withheldUndeclaredTool(
+          descriptor,
+          { paths: held.files, readHead: (p) => readScriptHead(join(held.dir, p)) },
+          options.interpreters,
+        )
   const runsWith: Record<string, string> = Object.create(null)
   for (const s of valid) runsWith[scriptToolName(descriptor.id, s.name)] = s.interpreter
   return {
     runsWith,
     declared: valid.map((s) => scriptToolName(descriptor.id, s.name)),
     undeclared: ships ? [undeclaredToolName(descriptor.id)] : [],
-    unavailable,
+    unavailable: [...unavailable, ...withheld],
   }
 }
