@@ -9,7 +9,9 @@ import {
 } from '../../sources/index.js'
 import { createScriptSandbox, type SkillScriptConfig } from '../../tiers/scripts/index.js'
 import {
-  runScriptOnce,
+  describeInterpreter,
+  missingPackageHint,
+  runScriptOnceRan,
   type ScriptOnceCall,
   type ScriptRunResult,
   TIMEOUT_PARAM,
@@ -267,7 +269,7 @@ async function runAndPrint(
       ? undefined
       : runPermissionNote(skill.descriptor.permissions, place.readPaths)
     if (note) io.stderr(note)
-    const result = await runScriptOnce(config, {
+    const { result, script } = await runScriptOnceRan(config, {
       source: skill.source,
       ref: skill.ref,
       call,
@@ -277,7 +279,13 @@ async function runAndPrint(
       // Checked once, by the call's own rule; a refusal is said in flags (flagVoice).
       ...(place.timeout === undefined ? {} : { timeoutSeconds: Number(place.timeout) }),
     })
-    return printRun(result, carried, opts.printJson, config, io)
+    const status = printRun(result, carried, opts.printJson, config, io)
+    // A missing python module: which python ran and how to provide it (never a host path).
+    const views = config.interpreterViews ?? {}
+    const seen = describeInterpreter(script.interpreter, config.interpreters, views)
+    const hint = opts.printJson ? undefined : missingPackageHint(result, seen, config)
+    if (hint !== undefined) io.stderr(`[skillhost run: ${hint}]\n`)
+    return status
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     // Read again for the run: a file changed since the check, or an environment not pinned.

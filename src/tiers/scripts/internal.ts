@@ -27,7 +27,7 @@ export {
 } from './policy/script-interpreters.js'
 export { describePython } from './policy/user-python.js'
 export { buildArgv } from './run/build-argv.js'
-export { runScriptOnce, type ScriptOnceCall } from './run/run-script-once.js'
+export { runScriptOnce, runScriptOnceRan, type ScriptOnceCall } from './run/run-script-once.js'
 export { runSkillScript } from './run/run-skill-script.js'
 export { WORKSPACE_SPOOL_LIMITS } from './run/spool-script-output.js'
 export { TIMEOUT_PARAM, validateSkillScript } from './run/validate-skill-script.js'
@@ -37,6 +37,7 @@ export {
   type SkippedLink,
 } from './skill-copy/skill-copy-files.js'
 export { describeInterpreter, type RunsWith } from './tool/describe-interpreter.js'
+export { missingPackageHint } from './tool/missing-package-hint.js'
 export { previewScriptTools } from './tool/preview-script-tools.js'
 export { scriptInputSchema } from './tool/script-input-schema.js'
 export { settleScriptResult } from './tool/script-outcome.js'

@@ -7,7 +7,8 @@ import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { SessionWorkspaceSlot, withWorkspaceDir } from '../workspace/session-workspace-slot.js'
 import { runScriptCall } from './run-script-call.js'
 import { unwrapScriptOutcome } from './run-skill-script.js'
-import type { ScriptOutcome, ScriptRequest } from './script-call.js'
+import type { ScriptOutcome, ScriptRan, ScriptRequest } from './script-call.js'
+import type { ValidatedSkillScript } from './validate-skill-script.js'
 
 /**
  * What one run names: a script the skill declares, with its typed arguments,
@@ -106,7 +107,21 @@ export async function runScriptOnce(
   config: SkillScriptConfig,
   input: RunScriptOnceInput,
 ): Promise<ScriptRunResult> {
+  return (await runScriptOnceRan(config, input)).result
+}
+
+/**
+ * `runScriptOnce` with the script that ran (its interpreter among them), for
+ * a caller that says more about the run than its result (`skillhost run`'s
+ * missing-package hint).
+ */
+export async function runScriptOnceRan(
+  config: SkillScriptConfig,
+  input: RunScriptOnceInput,
+): Promise<{ readonly result: ScriptRunResult; readonly script: ValidatedSkillScript }> {
   assertHostEnvIsolated(config)
   const outcome = await scriptOnceOutcome(config, input)
-  return unwrapScriptOutcome(outcome, input.ref.id, config, input.returnTimedOut)
+  const result = unwrapScriptOutcome(outcome, input.ref.id, config, input.returnTimedOut)
+  // unwrapScriptOutcome returned: the call ran.
+  return { result, script: (outcome as ScriptRan).script }
 }
