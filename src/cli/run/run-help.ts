@@ -32,7 +32,7 @@ export const RUN_HELP: HelpSpec = {
         },
       ],
     },
-    "The script's interpreter must be one run allows: sh, bash, python, python3 (the python PATH gives, else the system python3) and node where installed, plus --interpreter names. With --provision, a python script's declared requirements are installed outside the sandbox into a cached environment (see skillhost env). A python script that exits nonzero on a missing module (ModuleNotFoundError) keeps its status; a last stderr line names the python that ran (version and its path in the sandbox) and how to provide the package.",
+    "The script's interpreter must be one run allows: sh, bash, python, python3 (the python PATH gives, else the system python3) and node (the node PATH gives, else the system node), plus --interpreter names, which pin one over PATH. With --provision, a python script's declared requirements are installed outside the sandbox into a cached environment (see skillhost env). A python script that exits nonzero on a missing module (ModuleNotFoundError) keeps its status; a last stderr line names the python that ran (version and its path in the sandbox) and how to provide the package.",
     {
       title:
         "Exit status: the script's own exit status when it ran to its end (0 is success; --json has it as exitCode). skillhost run's own conditions use codes from sysexits.h and coreutils timeout, so a script's usual small codes (1, 2, 3, ...) never read as one of them:",
