@@ -111,6 +111,21 @@ describe('skillhost list --json: the interpreter each script runs with (issue 23
         .interpreters.run_py_tool_hello?.program,
     ).toBe('/usr/bin/python3')
   })
+
+  it('names what run_<skill>_script would run undeclared scripts with (issue 37.4)', async () => {
+    type Seen = Row & { undeclaredInterpreters?: { name: string; program?: string }[] }
+    const rows = (await listJson(tmp)) as Map<string, Seen>
+    // A shebang file with no extension: sh, by its program.
+    expect(rows.get('shebang')?.undeclaredInterpreters).toEqual([
+      expect.objectContaining({ name: 'sh', program: expect.stringMatching(/^\/.*sh$/) }),
+    ])
+    // py-tool's one python file runs undeclared too, with the python its declared tool names.
+    const py = rows.get('py-tool')!
+    const declared = (py as Seen & { interpreters: Record<string, unknown> }).interpreters
+      .run_py_tool_hello
+    expect(py.undeclaredInterpreters).toEqual([declared])
+    expect(rows.get('docs-only')?.undeclaredInterpreters).toEqual([])
+  })
 })
 
 describe('skillhost list: tools by tier (issue 12 item 9)', () => {

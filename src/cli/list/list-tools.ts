@@ -36,6 +36,8 @@ export interface ListedTools {
   readonly unavailable: readonly UnavailableTool[]
   /** Each declared script tool → the interpreter it will run with (`describeInterpreter`). */
   readonly interpreters: Readonly<Record<string, RunsWith>>
+  /** The interpreters `run_<skill>_script` would run the skill's undeclared scripts with. */
+  readonly undeclaredInterpreters: readonly RunsWith[]
   /**
    * The skill's permission request as written (`agents/openai.yaml` or the
    * sidecar's `permissions`): what a load would put to serve's policy and
@@ -51,6 +53,7 @@ const NOTHING: ListedTools = {
   undeclared: [],
   unavailable: [],
   interpreters: {},
+  undeclaredInterpreters: [],
 }
 
 /**
@@ -122,6 +125,9 @@ export async function listTools(row: CatalogRow, shape: ListServeShape): Promise
         tool,
         describeInterpreter(name, shape.interpreters),
       ]),
+    ),
+    undeclaredInterpreters: scripts.undeclaredRunsWith.map((name) =>
+      describeInterpreter(name, shape.interpreters),
     ),
     ...(descriptor.permissions && { permissions: descriptor.permissions }),
   }

@@ -6,6 +6,7 @@ import { readScriptHead } from '../policy/undeclared-interpreter.js'
 import { partitionScripts } from './script-availability.js'
 import {
   shipsUndeclaredScripts,
+  undeclaredInterpreterNames,
   undeclaredToolName,
   withheldUndeclaredTool,
 } from './undeclared-script-tool.js'
@@ -40,6 +41,8 @@ export interface ScriptToolsPreview {
   readonly unavailable: readonly UnavailableTool[]
   /** Each offered declared tool → the interpreter name it runs with (a key of the allow-list). */
   readonly runsWith: Readonly<Record<string, string>>
+  /** The interpreters `run_<skill>_script` would run the skill's files with, by name (`undeclaredInterpreterNames`). */
+  readonly undeclaredRunsWith: readonly string[]
 }
 
 /**
@@ -64,6 +67,13 @@ export async function previewScriptTools(
       (p) => readScriptHead(join(offer.dir, p)),
       options.interpreters,
     ))
+  const undeclaredRunsWith = ships
+    ? await undeclaredInterpreterNames(
+        offer.files,
+        (p) => readScriptHead(join(offer.dir, p)),
+        options.interpreters,
+      )
+    : []
   const held = options.enabled ? options.denied : undefined
   const withheld =
     held === undefined
@@ -77,6 +87,7 @@ export async function previewScriptTools(
   for (const s of valid) runsWith[scriptToolName(descriptor.id, s.name)] = s.interpreter
   return {
     runsWith,
+    undeclaredRunsWith,
     declared: valid.map((s) => scriptToolName(descriptor.id, s.name)),
     undeclared: ships ? [undeclaredToolName(descriptor.id)] : [],
     unavailable: [...unavailable, ...withheld],

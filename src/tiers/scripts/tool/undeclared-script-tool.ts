@@ -31,6 +31,27 @@ export async function shipsUndeclaredScripts(
   return false
 }
 
+/**
+ * The allowed interpreters a skill's undeclared scripts would run with, by
+ * name, sorted: `interpreterFor` over each file, judged by its extension,
+ * and by its head (`readHead`) only for a file with no extension (where a
+ * shebang script lives), so a preview over many data files reads none.
+ */
+export async function undeclaredInterpreterNames(
+  paths: readonly string[],
+  readHead: (path: string) => Promise<string>,
+  interpreters: Readonly<Record<string, readonly string[]>>,
+): Promise<string[]> {
+  const names = new Set<string>()
+  for (const path of paths) {
+    const base = path.slice(path.lastIndexOf('/') + 1)
+    const head = base.includes('.') ? '' : await readHead(path)
+    const choice = interpreterFor(path, head, interpreters)
+    if (choice?.kind === 'runnable') names.add(choice.interpreter)
+  }
+  return [...names].sort()
+}
+
 /** The input schema of `run_<skill>_script`: `{ script, args?, timeout_seconds? }`. */
 export function undeclaredInputSchema(maxTimeoutSeconds: number): JsonSchemaObject {
   return {
