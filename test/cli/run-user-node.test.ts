@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -50,6 +50,14 @@ describe('node is the user’s, from PATH, unless pinned', () => {
     // Pinned: the deployer's node wins over PATH's.
     if (existsSync(systemNode))
       expect(scriptInterpreters({ node: systemNode }, lookup).node).toEqual([systemNode])
+    // A node behind a folder the sandbox user cannot pass (a 0700 home) is
+    // left for the system's, not a sandbox refused at setup.
+    const closed = join(tmp, 'closed')
+    mkdirSync(join(closed, 'bin'), { recursive: true })
+    chmodSync(closed, 0o700)
+    symlinkSync(process.execPath, join(closed, 'bin/node'))
+    const behind = scriptInterpreters({}, { path: `${join(closed, 'bin')}:/usr/bin:/bin` }).node
+    expect(behind?.[0]).not.toBe(join(closed, 'bin/node'))
     // No PATH lookup at all: the system default stays.
     expect(scriptInterpreters({}, { path: null }).node?.[0]).not.toBe(join(userBin, 'node'))
   })

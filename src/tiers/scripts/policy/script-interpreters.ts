@@ -1,4 +1,12 @@
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, statSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, resolve } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
@@ -99,8 +107,9 @@ export function scriptInterpreters(
  * for every family a user picks a version of. `python` and `python3` are the
  * python `PATH` offers as its own `sys.executable` names it
  * (`resolveUserPython`: a pyenv shim becomes the real interpreter, a venv
- * stays a venv); `node` is the first `node` on `PATH`. A family `PATH` does
- * not offer is left out, for the system default; a deployer's entry
+ * stays a venv); `node` is the first `node` on `PATH`, when anyone can
+ * reach it (`reachableByAnyone`). A family `PATH` does not offer is left
+ * out, for the system default; a deployer's entry
  * (`--interpreter`, `scripts.interpreters`) pins one over this.
  */
 export function userInterpreters(path: string | undefined): Record<string, string[]> {
@@ -108,8 +117,29 @@ export function userInterpreters(path: string | undefined): Record<string, strin
   const python = resolveUserPython(path, SYSTEM_READ_PATHS)
   if (python !== undefined) for (const name of ['python', 'python3']) out[name] = [python]
   const node = findOnPath('node', path)
-  if (node !== undefined) out.node = [node]
+  if (node !== undefined && reachableByAnyone(node)) out.node = [node]
   return out
+}
+
+/**
+ * Whether every folder above `program`, and above its real path, lets anyone through
+ * (o+x), so the sandbox's user reaches it wherever it runs as: a node under
+ * a 0700 home is left for the system node instead of refusing the whole
+ * sandbox at setup (pythons there get a view instead, see interpreterViews).
+ */
+function reachableByAnyone(program: string): boolean {
+  const open = (from: string): boolean => {
+    for (let dir = dirname(from); ; dir = dirname(dir)) {
+      if ((statSync(dir).mode & 0o001) === 0) return false
+      if (dirname(dir) === dir) return true
+    }
+  }
+  try {
+    // Where PATH names it and where it really is: the sandbox binds both.
+    return open(program) && open(realpathSync(program))
+  } catch {
+    return false
+  }
 }
 
 /**
