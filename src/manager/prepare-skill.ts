@@ -30,6 +30,7 @@ import {
 import { indexSkillFiles } from './skill-files.js'
 import { SkillRecord } from './skill-record.js'
 import type { SkillChannel } from './types.js'
+import { withheldTools } from './withheld-tools.js'
 
 /** What preparing a skill needs from the manager. */
 export interface PrepareDeps {
@@ -254,6 +255,8 @@ export async function prepareSkill(
   try {
     await withResourceOwner(record, () => forgeTools(record, source, deps))
     record.files = await callSource(ref.id, () => indexSkillFiles(source, ref, deps.signal))
+    const withheld = await withheldTools(deps.tiers, descriptor, record.files, source, ref)
+    record.unavailableTools = Object.freeze([...record.unavailableTools, ...withheld])
     const replacements =
       commands.length === 0
         ? []

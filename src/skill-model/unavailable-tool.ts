@@ -4,6 +4,8 @@
  * - `isolation-off`: the host has no isolated tier (QuickJS);
  * - `scripts-off`: the host has no script tier (`--no-scripts`, or bubblewrap is missing);
  * - `interpreter-not-allowed`: the script's interpreter is not on the host's allow-list;
+ * - `undeclared-off`: the skill ships scripts it does not declare, and the host
+ *   does not offer `run_<skill>_script` (`scripts.undeclared: 'deny'`, the library default);
  * - `declaration-invalid`: the declaration failed validation.
  */
 export type UnavailableToolReason =
@@ -11,6 +13,7 @@ export type UnavailableToolReason =
   | 'isolation-off'
   | 'scripts-off'
   | 'interpreter-not-allowed'
+  | 'undeclared-off'
   | 'declaration-invalid'
 
 /**
@@ -40,6 +43,8 @@ export const UNAVAILABLE_TOOL_ENABLE: Readonly<Record<UnavailableToolReason, str
       'the host must enable scripts, which run only in the bubblewrap sandbox on Linux (install bubblewrap, e.g. apt-get install bubblewrap, and pass the scripts config; CLI: drop --no-scripts)',
     'interpreter-not-allowed':
       "the host must allow the script's interpreter (library: scripts.interpreters; CLI: --interpreter NAME=PATH)",
+    'undeclared-off':
+      "the host must allow the skill's undeclared scripts, which run in the same sandbox as declared ones (library: scripts.undeclared: 'allow'; CLI: skillhost serve allows them unless --no-undeclared-scripts)",
     'declaration-invalid':
       "the skill's author must fix the script's declaration in skillhost.yaml (skillhost validate names the problem)",
   })

@@ -32,6 +32,12 @@ export interface TierForge {
   names(descriptor: SkillDescriptor): string[]
   /** Declared tools the tier cannot offer on this host, under their would-be names, and why. */
   unavailable(descriptor: SkillDescriptor): UnavailableTool[]
+  /**
+   * Tools the tier could offer this skill from its files but this host's
+   * options withhold (the script tier's `run_<skill>_script` under
+   * `undeclared: 'deny'`), judged at load from the files the skill ships.
+   */
+  withheld?(descriptor: SkillDescriptor, files: SkillFileHeads): Promise<UnavailableTool[]>
   /** `ctx` is the turn the load runs in: a tier that asks the gate at load asks it there. */
   forge(
     target: ForgeTarget,
@@ -51,6 +57,13 @@ export interface TierForge {
     commands: readonly string[],
     call: DynamicContextCall,
   ): Promise<DynamicContextOutcome[]>
+}
+
+/** A skill's files as `TierForge.withheld` reads them: their paths, and each one's first bytes. */
+export interface SkillFileHeads {
+  readonly paths: readonly string[]
+  /** The start of one file as text (enough for a shebang); empty when it cannot be read. */
+  readHead(path: string): Promise<string>
 }
 
 /** What one load's dynamic-context commands run with. */

@@ -50,11 +50,23 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       expect(without.stderr).toContain('skillhost-probe-pkg')
       expect(without.stderr).toContain('skillhost env')
       const built = await cli(['env', skill, '--find-links', wheels, '--env-cache', cache])
-      expect(built.stderr).toBe('')
+      // The build is told on stderr while it runs (issue 37.8): one start, one end.
+      const lines = built.stderr.split('\n').filter((l) => l !== '')
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toBe(
+        '[skillhost env: env: building a python environment for skillhost-probe-pkg (1 requirement); calls that need it wait]',
+      )
+      expect(lines[1]).toMatch(
+        /^\[skillhost env: env: built the environment for skillhost-probe-pkg in \d+\.\d s\]$/,
+      )
       expect(built.code).toBe(0)
       expect(built.stdout).toMatch(
         /^scripts\/use\.py: env [0-9a-f]{32} \(skillhost-probe-pkg\) -> skillhost-probe-pkg==1\.0\.0\n$/,
       )
+      // The same set again: found in the cache, no build (counted: no build line at all).
+      const again = await cli(['env', skill, '--find-links', wheels, '--env-cache', cache])
+      expect(again.stderr).toBe('')
+      expect(again.stdout).toBe(built.stdout)
       // No index given to run: the env built ahead is found in the cache.
       const ran = await cli(['run', skill, 'scripts/use.py', '--provision', '--env-cache', cache])
       expect(ran.stderr).toBe('')

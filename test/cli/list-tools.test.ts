@@ -111,6 +111,21 @@ describe('skillhost list --json: the interpreter each script runs with (issue 23
         .interpreters.run_py_tool_hello?.program,
     ).toBe('/usr/bin/python3')
   })
+
+  it('names what run_<skill>_script would run undeclared scripts with (issue 37.4)', async () => {
+    type Seen = Row & { undeclaredInterpreters?: { name: string; program?: string }[] }
+    const rows = (await listJson(tmp)) as Map<string, Seen>
+    // A shebang file with no extension: sh, by its program.
+    expect(rows.get('shebang')?.undeclaredInterpreters).toEqual([
+      expect.objectContaining({ name: 'sh', program: expect.stringMatching(/^\/.*sh$/) }),
+    ])
+    // py-tool's one python file runs undeclared too, with the python its declared tool names.
+    const py = rows.get('py-tool')!
+    const declared = (py as Seen & { interpreters: Record<string, unknown> }).interpreters
+      .run_py_tool_hello
+    expect(py.undeclaredInterpreters).toEqual([declared])
+    expect(rows.get('docs-only')?.undeclaredInterpreters).toEqual([])
+  })
 })
 
 describe('skillhost list: tools by tier (issue 12 item 9)', () => {
@@ -149,6 +164,8 @@ describe('skillhost list: tools by tier (issue 12 item 9)', () => {
       scripts: ['run_word_count_count'],
       undeclared: [],
     })
+    // Every script it ships is declared: nothing is withheld from it.
+    expect(declaredOnly.get('word-count')?.unavailableTools).toEqual([])
     const off = await listJson('--no-scripts', examples)
     expect(off.get('word-count')?.tools).toMatchObject({ scripts: [], undeclared: [] })
     expect(off.get('word-count')?.unavailableTools?.map((t) => t.name)).toEqual([
@@ -162,6 +179,12 @@ describe('skillhost list: tools by tier (issue 12 item 9)', () => {
     const rows = await listJson(tmp)
     expect(rows.get('shebang')?.tools?.undeclared).toEqual(['run_shebang_script'])
     expect(rows.get('docs-only')?.tools?.undeclared).toEqual([])
+    // Denied (serve --no-undeclared-scripts), the skill says why it gets no tool (issue 37.6).
+    const denied = await listJson('--no-undeclared-scripts', tmp)
+    expect(denied.get('shebang')?.unavailableTools).toEqual([
+      expect.objectContaining({ name: 'run_shebang_script', reason: 'undeclared-off' }),
+    ])
+    expect(denied.get('docs-only')?.unavailableTools).toEqual([])
   })
 
   it('the table has a TOOLS column with a legend', async () => {

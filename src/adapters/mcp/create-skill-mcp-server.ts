@@ -296,7 +296,8 @@ function serveToolCalls(
       // tool gets a view of it whose signal also fires when the client cancels
       // this request (notifications/cancelled), so a guest or script is killed.
       const callCtx = lifecycleSet.has(tool) ? ctx : withRequestSignal(ctx, extra.signal)
-      const run = () => tool.execute(request.params.arguments ?? {}, callCtx)
+      // What the call awaits may say what it is doing (an environment build): progress reports it.
+      const run = () => progress.run(() => tool.execute(request.params.arguments ?? {}, callCtx))
       const around = options.aroundLifecycleMutation
       // The workspace files the call read or wrote go out as resource links (docs/mcp.md).
       const collected = await collectWorkspaceFiles(() =>

@@ -1,3 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { type CallProgressNote, setCallProgressScope } from '../../common/call-progress.js'
+
 /** A request's progress token, as the client sent it in `_meta.progressToken`. */
 export type ProgressToken = string | number
 
@@ -17,11 +20,24 @@ export const PROGRESS_INTERVAL_MS = 1000
 
 /** One call's progress reports; `finish` sends the last one. */
 export interface CallProgress {
+  /**
+   * Runs the call's work so that what it awaits can say what it is doing
+   * (`noteCallProgress`: "building a python environment"), reported at once
+   * and by every periodic report until it says `undefined` again.
+   */
+  run<T>(fn: () => T): T
   /** Stops the periodic reports and sends the final one (`progress === total`). Idempotent. */
   finish(ok: boolean): Promise<void>
 }
 
-const NONE: CallProgress = Object.freeze({ finish: () => Promise.resolve() })
+const NONE: CallProgress = Object.freeze({
+  run: <T>(fn: () => T): T => fn(),
+  finish: () => Promise.resolve(),
+})
+
+// The call in progress across awaits, for `noteCallProgress` (common/call-progress.ts).
+const calls = new AsyncLocalStorage<CallProgressNote>()
+setCallProgressScope({ current: () => calls.getStore() })
 
 /**
  * Reports a tool call's progress when the client asked for it (sent a
@@ -54,11 +70,18 @@ export function trackProgress(
     return chain
   }
   void report('started')
-  const timer = setInterval(() => void report('running'), intervalMs)
+  let doing: string | undefined
+  const timer = setInterval(() => void report(doing ?? 'running'), intervalMs)
   // A report never keeps the process alive on its own.
   timer.unref?.()
   let finished: Promise<void> | undefined
+  const note: CallProgressNote = (message) => {
+    if (finished || message === doing) return
+    doing = message
+    void report(message ?? 'running')
+  }
   return {
+    run: (fn) => calls.run(note, fn),
     finish: (ok) => {
       if (finished) return finished
       clearInterval(timer)

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { escapeLine } from '../../common/index.js'
 import { FileSystemSkillSource, readSkillLock } from '../../index.js'
 import { formatSkillLock, type LockedEnvironment } from '../../sources/index.js'
-import { scriptInterpreters } from '../../tiers/scripts/index.js'
+import { type ProvisionBuild, scriptInterpreters } from '../../tiers/scripts/index.js'
 import {
   provisionedInterpreter,
   type Requirement,
@@ -12,6 +12,7 @@ import {
 import type { CliCommand } from '../shared/cli-command.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
+import { provisionBuildLine } from '../shared/provision-build-line.js'
 import { parseSandboxFlags, SANDBOX_FLAGS_HELP } from '../shared/sandbox-flags.js'
 import { usableRoots } from '../shared/usable-roots.js'
 
@@ -81,8 +82,12 @@ export const envCommand: CliCommand = {
       return 0
     }
     const environments: LockedEnvironment[] = []
+    // A build is told on stderr while it runs (stdout is the answer); one found in the cache is not.
+    const onBuild = (event: ProvisionBuild) =>
+      io.stderr(`[skillhost env: ${provisionBuildLine(event)}]\n`)
+    const provision = { ...flags.provision, onBuild }
     for (const { requirements, scripts } of sets.values()) {
-      const built = await provisionedInterpreter(program, requirements, flags.provision)
+      const built = await provisionedInterpreter(program, requirements, provision)
       if (built === undefined) throw new UsageError(`${program} cannot say where it lives`)
       environments.push({
         requirements: requirements.map((r) => r.text).sort(),

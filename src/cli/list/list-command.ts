@@ -45,7 +45,7 @@ const HELP: HelpSpec = {
         { term: '--strict', text: 'apply the agentskills.io rules strictly' },
         {
           term: '--json',
-          text: 'print { roots, skills, problems, sourceErrors } as JSON; each skill carries ref (what load_skill takes), each active skill tools: { module, isolated, scripts, undeclared } (tool names), unavailableTools: [{ name, reason, enable, detail? }], interpreters: { <script tool>: { name, program, version? } } (what each declared script runs with) and, when it asks for any, permissions: { network, read, write } (its request as written, never a grant); a root that cannot be searched is in sourceErrors',
+          text: 'print { roots, skills, problems, sourceErrors } as JSON; each skill carries ref (what load_skill takes), each active skill tools: { module, isolated, scripts, undeclared } (tool names), unavailableTools: [{ name, reason, enable, detail? }], interpreters: { <script tool>: { name, program, version? } } (what each declared script runs with), undeclaredInterpreters: [{ name, program, version? }] (what run_<skill>_script would run its other files with) and, when it asks for any, permissions: { network, read, write } (its request as written, never a grant); a root that cannot be searched is in sourceErrors',
         },
         OVERLAYS_HELP,
         LOCKED_HELP,
@@ -216,12 +216,14 @@ export const listCommand: CliCommand = {
     if (args.booleans.json) {
       const skills = catalog.rows.map(({ skill: _skill, source: _source, ...row }, i) => {
         if (row.status !== 'active') return row
-        const { unavailable, interpreters, permissions, ...byTier } = tools[i]!
+        const { unavailable, interpreters, undeclaredInterpreters, permissions, ...byTier } =
+          tools[i]!
         return {
           ...row,
           tools: byTier,
           unavailableTools: unavailable,
           interpreters,
+          undeclaredInterpreters,
           ...(permissions && { permissions }),
         }
       })

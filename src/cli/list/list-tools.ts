@@ -36,6 +36,8 @@ export interface ListedTools {
   readonly unavailable: readonly UnavailableTool[]
   /** Each declared script tool → the interpreter it will run with (`describeInterpreter`). */
   readonly interpreters: Readonly<Record<string, RunsWith>>
+  /** The interpreters `run_<skill>_script` would run the skill's undeclared scripts with. */
+  readonly undeclaredInterpreters: readonly RunsWith[]
   /**
    * The skill's permission request as written (`agents/openai.yaml` or the
    * sidecar's `permissions`): what a load would put to serve's policy and
@@ -51,6 +53,7 @@ const NOTHING: ListedTools = {
   undeclared: [],
   unavailable: [],
   interpreters: {},
+  undeclaredInterpreters: [],
 }
 
 /**
@@ -100,15 +103,16 @@ export async function listTools(row: CatalogRow, shape: ListServeShape): Promise
   const modules = (descriptor.unavailableTools ?? []).filter(
     (t) => t.reason === 'module-imports-off',
   )
-  const files =
-    shape.scripts && shape.undeclaredScripts
-      ? (declared.files ??
-        (row.skill && row.source?.list ? await row.source.list(row.skill) : undefined))
-      : undefined
+  const files = shape.scripts
+    ? (declared.files ??
+      (row.skill && row.source?.list ? await row.source.list(row.skill) : undefined))
+    : undefined
+  // Allowed, run_<skill>_script is offered; denied, a skill that ships scripts says why not.
+  const offer = shape.undeclaredScripts ? 'undeclared' : 'denied'
   const scripts = await previewScriptTools(descriptor, {
     enabled: shape.scripts,
     interpreters: shape.interpreters,
-    ...(files === undefined ? {} : { undeclared: { dir: row.path, files } }),
+    ...(files === undefined ? {} : { [offer]: { dir: row.path, files } }),
   })
   return {
     module: shape.importModules ? modules.map((t) => t.name) : [],
@@ -121,6 +125,9 @@ export async function listTools(row: CatalogRow, shape: ListServeShape): Promise
         tool,
         describeInterpreter(name, shape.interpreters),
       ]),
+    ),
+    undeclaredInterpreters: scripts.undeclaredRunsWith.map((name) =>
+      describeInterpreter(name, shape.interpreters),
     ),
     ...(descriptor.permissions && { permissions: descriptor.permissions }),
   }

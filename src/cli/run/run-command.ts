@@ -9,6 +9,8 @@ import {
 } from '../../sources/index.js'
 import { createScriptSandbox, type SkillScriptConfig } from '../../tiers/scripts/index.js'
 import {
+  describeInterpreter,
+  missingPackageHint,
   runScriptOnce,
   type ScriptOnceCall,
   type ScriptRan,
@@ -31,6 +33,7 @@ import { optionValues, runTarget, scriptArgs, undeclaredArgv } from './run-args.
 import { RUN_HELP } from './run-help.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
+import { runSkillDir, runSkillDirLine } from './run-skill-dir.js'
 import { type CarriedFiles, carriedFiles, carriedLines } from './run-user-files.js'
 import { workspaceVoice } from './run-workspace-voice.js'
 
@@ -188,15 +191,28 @@ function callOf(opts: RunOptions, skill: RunSkill, io: CliIo): RunCall | number 
   return { declared, call: { path: scriptName, argv }, named: argv }
 }
 
-async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  const opts = parseRun(argv)
+/** The resolve stage's first step: the skill folder, from a path or an id `list` prints; a number when it cannot be used. */
+async function skillFolder(parsed: RunOptions, io: CliIo): Promise<RunOptions | number> {
+  const target = await runSkillDir(parsed.skillDir)
+  const line = runSkillDirLine(target)
   // Text mode names the root on stderr as every command does; --json says it on stdout.
-  const [unusable] = usableRoots([resolve(opts.skillDir)], io, 'run', opts.json).unusable
-  if (unusable !== undefined) {
-    if (!opts.json) return RUN_EXIT.noInput
-    const status = RUN_EXIT.noInput
-    return reportError(unusableRootError(unusable), { io, command: 'run', json: true, status })
+  const [unusable] = usableRoots([target.dir], io, 'run', parsed.json).unusable
+  if (unusable === undefined) {
+    if (line !== undefined && !parsed.printJson) io.stderr(`[skillhost run: ${line}]\n`)
+    return { ...parsed, skillDir: target.dir }
   }
+  if (!parsed.json) {
+    if (line !== undefined) io.stderr(`skillhost run: ${line}\n`)
+    return RUN_EXIT.noInput
+  }
+  const base = unusableRootError(unusable)
+  const err = line === undefined ? base : new SkillHostError(base.code, `${base.message}; ${line}`)
+  return reportError(err, { io, command: 'run', json: true, status: RUN_EXIT.noInput })
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const opts = await skillFolder(parseRun(argv), io)
+  if (typeof opts === 'number') return opts
   const skill = await findSkill(opts, io)
   if (typeof skill === 'number') return skill
   const call = callOf(opts, skill, io)
@@ -267,7 +283,13 @@ async function runAndPrint(
       ...(place.timeout === undefined ? {} : { timeoutSeconds: Number(place.timeout) }),
     })
     if (!outcome.ran) return await refused(outcome.error)
-    return printRun(outcome, carried, opts.printJson, config, io)
+    const status = printRun(outcome, carried, opts.printJson, config, io)
+    // A missing python module: which python ran and how to provide it (never a host path).
+    const views = config.interpreterViews ?? {}
+    const seen = describeInterpreter(outcome.script.interpreter, config.interpreters, views)
+    const hint = opts.printJson ? undefined : missingPackageHint(outcome.result, seen, config)
+    if (hint !== undefined) io.stderr(`[skillhost run: ${hint}]\n`)
+    return status
   } catch (err) {
     // Refused before the call: the configuration, or the --workspace folder.
     if (!SkillHostError.isInstance(err)) throw err

@@ -39,6 +39,7 @@ export {
   type SkippedLink,
 } from './skill-copy/skill-copy-files.js'
 export { describeInterpreter, type RunsWith } from './tool/describe-interpreter.js'
+export { missingPackageHint } from './tool/missing-package-hint.js'
 export { previewScriptTools } from './tool/preview-script-tools.js'
 export { scriptInputSchema } from './tool/script-input-schema.js'
 export { settleScriptResult } from './tool/script-outcome.js'

@@ -1,9 +1,17 @@
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, statSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, resolve } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
-import { prepareUserPython, resolveUserPython } from './user-python.js'
+import { findOnPath, prepareUserPython, resolveUserPython } from './user-python.js'
 
 /** What an interpreter name must look like: a letter, then letters, digits, `.`, `_`, `+`, `-`; 32 at most. */
 export const INTERPRETER_NAME = /^[A-Za-z][A-Za-z0-9._+-]{0,31}$/
@@ -75,9 +83,9 @@ export interface InterpreterLookup {
  * `validate` checks against: `sh`, `bash`, `python` and `python3`, `node`,
  * each where installed, then the deployer's `extra` entries (name →
  * absolute program path, checked by `assertInterpreterProgram`), which add
- * names or replace defaults. `python` and `python3` are the python the user
- * gets from `PATH` (a venv, a pyenv version: `resolveUserPython`, asked once
- * per process), else `/usr/bin/python3`. An entry for one name of an
+ * names or replace defaults. `python`, `python3` and `node` are the user's,
+ * from `PATH` (`userInterpreters`: a venv, a pyenv version, an nvm node),
+ * else `/usr/bin/python3` and the system node. An entry for one name of an
  * `INTERPRETER_FAMILIES` family (`python`) sets the whole family unless the
  * deployer names more than one of it.
  */
@@ -91,11 +99,50 @@ export function scriptInterpreters(
     if (found !== undefined) out[name] = [found]
   }
   const path = lookup.path === undefined ? process.env.PATH : lookup.path
-  const user = path === null ? undefined : resolveUserPython(path, SYSTEM_READ_PATHS)
-  if (user !== undefined) for (const name of ['python', 'python3']) out[name] = [user]
+  if (path !== null) Object.assign(out, userInterpreters(path))
   for (const [name, program] of Object.entries(extra))
     out[name] = [assertInterpreterProgram(name, program)]
   return withInterpreterFamilies(out, extra)
+}
+
+/**
+ * The one rule for whose interpreter a script gets: the user's, from `PATH`,
+ * for every family a user picks a version of. `python` and `python3` are the
+ * python `PATH` offers as its own `sys.executable` names it
+ * (`resolveUserPython`: a pyenv shim becomes the real interpreter, a venv
+ * stays a venv); `node` is the first `node` on `PATH`, when anyone can
+ * reach it (`reachableByAnyone`). A family `PATH` does not offer is left
+ * out, for the system default; a deployer's entry
+ * (`--interpreter`, `scripts.interpreters`) pins one over this.
+ */
+export function userInterpreters(path: string | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = Object.create(null)
+  const python = resolveUserPython(path, SYSTEM_READ_PATHS)
+  if (python !== undefined) for (const name of ['python', 'python3']) out[name] = [python]
+  const node = findOnPath('node', path)
+  if (node !== undefined && reachableByAnyone(node)) out.node = [node]
+  return out
+}
+
+/**
+ * Whether every folder above `program`, and above its real path, lets anyone through
+ * (o+x), so the sandbox's user reaches it wherever it runs as: a node under
+ * a 0700 home is left for the system node instead of refusing the whole
+ * sandbox at setup (pythons there get a view instead, see interpreterViews).
+ */
+function reachableByAnyone(program: string): boolean {
+  const open = (from: string): boolean => {
+    for (let dir = dirname(from); ; dir = dirname(dir)) {
+      if ((statSync(dir).mode & 0o001) === 0) return false
+      if (dirname(dir) === dir) return true
+    }
+  }
+  try {
+    // Where PATH names it and where it really is: the sandbox binds both.
+    return open(program) && open(realpathSync(program))
+  } catch {
+    return false
+  }
 }
 
 /**

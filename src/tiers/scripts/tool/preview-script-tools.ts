@@ -4,8 +4,12 @@ import type { UnavailableTool } from '../../../skill-model/unavailable-tool.js'
 import type { SkillDescriptor } from '../../../sources/types.js'
 import { readScriptHead } from '../policy/undeclared-interpreter.js'
 import { partitionScripts } from './script-availability.js'
-import { undeclaredToolName } from './script-forge.js'
-import { shipsUndeclaredScripts } from './undeclared-script-tool.js'
+import {
+  shipsUndeclaredScripts,
+  undeclaredInterpreterNames,
+  undeclaredToolName,
+  withheldUndeclaredTool,
+} from './undeclared-script-tool.js'
 
 /** The tier-3 configuration a preview answers for. */
 export interface ScriptToolsPreviewOptions {
@@ -19,6 +23,12 @@ export interface ScriptToolsPreviewOptions {
    * no `run_<skill>_script` is offered.
    */
   readonly undeclared?: { readonly dir: string; readonly files: readonly string[] }
+  /**
+   * With undeclared scripts denied (`undeclared: 'deny'`): the skill's folder
+   * and files, so a skill that ships scripts says why it gets no
+   * `run_<skill>_script` (`withheldUndeclaredTool`).
+   */
+  readonly denied?: { readonly dir: string; readonly files: readonly string[] }
 }
 
 /** The script tools a load would offer for one skill, and the declared ones it would not. */
@@ -31,6 +41,8 @@ export interface ScriptToolsPreview {
   readonly unavailable: readonly UnavailableTool[]
   /** Each offered declared tool → the interpreter name it runs with (a key of the allow-list). */
   readonly runsWith: Readonly<Record<string, string>>
+  /** The interpreters `run_<skill>_script` would run the skill's files with, by name (`undeclaredInterpreterNames`). */
+  readonly undeclaredRunsWith: readonly string[]
 }
 
 /**
@@ -55,12 +67,29 @@ export async function previewScriptTools(
       (p) => readScriptHead(join(offer.dir, p)),
       options.interpreters,
     ))
+  const undeclaredRunsWith = ships
+    ? await undeclaredInterpreterNames(
+        offer.files,
+        (p) => readScriptHead(join(offer.dir, p)),
+        options.interpreters,
+      )
+    : []
+  const held = options.enabled ? options.denied : undefined
+  const withheld =
+    held === undefined
+      ? []
+      : await withheldUndeclaredTool(
+          descriptor,
+          { paths: held.files, readHead: (p) => readScriptHead(join(held.dir, p)) },
+          options.interpreters,
+        )
   const runsWith: Record<string, string> = Object.create(null)
   for (const s of valid) runsWith[scriptToolName(descriptor.id, s.name)] = s.interpreter
   return {
     runsWith,
+    undeclaredRunsWith,
     declared: valid.map((s) => scriptToolName(descriptor.id, s.name)),
     undeclared: ships ? [undeclaredToolName(descriptor.id)] : [],
-    unavailable,
+    unavailable: [...unavailable, ...withheld],
   }
 }

@@ -2,6 +2,8 @@ import { SkillHostError } from '../../../common/errors.js'
 import type { SpooledScriptOutcome } from '../run/script-call.js'
 import type { SkillScriptConfig } from '../types.js'
 import { full, unmeasurable } from '../workspace/session-workspace.js'
+import { describeInterpreter } from './describe-interpreter.js'
+import { missingPackageHint } from './missing-package-hint.js'
 import { settleScriptResult } from './script-outcome.js'
 import {
   describeChanges,
@@ -51,12 +53,18 @@ export function renderToolOutcome(
   // errors there (many do): the model sees why without another call.
   const stream = result.stderr ? 'stderr' : 'stdout'
   const tail = tailOf(result.stderr || result.stdout, SCRIPT_ERROR_TAIL_BYTES)
+  // A missing python module is explained beside the outcome, never instead of it.
+  const views = config.interpreterViews ?? {}
+  const runsWith = describeInterpreter(outcome.script.interpreter, config.interpreters, views)
+  const hint = missingPackageHint(result, runsWith, config)
+  const rendered = renderScriptResult(result, id, changes)
   return settleScriptResult(result, {
     retrievableId: id,
     toolName: tool,
-    rendered: renderScriptResult(result, id, changes),
+    rendered: hint === undefined ? rendered : `${rendered}\n${hint}`,
     failureDetail: [
       ...(tail ? [`--- end of ${stream} (script output) ---`, tail] : []),
+      ...(hint === undefined ? [] : [`--- skillhost ---`, hint]),
       ...changed,
     ],
     data: { changes },

@@ -11,7 +11,7 @@ import { checkPermissionRequest } from '../../../skill-model/permission-request.
 import { scriptToolName } from '../../../skill-model/script-tool-name.js'
 import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
 import { forgeSkillTool } from '../../skill-tool-envelope.js'
-import type { ForgeTarget, TierForge } from '../../tier-forge.js'
+import type { ForgeTarget, SkillFileHeads, TierForge } from '../../tier-forge.js'
 import { PROVISIONED_PYTHON, runsWithPython } from '../deps/script-env.js'
 import { scriptRequirementsOf } from '../deps/script-requirements.js'
 import { PermissionGrants, unusedPermissions } from '../policy/permission-grants.js'
@@ -28,13 +28,11 @@ import { runDynamicContext } from './dynamic-context.js'
 import { renderToolOutcome } from './render-tool-outcome.js'
 import { partitionScripts } from './script-availability.js'
 import { scriptInputSchema } from './script-input-schema.js'
-import { undeclaredInputSchema } from './undeclared-script-tool.js'
-
-/** The tool that runs a loaded skill's undeclared scripts: `run_<skill>_script`. */
-/** The tool that runs a loaded skill's undeclared scripts: `run_<skill>_script`. */
-export function undeclaredToolName(skill: string): string {
-  return scriptToolName(skill, 'script')
-}
+import {
+  undeclaredInputSchema,
+  undeclaredToolName,
+  withheldUndeclaredTool,
+} from './undeclared-script-tool.js'
 
 /** What the forge needs besides the tier config: the conversation's workspace, made on first use. */
 export interface ScriptForgeOptions {
@@ -90,6 +88,11 @@ export function createScriptForge(
       ...(undeclared ? [undeclaredToolName(d.id)] : []),
     ],
     unavailable: (d: SkillDescriptor) => partitionScripts(d, config.interpreters).unavailable,
+    // Under 'deny' a skill that ships scripts is told why it gets no run_<skill>_script.
+    ...(!undeclared && {
+      withheld: (d: SkillDescriptor, files: SkillFileHeads) =>
+        withheldUndeclaredTool(d, files, config.interpreters),
+    }),
     forge: (target, source, signal, ctx) =>
       forgeScriptTools(scopeOf(target, source), grants, signal, ctx),
     dynamicContext: (target, source, commands, call) =>
