@@ -1,4 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -6,7 +6,8 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { DisposableStore } from '../../common/disposable.js'
-import { SkillHostError } from '../../common/errors.js'
+import { renderError, SkillHostError } from '../../common/errors.js'
+import { quoteName } from '../../common/escape-text.js'
 import { setResourceOwner, trackResource } from '../../common/leak-tracker.js'
 import type { Tool } from '../../common/tool.js'
 import type { TurnContext } from '../../common/turn-context.js'
@@ -19,6 +20,7 @@ import { type CallOutcome, callLogRecords } from './call-log-records.js'
 import { serveMcpLogging } from './mcp-logging.js'
 import { trackProgress } from './progress.js'
 import { serveSkillResources } from './skill-resources.js'
+import { invalidParams, SkillServer } from './skill-server.js'
 import { SKILLS_EXTENSION_ID } from './skills-extension/protocol.js'
 import {
   type SkillsExtensionOptions,
@@ -190,7 +192,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   if (lifecycle) for (const tool of lifecycle) ctx.tools.register(tool)
 
   const { serverInfo, ...identity } = skillMcpServerIdentity(options)
-  const server = new Server(serverInfo, identity)
+  const server = new SkillServer(serverInfo, identity)
 
   const listTool = lifecycle ? lifecycle.find((t) => t.name === LIFECYCLE_TOOL.list) : undefined
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -271,7 +273,7 @@ function serveToolCalls(
       if (!tool) {
         throw new SkillHostError(
           'E_TOOL_NOT_FOUND',
-          `No tool '${name.slice(0, 80)}' is offered here; list tools again.`,
+          `Unknown tool ${quoteName(name.slice(0, 80))}: no tool of that name is offered here; list tools again.`,
           {
             data: { tool: name.slice(0, 80) },
           },
@@ -291,6 +293,12 @@ function serveToolCalls(
       return result
     } catch (err) {
       outcome = { ok: false, error: err }
+      // An unknown tool is a protocol error (MCP › Tools › Error Handling): -32602, not a tool result.
+      if (!tool) {
+        const text = renderError(err)
+        options.onToolCall?.({ tool: name, ok: false, error: text, cause: err })
+        throw invalidParams(text)
+      }
       const result = withNotice(toCallToolError(err), options.takeNotice?.())
       options.onToolCall?.({
         tool: name,

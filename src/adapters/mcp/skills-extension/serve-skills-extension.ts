@@ -6,6 +6,7 @@ import type { SkillFileContent, SkillManager } from '../../../manager/types.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
 import type { SkillFileManifest } from '../../../sources/reading/skill-manifest.js'
 import { parseSkillResourceUri, skillResourceUri } from '../skill-resources.js'
+import { invalidParams, protocolError } from '../skill-server.js'
 import {
   GetSkillRequestSchema,
   ListSkillsRequestSchema,
@@ -33,8 +34,6 @@ export type ReadServedSkillFile = (
 ) => Promise<SkillFileContent | undefined>
 
 const COMPLETE = { resultType: 'complete', ttlMs: SKILLS_TTL_MS, cacheScope: 'private' } as const
-
-const invalid = (message: string): McpError => new McpError(ErrorCode.InvalidParams, message)
 
 /**
  * The manifest the extension serves for `id`, or undefined when it serves
@@ -70,7 +69,7 @@ function toEntry(manifest: SkillFileManifest): SkillEntry {
 function decodeCursor(cursor: unknown): number {
   if (cursor === undefined) return 0
   const match = typeof cursor === 'string' ? /^s:(\d{1,9})$/.exec(cursor) : null
-  if (!match) throw invalid('cursor is not one skills/list returned.')
+  if (!match) throw invalidParams('cursor is not one skills/list returned.')
   return Number(match[1])
 }
 
@@ -78,11 +77,11 @@ function decodeCursor(cursor: unknown): number {
 function toMcpError(err: unknown): McpError {
   if (err instanceof McpError) return err
   if (SkillHostError.isInstance(err) && err.code === 'E_SKILL_NOT_FOUND')
-    return invalid(`No skill is served at that URI: ${err.message}`)
+    return invalidParams(`No skill is served at that URI: ${err.message}`)
   // Not served: the extension's limits are what every host accepts (a skill is still loadable by tool).
   if (SkillHostError.isInstance(err) && err.code === 'E_SKILL_SOURCE_TOO_LARGE')
-    return invalid(`Not served through skills/get: ${err.message}`)
-  return new McpError(
+    return invalidParams(`Not served through skills/get: ${err.message}`)
+  return protocolError(
     ErrorCode.InternalError,
     SkillHostError.isInstance(err) ? `${err.code}: ${err.message}` : 'The skill could not be read.',
   )
@@ -133,12 +132,14 @@ export function serveSkillsExtension(
 
   server.setRequestHandler(GetSkillRequestSchema, async (request) => {
     const uri = request.params?.uri
-    if (typeof uri !== 'string') throw invalid('skills/get needs params.uri, a SKILL.md URI.')
+    if (typeof uri !== 'string') throw invalidParams('skills/get needs params.uri, a SKILL.md URI.')
     const { id, path } = parseSkillResourceUri(uri)
-    if (path !== 'SKILL.md') throw invalid('That URI names no SKILL.md; skills/get takes one.')
+    if (path !== 'SKILL.md')
+      throw invalidParams('That URI names no SKILL.md; skills/get takes one.')
     try {
       const manifest = await servedManifest(manager, id)
-      if (!manifest) throw invalid(`No skill is served at that URI (skill "${id.slice(0, 80)}").`)
+      if (!manifest)
+        throw invalidParams(`No skill is served at that URI (skill "${id.slice(0, 80)}").`)
       return { ...COMPLETE, skill: toEntry(manifest) }
     } catch (err) {
       throw toMcpError(err)
