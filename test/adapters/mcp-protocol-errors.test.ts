@@ -1,10 +1,15 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSkillMcpServer, GetSkillResultSchema } from '../../src/adapters/mcp/index.js'
+import { TOOLS_LIST_PAGE } from '../../src/adapters/mcp/tools-list-page.js'
+import { Tool } from '../../src/common/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
-import { InMemorySkillSource } from '../../src/sources/index.js'
+import { FileSystemSkillSource, InMemorySkillSource } from '../../src/sources/index.js'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -101,5 +106,83 @@ describe('protocol errors are JSON-RPC errors with one prefix', () => {
       ),
     )
     expect(prefixes(sdk.message)).toBe(1)
+  })
+
+  it('tools/list pages with its cursor, each page bounded, and refuses a foreign cursor', async () => {
+    const source = new InMemorySkillSource({ skills: [] })
+    const manager = await createSkillManager({ sources: [source], gate: async () => undefined })
+    const hostTools = Array.from(
+      { length: TOOLS_LIST_PAGE + 50 },
+      (_, i) =>
+        new Tool({
+          name: `host_${String(i).padStart(3, '0')}`,
+          description: 'A host tool.',
+          inputSchema: { type: 'object', properties: {} },
+          handler: () => 'ok',
+        }),
+    )
+    const session = createSkillMcpServer({ manager, disposeManager: true, hostTools })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await session.server.connect(serverSide)
+    const client = new Client({ name: 'paging-test', version: '1.0.0' })
+    await client.connect(clientSide)
+    cleanups.push(async () => {
+      await client.close()
+      await session.close()
+    })
+    const names: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor })
+      expect(page.tools.length).toBeLessThanOrEqual(TOOLS_LIST_PAGE)
+      names.push(...page.tools.map((t) => t.name))
+      cursor = page.nextCursor
+      pages += 1
+    } while (cursor !== undefined && pages < 10)
+    expect(pages).toBe(2)
+    expect(new Set(names).size).toBe(names.length)
+    for (const tool of hostTools) expect(names).toContain(tool.name)
+    expect(names).toContain('load_skill')
+    for (const bad of ['o:1', 't:-1', 't:x', 'nonsense']) {
+      const err = await failure(client.listTools({ cursor: bad }))
+      expect(err.code, bad).toBe(-32602)
+    }
+  })
+
+  it('skills/get answers a skill only under the URI spelling skills/list gives', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'skills-uri-'))
+    mkdirSync(join(root, 'fine'))
+    writeFileSync(
+      join(root, 'fine', 'SKILL.md'),
+      '---\nname: fine\ndescription: Fine.\n---\n# Fine\n',
+    )
+    const manager = await createSkillManager({
+      sources: [new FileSystemSkillSource({ roots: root })],
+      gate: async () => undefined,
+    })
+    const session = createSkillMcpServer({ manager, disposeManager: true })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await session.server.connect(serverSide)
+    const client = new Client({ name: 'uri-test', version: '1.0.0' })
+    await client.connect(clientSide)
+    cleanups.push(async () => {
+      await client.close()
+      await session.close()
+      rmSync(root, { recursive: true, force: true })
+    })
+    const get = (uri: string) =>
+      client.request({ method: 'skills/get', params: { uri } }, GetSkillResultSchema)
+    const { skill } = await get('skill://fine/SKILL.md')
+    expect(skill.uri).toBe('skill://fine/SKILL.md')
+    for (const other of [
+      'skill://fin%65/SKILL.md',
+      'skill://%66ine/SKILL.md',
+      'skill://fine/SKILL%2Emd',
+    ]) {
+      const err = await failure(get(other))
+      expect(err.code, other).toBe(-32602)
+      expect(err.message).toContain('"skill://fine/SKILL.md"')
+    }
   })
 })

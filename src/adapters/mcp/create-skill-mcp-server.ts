@@ -27,6 +27,7 @@ import {
   serveSkillsExtension,
 } from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
+import { toolsListPage } from './tools-list-page.js'
 
 /** One finished tool call, for host-side logging (never sent to the client). */
 export interface McpToolCallEvent {
@@ -195,15 +196,19 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const server = new SkillServer(serverInfo, identity)
 
   const listTool = lifecycle ? lifecycle.find((t) => t.name === LIFECYCLE_TOOL.list) : undefined
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: ctx.tools.all().map(
-      (tool): McpTool => ({
-        name: tool.name,
-        description: listedDescription(tool, listTool, manager, options.catalog),
-        inputSchema: tool.jsonSchema as McpTool['inputSchema'],
-      }),
-    ),
-  }))
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const page = toolsListPage(ctx.tools.all(), request.params?.cursor)
+    return {
+      tools: page.items.map(
+        (tool): McpTool => ({
+          name: tool.name,
+          description: listedDescription(tool, listTool, manager, options.catalog),
+          inputSchema: tool.jsonSchema as McpTool['inputSchema'],
+        }),
+      ),
+      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+    }
+  })
 
   const extension = options.skillsExtension
   serveSkillResources(

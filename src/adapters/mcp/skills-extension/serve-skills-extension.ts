@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { SkillHostError } from '../../../common/errors.js'
+import { escapeLine } from '../../../common/escape-text.js'
 import { fileType } from '../../../common/file-type.js'
 import type { SkillFileContent, SkillManager } from '../../../manager/types.js'
 import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
@@ -184,6 +185,12 @@ export function serveSkillsExtension(
     const { id, path } = parseSkillResourceUri(uri)
     if (path !== 'SKILL.md')
       throw invalidParams('That URI names no SKILL.md; skills/get takes one.')
+    // One spelling per skill: an entry is answered only under the URI it is listed with.
+    const canonical = skillResourceUri(id, path)
+    if (uri !== canonical)
+      throw invalidParams(
+        `That URI is not spelled as skills/list lists it; ask for ${JSON.stringify(escapeLine(canonical.slice(0, 200)))}.`,
+      )
     try {
       const manifest = await servedManifest(manager, id, rules)
       if (!manifest)
