@@ -43,11 +43,11 @@ const FILES: Record<string, Uint8Array> = {
 const digest = (b: Uint8Array): string => `sha256:${createHash('sha256').update(b).digest('hex')}`
 
 /** The official SDK client connected to skillhost's server over a folder holding FILES. */
-async function served(): Promise<Client> {
+async function served(files = FILES, id = 'odd-bytes'): Promise<Client> {
   const root = mkdtempSync(join(tmpdir(), 'skills-bytes-'))
-  for (const [path, content] of Object.entries(FILES)) {
-    mkdirSync(join(root, 'odd-bytes', path, '..'), { recursive: true })
-    writeFileSync(join(root, 'odd-bytes', path), content)
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(root, id, path, '..'), { recursive: true })
+    writeFileSync(join(root, id, path), content)
   }
   const manager = await createSkillManager({
     sources: [new FileSystemSkillSource({ roots: root })],
@@ -116,5 +116,20 @@ describe('the Skills Extension serves exactly the bytes it lists', () => {
     const ctx = manager.createTurnContext()
     const loaded = await manager.load('odd-bytes', ctx)
     expect(loaded.id).toBe('odd-bytes')
+  })
+
+  it('keeps integers beyond 2^53 exact in frontmatter: their source text, verified by McpSkillSource', async () => {
+    const big =
+      '---\nname: big-ints\ndescription: Exact integers.\nbuild: 12345678901234567890\nsmall: 42\nmetadata:\n  id: "1"\nnested:\n  neg: -9007199254740993\n---\n# Big\n'
+    const client = await served({ 'SKILL.md': new TextEncoder().encode(big) }, 'big-ints')
+    const list = await client.request({ method: 'skills/list', params: {} }, ListSkillsResultSchema)
+    const entry = list.skills.find((s) => s.frontmatter.name === 'big-ints')
+    expect(entry?.frontmatter.build).toBe('12345678901234567890')
+    expect(entry?.frontmatter.small).toBe(42)
+    expect(entry?.frontmatter.nested).toEqual({ neg: '-9007199254740993' })
+    const source = new McpSkillSource({ client, id: 'remote', watch: false })
+    const manager = await createSkillManager({ sources: [source], gate: async () => undefined })
+    cleanups.push(() => manager.dispose())
+    await expect(manager.load('big-ints', manager.createTurnContext())).resolves.toBeDefined()
   })
 })
