@@ -7,7 +7,7 @@
  * (test/layering.test.ts).
  */
 
-export { decodeArtifactText } from './artifacts/artifact-text.js'
+export { decodeArtifactText, isTextMimeType } from './artifacts/artifact-text.js'
 export { escapeXml } from './escape-markup.js'
 export { fileType, mediaTypeByName } from './file-type.js'
 export { setResourceOwner, trackResource } from './leak-tracker.js'

@@ -1,3 +1,4 @@
+import { isScalar, visit } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
 import { parseSimpleFrontmatter } from './parse-simple-frontmatter.js'
 import { parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
@@ -93,6 +94,7 @@ function parseFrontmatterYaml(
       first,
     )
   }
+  keepExactIntegers(doc)
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT })
@@ -113,4 +115,24 @@ function parseFrontmatterYaml(
   const out: Record<string, unknown> = Object.create(null)
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) out[key] = v
   return out
+}
+
+/**
+ * An integer beyond 2^53 has no exact JavaScript number (`12345678901234567890`
+ * would read as `12345678901234567000`), and JSON carries frontmatter to
+ * clients that compare it: such a scalar keeps its source text, a string.
+ */
+function keepExactIntegers(doc: Parameters<typeof visit>[0]): void {
+  visit(doc, {
+    Scalar(_, node) {
+      if (
+        isScalar(node) &&
+        typeof node.value === 'number' &&
+        Number.isInteger(node.value) &&
+        !Number.isSafeInteger(node.value) &&
+        typeof node.source === 'string'
+      )
+        node.value = node.source
+    },
+  })
 }

@@ -204,9 +204,9 @@ describe('skillhost MCP server over Streamable HTTP', () => {
     expect(gone).not.toContain('greet')
     expect(gone).toContain('artifact_cat')
 
-    const stale = await client.callTool({ name: 'greet', arguments: { name: 'Bob' } })
-    expect(stale.isError).toBe(true)
-    expect(text(stale)).toMatch(/^E_TOOL_NOT_FOUND: /)
+    // A tool no longer offered is a protocol error (-32602), with one prefix.
+    const stale = client.callTool({ name: 'greet', arguments: { name: 'Bob' } })
+    await expect(stale).rejects.toThrow(/^MCP error -32602: E_TOOL_NOT_FOUND: Unknown tool greet:/)
 
     // The earlier result is still readable by id after unload.
     const id = /\[result (r_[0-9a-f]{16}) /.exec(text(greeted))?.[1]

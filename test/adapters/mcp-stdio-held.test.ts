@@ -111,4 +111,37 @@ describe('serveMcpStdio answers initialize before its manager is made', () => {
     await server.closed
     await client.close()
   })
+
+  it('answers what it holds when stdin ends before the manager is ready, then closes', async () => {
+    const toServer = new PassThrough()
+    const fromServer = new PassThrough()
+    const factory = heldFactory()
+    const server = await serveMcpStdio({
+      createManager: factory.createManager,
+      stdin: toServer,
+      stdout: fromServer,
+    })
+    const client = new Client({ name: 'test', version: '1.0.0' })
+    await client.connect(pipeClientTransport(toServer, fromServer))
+    const listing = client.listTools()
+    const cancelled = new AbortController()
+    const abandoned = client.listResources(undefined, { signal: cancelled.signal })
+    cancelled.abort()
+    await expect(abandoned).rejects.toThrow()
+    // Input over while both requests are held: the session must still answer the live one.
+    toServer.end()
+    let closed = false
+    void server.closed.then(() => {
+      closed = true
+    })
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r))
+    expect(closed).toBe(false)
+    factory.release()
+    const { tools } = await listing
+    expect(tools.map((t) => t.name)).toContain('load_skill')
+    // The cancelled request owes no answer, so closing does not wait for one.
+    await server.closed
+    expect(factory.state.made).toBe(1)
+    await client.close()
+  })
 })

@@ -273,8 +273,9 @@ describe('skillhost serve over stdio (built binary, real MCP client)', () => {
     expect(threw.isError).toBe(true)
     expect(text(threw)).toContain('boom x')
     // A tool name (chosen by the client) and a skill id (chosen by the model).
-    const unknown = await s.client.callTool({ name: `evil${hostile}`, arguments: {} })
-    expect(text(unknown)).toMatch(/^E_TOOL_NOT_FOUND: /)
+    const unknown = s.client.callTool({ name: `evil${hostile}`, arguments: {} })
+    await expect(unknown).rejects.toThrow(/^MCP error -32602: E_TOOL_NOT_FOUND: /)
+    await expect(unknown).rejects.not.toThrow('\u001b')
     const missing = await s.client.callTool({
       name: 'load_skill',
       arguments: { skill: `nope${hostile}` },

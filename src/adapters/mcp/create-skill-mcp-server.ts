@@ -1,4 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -6,7 +6,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { DisposableStore, Tool, TurnContext } from '../../common/index.js'
-import { SkillHostError } from '../../common/index.js'
+import { quoteName, renderError, SkillHostError } from '../../common/index.js'
 import {
   collectWorkspaceFiles,
   type NotedWorkspaceFiles,
@@ -21,12 +21,14 @@ import { type CallOutcome, callLogRecords } from './call-log-records.js'
 import { serveMcpLogging } from './mcp-logging.js'
 import { trackProgress } from './progress.js'
 import { serveSkillResources } from './skill-resources.js'
+import { invalidParams, SkillServer } from './skill-server.js'
 import { SKILLS_EXTENSION_ID } from './skills-extension/protocol.js'
 import {
   type SkillsExtensionOptions,
   serveSkillsExtension,
 } from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
+import { toolsListPage } from './tools-list-page.js'
 import { withWorkspaceFiles } from './workspace-call-content.js'
 import { WorkspaceResources } from './workspace-resources.js'
 
@@ -197,18 +199,22 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   if (lifecycle) for (const tool of lifecycle) ctx.tools.register(tool)
 
   const { serverInfo, ...identity } = skillMcpServerIdentity(options)
-  const server = new Server(serverInfo, identity)
+  const server = new SkillServer(serverInfo, identity)
 
   const listTool = lifecycle ? lifecycle.find((t) => t.name === LIFECYCLE_TOOL.list) : undefined
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: ctx.tools.all().map(
-      (tool): McpTool => ({
-        name: tool.name,
-        description: listedDescription(tool, listTool, manager, options.catalog),
-        inputSchema: tool.jsonSchema as McpTool['inputSchema'],
-      }),
-    ),
-  }))
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const page = toolsListPage(ctx.tools.all(), request.params?.cursor)
+    return {
+      tools: page.items.map(
+        (tool): McpTool => ({
+          name: tool.name,
+          description: listedDescription(tool, listTool, manager, options.catalog),
+          inputSchema: tool.jsonSchema as McpTool['inputSchema'],
+        }),
+      ),
+      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+    }
+  })
 
   const extension = options.skillsExtension
   const workspace = manager.workspace && new WorkspaceResources(manager.workspace)
@@ -286,7 +292,7 @@ function serveToolCalls(
       if (!tool) {
         throw new SkillHostError(
           'E_TOOL_NOT_FOUND',
-          `No tool '${name.slice(0, 80)}' is offered here; list tools again.`,
+          `Unknown tool ${quoteName(name.slice(0, 80))}: no tool of that name is offered here; list tools again.`,
           {
             data: { tool: name.slice(0, 80) },
           },
@@ -311,6 +317,12 @@ function serveToolCalls(
       return result
     } catch (err) {
       outcome = { ok: false, error: err }
+      // An unknown tool is a protocol error (MCP › Tools › Error Handling): -32602, not a tool result.
+      if (!tool) {
+        const text = renderError(err)
+        options.onToolCall?.({ tool: name, ok: false, error: text, cause: err })
+        throw invalidParams(text)
+      }
       const result = await withFiles(withNotice(toCallToolError(err), options.takeNotice?.()))
       options.onToolCall?.({
         tool: name,

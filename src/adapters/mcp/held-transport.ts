@@ -7,6 +7,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillMcpServerIdentity } from './create-skill-mcp-server.js'
+import { PendingRequests } from './pending-requests.js'
 
 /** JSON-RPC's "internal error": what held requests get when the server never comes. */
 const INTERNAL_ERROR = -32603
@@ -25,6 +26,8 @@ const INTERNAL_ERROR = -32603
  * is dropped: the client already has one) and `notifications/initialized`,
  * then the held messages, then everything live. `fail()` answers each held
  * request with an internal error and closes, for a server that never comes.
+ * `pending` counts the client's requests not answered yet, so a session
+ * whose input ended can answer them all before it closes.
  */
 export class HeldTransport implements Transport {
   onclose?: () => void
@@ -40,6 +43,8 @@ export class HeldTransport implements Transport {
   #answered: RequestId | undefined
   #connected = false
   #closed = false
+  /** The client's requests not answered yet (held or in the server's hands). */
+  readonly pending = new PendingRequests()
 
   constructor(inner: Transport, identity: SkillMcpServerIdentity) {
     this.#inner = inner
@@ -78,7 +83,12 @@ export class HeldTransport implements Transport {
       this.#answered = undefined
       return
     }
-    await this.#inner.send(message)
+    await this.#reply(message)
+  }
+
+  /** Sends to the client; the request a message answers is settled once it is written. */
+  #reply(message: JSONRPCMessage): Promise<void> {
+    return this.#inner.send(message).finally(() => this.pending.sent(message))
   }
 
   async close(): Promise<void> {
@@ -91,14 +101,17 @@ export class HeldTransport implements Transport {
     this.#held = []
     for (const m of held) {
       if (!isJSONRPCRequest(m)) continue
-      await this.#inner
-        .send({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message } })
-        .catch(() => undefined)
+      await this.#reply({
+        jsonrpc: '2.0',
+        id: m.id,
+        error: { code: INTERNAL_ERROR, message },
+      }).catch(() => undefined)
     }
     if (!this.#closed) await this.close()
   }
 
   #receive(message: JSONRPCMessage): void {
+    this.pending.received(message)
     if (this.#connected) {
       this.onmessage?.(message)
       return
@@ -106,15 +119,11 @@ export class HeldTransport implements Transport {
     if (isJSONRPCRequest(message) && message.method === 'initialize' && !this.#initialize) {
       this.#initialize = message
       this.#answered = message.id
-      void this.#inner.send({
-        jsonrpc: '2.0',
-        id: message.id,
-        result: this.#initializeResult(message),
-      })
+      void this.#reply({ jsonrpc: '2.0', id: message.id, result: this.#initializeResult(message) })
       return
     }
     if (isJSONRPCRequest(message) && message.method === 'ping') {
-      void this.#inner.send({ jsonrpc: '2.0', id: message.id, result: {} })
+      void this.#reply({ jsonrpc: '2.0', id: message.id, result: {} })
       return
     }
     if (

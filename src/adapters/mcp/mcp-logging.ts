@@ -1,9 +1,13 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import {
-  type LoggingLevel,
-  LoggingLevelSchema,
-  SetLevelRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js'
+import { type LoggingLevel, LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { invalidParams } from './skill-server.js'
+
+/** `logging/setLevel` with any params: the level is checked by the handler. */
+const SetLevelRequest = z.object({
+  method: z.literal('logging/setLevel'),
+  params: z.record(z.string(), z.unknown()).optional(),
+})
 
 /** One log record a session may send as `notifications/message`. */
 export interface McpLogRecord {
@@ -53,9 +57,13 @@ export interface McpSessionLog {
  */
 export function serveMcpLogging(server: Server): McpSessionLog {
   let current: LoggingLevel = DEFAULT_MCP_LOG_LEVEL
-  // The request schema already refuses a level outside the spec's eight.
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
-    current = request.params.level
+  // Checked here rather than by the SDK's request schema, whose refusal is an
+  // internal error (-32603): a level outside the spec's eight is -32602.
+  server.setRequestHandler(SetLevelRequest, (request) => {
+    const level = LoggingLevelSchema.safeParse(request.params?.level)
+    if (!level.success)
+      throw invalidParams(`Unknown log level; use one of ${LoggingLevelSchema.options.join(', ')}.`)
+    current = level.data
     return {}
   })
   const wanted = (level: LoggingLevel): boolean =>

@@ -71,12 +71,23 @@ export interface McpStdioServer extends AsyncDisposable {
 }
 
 /**
+ * The longest a stdio session whose stdin ended waits for the answers it
+ * still owes before it closes: a client that closes stdin after its last
+ * request gets every answer, and a call that never ends cannot keep the
+ * process alive (the client's next step is SIGTERM anyway).
+ */
+const STDIO_DRAIN_MS = 30_000
+
+/**
  * Serves one MCP session over stdio (stdout is the protocol channel: log to
  * stderr only). The client's `initialize` is answered at once, while the
  * session's manager is still being made (a first discovery over a large
  * corpus can outlast a client's initialize timeout); its other requests are
- * answered once the manager is ready. The session ends, and its manager is
- * disposed, when stdin ends, the transport closes or `close()` is called.
+ * answered, in order, once the manager is ready. When stdin ends the session
+ * first answers every request it received (waiting for the manager if it
+ * must, at most `STDIO_DRAIN_MS` for the answers), then closes and disposes
+ * its manager; it closes at once when the transport closes or `close()` is
+ * called.
  */
 export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpStdioServer> {
   const { createManager, stdin = process.stdin, stdout = process.stdout, ...rest } = options
@@ -87,6 +98,10 @@ export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpS
   let resolveClosed: () => void = () => undefined
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve
+  })
+  let settle: () => void = () => undefined
+  const settled = new Promise<void>((resolve) => {
+    settle = resolve
   })
   let session: SkillMcpSession | undefined
   let closing: Promise<void> | undefined
@@ -101,31 +116,61 @@ export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<McpS
       })
     return closing
   }
-  const onEnd = (): void => void close()
+  const onClose = (): void => void close()
+  // Input over: answer what was asked (once there is a server to answer), then close.
+  const onEnd = (): void => {
+    stdin.off('end', onEnd)
+    void settled.then(() => transport.pending.drained(STDIO_DRAIN_MS)).finally(close)
+  }
   stdin.on('end', onEnd)
-  transport.onclose = onEnd
+  transport.onclose = onClose
   await transport.open()
-  const ready = (async () => {
-    let opened: Awaited<ReturnType<typeof openSessionManager>>
-    try {
-      opened = await openSessionManager(createManager, randomUUID())
-    } catch (err) {
-      await transport.fail('The server could not start its skill session.')
-      await close()
-      throw err
-    }
-    const { manager, disposables } = opened
-    const made = createSkillMcpServer({ ...rest, manager, disposeManager: true, disposables })
-    if (closing) {
-      await made.close()
-      throw new Error('the stdio session closed before its manager was ready')
-    }
-    session = made
-    await made.server.connect(transport)
-    made.server.onclose = onEnd
-    return made
-  })()
+  const ready = openStdioSession(createManager, rest, transport, {
+    closing: () => closing !== undefined,
+    failed: close,
+    made: (made) => {
+      session = made
+      made.server.onclose = onClose
+    },
+  })
+  ready.then(settle, settle)
   // The caller may never look at `ready`; its failure is reported through `closed`'s caller.
   ready.catch(() => undefined)
   return { ready, closed, close, [Symbol.asyncDispose]: close }
+}
+
+/** What `openStdioSession` tells and asks the server it opens for. */
+interface StdioSessionHooks {
+  /** True once the server is closing (a session made then is closed at once). */
+  closing(): boolean
+  /** The manager could not be made: close the server. */
+  failed(): Promise<void>
+  /** The session is made and about to take the transport. */
+  made(session: SkillMcpSession): void
+}
+
+/** Makes the session's manager and server and connects it to the held transport. */
+async function openStdioSession(
+  createManager: McpSessionFactoryOptions['createManager'],
+  rest: Omit<McpSessionFactoryOptions, 'createManager'>,
+  transport: HeldTransport,
+  hooks: StdioSessionHooks,
+): Promise<SkillMcpSession> {
+  let opened: Awaited<ReturnType<typeof openSessionManager>>
+  try {
+    opened = await openSessionManager(createManager, randomUUID())
+  } catch (err) {
+    await transport.fail('The server could not start its skill session.')
+    await hooks.failed()
+    throw err
+  }
+  const { manager, disposables } = opened
+  const made = createSkillMcpServer({ ...rest, manager, disposeManager: true, disposables })
+  if (hooks.closing()) {
+    await made.close()
+    throw new Error('the stdio session closed before its manager was ready')
+  }
+  hooks.made(made)
+  await made.server.connect(transport)
+  return made
 }

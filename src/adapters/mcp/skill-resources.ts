@@ -2,13 +2,15 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   ErrorCode,
   ListResourcesRequestSchema,
-  McpError,
+  type McpError,
   ReadResourceRequestSchema,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js'
 import { renderError, SkillHostError } from '../../common/index.js'
-import { decodeArtifactText, mediaTypeByName } from '../../common/internal.js'
+import { mediaTypeByName } from '../../common/internal.js'
 import type { SkillFileContent, SkillManager } from '../../manager/index.js'
+import { resourceContents } from './resource-contents.js'
+import { invalidParams, protocolError } from './skill-server.js'
 import { WorkspaceResources } from './workspace-resources.js'
 
 /** Resources one `resources/list` page holds; `nextCursor` pages on. */
@@ -28,10 +30,7 @@ export function skillResourceUri(id: string, path: string): string {
  */
 export function parseSkillResourceUri(uri: string): { id: string; path: string } {
   const bad = () =>
-    new McpError(
-      ErrorCode.InvalidParams,
-      'Not a skill resource URI: use a skill://<id>/<path> URI from resources/list.',
-    )
+    invalidParams('Not a skill resource URI: use a skill://<id>/<path> URI from resources/list.')
   if (!uri.startsWith('skill://')) throw bad()
   const rest = uri.slice('skill://'.length)
   const slash = rest.indexOf('/')
@@ -60,23 +59,22 @@ function toMcpError(err: unknown): McpError {
       : ErrorCode.InternalError
     : ErrorCode.InternalError
   // renderError: `CODE: message`, host paths redacted, never a stack.
-  return new McpError(code, renderError(err))
+  return protocolError(code, renderError(err))
 }
 
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0
   const match = /^o:(\d{1,9})$/.exec(cursor)
-  if (!match)
-    throw new McpError(ErrorCode.InvalidParams, 'cursor is not one resources/list returned.')
+  if (!match) throw invalidParams('cursor is not one resources/list returned.')
   return Number(match[1])
 }
 
 /**
  * Serves the files of the skills loaded in `manager` as MCP resources:
  * `resources/list` pages (`SKILL_RESOURCES_PAGE` per page) over every loaded
- * skill's files in load order, then path order; `resources/read` returns a
- * text file as `text` and anything else (a binary type, invalid UTF-8, NUL)
- * as a base64 `blob`, with its MIME type. Reads go through
+ * skill's files in load order, then path order; `resources/read` returns exactly the file's bytes
+ * (`resourceContents`: UTF-8 text as `text`, a leading BOM kept, anything
+ * else as a base64 `blob`), with its MIME type. Reads go through
  * `manager.readSkillFile`, so they come from the skill's source, refuse
  * escaping paths, and fail with invalid params (-32602, text
  * `E_SKILL_NOT_LOADED: …`) once the skill is unloaded. With `readServed`
@@ -134,16 +132,7 @@ export function serveSkillResources(
     try {
       // A skill the Skills Extension serves is read at its catalog version, loaded or not.
       const file = (await readServed?.(id, path)) ?? (await manager.readSkillFile(id, path))
-      const text = decodeArtifactText(file.bytes, file)
-      const contents = text.binary
-        ? {
-            uri,
-            mimeType: file.mimeType,
-            blob: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.size).toString(
-              'base64',
-            ),
-          }
-        : { uri, mimeType: file.mimeType, text: text.text }
+      const contents = resourceContents(uri, file.mimeType, file.bytes.subarray(0, file.size))
       return { contents: [contents] }
     } catch (err) {
       throw toMcpError(err)

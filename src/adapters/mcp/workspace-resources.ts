@@ -15,6 +15,7 @@ import {
 } from '../../common/internal.js'
 import type { ManagerWorkspace } from '../../manager/internal.js'
 import { normalizeSkillPath } from '../../skill-model/internal.js'
+import { resourceContents } from './resource-contents.js'
 
 /** The URI scheme of a session's workspace files: `skillhost-workspace://<session key>/<path>`. */
 export const WORKSPACE_RESOURCE_SCHEME = 'skillhost-workspace'
@@ -24,8 +25,6 @@ export const WORKSPACE_RESOURCES_PAGE = 500
 /** Cursors of the workspace's pages start so; the skill files' never do. */
 const CURSOR = 'w:'
 const encodePath = (path: string): string => path.split('/').map(encodeURIComponent).join('/')
-// Text only when the bytes survive as a string exactly: valid UTF-8, the BOM kept.
-const exactUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, message)
 
@@ -98,12 +97,9 @@ export class WorkspaceResources {
     return { contents: [this.contentsOf(await this.file(this.#pathOf(uri)))] }
   }
 
-  /** A file's resource contents: `text` only when it is exact UTF-8 text, else a base64 `blob`. */
+  /** A file's resource contents, byte-exact by the one rule of `resources/read` (`resourceContents`). */
   contentsOf(file: WorkspaceFileOut): ReadResourceResult['contents'][number] {
-    const uri = this.uri(file.path)
-    return file.text
-      ? { uri, mimeType: file.mimeType, text: exactUtf8.decode(file.bytes) }
-      : { uri, mimeType: file.mimeType, blob: base64(file.bytes) }
+    return resourceContents(this.uri(file.path), file.mimeType, file.bytes)
   }
 
   /** Workspace file `path` read whole through the workspace's descriptors; -32602 beyond the cap. */
@@ -156,10 +152,6 @@ function canonical(path: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function base64(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
 }
 
 /** A workspace failure as JSON-RPC: a path the workspace refuses or lacks is -32602. */

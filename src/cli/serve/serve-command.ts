@@ -41,6 +41,10 @@ const HELP: HelpSpec = {
           text: "do not watch the roots (default: every folder read is watched; a change refreshes each session's catalog and new sessions reuse the last discovery instead of walking)",
         },
         {
+          term: '--lenient-skills',
+          text: 'the Skills Extension (skills/list, skills/get) also serves skills that break the Agent Skills rules (an uppercase or _ name, a description over 1,024 characters, non-string metadata values); default: they are left out, as the reference server does, each with a log line, and stay loadable through load_skill',
+        },
+        {
           term: '--overlays DIR',
           text: "deployer sidecars: DIR/<skill-id>/skillhost.yaml declares a skill's tools in place of its own (repeatable; the first DIR holding one wins)",
         },

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
-import { escapeLine, personText, SkillHostError } from '../../common/index.js'
+import { escapeLine, personText, quoteName, SkillHostError } from '../../common/index.js'
 import { prepareScriptInterpreters } from '../../tiers/scripts/internal.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
@@ -137,6 +137,11 @@ function sessionOptions(options: ServeOptions, log: (line: string) => void) {
     ...(options.catalog && { catalog: options.catalog }),
     onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
       log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
+    skillsExtension: {
+      ...(options.lenientSkills && { lenient: true }),
+      onLeftOut: (e: { id: string; reason: string }) =>
+        log(`skills extension leaves out ${quoteName(e.id)}: ${e.reason}`),
+    },
   }
 }
 

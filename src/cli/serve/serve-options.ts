@@ -97,6 +97,8 @@ export interface ServeOptions {
   readonly channel: SkillChannel
   /** Watch the roots for changes (off with `--no-watch`). */
   readonly watch: boolean
+  /** `--lenient-skills`: the Skills Extension also serves skills that break the Agent Skills rules. */
+  readonly lenientSkills?: boolean
   /** `--durable-spool`: keep a session's spool after it closes. */
   readonly durableSpool: boolean
   /** The bound on the spool folders (`--spool-max-age`, `--spool-max-size`). */
@@ -240,6 +242,7 @@ export function parseServeOptions(
       'no-undeclared-scripts',
       'no-dynamic-context',
       'no-watch',
+      'lenient-skills',
       'durable-spool',
       'insecure-no-auth',
       'provision',
@@ -295,6 +298,7 @@ export function parseServeOptions(
     undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
     dynamicContext: args.booleans['no-dynamic-context'] !== true,
     watch: args.booleans['no-watch'] !== true,
+    ...(args.booleans['lenient-skills'] === true && { lenientSkills: true }),
     ...(workspace === undefined ? {} : { workspace }),
     gate:
       s['gate-policy'] !== undefined
