@@ -8,6 +8,7 @@
  */
 
 export { decodeArtifactText, isTextMimeType } from './artifacts/artifact-text.js'
+export { type CallProgressNote, setCallProgressScope } from './call-progress.js'
 export { escapeXml } from './escape-markup.js'
 export { fileType, mediaTypeByName } from './file-type.js'
 export { setResourceOwner, trackResource } from './leak-tracker.js'

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { type CallProgressNote, setCallProgressScope } from '../../common/call-progress.js'
+import { type CallProgressNote, setCallProgressScope } from '../../common/internal.js'
 
 /** A request's progress token, as the client sent it in `_meta.progressToken`. */
 export type ProgressToken = string | number

@@ -224,7 +224,7 @@ async function runModel(
         loadedAny = true
       out(
         event.success
-          ? `  ← ${name}: ${clip(show(event.output))}`
+          ? `  ← ${name}: ${clip(show(modelOutput(event.output)))}`
           : `  ✗ ${name}: ${clip(show((event.error as Error)?.message))}`,
       )
     },
@@ -241,4 +241,16 @@ async function runModel(
     },
   })
   return { text: result.text, loadedAny }
+}
+
+/**
+ * What the model sees of a tool's output: a call that touched workspace
+ * files resolves to `{ output, workspaceFiles }` for the host, and the model
+ * sees `output` alone (`SkillToolOutputWithFiles`).
+ */
+function modelOutput(output: unknown): unknown {
+  const withFiles = output as { output?: unknown; workspaceFiles?: unknown } | null
+  return typeof withFiles === 'object' && withFiles !== null && 'workspaceFiles' in withFiles
+    ? withFiles.output
+    : output
 }

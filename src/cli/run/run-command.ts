@@ -1,6 +1,5 @@
-import { constants } from 'node:os'
 import { resolve } from 'node:path'
-import { escapeLine, SkillHostError } from '../../common/index.js'
+import { SkillHostError } from '../../common/index.js'
 import { FileSystemSkillSource, type SkillLock, type SkillProblem } from '../../index.js'
 import {
   notPinnedError,
@@ -8,15 +7,7 @@ import {
   type SkillScriptDeclaration,
 } from '../../sources/index.js'
 import { createScriptSandbox, type SkillScriptConfig } from '../../tiers/scripts/index.js'
-import {
-  describeInterpreter,
-  missingPackageHint,
-  runScriptOnce,
-  type ScriptOnceCall,
-  type ScriptRan,
-  type ScriptRunResult,
-  TIMEOUT_PARAM,
-} from '../../tiers/scripts/internal.js'
+import { runScriptOnce, type ScriptOnceCall, TIMEOUT_PARAM } from '../../tiers/scripts/internal.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { overlayDirs } from '../shared/overlay-dirs.js'
@@ -33,26 +24,12 @@ import { optionValues, runTarget, scriptArgs, undeclaredArgv } from './run-args.
 import { RUN_HELP } from './run-help.js'
 import { lockedRefusal } from './run-locked.js'
 import { runPermissionNote } from './run-permissions.js'
+import { printRun, RUN_EXIT } from './run-print.js'
 import { runSkillDir, runSkillDirLine } from './run-skill-dir.js'
-import { type CarriedFiles, carriedFiles, carriedLines } from './run-user-files.js'
+import { carriedFiles } from './run-user-files.js'
 import { workspaceVoice } from './run-workspace-voice.js'
 
-/**
- * `skillhost run`'s own exit statuses (`EX_USAGE`, `EX_DATAERR`,
- * `EX_NOINPUT`, `EX_UNAVAILABLE` and `EX_SOFTWARE` from sysexits.h; 124 as
- * coreutils `timeout`). Every other status is the script's own.
- */
-export const RUN_EXIT = Object.freeze({
-  usage: 64,
-  notPinned: 65,
-  noInput: 66,
-  unavailable: 69,
-  internal: 70,
-  timeout: 124,
-})
-
-// A script's own status that reads like one of run's: stderr says whose it is.
-const OWN_STATUSES: ReadonlySet<number> = new Set(Object.values(RUN_EXIT))
+export { RUN_EXIT } from './run-print.js'
 
 /** Codes that mean the call's arguments are wrong: a usage error, not a sandbox failure. */
 const ARGUMENT_CODES: ReadonlySet<string> = new Set([
@@ -60,15 +37,6 @@ const ARGUMENT_CODES: ReadonlySet<string> = new Set([
   'E_TOOL_INVALID_ARGS',
 ])
 
-/** The status of a run that ended: its own code, 124 at the deadline, 128+N for signal N. */
-function endedStatus(result: ScriptRunResult): number {
-  if (result.timedOut) return RUN_EXIT.timeout
-  if (result.exitCode !== null) return result.exitCode
-  const signal = result.signal === null ? undefined : constants.signals[result.signal]
-  return signal === undefined ? RUN_EXIT.unavailable : 128 + signal
-}
-
-/** run's own options, read from its argv (the parse stage). */
 interface RunOptions {
   readonly skillDir: string
   readonly scriptName: string
@@ -283,13 +251,7 @@ async function runAndPrint(
       ...(place.timeout === undefined ? {} : { timeoutSeconds: Number(place.timeout) }),
     })
     if (!outcome.ran) return await refused(outcome.error)
-    const status = printRun(outcome, carried, opts.printJson, config, io)
-    // A missing python module: which python ran and how to provide it (never a host path).
-    const views = config.interpreterViews ?? {}
-    const seen = describeInterpreter(outcome.script.interpreter, config.interpreters, views)
-    const hint = opts.printJson ? undefined : missingPackageHint(outcome.result, seen, config)
-    if (hint !== undefined) io.stderr(`[skillhost run: ${hint}]\n`)
-    return status
+    return printRun(outcome, carried, opts.printJson, config, io)
   } catch (err) {
     // Refused before the call: the configuration, or the --workspace folder.
     if (!SkillHostError.isInstance(err)) throw err
@@ -315,42 +277,6 @@ async function printRefusal(
     json: opts.json,
     status: usage ? RUN_EXIT.usage : RUN_EXIT.unavailable,
   })
-}
-
-/**
- * The print stage: a run's outcome (the one value `runScriptCall` returns,
- * a run killed at its deadline included) as the script's output, what
- * moved, and the exit status.
- */
-function printRun(
-  outcome: ScriptRan,
-  carried: CarriedFiles | undefined,
-  json: boolean,
-  config: SkillScriptConfig,
-  io: CliIo,
-): number {
-  const { result } = outcome
-  if (json) {
-    const moved = carried && { copied: carried.copied, notCopied: carried.notCopied }
-    io.stdout(`${JSON.stringify({ ...result, ...moved }, null, 2)}\n`)
-  } else {
-    io.stdout(result.stdout)
-    io.stderr(result.stderr)
-    if (result.truncated)
-      io.stderr(`\n[skillhost run: output truncated at ${config.maxOutputBytes} bytes]\n`)
-    if (carried) io.stderr(carriedLines(carried))
-    else
-      for (const c of result.workspace?.changes ?? []) {
-        io.stderr(`[skillhost run: ${c.change} /work/${escapeLine(c.path)}]\n`)
-      }
-    for (const r of result.workspace?.removed ?? [])
-      io.stderr(`[skillhost run: removed /work/${escapeLine(r.path)}: ${r.reason}]\n`)
-  }
-  const status = endedStatus(result)
-  if (result.timedOut) io.stderr(`[skillhost run: killed at the deadline; exit status ${status}]\n`)
-  else if (result.exitCode !== null && OWN_STATUSES.has(status))
-    io.stderr(`[skillhost run: the script itself exited ${status}]\n`)
-  return status
 }
 
 /**

@@ -1,8 +1,7 @@
-import { quoteName } from '../../../common/escape-text.js'
-import { skillNameProblems } from '../../../manifest/skill-name-problems.js'
-import { MANIFEST_LIMITS } from '../../../manifest/validate-skill-manifest.js'
-import { normalizeSkillPath } from '../../../skill-model/skill-path.js'
-import type { SkillFileManifest } from '../../../sources/reading/skill-manifest.js'
+import { quoteName } from '../../../common/index.js'
+import { MANIFEST_LIMITS, skillNameProblems } from '../../../manifest/index.js'
+import { normalizeSkillPath } from '../../../skill-model/internal.js'
+import type { SkillFileManifest } from '../../../sources/index.js'
 
 /** Why a skill is left out of the Skills Extension: model-safe, host-written text. */
 export type LeftOutReason = string
