@@ -64,9 +64,12 @@ describe.skipIf(!onLinux || PYTHON === undefined)('a pip failure has its own cod
     const r = await skillhost(['env', skill, '--find-links', wheels, '--env-cache', cache])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
+    // The build's progress lines come first ([skillhost env: building …]), then one error line.
     const lines = r.stderr.trimEnd().split('\n')
-    expect(lines).toHaveLength(1)
-    const [line] = lines as [string]
+    const progress = lines.slice(0, -1)
+    expect(progress.every((l) => /^\[skillhost env: .*\]$/.test(l))).toBe(true)
+    expect(progress.join('\n')).not.toContain('E_SKILL_ENV_BUILD_FAILED')
+    const line = lines.at(-1) as string
     expect(line.startsWith('skillhost env: E_SKILL_ENV_BUILD_FAILED: ')).toBe(true)
     expect(line.match(/skillhost env:/g)).toHaveLength(1)
     expect(line).toContain(
