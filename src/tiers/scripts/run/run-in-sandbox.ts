@@ -181,7 +181,9 @@ function sandboxRequest(
   const protectedEntries = held?.protectedEntries ?? []
   return {
     argv: setup.argv,
-    cwd: translator.toSandbox(workspace?.path ?? scratch),
+    // The translator maps the workspace and the scratch to its mounts, as it maps the skill copy.
+    cwd:
+      workspace === undefined ? config.translator.scratchMount : config.translator.workspaceMount,
     policy: bound.policy,
     env: {
       ...call.command?.env,
@@ -192,7 +194,7 @@ function sandboxRequest(
     maxOutputBytes: config.maxOutputBytes,
     ...(signal === undefined ? {} : { signal }),
     ...(config.limits === undefined ? {} : { limits: config.limits }),
-    toSandboxPath: (p) => translator.toSandbox(p),
+    toSandboxPath: translator.toSandbox.bind(translator),
     scratch,
     writableSkill: { host: run.copy.root, fileBytes: run.copy.fileBytes },
     ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),

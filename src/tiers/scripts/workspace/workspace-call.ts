@@ -55,6 +55,8 @@ export type WorkspaceCallEnd =
  */
 export class WorkspaceCall {
   #finished = false
+  /** The signal the run is killed by: the caller's, or the watch's once the workspace is past its cap. */
+  readonly signal: AbortSignal
 
   private constructor(
     readonly workspace: SessionWorkspace,
@@ -62,7 +64,9 @@ export class WorkspaceCall {
     readonly before: ReadonlyMap<string, TreeEntry>,
     private readonly watch: WorkspaceWatch,
     private readonly release: () => void,
-  ) {}
+  ) {
+    this.signal = watch.signal
+  }
 
   /** Opens the workspace from `source` when needed, takes the call's turn, walks it, watches it. */
   static async begin(
@@ -85,11 +89,6 @@ export class WorkspaceCall {
       release()
       throw err
     }
-  }
-
-  /** The signal the run is killed by: the caller's, or the watch's once the workspace is past its cap. */
-  get signal(): AbortSignal {
-    return this.watch.signal
   }
 
   /**
