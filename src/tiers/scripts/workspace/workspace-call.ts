@@ -74,7 +74,8 @@ export class WorkspaceCall {
     mount: string,
     signal: AbortSignal | undefined,
   ): Promise<WorkspaceCall> {
-    const workspace = source instanceof SessionWorkspace ? source : await source.open()
+    // By shape, not class: a workspace from a second copy of the package is one too.
+    const workspace = 'open' in source ? await source.open() : source
     const release = await workspace.takeCallTurn()
     let watch: WorkspaceWatch | undefined
     try {
