@@ -47,7 +47,7 @@ const DOOR = 'common/door/'
  */
 const HOST_CHOSEN: Readonly<Record<string, string>> = {
   'common/file-spool-store.ts':
-    "the spool: files named by host ids in a folder no grant reaches (own-folders.ts); the bytes are opaque data, a script's changed files judged and read by the door first (read-out.ts, from spool-script-output.ts)",
+    "the spool: files named by host ids in a folder no grant reaches (own-folders.ts); the bytes are opaque data, a script's changed files judged and read by the door first (read-out.ts, from workspace-call.ts, before spool-script-output.ts stores them)",
   'common/prune-spool-directories.ts': 'removes spool folders the host made',
   'cli/lock/lock-command.ts': 'the lockfile writer: a path the user gave, host-computed digests',
   'cli/env/env-command.ts': 'the environment lock writer: a path the user gave, pins pip reported',
@@ -73,7 +73,7 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
 
 /** Every way out of what contained code made, and the door module each takes it through. */
 const WAYS_OUT: Readonly<Record<string, string>> = {
-  'tiers/scripts/run/spool-script-output.ts': 'read-out.js',
+  'tiers/scripts/workspace/workspace-call.ts': 'read-out.js',
   'tiers/scripts/workspace/session-workspace.ts': 'beneath.js',
   'tiers/scripts/workspace/version-control-sweep.ts': 'beneath.js',
   'tiers/scripts/run/open-granted-paths.ts': 'beneath.js',

@@ -21,7 +21,7 @@ function offTier(unavailable: (d: SkillDescriptor) => UnavailableTool[]): TierFo
 export function createTierForges(
   config: SkillManagerConfig,
   scriptTier: ScriptTier | undefined,
-  workspace?: () => Promise<SessionWorkspace>,
+  workspace?: { open(): Promise<SessionWorkspace> },
 ): TierForge[] {
   const scripts = scriptConfigInForce(config)
   return [

@@ -56,7 +56,7 @@ export function wireTiers(
   ])
   const workspace =
     scriptTier && config.scripts ? new scriptTier.SessionWorkspaceSlot(config.scripts) : undefined
-  const tiers = createTierForges(config, scriptTier, workspace ? () => workspace.open() : undefined)
+  const tiers = createTierForges(config, scriptTier, workspace)
   const skillDir = scriptConfigInForce(config)?.translator.skillMount ?? DEFAULT_SKILL_DIR
   return { tiers, scriptTier, workspace, readers, reserved, skillDir }
 }

@@ -121,6 +121,23 @@ describe('one owner of a script call', () => {
     expect([...new Set(spoolers)]).toEqual(['tiers/scripts/run/spool-script-output.ts'])
   })
 
+  it('a call holds the workspace through one WorkspaceCall: its turn, walks, sweep and read-out', () => {
+    // The walk's two visits to workspace/ (docs/architecture.md, One call, walked).
+    expect(callersOf('takeCallTurn', files)).toEqual(['tiers/scripts/workspace/workspace-call.ts'])
+    expect(callersOf('openProtected', files)).toEqual(['tiers/scripts/workspace/workspace-call.ts'])
+    expect(callersOf('sweepVersionControl', files)).toEqual([
+      'tiers/scripts/workspace/session-workspace.ts',
+      'tiers/scripts/workspace/workspace-call.ts',
+    ])
+    expect(callersOf('readOut', files).filter((f) => f.startsWith(TIER3))).toEqual([
+      'tiers/scripts/workspace/workspace-call.ts',
+    ])
+    // The runner enters workspace/ through the hold alone (and names its types).
+    const runner = readSource(join(SRC, 'tiers/scripts/run/run-in-sandbox.ts'))
+    const values = [...runner.matchAll(/^import (?!type )[^']*from '\.\.\/workspace\/([^']+)'/gm)]
+    expect(values.map((m) => m[1])).toEqual(['workspace-call.js'])
+  })
+
   it('catches a second caller of the runner, a second maker and a second spooler', () => {
     const planted: Record<string, string> = {
       [join(SRC, 'tiers/scripts/tool/dynamic-context.ts')]:

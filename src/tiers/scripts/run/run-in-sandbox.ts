@@ -1,26 +1,38 @@
+import type { OutRead } from '../../../common/door/read-out.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { callInterpreter } from '../deps/script-env.js'
 import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
 import type { CallPathTranslator, SandboxRunRequest, SandboxRunResult } from '../sandbox/types.js'
-import { type SkillCopy, skillCopyFileBytes } from '../skill-copy/skill-copy.js'
-import type { InterpreterSandboxView, ScriptRunResult, SkillScriptConfig } from '../types.js'
-import { diffTrees } from '../workspace/diff-trees.js'
-import {
-  type ProtectedEntry,
-  SessionWorkspace,
-  unmeasurable,
-} from '../workspace/session-workspace.js'
+import type { SkillCopy } from '../skill-copy/skill-copy.js'
+import type {
+  InterpreterSandboxView,
+  ScriptRunResult,
+  ScriptWorkspaceReport,
+  SkillScriptConfig,
+} from '../types.js'
+import type { SessionWorkspace } from '../workspace/session-workspace.js'
+import { WorkspaceCall, type WorkspaceSource } from '../workspace/workspace-call.js'
 import { type OpenedGrant, openGrantedPaths } from './open-granted-paths.js'
 import type { ResolvedScriptCall } from './resolve-script-call.js'
-import { WorkspaceWatch } from './workspace-watch.js'
 
 /** What the runner runs: one checked call of one skill copy. */
 export interface SandboxedCall {
   readonly skill: string
   readonly copy: SkillCopy
   readonly call: ResolvedScriptCall
-  readonly workspace?: SessionWorkspace
+  /** The workspace, or the slot it is opened from once the call may run. */
+  readonly workspace?: WorkspaceSource
   readonly signal?: AbortSignal
+  /** Read the changed workspace files back through the door, for the spool. */
+  readonly readOut?: boolean
+}
+
+/** How a run ended, with the workspace it ran in and the changed files the door let out. */
+export interface SandboxedRun {
+  readonly result: ScriptRunResult
+  readonly workspace?: SessionWorkspace
+  /** One per created or modified file, in `result.workspace.changes` order (`readOut`). */
+  readonly out?: readonly OutRead[]
 }
 
 /** The abort of a call, whatever else went wrong while it ended. */
@@ -34,8 +46,6 @@ interface CallSetup {
   readonly view: InterpreterSandboxView | undefined
   readonly mounts: NonNullable<SkillScriptConfig['interpreterMounts']>
   readonly readPaths: readonly string[]
-  /** The skill copy's file sizes: its writable `/skill` holds them plus the writable cap. */
-  readonly skillFileBytes: readonly number[]
 }
 
 async function callSetup(config: SkillScriptConfig, run: SandboxedCall): Promise<CallSetup> {
@@ -49,7 +59,6 @@ async function callSetup(config: SkillScriptConfig, run: SandboxedCall): Promise
     view: own?.view ?? config.interpreterViews?.[call.script.interpreter],
     mounts: [...(config.interpreterMounts ?? []), ...(own?.mounts ?? [])],
     readPaths: [...config.interpreterReadPaths, ...(own?.mounts ?? []).map((m) => m.host)],
-    skillFileBytes: await skillCopyFileBytes(run.copy),
   }
 }
 
@@ -60,75 +69,77 @@ async function callSetup(config: SkillScriptConfig, run: SandboxedCall): Promise
  * scratch and the workspace; plus the skill's granted paths, bound from held
  * descriptors; no network), checks it is within the session policy, runs
  * argv with no host environment, and removes the scratch. With a workspace,
- * it runs inside the workspace's turn, reports the files the call changed
- * and kills a call that grows the workspace past its cap. Output text has
- * host paths redacted. Only `runScriptCall` calls it (test/tiers/scripts/one-owner.test.ts).
+ * the call's hold on it (`WorkspaceCall`: entered once before the run and
+ * once after) gives its turn, the cap's watch and the files the call
+ * changed. Output text has host paths redacted. Only `runScriptCall` calls
+ * it (test/tiers/scripts/one-owner.test.ts).
  */
 export async function runInSandbox(
   config: SkillScriptConfig,
   run: SandboxedCall,
-): Promise<ScriptRunResult> {
+): Promise<SandboxedRun> {
   const setup = await callSetup(config, run)
-  const { workspace } = run
-  return workspace === undefined
-    ? runOnce(config, run, setup)
-    : workspace.whileRunning(() => runOnce(config, run, setup))
+  const scratch = await config.workspace.createScratch()
+  let ran: SandboxedRun
+  try {
+    ran = await runHeld(config, run, setup, scratch)
+  } catch (err) {
+    // The run's own failure (an abort above all) is what the call reports.
+    await config.workspace.disposeScratch(scratch).catch(() => undefined)
+    throw err
+  }
+  await config.workspace.disposeScratch(scratch)
+  return ran
 }
 
-async function runOnce(
+/** The run inside the call's hold on the workspace, when it has one. */
+async function runHeld(
   config: SkillScriptConfig,
   run: SandboxedCall,
   setup: CallSetup,
-): Promise<ScriptRunResult> {
-  const { workspace, signal } = run
-  const before = workspace === undefined ? undefined : await workspace.snapshot()
-  // A workspace that cannot be measured whole could hide any amount of data: fail closed.
-  if (workspace !== undefined && before !== undefined && !before.complete) {
-    throw unmeasurable(workspace.maxEntries)
-  }
-  const scratch = await config.workspace.createScratch()
+  scratch: string,
+): Promise<SandboxedRun> {
+  const { signal } = run
+  const held =
+    run.workspace === undefined
+      ? undefined
+      : await WorkspaceCall.begin(run.workspace, config.translator.workspaceMount, signal)
   const translator = config.translator.forCall({
     skillRoot: run.copy.root,
     scratchDir: scratch,
-    ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
+    ...(held === undefined ? {} : { workspaceDir: held.workspace.path }),
     interpreterMounts: setup.mounts,
   })
-  const watch =
-    workspace === undefined || before === undefined
-      ? undefined
-      : new WorkspaceWatch(workspace, SessionWorkspace.usage(before.entries), signal)
   let raw: SandboxRunResult | undefined
   let failure: unknown
   try {
-    raw = await runBound(config, run, setup, { scratch, translator, watch })
+    raw = await runBound(config, run, setup, { scratch, translator, held })
   } catch (err) {
     failure = err
-  } finally {
-    watch?.stop()
   }
-  try {
-    await config.workspace.disposeScratch(scratch)
-  } catch (err) {
-    failure ??= err
+  const end = {
+    failed: failure !== undefined,
+    aborted: signal?.aborted === true,
+    killed: raw?.aborted === true,
   }
-  if (signal?.aborted || (raw?.aborted && watch?.overCap === undefined)) throw scriptAborted()
+  const ended = await held?.finish({ ...end, readOut: run.readOut === true })
+  if (ended === undefined ? end.aborted || end.killed : ended.aborted) throw scriptAborted()
   if (failure !== undefined) throw failure
-  const after = workspace === undefined ? undefined : await workspace.snapshot()
-  // The door: version-control state this call made in a deployer's folder does not stay.
-  const removed =
-    workspace && before && after
-      ? await workspace.sweepVersionControl(before.entries, after.entries)
-      : []
-  return settled(raw as SandboxRunResult, translator, workspace, { before, after, removed }, watch)
+  const report = ended?.aborted === false ? ended.report : undefined
+  return {
+    result: settled(raw as SandboxRunResult, translator, report),
+    ...(held === undefined ? {} : { workspace: held.workspace }),
+    ...(ended?.aborted === false && ended.out !== undefined && { out: ended.out }),
+  }
 }
 
 interface CallPlace {
   readonly scratch: string
   readonly translator: CallPathTranslator
-  readonly watch: WorkspaceWatch | undefined
+  readonly held: WorkspaceCall | undefined
 }
 
-/** Opens the granted paths and the workspace's protected entries, runs, and closes them. */
+/** Opens the granted paths, derives and checks the call's policy, runs, and closes them. */
 async function runBound(
   config: SkillScriptConfig,
   run: SandboxedCall,
@@ -136,28 +147,21 @@ async function runBound(
   place: CallPlace,
 ): Promise<SandboxRunResult> {
   let opened: OpenedGrant | undefined
-  let protectedEntries: ProtectedEntry[] = []
   try {
     const granted = run.copy.granted
     opened = granted === undefined ? undefined : await openGrantedPaths(granted)
+    const workspace = place.held?.workspace
     const policy = derivePolicy({
       skillRoot: run.copy.root,
       scratchDir: place.scratch,
-      ...(run.workspace === undefined ? {} : { workspaceDir: run.workspace.path }),
+      ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
       interpreterReadPaths: setup.readPaths,
       session: config.policy,
       ...(opened === undefined ? {} : { granted: opened.grant }),
     })
     assertPolicySubset(policy, config.policy)
-    protectedEntries =
-      run.workspace === undefined
-        ? []
-        : await run.workspace.openProtected(config.translator.workspaceMount)
-    return await config.handle.run(
-      sandboxRequest(config, run, setup, place, { policy, opened, protectedEntries }),
-    )
+    return await config.handle.run(sandboxRequest(config, run, setup, place, { policy, opened }))
   } finally {
-    for (const e of protectedEntries) await e.handle.close().catch(() => undefined)
     await opened?.close()
   }
 }
@@ -167,19 +171,19 @@ function sandboxRequest(
   run: SandboxedCall,
   setup: CallSetup,
   place: CallPlace,
-  bound: {
-    policy: SandboxRunRequest['policy']
-    opened: OpenedGrant | undefined
-    protectedEntries: readonly ProtectedEntry[]
-  },
+  bound: { policy: SandboxRunRequest['policy']; opened: OpenedGrant | undefined },
 ): SandboxRunRequest {
-  const { workspace, call } = run
-  const { translator, scratch } = place
-  const signal = place.watch?.signal ?? run.signal
-  const { opened, protectedEntries } = bound
+  const { call } = run
+  const { translator, scratch, held } = place
+  const workspace = held?.workspace
+  const signal = held?.signal ?? run.signal
+  const { opened } = bound
+  const protectedEntries = held?.protectedEntries ?? []
   return {
     argv: setup.argv,
-    cwd: translator.toSandbox(workspace?.path ?? scratch),
+    // The translator maps the workspace and the scratch to its mounts, as it maps the skill copy.
+    cwd:
+      workspace === undefined ? config.translator.scratchMount : config.translator.workspaceMount,
     policy: bound.policy,
     env: {
       ...call.command?.env,
@@ -190,9 +194,9 @@ function sandboxRequest(
     maxOutputBytes: config.maxOutputBytes,
     ...(signal === undefined ? {} : { signal }),
     ...(config.limits === undefined ? {} : { limits: config.limits }),
-    toSandboxPath: (p) => translator.toSandbox(p),
+    toSandboxPath: translator.toSandbox.bind(translator),
     scratch,
-    writableSkill: { host: run.copy.root, fileBytes: setup.skillFileBytes },
+    writableSkill: { host: run.copy.root, fileBytes: run.copy.fileBytes },
     ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
     ...(opened === undefined ? {} : { grantedFds: opened.fds }),
     ...(protectedEntries.length + (opened?.readOnly.length ?? 0) === 0
@@ -206,19 +210,12 @@ function sandboxRequest(
   }
 }
 
-/** The run as the call reports it: decoded, redacted output and the workspace's changes. */
+/** The run as the call reports it: decoded, redacted output and the workspace's report. */
 function settled(
   result: SandboxRunResult,
   translator: CallPathTranslator,
-  workspace: SessionWorkspace | undefined,
-  trees: {
-    before: Awaited<ReturnType<SessionWorkspace['snapshot']>> | undefined
-    after: Awaited<ReturnType<SessionWorkspace['snapshot']>> | undefined
-    removed: Awaited<ReturnType<SessionWorkspace['sweepVersionControl']>>
-  },
-  watch: WorkspaceWatch | undefined,
+  workspace: ScriptWorkspaceReport | undefined,
 ): ScriptRunResult {
-  const { before, after, removed } = trees
   const decode = (bytes: Uint8Array) => translator.redact(new TextDecoder().decode(bytes))
   return {
     exitCode: result.exitCode,
@@ -229,18 +226,7 @@ function settled(
     stderr: decode(result.stderr),
     truncated: result.truncated,
     bytes: result.bytes,
-    ...(workspace === undefined || before === undefined || after === undefined
-      ? {}
-      : {
-          workspace: {
-            changes: diffTrees(before.entries, after.entries),
-            complete: before.complete && after.complete,
-            bytes: SessionWorkspace.usage(after.entries),
-            maxBytes: workspace.maxBytes,
-            overCap: watch?.overCap !== undefined,
-            ...(removed.length > 0 && { removed }),
-          },
-        }),
+    ...(workspace === undefined ? {} : { workspace }),
   }
 }
 

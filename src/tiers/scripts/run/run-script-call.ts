@@ -9,10 +9,11 @@ import { spoolScriptOutput } from './spool-script-output.js'
 /**
  * The one owner of a script call, whoever makes it (a script tool, a
  * dynamic-context command, `skillhost run`, `runSkillScript`): gets the
- * skill copy (made on first use or reused), resolves the request into one
+ * skill copy (held by the caller, or made on first use or reused), resolves the request into one
  * checked call (`resolveScriptCall`: each rule once), asks the gate when
  * `call.gate` is set, runs it (`runInSandbox`, called from nowhere else),
- * spools its output and changed workspace files when `call.spool` is set,
+ * spools its output and the changed workspace files the run read back
+ * through the door when `call.spool` is set,
  * and returns one `ScriptOutcome` for the caller to render. A refusal of
  * skillhost's own (`SkillHostError`, `E_ABORTED` for an abort during the
  * run) is the outcome `ran: false`; anything else (a bug) is thrown.
@@ -38,7 +39,7 @@ export async function runScriptCall(
 }
 
 async function owned(config: SkillScriptConfig, call: ScriptCall): Promise<ScriptOutcome> {
-  const copy = await call.copy.get(call.signal)
+  const copy = 'root' in call.copy ? call.copy : await call.copy.get(call.signal)
   const resolved = await resolveScriptCall(config, call.skill, call.request, copy, {
     ...(call.timeoutSeconds === undefined ? {} : { seconds: call.timeoutSeconds }),
     ...(call.argsChecked === undefined ? {} : { argsChecked: call.argsChecked }),
@@ -56,13 +57,13 @@ async function owned(config: SkillScriptConfig, call: ScriptCall): Promise<Scrip
     )
     if (call.signal?.aborted) throw scriptAborted()
   }
-  const workspace = typeof call.workspace === 'function' ? await call.workspace() : call.workspace
-  const result = await runInSandbox(config, {
+  const { result, workspace, out } = await runInSandbox(config, {
     skill: call.skill,
     copy,
     call: resolved,
-    ...(workspace === undefined ? {} : { workspace }),
+    ...(call.workspace === undefined ? {} : { workspace: call.workspace }),
     ...(call.signal === undefined ? {} : { signal: call.signal }),
+    readOut: call.spool !== undefined,
   })
   const ran = {
     ran: true as const,
@@ -72,6 +73,6 @@ async function owned(config: SkillScriptConfig, call: ScriptCall): Promise<Scrip
     ...(workspace === undefined ? {} : { workspace }),
   }
   if (call.spool === undefined) return ran
-  const spooled = await spoolScriptOutput(result, workspace, call.spool, call.skill)
+  const spooled = await spoolScriptOutput(result, out ?? [], call.spool, call.skill)
   return { ...ran, spooled }
 }

@@ -81,10 +81,12 @@ export async function runScriptOnce(
       skill: input.ref.id,
       copy,
       request: requestOf(input.call),
-      workspace: async () => {
-        open = await workspace.open()
-        await input.prepare?.(open)
-        return open
+      workspace: {
+        open: async () => {
+          open = await workspace.open()
+          await input.prepare?.(open)
+          return open
+        },
       },
       ...(input.timeoutSeconds === undefined ? {} : { timeoutSeconds: input.timeoutSeconds }),
       ...(input.signal === undefined ? {} : { signal: input.signal }),

@@ -3,7 +3,6 @@ import type { ToolGate } from '../../../common/gate.js'
 import type { TurnContext } from '../../../common/turn-context.js'
 import { assertHostEnvIsolated } from '../policy/host-env-isolated.js'
 import type { PolicyGrant } from '../policy/policy.js'
-import { givenSkillCopy } from '../skill-copy/skill-copy.js'
 import type { ScriptRunResult, SkillScript, SkillScriptConfig } from '../types.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import { runScriptCall } from './run-script-call.js'
@@ -112,11 +111,13 @@ export async function runSkillScript(
   const { gate } = input
   const outcome = await runScriptCall(config, {
     skill: input.skill,
-    copy: givenSkillCopy({
+    // A copy someone else made and keeps: its files are not listed, so none are sized.
+    copy: {
       root: input.root,
       paths: [],
+      fileBytes: [],
       ...(input.granted === undefined ? {} : { granted: input.granted }),
-    }),
+    },
     request: {
       declaration: input.script,
       args: input.args,

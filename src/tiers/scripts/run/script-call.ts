@@ -2,9 +2,10 @@ import type { SkillHostError } from '../../../common/errors.js'
 import type { ToolGate } from '../../../common/gate.js'
 import type { SpoolStore } from '../../../common/spool-store.js'
 import type { TurnContext } from '../../../common/turn-context.js'
-import type { SkillCopySource } from '../skill-copy/skill-copy.js'
+import type { SkillCopy, SkillCopySource } from '../skill-copy/skill-copy.js'
 import type { ScriptRunResult, SkillScript } from '../types.js'
 import type { SessionWorkspace } from '../workspace/session-workspace.js'
+import type { WorkspaceSource } from '../workspace/workspace-call.js'
 import type { ReportedChange } from './spool-script-output.js'
 import type { UndeclaredScripts } from './undeclared-script-call.js'
 import type { ValidatedSkillScript } from './validate-skill-script.js'
@@ -64,17 +65,22 @@ export interface ScriptSpool {
 export interface ScriptCall {
   /** The skill id, for messages and provenance. */
   readonly skill: string
-  /** The skill copy the call runs from, made on first use or reused. */
-  readonly copy: SkillCopySource
+  /**
+   * The skill copy the call runs from: the copy itself when its holder has
+   * it (a script tool holds its load's copy), or its maker, which makes it
+   * on first use and then reuses it.
+   */
+  readonly copy: SkillCopy | SkillCopySource
   readonly request: ScriptRequest
   /**
    * The conversation's workspace: mounted read-write at `/work` and the
    * call's cwd; the files the call creates, changes or deletes are reported.
-   * Without it the cwd is the per-call scratch. A function opens it once
-   * the call is resolved and allowed (`runScriptOnce`: nothing is copied in
-   * for a call that cannot run).
+   * Without it the cwd is the per-call scratch. A source with `open` (the
+   * manager's slot, `runScriptOnce`'s folder) is opened once the call is
+   * resolved, allowed and its interpreter ready (nothing is copied in for a
+   * call that cannot run).
    */
-  readonly workspace?: SessionWorkspace | (() => Promise<SessionWorkspace>)
+  readonly workspace?: WorkspaceSource
   /** Overrides the request's `timeout_seconds`; defaults to `defaultTimeoutSeconds`. */
   readonly timeoutSeconds?: number
   /**

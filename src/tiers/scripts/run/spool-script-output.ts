@@ -1,19 +1,13 @@
 import { SpooledArtifact } from '../../../common/artifacts/index.js'
-import { type OutRead, readOut } from '../../../common/door/read-out.js'
+import type { OutRead } from '../../../common/door/read-out.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { fileType } from '../../../common/file-type.js'
 import type { Provenance } from '../../../common/retrievable.js'
 import type { SpoolStore } from '../../../common/spool-store.js'
 import type { ScriptRunResult } from '../types.js'
-import type { SessionWorkspace } from '../workspace/session-workspace.js'
 import type { ScriptSpool } from './script-call.js'
 
-/** Largest workspace file a call spools, and most bytes and files it spools in all (the door's `OutLimits`). */
-export const WORKSPACE_SPOOL_LIMITS = {
-  fileBytes: 16 * 1024 * 1024,
-  bytes: 64 * 1024 * 1024,
-  files: 100,
-} as const
+export { WORKSPACE_SPOOL_LIMITS } from '../workspace/workspace-call.js'
 
 /** One workspace file a call created, changed or deleted, as its result names it. */
 export interface ReportedChange {
@@ -28,40 +22,36 @@ export interface ReportedChange {
 
 /**
  * Spools a copy of every regular file the call created or modified, as the
- * door lets it out (`readOut`: the name rule, regular files only, a hard
- * link once, read by descriptor through the workspace, within
- * `WORKSPACE_SPOOL_LIMITS`), untrusted and with the call's provenance, so
- * outputs stay readable by id after the skill is unloaded and the workspace
- * removed. What the door refuses is named with its reason, never read.
+ * door let it out (`WorkspaceCall.finish` read each back with `readOut`:
+ * the name rule, regular files only, a hard link once, read by descriptor
+ * through the workspace, within `WORKSPACE_SPOOL_LIMITS`; `out` holds one
+ * judgement per change that is not a deletion), untrusted and with the
+ * call's provenance, so outputs stay readable by id after the skill is
+ * unloaded and the workspace removed. What the door refused is named with
+ * its reason, never read.
  */
 export async function spoolWorkspaceChanges(
   result: ScriptRunResult,
-  workspace: SessionWorkspace,
+  out: readonly OutRead[],
   spool: SpoolStore,
   provenance: Provenance,
 ): Promise<ReportedChange[]> {
   const changes = result.workspace?.changes ?? []
-  const leaving = changes.filter((c) => c.change !== 'deleted')
-  const judged = await readOut(
-    leaving.map((c) => ({ path: c.path, kind: c.kind, size: c.size })),
-    { read: (path, max) => workspace.get(path, max) },
-    { limits: WORKSPACE_SPOOL_LIMITS },
-  )
-  const out: ReportedChange[] = []
+  const reported: ReportedChange[] = []
   let next = 0
   for (const c of changes) {
     if (c.change === 'deleted') {
-      out.push({ path: c.path, change: c.change, size: 0 })
+      reported.push({ path: c.path, change: c.change, size: 0 })
       continue
     }
-    const r = judged[next++] as OutRead
-    out.push(
+    const r = out[next++] as OutRead
+    reported.push(
       r.refused === undefined
         ? await spoolChange(c, r.bytes, spool, provenance)
         : { path: c.path, change: c.change, size: c.size, notSpooled: r.refused },
     )
   }
-  return out
+  return reported
 }
 
 /** One changed file's bytes spooled (a rewrite with the same bytes names the copy already kept). */
@@ -98,12 +88,12 @@ function outputText(result: ScriptRunResult): string {
 /**
  * Tier 3's one place of spooling: a call's whole output (untrusted, with
  * the call's provenance, titled `<tool> output`) and, with a workspace, the
- * files it changed (`spoolWorkspaceChanges`). A timed-out call's partial
+ * files it changed as the door let them out (`spoolWorkspaceChanges`). A timed-out call's partial
  * output is spooled like any other, so the model sees how far it got.
  */
 export async function spoolScriptOutput(
   result: ScriptRunResult,
-  workspace: SessionWorkspace | undefined,
+  out: readonly OutRead[],
   spool: ScriptSpool,
   skill: string,
 ): Promise<{ outputId: string; changes: ReportedChange[] }> {
@@ -113,9 +103,6 @@ export async function spoolScriptOutput(
     trusted: false,
     title: `${spool.tool} output`,
   })
-  const changes =
-    workspace === undefined
-      ? []
-      : await spoolWorkspaceChanges(result, workspace, spool.store, provenance)
+  const changes = await spoolWorkspaceChanges(result, out, spool.store, provenance)
   return { outputId: artifact.retrievable.id, changes }
 }

@@ -17,31 +17,14 @@ export interface SkillCopy {
   readonly root: string
   /** The skill's files, relative to `root`. */
   readonly paths: readonly string[]
+  /**
+   * The sizes of its files, in `paths` order, measured once when the copy
+   * was made (it is never written after; a file that is gone counts 0):
+   * what a call's writable `/skill` must hold before the script writes.
+   */
+  readonly fileBytes: readonly number[]
   /** Paths the gate approved beyond the derived policy; absent when none. */
   readonly granted?: PolicyGrant
-}
-
-const fileBytes = new WeakMap<SkillCopy, Promise<number[]>>()
-
-/**
- * The sizes of a copy's files (a copy is never written after it is made, so
- * asked once per copy): what a call's writable `/skill` must hold before the
- * script writes anything. A file that is gone counts 0.
- */
-export function skillCopyFileBytes(copy: SkillCopy): Promise<number[]> {
-  let sizes = fileBytes.get(copy)
-  if (sizes === undefined) {
-    sizes = Promise.all(
-      copy.paths.map((p) =>
-        lstat(join(copy.root, p)).then(
-          (st) => st.size,
-          () => 0,
-        ),
-      ),
-    )
-    fileBytes.set(copy, sizes)
-  }
-  return sizes
 }
 
 /** Where a script call gets its skill copy: made on first use, then reused. */
@@ -83,9 +66,18 @@ export class SkillCopyMaker implements SkillCopySource {
     )
     this.#root = root
     this.own?.(() => this.skillCopies.dispose(root))
+    const paths = files.map((f) => f.path)
     return {
       root,
-      paths: files.map((f) => f.path),
+      paths,
+      fileBytes: await Promise.all(
+        paths.map((p) =>
+          lstat(join(root, p)).then(
+            (st) => st.size,
+            () => 0,
+          ),
+        ),
+      ),
       ...(granted && granted.read.length + granted.write.length > 0 ? { granted } : {}),
     }
   }
@@ -97,9 +89,4 @@ export class SkillCopyMaker implements SkillCopySource {
     await this.#copy?.catch(() => undefined)
     if (this.#root !== undefined) await this.skillCopies.dispose(this.#root)
   }
-}
-
-/** A skill copy someone else made and keeps (the public `runSkillScript`'s `root`). */
-export function givenSkillCopy(copy: SkillCopy): SkillCopySource {
-  return { get: () => Promise.resolve(copy) }
 }

@@ -8,7 +8,7 @@ import type { ScriptOutcome } from '../run/script-call.js'
 import type { ValidatedSkillScript } from '../run/validate-skill-script.js'
 import type { SkillCopySource } from '../skill-copy/skill-copy.js'
 import type { SkillScriptConfig } from '../types.js'
-import type { SessionWorkspace } from '../workspace/session-workspace.js'
+import type { WorkspaceOpener } from '../workspace/workspace-call.js'
 
 /** Most characters of one command's output kept in the body; the rest is cut with a note. */
 export const MAX_DYNAMIC_OUTPUT_LENGTH = 8_192
@@ -54,7 +54,7 @@ export interface DynamicContextDeps {
   readonly toolName: string
   /** The skill copy (with what its permission request was granted), made on first use. */
   readonly copy: SkillCopySource
-  readonly workspace?: () => Promise<SessionWorkspace>
+  readonly workspace?: WorkspaceOpener
 }
 
 /** A command's outcome as the body shows it: its output, or why it did not run. */

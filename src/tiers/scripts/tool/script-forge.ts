@@ -22,7 +22,7 @@ import type { ValidatedSkillScript } from '../run/validate-skill-script.js'
 import { type SkillCopy, SkillCopyMaker } from '../skill-copy/skill-copy.js'
 import type { SkillScriptConfig } from '../types.js'
 import type { TreeChange } from '../workspace/diff-trees.js'
-import type { SessionWorkspace } from '../workspace/session-workspace.js'
+import type { WorkspaceOpener } from '../workspace/workspace-call.js'
 import { describeInterpreter, INTERPRETERS_META, type RunsWith } from './describe-interpreter.js'
 import { runDynamicContext } from './dynamic-context.js'
 import { renderToolOutcome } from './render-tool-outcome.js'
@@ -36,7 +36,8 @@ import {
 
 /** What the forge needs besides the tier config: the conversation's workspace, made on first use. */
 export interface ScriptForgeOptions {
-  readonly workspace?: () => Promise<SessionWorkspace>
+  /** Opened by the first call that may run (the manager's `SessionWorkspaceSlot`). */
+  readonly workspace?: WorkspaceOpener
 }
 
 /** One loaded skill version as its script tools see it: the tier, the skill and its copy. */
@@ -132,10 +133,12 @@ async function forgeScriptTools(
   if (judged !== undefined) target.permissions = judged.outcomes
   const copy = await scope.copy.get(signal, judged?.grant)
   const requires = await Promise.all(scripts.map((s) => requirementTexts(config, copy, s)))
-  const tools = scripts.map((script, i) => forgeDeclared(scope, script, requires[i] ?? []))
+  // Each tool holds the load's copy: a call runs from it without asking the maker again.
+  const tools = scripts.map((script, i) => forgeDeclared(scope, copy, script, requires[i] ?? []))
   if (undeclared) {
     const found = await undeclaredScripts(copy.root, copy.paths, config.interpreters)
-    if (found.runnable.size > 0 || found.denied.size > 0) tools.push(forgeUndeclared(scope, found))
+    if (found.runnable.size > 0 || found.denied.size > 0)
+      tools.push(forgeUndeclared(scope, copy, found))
   }
   return tools
 }
@@ -177,6 +180,7 @@ function interpreterNote(runsWith: readonly RunsWith[]): string {
 /** One tool call: `runScriptCall` owns it (spooled), the tool renders its outcome. */
 async function callTool(
   scope: ForgeScope,
+  copy: SkillCopy,
   name: string,
   request: ScriptRequest,
   ctx: TurnContext,
@@ -184,7 +188,7 @@ async function callTool(
   const { config, target, options } = scope
   const outcome = await runScriptCall(config, {
     skill: target.id,
-    copy: scope.copy,
+    copy,
     request,
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
     signal: ctx.abortSignal,
@@ -220,6 +224,7 @@ function scriptToolSpec(scope: ForgeScope) {
 
 function forgeDeclared(
   scope: ForgeScope,
+  copy: SkillCopy,
   script: ValidatedSkillScript,
   requires: readonly string[],
 ): Tool {
@@ -241,11 +246,11 @@ function forgeDeclared(
     description: `${script.description}${interpreterNote(runsWith)}`,
     inputSchema: scriptInputSchema(script.params, config.maxTimeoutSeconds),
     meta: { script: script.name, [INTERPRETERS_META]: Object.freeze(runsWith) },
-    run: (args, ctx) => callTool(scope, name, { checked: script, args }, ctx),
+    run: (args, ctx) => callTool(scope, copy, name, { checked: script, args }, ctx),
   })
 }
 
-function forgeUndeclared(scope: ForgeScope, found: UndeclaredScripts): Tool {
+function forgeUndeclared(scope: ForgeScope, copy: SkillCopy, found: UndeclaredScripts): Tool {
   const { config, target } = scope
   const name = undeclaredToolName(target.id)
   const paths = [...found.runnable.keys()].sort()
@@ -259,6 +264,6 @@ function forgeUndeclared(scope: ForgeScope, found: UndeclaredScripts): Tool {
     description,
     inputSchema: undeclaredInputSchema(config.maxTimeoutSeconds),
     meta: { undeclared: true, [INTERPRETERS_META]: Object.freeze(runsWith) },
-    run: (args, ctx) => callTool(scope, name, { undeclared: args, found }, ctx),
+    run: (args, ctx) => callTool(scope, copy, name, { undeclared: args, found }, ctx),
   })
 }

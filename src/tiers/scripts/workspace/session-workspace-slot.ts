@@ -46,9 +46,18 @@ export class SessionWorkspaceSlot implements ManagerWorkspace {
         new SkillHostError('E_SKILL_WORKSPACE_FAILED', 'The session workspace has been disposed.'),
       )
     }
+    this.#workspace ??= this.#create()
+    // A failed creation is retried on the next use rather than cached.
+    this.#workspace.catch(() => {
+      this.#workspace = undefined
+    })
+    return this.#workspace
+  }
+
+  #create(): Promise<SessionWorkspace> {
     const options = this.#config.sessionWorkspace ?? {}
     const sandboxUser = resolveSandboxHostUser(undefined)
-    this.#workspace ??= SessionWorkspace.create({
+    return SessionWorkspace.create({
       ...(options.dir === undefined
         ? { privateDir: () => this.#config.workspace.createScratch() }
         : { dir: options.dir }),
@@ -56,11 +65,6 @@ export class SessionWorkspaceSlot implements ManagerWorkspace {
       ...(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries }),
       ...(sandboxUser === undefined ? {} : { sandboxUser }),
     })
-    // A failed creation is retried on the next use rather than cached.
-    this.#workspace.catch(() => {
-      this.#workspace = undefined
-    })
-    return this.#workspace
   }
 
   async path(): Promise<string> {

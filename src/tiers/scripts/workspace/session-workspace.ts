@@ -147,10 +147,13 @@ export class SessionWorkspace {
     return new SessionWorkspace(await prepareWorkspaceFolder(options), options)
   }
 
-  /** Runs a script call against the workspace; calls share it, writes wait for them. */
-  whileRunning<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * A script call's turn on the workspace, released by the returned function
+   * (`WorkspaceCall`): calls share it, writes wait for them.
+   */
+  takeCallTurn(): Promise<() => void> {
     this.#alive()
-    return this.#lock.run(false, work)
+    return this.#lock.take(false)
   }
 
   /**

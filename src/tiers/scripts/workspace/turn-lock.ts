@@ -12,13 +12,28 @@ export class TurnLock {
 
   /** Runs `work` in a shared or exclusive turn, after the turns queued before it. */
   async run<T>(exclusive: boolean, work: () => Promise<T>): Promise<T> {
+    const release = await this.take(exclusive)
+    try {
+      return await work()
+    } finally {
+      release()
+    }
+  }
+
+  /**
+   * Takes a shared or exclusive turn, after the turns queued before it, and
+   * returns its release (idempotent): a script call holds its turn from
+   * before its run until its changes are read (`WorkspaceCall`).
+   */
+  async take(exclusive: boolean): Promise<() => void> {
     await new Promise<void>((go) => {
       this.#waiting.push({ exclusive, go })
       this.#pump()
     })
-    try {
-      return await work()
-    } finally {
+    let released = false
+    return () => {
+      if (released) return
+      released = true
       if (exclusive) this.#exclusive = false
       else this.#shared -= 1
       this.#pump()

@@ -1,4 +1,4 @@
-import { SessionWorkspace } from '../workspace/session-workspace.js'
+import { SessionWorkspace } from './session-workspace.js'
 
 /** How often a running call's workspace is measured against its cap, at least. */
 const WATCH_INTERVAL_MS = 250
