@@ -170,7 +170,7 @@ describe('SSE priming, retry and resumption on serve --http (issue 36 item 5)', 
     // The client drops its stream; the result is made while it is away.
     await first.reader.cancel()
     release()
-    let resumed: { events: SseEvent[] } | undefined
+    let resumed: Awaited<ReturnType<typeof readEvents>> | undefined
     for (
       let attempt = 0;
       attempt < 50 && !resumed?.events.some((e) => e.data.includes('released'));
@@ -181,7 +181,7 @@ describe('SSE priming, retry and resumption on serve --http (issue 36 item 5)', 
       resumed = await readEvents(res.body as ReadableStream<Uint8Array>, (e) =>
         e.some((x) => x.data !== ''),
       )
-      await resumed.reader?.cancel?.()
+      await resumed.reader.cancel()
     }
     const result = resumed?.events.find((e) => e.data.includes('released'))
     expect(JSON.parse(result?.data ?? '{}').id).toBe(3)
@@ -189,7 +189,7 @@ describe('SSE priming, retry and resumption on serve --http (issue 36 item 5)', 
     // An id this session never gave is answered 400, cleanly.
     const foreign = await raw.get('AAAAAAAA.0.0')
     expect(foreign.status).toBe(400)
-    expect((await foreign.json()).error.code).toBe(-32000)
+    expect(((await foreign.json()) as { error: { code: number } }).error.code).toBe(-32000)
   })
 
   it('a cancelled call: its stream ends, the tool is aborted, a resume of it opens nothing', async () => {
@@ -235,7 +235,11 @@ describe('SSE priming, retry and resumption on serve --http (issue 36 item 5)', 
       if (!isCall || !res.body) return res
       callStreams += 1
       const watched = res.body.pipeThrough(
-        new TransformStream({ flush: () => void (callStreamsEnded += 1) }),
+        new TransformStream({
+          flush: () => {
+            callStreamsEnded += 1
+          },
+        }),
       )
       return new Response(watched, { status: res.status, headers: res.headers })
     }

@@ -12,13 +12,24 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
  * oldest events of a stream go first when it is past its bounds, the oldest
  * streams' events first when the session is past its own.
  */
-export const SSE_EVENT_LIMITS = {
+export const SSE_EVENT_LIMITS: SseEventLimits = {
   eventsPerStream: 256,
-  bytesPerStream: 1024 * 1024,
+  bytesPerStream: 512 * 1024,
   eventsPerSession: 1024,
-  bytesPerSession: 4 * 1024 * 1024,
+  // At most 256 MiB over `SERVE_HTTP_LIMITS.maxSessions` sessions.
+  bytesPerSession: 1024 * 1024,
   retryMs: 1_000,
-} as const
+}
+
+/** Bounds of an `SseEventStore` (see `SSE_EVENT_LIMITS`). */
+export interface SseEventLimits {
+  readonly eventsPerStream: number
+  readonly bytesPerStream: number
+  readonly eventsPerSession: number
+  readonly bytesPerSession: number
+  /** The `retry:` of each priming event, in ms. */
+  readonly retryMs: number
+}
 
 interface Stored {
   readonly seq: number
@@ -46,7 +57,7 @@ interface StreamLog {
  */
 export class SseEventStore implements EventStore {
   readonly #key = randomBytes(6).toString('base64url')
-  readonly #limits: typeof SSE_EVENT_LIMITS
+  readonly #limits: SseEventLimits
   readonly #streams = new Map<StreamId, StreamLog>()
   readonly #byNo = new Map<number, StreamId>()
   readonly #requestStream = new Map<RequestId, StreamId>()
@@ -57,7 +68,7 @@ export class SseEventStore implements EventStore {
   #nextSeq = 0
   #cleared = false
 
-  constructor(limits: typeof SSE_EVENT_LIMITS = SSE_EVENT_LIMITS) {
+  constructor(limits: SseEventLimits = SSE_EVENT_LIMITS) {
     this.#limits = limits
   }
 
