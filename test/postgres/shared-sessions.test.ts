@@ -138,8 +138,10 @@ describe('MCP sessions shared through PostgreSQL (serveMcpHttp + PostgresSession
     // An unload on B reaches A before A serves its next request.
     await onB.client.callTool({ name: 'unload_skill', arguments: { skill: 'greeter' } })
     expect(await toolNames(onA.client)).not.toContain('greet')
-    const onAagain = await onA.client.callTool({ name: 'greet', arguments: { name: 'Ada' } })
-    expect(text(onAagain)).toContain('E_TOOL_NOT_FOUND')
+    // An unknown tool is JSON-RPC -32602 (issue 36 item 5), no longer a tool result.
+    await expect(
+      onA.client.callTool({ name: 'greet', arguments: { name: 'Ada' } }),
+    ).rejects.toThrow(/-32602: E_TOOL_NOT_FOUND/)
     expect((await store.get(sessionId))?.state.skills).toEqual([])
   })
 
