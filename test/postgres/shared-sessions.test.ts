@@ -138,8 +138,10 @@ describe('MCP sessions shared through PostgreSQL (serveMcpHttp + PostgresSession
     // An unload on B reaches A before A serves its next request.
     await onB.client.callTool({ name: 'unload_skill', arguments: { skill: 'greeter' } })
     expect(await toolNames(onA.client)).not.toContain('greet')
-    const onAagain = await onA.client.callTool({ name: 'greet', arguments: { name: 'Ada' } })
-    expect(text(onAagain)).toContain('E_TOOL_NOT_FOUND')
+    // An unknown tool is JSON-RPC -32602 (issue 36 item 5), no longer a tool result.
+    await expect(
+      onA.client.callTool({ name: 'greet', arguments: { name: 'Ada' } }),
+    ).rejects.toThrow(/-32602: E_TOOL_NOT_FOUND/)
     expect((await store.get(sessionId))?.state.skills).toEqual([])
   })
 
@@ -311,6 +313,50 @@ describe('MCP sessions shared through PostgreSQL (serveMcpHttp + PostgresSession
     expect((await store.get(sessionId))?.state.skills).toEqual([])
     const { rows } = await pool.query('SELECT count(*)::int AS n FROM skillhost.sessions')
     expect(rows[0].n).toBe(1)
+  })
+
+  it('a Last-Event-ID resumes on the replica that sent it; on another it is 400, and nothing stays open', async () => {
+    const source = new InMemorySkillSource({ skills: [greeter()] })
+    const { servers } = await replicas(2, source)
+    const [a, b] = servers as [McpHttpServer, McpHttpServer]
+    const onA = await connect(a.url)
+    const sessionId = onA.transport.sessionId as string
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    }
+    const listed = await fetch(a.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    })
+    const sse = await listed.text()
+    const primingId = /^id: (\S+)\nretry: \d+\ndata: \n\n/.exec(sse)?.[1] as string
+    expect(primingId).toBeTruthy()
+    const resume = (target: URL) =>
+      fetch(target, {
+        headers: { ...headers, accept: 'text/event-stream', 'last-event-id': primingId },
+      })
+    // On B (the session restored there) the id is unknown: a JSON-RPC 400.
+    const onB = await resume(b.url)
+    expect(onB.status).toBe(400)
+    expect(onB.headers.get('content-type')).toContain('application/json')
+    expect(((await onB.json()) as { error: { code: number } }).error.code).toBe(-32000)
+    expect(b.sessionCount()).toBe(1)
+    // On A it replays the answer it sent after the priming event.
+    const onAgain = await resume(a.url)
+    expect(onAgain.status).toBe(200)
+    const reader = (onAgain.body as ReadableStream<Uint8Array>).getReader()
+    let replayed = ''
+    while (!replayed.includes('"id":9')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      replayed += new TextDecoder().decode(value)
+    }
+    await reader.cancel()
+    expect(replayed).toContain('"tools"')
   })
 
   it('a DELETE on B ends the session for A too', async () => {

@@ -130,5 +130,15 @@ async function serveHeld(
   }
   const { store } = ctx
   if (req.method === 'DELETE' && store) await guardSessionStore('remove', () => store.remove(id))
-  await entry.transport.handleRequest(req, res, parsed)
+  await entry.events.handing(soleRequestId(parsed), () =>
+    entry.transport.handleRequest(req, res, parsed),
+  )
+}
+
+/** The id of a POST body's one request; a batch, a notification or a response has none. */
+function soleRequestId(parsed: unknown): string | number | undefined {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined
+  const { id, method } = parsed as { id?: unknown; method?: unknown }
+  if (typeof method !== 'string') return undefined
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined
 }

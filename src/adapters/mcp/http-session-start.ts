@@ -5,6 +5,7 @@ import type { HttpSessionEntry, HttpSessionTable } from './http-session-table.js
 import type { ServeMcpHttpOptions } from './serve-http-options.js'
 import { type McpSessionFactoryOptions, openSessionManager } from './serve-stdio.js'
 import { SharedSession } from './shared-session.js'
+import { SSE_EVENT_LIMITS, SseEventStore } from './sse-event-store.js'
 
 /** What every stage of `serveMcpHttp` shares: its options, its sessions and its store. */
 export interface HttpServeContext {
@@ -58,8 +59,13 @@ export async function startHttpSession(
       takeNotice: () => shared.takeNotice(),
     }),
   })
+  // Events kept for resumption (`Last-Event-ID`); with a store, the SDK
+  // starts each POST stream with a priming event carrying `retry:`.
+  const events = new SseEventStore()
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => id,
+    eventStore: events,
+    retryInterval: SSE_EVENT_LIMITS.retryMs,
     onsessioninitialized: () => {
       if (fresh) ctx.table.register(id, entry, 'opened')
     },
@@ -69,6 +75,7 @@ export async function startHttpSession(
     session,
     manager,
     shared,
+    events,
     lastSeen: Date.now(),
     inFlight: 0,
     streams: 0,
@@ -76,9 +83,32 @@ export async function startHttpSession(
   }
   const made = session
   made.server.onclose = () => {
+    events.clear()
     ctx.table.endIfHeld(transport.sessionId, entry)
     void made.close().catch(() => undefined)
   }
   await made.server.connect(transport)
+  closeCancelledStreams(transport, events)
   return entry
+}
+
+/**
+ * A request the client cancelled is owed nothing (no result, and the SDK
+ * sends no notification of it): its POST stream is closed at once, not left
+ * open with keep-alives, and its events forgotten, so a resume of it is
+ * answered 400 and opens nothing.
+ */
+function closeCancelledStreams(
+  transport: StreamableHTTPServerTransport,
+  events: SseEventStore,
+): void {
+  const deliver = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    deliver?.(message, extra)
+    if (!('method' in message) || message.method !== 'notifications/cancelled') return
+    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
+    events.forgetRequest(requestId)
+    transport.closeSSEStream(requestId)
+  }
 }

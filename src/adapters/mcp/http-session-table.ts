@@ -4,6 +4,7 @@ import type { SkillMcpSession } from './create-skill-mcp-server.js'
 import { HttpRefusal } from './http-replies.js'
 import type { ServeMcpHttpOptions } from './serve-http-options.js'
 import type { SharedSession } from './shared-session.js'
+import type { SseEventStore } from './sse-event-store.js'
 
 /** One session this process holds: its transport, server, manager and traffic. */
 export interface HttpSessionEntry {
@@ -11,6 +12,8 @@ export interface HttpSessionEntry {
   readonly session: SkillMcpSession
   readonly manager: SkillManager
   readonly shared: SharedSession | undefined
+  /** Its SSE events, for resumption; cleared when the session ends. */
+  readonly events: SseEventStore
   lastSeen: number
   /** Requests of the session being answered now (an open notification stream counts). */
   inFlight: number
