@@ -93,7 +93,7 @@ describe('one owner of a script call', () => {
     const renderers = [
       ['tiers/scripts/tool/render-tool-outcome.ts', 'renderToolOutcome', 'SpooledScriptOutcome'],
       ['tiers/scripts/tool/dynamic-context.ts', 'renderCommandOutcome', 'ScriptOutcome'],
-      ['cli/run/run-command.ts', 'printRun', 'ScriptRan'],
+      ['cli/run/run-print.ts', 'printRun', 'ScriptRan'],
     ] as const
     for (const [file, name, outcome] of renderers) {
       const { params } = signatureOf(file, name)
