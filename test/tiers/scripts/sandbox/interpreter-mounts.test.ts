@@ -21,7 +21,7 @@ import {
   type ScriptSandbox,
   type SkillScriptConfig,
 } from '../../../../src/tiers/scripts/index.js'
-import { runScriptOnce } from '../../../../src/tiers/scripts/internal.js'
+import { describeInterpreter, runScriptOnce } from '../../../../src/tiers/scripts/internal.js'
 import { codeOf } from '../../../helpers/error-code.js'
 import { ranResult } from '../../../helpers/script-outcome.js'
 
@@ -141,6 +141,17 @@ describe.skipIf(!linux)('interpreters outside the system folders', () => {
       version: process.version.slice(1),
     })
     expect(views.mysh?.argv).toEqual(['/opt/skillhost/programs/mysh/bin/mysh'])
+    // What a load result tells the model: sandbox paths, and node's version.
+    const { interpreters } = sandbox.config
+    expect(describeInterpreter('node', interpreters, views)).toEqual({
+      name: 'node',
+      program: `/opt/skillhost/node/${process.version.slice(1)}/bin/node`,
+      version: process.version.slice(1),
+    })
+    expect(describeInterpreter('mysh', interpreters, views)).toEqual({
+      name: 'mysh',
+      program: '/opt/skillhost/programs/mysh/bin/mysh',
+    })
     expect(views.sh).toBeUndefined()
     for (const m of sandbox.config.interpreterMounts ?? [])
       expect(m.sandbox.startsWith('/opt/skillhost/')).toBe(true)
