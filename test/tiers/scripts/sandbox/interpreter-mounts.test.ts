@@ -8,6 +8,7 @@ import {
   readdirSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -85,6 +86,8 @@ describe.skipIf(!linux)('interpreters outside the system folders', () => {
   beforeAll(async () => {
     place(process.execPath, hostBin('node22/node_modules/node/bin/node'))
     place('/bin/sh', hostBin('tools/bin/mysh'))
+    mkdirSync(hostBin('links/bin'), { recursive: true })
+    symlinkSync(hostBin('tools/bin/mysh'), hostBin('links/bin/linked'))
     execFileSync('python3', ['-m', 'venv', '--without-pip', hostBin('venv')])
     sandbox = await createScriptSandbox({
       interpreters: {
@@ -92,6 +95,12 @@ describe.skipIf(!linux)('interpreters outside the system folders', () => {
         python3: [hostBin('venv/bin/python3')],
         mysh: [hostBin('tools/bin/mysh')],
         sh: ['/bin/sh'],
+        // Ways around: a python name for a program that is no python, a
+        // symlink from one workspace-named folder into another, a name
+        // like a neutral root of python's.
+        python9: [hostBin('tools/bin/mysh')],
+        linked: [hostBin('links/bin/linked')],
+        venv: [hostBin('tools/bin/mysh'), '-e'],
       },
     })
     config = {
@@ -153,8 +162,18 @@ describe.skipIf(!linux)('interpreters outside the system folders', () => {
       program: '/opt/skillhost/programs/mysh/bin/mysh',
     })
     expect(views.sh).toBeUndefined()
-    for (const m of sandbox.config.interpreterMounts ?? [])
-      expect(m.sandbox.startsWith('/opt/skillhost/')).toBe(true)
+    // One installation, one mount: every name for it runs from there.
+    expect(views.python9?.argv).toEqual(['/opt/skillhost/programs/mysh/bin/mysh'])
+    expect(views.linked?.argv).toEqual(['/opt/skillhost/programs/mysh/bin/mysh'])
+    expect(views.venv?.argv).toEqual(['/opt/skillhost/programs/mysh/bin/mysh', '-e'])
+    expect(sandbox.config.policy.filesystem.allowRead).not.toContain(hostBin('links'))
+    const mounts = sandbox.config.interpreterMounts ?? []
+    for (const m of mounts) expect(m.sandbox.startsWith('/opt/skillhost/')).toBe(true)
+    // No mount inside another but a venv's site in its shim (pythonView's layout).
+    for (const a of mounts)
+      for (const b of mounts)
+        if (a !== b && a.sandbox !== '/opt/skillhost/venv/site')
+          expect(a.sandbox.startsWith(`${b.sandbox}/`)).toBe(false)
   })
 })
 
