@@ -21,6 +21,7 @@ import {
   createScriptSandbox,
   type ScriptSandbox,
   type SkillScriptConfig,
+  validateSkillScriptConfig,
 } from '../../../../src/tiers/scripts/index.js'
 import { describeInterpreter, runScriptOnce } from '../../../../src/tiers/scripts/internal.js'
 import { codeOf } from '../../../helpers/error-code.js'
@@ -167,6 +168,12 @@ describe.skipIf(!linux)('interpreters outside the system folders', () => {
     expect(views.linked?.argv).toEqual(['/opt/skillhost/programs/mysh/bin/mysh'])
     expect(views.venv?.argv).toEqual(['/opt/skillhost/programs/mysh/bin/mysh', '-e'])
     expect(sandbox.config.policy.filesystem.allowRead).not.toContain(hostBin('links'))
+    // The setup is valid as it is: a name with a view runs from its mount, not its host path.
+    expect(() => validateSkillScriptConfig(sandbox.config)).not.toThrow()
+    const { interpreterViews: _, ...viewless } = sandbox.config
+    expect(() => validateSkillScriptConfig(viewless)).toThrow(
+      expect.objectContaining({ code: 'E_INVALID_SKILLS_CONFIG' }),
+    )
     const mounts = sandbox.config.interpreterMounts ?? []
     for (const m of mounts) expect(m.sandbox.startsWith('/opt/skillhost/')).toBe(true)
     // No mount inside another but a venv's site in its shim (pythonView's layout).
