@@ -132,7 +132,8 @@ function refuse(why: string, person: string): never {
  * package when bwrap cannot run), skill copies in a directory, a translator that
  * hides the base directory, a session policy (read: skill roots + system
  * directories, the host's TLS certificates, the deployer's read paths and the
- * prefixes of interpreters outside the system directories; deny: the
+ * installations of interpreters outside the system directories, seen at
+ * neutral paths under `/opt/skillhost` (`interpreterViews`); deny: the
  * credential paths of the home directory; write: scratch only; no network)
  * and the interpreter allow-list. The setup is checked as every call will be
  * (`derivePolicy` + `assertPolicySubset`), so a read path inside a deny entry
