@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, symlinkSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -21,10 +21,10 @@ const differ = systemVersion !== undefined && systemVersion !== process.version
 let tmp = ''
 let skill = ''
 
-function run(path: string, args: string[]) {
+function run(path: string, args: string[], cwd = tmp) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const env = { PATH: path, HOME: tmp }
-    execFile(process.execPath, [bin, 'run', ...args], { cwd: tmp, env }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, 'run', ...args], { cwd, env }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
     })
   })
@@ -36,6 +36,10 @@ beforeAll(async () => {
   await mkdir(join(skill, 'scripts'), { recursive: true })
   await writeFile(join(skill, 'SKILL.md'), '---\nname: versions\ndescription: T.\n---\n# T\n')
   await writeFile(join(skill, 'scripts/v.js'), 'console.log(process.version)\n')
+  await writeFile(
+    join(skill, 'scripts/where.js'),
+    "require('node:fs').writeFileSync('out.txt', 'x')\nconsole.log(process.execPath)\n",
+  )
 })
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true })
@@ -81,4 +85,23 @@ describe('node is the user’s, from PATH, unless pinned', () => {
       expect(pinned.stdout).toBe(`${systemVersion}\n`)
     },
   )
+})
+
+// The defect this guards (issue 37.7 follow-up): a node whose host path begins
+// with the workspace mount (this machine's /work/node22/…) was bound at that
+// path, under the workspace mount, so bwrap left node22/node_modules/… in the
+// user's folder after every call, and the script read the host path.
+const underWork = process.execPath.startsWith('/work/')
+describe.skipIf(process.platform !== 'linux' || !underWork)('a PATH node under /work', () => {
+  it('runs from /opt/skillhost/node/<version>, twice, and the user’s folder holds only what the script wrote', async () => {
+    const ws = await mkdtemp(join(tmp, 'ws-'))
+    const path = `${userBin}:/usr/bin:/bin`
+    for (let round = 0; round < 2; round++) {
+      const out = await run(path, [skill, 'scripts/where.js'], ws)
+      expect(out.code, out.stderr).toBe(0)
+      expect(out.stdout).toBe(`/opt/skillhost/node/${process.version.slice(1)}/bin/node\n`)
+      expect(`${out.stdout}${out.stderr}`).not.toContain(userBin)
+    }
+    expect(readdirSync(ws)).toEqual(['out.txt'])
+  })
 })

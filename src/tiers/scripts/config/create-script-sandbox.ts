@@ -15,7 +15,6 @@ import {
 import {
   assertInterpreterProgram,
   assertReadPath,
-  interpreterReadPrefixes,
   SYSTEM_READ_PATHS,
   scriptInterpreters,
   withInterpreterFamilies,
@@ -65,8 +64,9 @@ export interface ScriptSandboxOptions {
    * Interpreter allow-list, name → argv prefix with an absolute program path.
    * Default: `scriptInterpreters()` (sh, bash, python, python3, node where
    * installed). A program outside the system read paths (a venv's
-   * `bin/python`, an nvm node) is made readable by binding its prefix
-   * read-only (`interpreterReadPrefixes`), in the session policy as well.
+   * `bin/python`, an nvm node) is seen at a neutral path under
+   * `/opt/skillhost`, its installation bound read-only there
+   * (`interpreterViews`) and in the session policy as well.
    * `python` alone also serves `python3` (and back): see `withInterpreterFamilies`.
    */
   readonly interpreters?: Readonly<Record<string, readonly string[]>>
@@ -132,7 +132,8 @@ function refuse(why: string, person: string): never {
  * package when bwrap cannot run), skill copies in a directory, a translator that
  * hides the base directory, a session policy (read: skill roots + system
  * directories, the host's TLS certificates, the deployer's read paths and the
- * prefixes of interpreters outside the system directories; deny: the
+ * installations of interpreters outside the system directories, seen at
+ * neutral paths under `/opt/skillhost` (`interpreterViews`); deny: the
  * credential paths of the home directory; write: scratch only; no network)
  * and the interpreter allow-list. The setup is checked as every call will be
  * (`derivePolicy` + `assertPolicySubset`), so a read path inside a deny entry
@@ -229,18 +230,17 @@ async function readSetup(
     ? withInterpreterFamilies(options.interpreters)
     : scriptInterpreters()
   const extraPaths = (options.readPaths ?? []).map((p) => assertReadPath(p))
-  const programs = Object.entries(interpreters).flatMap(([name, prefix]) => {
+  for (const [name, prefix] of Object.entries(interpreters)) {
     const program = Array.isArray(prefix) ? prefix[0] : undefined
-    if (typeof program !== 'string') return [] // validateSkillScriptConfig says what is wrong
-    return [[name, assertInterpreterProgram(name, program)] as const]
-  })
-  // Pythons outside the system directories run from neutral paths, bound
-  // by descriptor when the sandbox user cannot reach them (a 0700 home).
-  const viewed = await interpreterViews(interpreters, systemPaths, join(baseDir, 'python'))
-  for (const [name, program] of programs) {
-    if (viewed.views[name] === undefined)
-      extraPaths.push(...interpreterReadPrefixes(program, systemPaths))
+    // A malformed entry: validateSkillScriptConfig says what is wrong.
+    if (typeof program === 'string') assertInterpreterProgram(name, program)
   }
+  // Interpreters outside the system directories run from neutral paths,
+  // bound by descriptor when the sandbox user cannot reach them (a 0700 home).
+  const shims = join(baseDir, 'python')
+  const viewed = await interpreterViews(interpreters, systemPaths, shims)
+  for (const m of viewed.mounts)
+    if (!isPathInside(m.host, shims)) assertOutsideBase(m.host, baseDir)
   for (const path of extraPaths) await checkReadPath(path, baseDir, sandboxUser)
   const provision = options.provision && (await provisionCache(options.provision))
   const readPaths = [
@@ -281,18 +281,23 @@ async function withLinkTargets(
   return [...new Set([...readPaths, ...targets])]
 }
 
-/** A read path that overlaps the base directory, or that the sandbox user cannot reach, is refused. */
-async function checkReadPath(
-  path: string,
-  baseDir: string,
-  sandboxUser: HostIdentity | undefined,
-): Promise<void> {
+/** A read path that overlaps the base directory (every session's workspace) is refused. */
+function assertOutsideBase(path: string, baseDir: string): void {
   if (isPathInside(baseDir, path) || isPathInside(path, baseDir)) {
     refuse(
       'a read path overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.',
       `read path '${path}' overlaps the sandbox base directory (skill copies, scratch and session workspaces); give a directory outside it.`,
     )
   }
+}
+
+/** A read path that overlaps the base directory, or that the sandbox user cannot reach, is refused. */
+async function checkReadPath(
+  path: string,
+  baseDir: string,
+  sandboxUser: HostIdentity | undefined,
+): Promise<void> {
+  assertOutsideBase(path, baseDir)
   const closed = await untraversableAncestor(path, sandboxUser)
   if (closed !== undefined)
     refuse(

@@ -6,6 +6,7 @@ import { assertReadPath } from '../policy/script-interpreters.js'
 import { describePython } from '../policy/user-python.js'
 import type { PathMount } from '../sandbox/types.js'
 import type { InterpreterSandboxView } from '../types.js'
+import { programView } from './program-view.js'
 
 /** The sandbox views of a setup's interpreters and the host directories behind them. */
 export interface InterpreterViews {
@@ -17,14 +18,18 @@ export interface InterpreterViews {
 const PYTHON = /^python[0-9.]*$/
 
 /**
- * Gives every python of `interpreters` that lives outside `systemDirs` a
- * view at neutral sandbox paths (`pythonView`): it then runs wherever it
- * lives, a venv or a pyenv version under a 0700 home included, and the
- * model never reads its host path. Each distinct program is asked once;
- * venv shims are written under `shimBase`. Each installation and venv is
- * checked by `assertReadPath` (never `/` or a folder holding the home
- * directory). A python that cannot say where it lives is left out, to be
- * bound where it is as before. A system python has no view, but is asked
+ * The one rule for where scripts see an interpreter: every program of
+ * `interpreters` that lives outside `systemDirs` (it or its real path) gets
+ * a view at neutral sandbox paths under `/opt/skillhost`, never its host
+ * path and never a path inside the skill, scratch or workspace mount. A
+ * python is asked where it lives (`describePython`) and seen through
+ * `pythonView` (its installation at `/opt/skillhost/python/<version>`, a
+ * venv at `/opt/skillhost/venv` under a shim written below `shimBase`), so
+ * it runs wherever it lives, a 0700 home included; any other program, and a
+ * python that cannot say where it lives, through `programView` (a node at
+ * `/opt/skillhost/node/<version>`). Each distinct program is looked at once;
+ * each host folder is checked by `assertReadPath` (never `/` or a folder
+ * holding the home directory). A system python has no view but is asked
  * too (remembered), so `describeInterpreter` can name its version later
  * without starting a process.
  */
@@ -37,31 +42,39 @@ export async function interpreterViews(
   const mounts = new Map<string, PathMount>()
   const byProgram = new Map<string, InterpreterSandboxView | undefined>()
   const plan = new MountPlan()
+  const inSystem = (p: string) => systemDirs.some((d) => isPathInside(p, d))
   for (const [name, argv] of Object.entries(interpreters)) {
     const program = argv[0]
     if (typeof program !== 'string') continue
-    if (!PYTHON.test(name) && !PYTHON.test(basename(program))) continue
-    if (!byProgram.has(program)) {
-      const inSystem = (p: string) => systemDirs.some((d) => isPathInside(p, d))
-      const system = inSystem(program) && inSystem(realpathSync(program))
-      // A system python is used where it is, but asked too: a load result names its version.
-      const described = describePython(program)
-      const layout = system ? undefined : described
-      const view =
-        layout === undefined
-          ? undefined
-          : await pythonView(layout, systemDirs, join(shimBase, String(byProgram.size)), plan)
-      for (const m of view?.mounts ?? []) {
-        const shim = isPathInside(m.host, shimBase)
-        mounts.set(m.host, shim ? m : { ...m, host: assertReadPath(m.host, `python ${m.host}`) })
-      }
-      byProgram.set(
-        program,
-        view && { argv: [...view.argv, ...argv.slice(1)], env: view.env, version: view.version },
-      )
+    const key = `${name}\0${program}`
+    const python = PYTHON.test(name) || PYTHON.test(basename(program))
+    // A python's view depends on the program only; another program's sandbox path on its name too.
+    const known = python ? byProgram.get(program) : byProgram.get(key)
+    if (known !== undefined) {
+      views[name] = { ...known, argv: [...known.argv.slice(0, 1), ...argv.slice(1)] }
+      continue
     }
-    const view = byProgram.get(program)
-    if (view !== undefined) views[name] = view
+    if (inSystem(program) && inSystem(realpathSync(program))) {
+      // Used where it is; a python is asked too, so a load result names its version.
+      if (python) describePython(program)
+      continue
+    }
+    const layout = python ? describePython(program) : undefined
+    const shimDir = join(shimBase, String(byProgram.size))
+    const view =
+      (layout && (await pythonView(layout, systemDirs, shimDir, plan))) ??
+      programView(name, [program], systemDirs, plan)
+    for (const m of view.mounts) {
+      const shim = isPathInside(m.host, shimBase)
+      mounts.set(m.host, shim ? m : { ...m, host: assertReadPath(m.host, `interpreter ${m.host}`) })
+    }
+    const seen: InterpreterSandboxView = {
+      argv: view.argv,
+      env: view.env,
+      ...(view.version === undefined ? {} : { version: view.version }),
+    }
+    byProgram.set(python ? program : key, seen)
+    views[name] = { ...seen, argv: [...seen.argv, ...argv.slice(1)] }
   }
   return { views, mounts: [...mounts.values()] }
 }

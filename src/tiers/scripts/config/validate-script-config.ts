@@ -55,13 +55,36 @@ function checkInterpreters(config: Record<string, unknown>): void {
     if (normalizeAbsolutePath(program) === undefined) {
       bad(`interpreters.${name}`, 'must start with an absolute program path.')
     }
-    if (!readPaths.some((r) => isPathInside(program, r))) {
+    if (!reachable(config, name, program, readPaths)) {
       bad(
         `interpreters.${name}`,
         `(${program}) is not inside interpreterReadPaths; add its directory.`,
       )
     }
   }
+}
+
+/**
+ * Whether scripts can start `name`: from its view (`interpreterViews`: the
+ * program it names lies in one of `interpreterMounts` or a read path), else
+ * from `program` inside a read path.
+ */
+function reachable(
+  config: Record<string, unknown>,
+  name: string,
+  program: string,
+  readPaths: readonly string[],
+): boolean {
+  const views = isObject(config.interpreterViews) ? config.interpreterViews : {}
+  const view = Object.hasOwn(views, name) ? views[name] : undefined
+  const seenAt = isObject(view) && Array.isArray(view.argv) ? view.argv[0] : undefined
+  if (typeof seenAt !== 'string') return readPaths.some((r) => isPathInside(program, r))
+  const mounts = Array.isArray(config.interpreterMounts) ? config.interpreterMounts : []
+  return (
+    mounts.some(
+      (m) => isObject(m) && typeof m.sandbox === 'string' && isPathInside(seenAt, m.sandbox),
+    ) || readPaths.some((r) => isPathInside(seenAt, r))
+  )
 }
 
 function checkLimits(config: Record<string, unknown>): void {

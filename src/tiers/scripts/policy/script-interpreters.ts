@@ -1,14 +1,6 @@
-import {
-  accessSync,
-  constants,
-  existsSync,
-  lstatSync,
-  readlinkSync,
-  realpathSync,
-  statSync,
-} from 'node:fs'
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { basename, dirname, resolve } from 'node:path'
+import { dirname } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { isPathInside, normalizeAbsolutePath } from './policy.js'
 import { findOnPath, prepareUserPython, resolveUserPython } from './user-python.js'
@@ -174,43 +166,6 @@ export function withInterpreterFamilies<T extends readonly string[]>(
     for (const name of family) out[name] = [...chosen] as unknown as T
   }
   return out
-}
-
-// The installation prefix of a program: the parent of its bin/ directory (a
-// venv root holding pyvenv.cfg and lib/, an nvm version dir), else its directory.
-function prefixOf(path: string): string {
-  const dir = dirname(path)
-  return basename(dir) === 'bin' ? dirname(dir) : dir
-}
-
-/**
- * The directories a sandbox must read so `program` runs there: the prefix of
- * the program and of every symlink hop up to its real path (a venv's python
- * links to its base interpreter), leaving out hops inside `covered` (the
- * system read paths). Each prefix is checked by `assertReadPath`.
- */
-export function interpreterReadPrefixes(program: string, covered: readonly string[]): string[] {
-  const found = new Set<string>()
-  const inside = (path: string) => covered.some((c) => isPathInside(path, c))
-  const add = (path: string) => {
-    if (!inside(path) && !inside(prefixOf(path))) found.add(prefixOf(path))
-  }
-  let current = program
-  for (let hop = 0; hop < 40; hop++) {
-    add(current)
-    let st: ReturnType<typeof lstatSync>
-    try {
-      st = lstatSync(current)
-    } catch {
-      break
-    }
-    if (!st.isSymbolicLink()) break
-    current = resolve(dirname(current), readlinkSync(current))
-  }
-  const prefixes = [...found]
-  return prefixes
-    .filter((p) => !prefixes.some((q) => q !== p && isPathInside(p, q)))
-    .map((p) => assertReadPath(p, `the prefix of interpreter ${program}`))
 }
 
 /**

@@ -81,10 +81,17 @@ export function createPathTranslator(options: PathTranslatorOptions = {}): PathT
         })
       }
       for (const m of interpreterMounts ?? []) {
-        mounts.push({
-          host: absolute(m.host, 'interpreter mount'),
-          sandbox: absolute(m.sandbox, 'interpreter mount'),
-        })
+        const sandbox = absolute(m.sandbox, 'interpreter mount')
+        // Bound inside /work it would leave mount points in the user's workspace.
+        if (
+          [...all, ...RESERVED].some((r) => isPathInside(sandbox, r) || isPathInside(r, sandbox))
+        ) {
+          throw new SkillHostError(
+            'E_INVALID_SKILLS_CONFIG',
+            `An interpreter mount must not lie in or over the skill, scratch or workspace mount or a system directory; use a path under /opt/skillhost.`,
+          )
+        }
+        mounts.push({ host: absolute(m.host, 'interpreter mount'), sandbox })
       }
       return bindTranslator(mounts, hidden)
     },

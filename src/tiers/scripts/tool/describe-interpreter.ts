@@ -38,12 +38,14 @@ const PYTHON = /^python[0-9.]*$/
  * Without `views`, as the host sees it (`skillhost list`): the program's
  * host path and, for a python, the version `describePython` reports (one
  * host process per distinct program, remembered). With `views` (the
- * sandbox's `interpreterViews`), as a script and the model see it: a python
- * outside the system directories by its neutral path
- * (`/opt/skillhost/python/<version>/…`, `/opt/skillhost/venv/…`), a system
- * program by its path (bound where it is), any other program without a
- * path; the version only as already known, since this answers a model's
- * request and starts no process (`createScriptSandbox` asks at setup).
+ * sandbox's `interpreterViews`), as a script and the model see it: an
+ * interpreter outside the system directories by its neutral path
+ * (`/opt/skillhost/python/<version>/…`, `/opt/skillhost/venv/…`,
+ * `/opt/skillhost/node/<version>/bin/node`), a system program by its path
+ * (bound where it is), a program without a view (a library config that gives
+ * none) without a path; the version only as already known, since this
+ * answers a model's request and starts no process (`createScriptSandbox`
+ * asks at setup).
  */
 export function describeInterpreter(
   name: string,

@@ -327,7 +327,7 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
     },
   )
 
-  it('runs an nvm-style node by binding its prefix read-only', async () => {
+  it('runs an nvm-style node from a neutral path, its installation bound read-only', async () => {
     expect(sandbox.config.policy.filesystem.allowRead).toContain(nodePrefix)
     const r = await runIn(
       sandbox.config,
@@ -340,7 +340,13 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
       'nvmnode',
     )
     expect(r.stderr).toBe('')
-    expect(r.stdout).toBe(`${join(nodePrefix, 'bin', 'node')}\nEROFS\n`)
+    // Seen at /opt/skillhost/node/<version>, never at its host path (issue 37.7);
+    // `-2` when the PATH's node of the same version took the first.
+    const seen = sandbox.config.interpreterViews?.nvmnode?.argv[0]
+    expect(seen).toMatch(
+      new RegExp(`^/opt/skillhost/node/${process.version.slice(1)}(-\\d+)?/bin/node$`),
+    )
+    expect(r.stdout).toBe(`${seen}\nEROFS\n`)
   })
 
   it('refuses an interpreter whose path does not exist, is relative or has an odd name', async () => {
@@ -412,7 +418,7 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
     }
   })
 
-  it('follows a symlinked interpreter to every prefix it passes through', async () => {
+  it('follows a symlinked interpreter to its real installation, and binds only that', async () => {
     const linkPrefix = join(dir, 'links')
     mkdirSync(join(linkPrefix, 'bin'), { recursive: true })
     const link = join(linkPrefix, 'bin', 'node')
@@ -420,16 +426,17 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
     const sb = await createScriptSandbox({ interpreters: scriptInterpreters({ ln: link }) })
     try {
       const allow = sb.config.policy.filesystem.allowRead
-      expect(allow).toContain(linkPrefix)
+      expect(allow).not.toContain(linkPrefix)
       expect(allow).toContain(nodePrefix)
       const r = await runIn(
         sb.config,
         sb.config.workspace,
-        { 'v.js': 'console.log(typeof process.version)' },
+        { 'v.js': 'console.log(process.execPath)' },
         'v.js',
         'ln',
       )
-      expect(r.stdout).toBe('string\n')
+      expect(r.stdout).toBe(`${sb.config.interpreterViews?.ln?.argv[0]}\n`)
+      expect(r.stdout).toMatch(/^\/opt\/skillhost\/node\//)
     } finally {
       await sb.dispose()
     }
