@@ -1,7 +1,6 @@
-import { isScalar, visit } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
 import { parseSimpleFrontmatter } from './parse-simple-frontmatter.js'
-import { parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
+import { keepExactIntegers, parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
 
 /** The two halves of a SKILL.md: parsed frontmatter and the markdown body. */
 export interface ParsedSkillMd {
@@ -115,24 +114,4 @@ function parseFrontmatterYaml(
   const out: Record<string, unknown> = Object.create(null)
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) out[key] = v
   return out
-}
-
-/**
- * An integer beyond 2^53 has no exact JavaScript number (`12345678901234567890`
- * would read as `12345678901234567000`), and JSON carries frontmatter to
- * clients that compare it: such a scalar keeps its source text, a string.
- */
-function keepExactIntegers(doc: Parameters<typeof visit>[0]): void {
-  visit(doc, {
-    Scalar(_, node) {
-      if (
-        isScalar(node) &&
-        typeof node.value === 'number' &&
-        Number.isInteger(node.value) &&
-        !Number.isSafeInteger(node.value) &&
-        typeof node.source === 'string'
-      )
-        node.value = node.source
-    },
-  })
 }

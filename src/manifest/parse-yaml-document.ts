@@ -1,4 +1,4 @@
-import { Composer, type Document, LineCounter, YAMLParseError } from 'yaml'
+import { Composer, type Document, isScalar, LineCounter, visit, YAMLParseError } from 'yaml'
 import { checkYamlDepth } from './check-yaml-depth.js'
 
 /**
@@ -48,4 +48,24 @@ export function parseYamlDocument(
 export function yamlErrorSentence(error: { readonly message: string }): string {
   const line = (error.message.split('\n')[0] ?? '').trim().replace(/[:.]$/, '')
   return `${line}.`
+}
+
+/**
+ * An integer beyond 2^53 has no exact JavaScript number (`12345678901234567890`
+ * would read as `12345678901234567000`), and JSON carries frontmatter to
+ * clients that compare it: such a scalar keeps its source text, a string.
+ */
+export function keepExactIntegers(doc: Parameters<typeof visit>[0]): void {
+  visit(doc, {
+    Scalar(_, node) {
+      if (
+        isScalar(node) &&
+        typeof node.value === 'number' &&
+        Number.isInteger(node.value) &&
+        !Number.isSafeInteger(node.value) &&
+        typeof node.source === 'string'
+      )
+        node.value = node.source
+    },
+  })
 }
