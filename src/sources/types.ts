@@ -9,6 +9,7 @@ import type { SkillPermissionRequest } from '../skill-model/permission-request.j
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillPin } from './lock/skill-pins.js'
 import type { SkillFileManifest, SkillManifestOptions } from './reading/skill-manifest.js'
+import type { PluginFiles } from './reading/skill-plugin.js'
 
 export type {
   SkillIsolatedToolDeclaration,
@@ -25,6 +26,7 @@ export type {
   UnavailableTool,
   UnavailableToolReason,
 } from '../skill-model/unavailable-tool.js'
+export type { PluginFiles } from './reading/skill-plugin.js'
 
 /**
  * Routing metadata only: what a catalog shows before anything is loaded. A

@@ -27,6 +27,7 @@ import {
   skillFileDigestOfBase64,
   verifiedReader,
 } from './skill-manifest.js'
+import { findSkillPlugin, scanSkillPlugin } from './skill-plugin.js'
 
 /** What discovery saw of a skill: see `FileSystemSkillSource.declared`. */
 export interface DeclaredSkill {
@@ -50,6 +51,8 @@ export interface SkillReaderOptions {
   readonly limits: SkillSourceLimits
   /** The lockfile in force, if any: a locked skill's module graph is held to its pinned files. */
   readonly pins: SkillPins | undefined
+  /** The source's roots: a skill's plugin is looked for up to the root holding it, never above. */
+  readonly roots: readonly string[]
 }
 
 const encoder = new TextEncoder()
@@ -74,8 +77,10 @@ export class SkillReader {
   readonly #digests: SkillDigests
   readonly #limits: SkillSourceLimits
   readonly #pins: SkillPins | undefined
+  readonly #roots: readonly string[]
 
   constructor(options: SkillReaderOptions) {
+    this.#roots = options.roots
     this.#served = options.served
     this.#rows = options.rows
     this.#digests = options.digests
@@ -229,7 +234,11 @@ export class SkillReader {
     const max = this.#limits.maxFileBytes
     const maxManifest = this.#limits.maxSkillMdBytes
     const served = this.#served
+    const place = await findSkillPlugin(current.entry.dir, this.#roots)
+    const plugin =
+      place === undefined ? undefined : (await scanSkillPlugin(place, this.#limits)).files
     return {
+      ...(plugin && { plugin }),
       paths,
       manifest: () => served.read(current, 'SKILL.md', maxManifest),
       async read(path) {

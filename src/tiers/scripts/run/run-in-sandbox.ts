@@ -1,6 +1,7 @@
 import { SkillHostError } from '../../../common/errors.js'
 import { callInterpreter } from '../deps/script-env.js'
 import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
+import { PLUGIN_MOUNT, pluginSkillMount } from '../sandbox/path-translator.js'
 import type { CallPathTranslator, SandboxRunRequest, SandboxRunResult } from '../sandbox/types.js'
 import { type SkillCopy, skillCopyFileBytes } from '../skill-copy/skill-copy.js'
 import type { InterpreterSandboxView, ScriptRunResult, SkillScriptConfig } from '../types.js'
@@ -89,6 +90,7 @@ async function runOnce(
   const scratch = await config.workspace.createScratch()
   const translator = config.translator.forCall({
     skillRoot: run.copy.root,
+    ...(run.copy.plugin && { plugin: run.copy.plugin }),
     scratchDir: scratch,
     ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
     interpreterMounts: setup.mounts,
@@ -142,6 +144,7 @@ async function runBound(
     opened = granted === undefined ? undefined : await openGrantedPaths(granted)
     const policy = derivePolicy({
       skillRoot: run.copy.root,
+      ...(run.copy.plugin && { pluginRoot: run.copy.plugin.root }),
       scratchDir: place.scratch,
       ...(run.workspace === undefined ? {} : { workspaceDir: run.workspace.path }),
       interpreterReadPaths: setup.readPaths,
@@ -185,6 +188,7 @@ function sandboxRequest(
       ...call.command?.env,
       ...setup.view?.env,
       ...interpreterEnv(call.script.interpreter, setup.argv, config.translator.skillMount),
+      ...(run.copy.plugin && { CLAUDE_PLUGIN_ROOT: PLUGIN_MOUNT }),
     },
     timeoutMs: call.timeoutSeconds * 1000,
     maxOutputBytes: config.maxOutputBytes,
@@ -193,6 +197,11 @@ function sandboxRequest(
     toSandboxPath: (p) => translator.toSandbox(p),
     scratch,
     writableSkill: { host: run.copy.root, fileBytes: setup.skillFileBytes },
+    ...(run.copy.plugin && {
+      symlinks: [
+        { path: config.translator.skillMount, target: pluginSkillMount(run.copy.plugin.skillPath) },
+      ],
+    }),
     ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
     ...(opened === undefined ? {} : { grantedFds: opened.fds }),
     ...(protectedEntries.length + (opened?.readOnly.length ?? 0) === 0
