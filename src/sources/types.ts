@@ -216,4 +216,14 @@ export interface SkillSnapshot {
    * behind its body leaves it out.
    */
   manifest?(): Promise<Uint8Array>
+  /**
+   * Optional: when the skill sits in a Claude Code plugin (a folder above it,
+   * within the source's root, holding `.claude-plugin/plugin.json`), the
+   * plugin's other files, read and checked like the skill's (under a lock,
+   * held to the entry's `plugin.digest`). A skill copy carries them, so the
+   * skill sees its plugin root at the same relative place (`../../shared/`).
+   * Undefined for a skill outside a plugin. A method, so listing a skill
+   * never scans its plugin: only a skill copy asks.
+   */
+  plugin?(): Promise<PluginFiles | undefined>
 }

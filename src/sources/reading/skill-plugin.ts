@@ -6,6 +6,7 @@ import {
   type SkillFolderScan,
   scanSkillFolder,
 } from '../discovery/scan-skill-folder.js'
+import { skillContentDigest } from '../lock/skill-digest.js'
 import type { SkillSourceLimits } from '../source-limits.js'
 
 /**
@@ -105,6 +106,53 @@ export async function scanSkillPlugin(
         }
         return readScanned(scan, path, file, limits.maxFileBytes)
       },
+    },
+  }
+}
+
+/**
+ * Every file of `files` read once, and the content digest of those bytes
+ * (`skillContentDigest`, the skill digest's rule over the plugin's paths):
+ * what a lock pins of a plugin and what a locked copy is checked against.
+ */
+export async function readPluginFiles(
+  files: PluginFiles,
+): Promise<{ readonly digest: string; readonly bytes: ReadonlyMap<string, Uint8Array> }> {
+  const bytes = new Map<string, Uint8Array>()
+  for (const path of files.paths) bytes.set(path, await files.read(path))
+  return { digest: skillContentDigest(bytes), bytes }
+}
+
+/**
+ * The plugin files a locked skill copy may carry: read once and checked as a
+ * whole against `pinned` (the lock entry's `plugin.digest`), then served
+ * from those very bytes, so nothing read after the check reaches the copy.
+ * A plugin the lock does not name, or a pinned one that is gone, is
+ * `E_SKILL_NOT_PINNED`, like a changed one.
+ */
+export async function pinnedPluginFiles(
+  id: string,
+  files: PluginFiles | undefined,
+  pinned: string | undefined,
+): Promise<PluginFiles | undefined> {
+  if (files === undefined && pinned === undefined) return undefined
+  const read = files === undefined ? undefined : await readPluginFiles(files)
+  if (files === undefined || read === undefined || read.digest !== pinned) {
+    throw new SkillHostError(
+      'E_SKILL_NOT_PINNED',
+      `Skill "${id}"'s plugin files changed since it was pinned; it will not run until the deployer pins it again with skillhost lock.`,
+      { data: { id, reason: 'changed-since-pinned', plugin: true } },
+    )
+  }
+  const { bytes } = read
+  return {
+    skillPath: files.skillPath,
+    paths: files.paths,
+    read: async (path) => {
+      const b = bytes.get(path)
+      if (b === undefined)
+        throw new SkillHostError('E_SKILL_NOT_FOUND', 'The plugin has no such file.')
+      return b
     },
   }
 }

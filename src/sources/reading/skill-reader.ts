@@ -10,6 +10,7 @@ import type { SkillDigests } from '../lock/skill-digests.js'
 import type { SkillPins } from '../lock/skill-pins.js'
 import type { SkillSourceLimits } from '../source-limits.js'
 import type {
+  PluginFiles,
   SkillDescriptor,
   SkillFileStat,
   SkillRef,
@@ -27,7 +28,7 @@ import {
   skillFileDigestOfBase64,
   verifiedReader,
 } from './skill-manifest.js'
-import { findSkillPlugin, scanSkillPlugin } from './skill-plugin.js'
+import { findSkillPlugin, pinnedPluginFiles, scanSkillPlugin } from './skill-plugin.js'
 
 /** What discovery saw of a skill: see `FileSystemSkillSource.declared`. */
 export interface DeclaredSkill {
@@ -234,11 +235,8 @@ export class SkillReader {
     const max = this.#limits.maxFileBytes
     const maxManifest = this.#limits.maxSkillMdBytes
     const served = this.#served
-    const place = await findSkillPlugin(current.entry.dir, this.#roots)
-    const plugin =
-      place === undefined ? undefined : (await scanSkillPlugin(place, this.#limits)).files
     return {
-      ...(plugin && { plugin }),
+      plugin: () => this.#plugin(ref, current),
       paths,
       manifest: () => served.read(current, 'SKILL.md', maxManifest),
       async read(path) {
@@ -248,6 +246,15 @@ export class SkillReader {
       },
       size: (path) => (path === 'SKILL.md' ? undefined : scan.files.get(path)?.size),
     }
+  }
+
+  /** The skill's plugin files, if it sits in a plugin; under a lock, held to the entry's plugin digest. */
+  async #plugin(ref: SkillRef, current: CurrentSkill): Promise<PluginFiles | undefined> {
+    const place = await findSkillPlugin(current.entry.dir, this.#roots)
+    const found =
+      place === undefined ? undefined : (await scanSkillPlugin(place, this.#limits)).files
+    if (this.#pins === undefined) return found
+    return pinnedPluginFiles(ref.id, found, this.#pins.lock.skills.get(ref.id)?.plugin?.digest)
   }
 
   async #body(current: CurrentSkill): Promise<Uint8Array> {

@@ -15,11 +15,14 @@ export interface WorkspaceFileSource {
     readonly paths: readonly string[]
     read(path: string): Promise<Uint8Array>
     manifest?(): Promise<Uint8Array>
-    readonly plugin?: {
-      readonly skillPath: string
-      readonly paths: readonly string[]
-      read(path: string): Promise<Uint8Array>
-    }
+    plugin?(): Promise<
+      | {
+          readonly skillPath: string
+          readonly paths: readonly string[]
+          read(path: string): Promise<Uint8Array>
+        }
+      | undefined
+    >
   }>
 }
 
@@ -69,7 +72,7 @@ export async function copyFilesFromSource(
   if (manifest !== undefined && !snap.paths.includes('SKILL.md'))
     own.push({ path: 'SKILL.md', read: manifest })
   const skillPaths = own.map((f) => f.path)
-  const plugin = snap.plugin
+  const plugin = await snap.plugin?.()
   if (plugin === undefined) return { files: own, skillPaths }
   const files = [
     ...plugin.paths.map((path) => ({ path, read: () => plugin.read(path) })),
