@@ -33,6 +33,9 @@ put(
 )
 put(join(skill, 'scripts/rel.sh'), '. "$(dirname "$0")/../../../shared/lib.sh"\necho "$GREETING"\n')
 put(join(skill, 'scripts/env.sh'), '. "$CLAUDE_PLUGIN_ROOT/shared/lib.sh"\necho "$GREETING"\n')
+// Run by its /skill path (as a body's ${CLAUDE_SKILL_DIR} names it): /skill is a
+// symlink to the skill's place in the plugin, so `..` still leads to the plugin.
+put(join(skill, 'scripts/via-skill.sh'), 'exec bash /skill/scripts/rel.sh\n')
 put(
   join(skill, 'scripts/read.py'),
   'from pathlib import Path\nprint((Path(__file__).parents[3] / "shared" / "x.txt").read_text(), end="")\n',
@@ -83,6 +86,11 @@ describe.skipIf(process.platform !== 'linux')('a skill in a Claude Code plugin',
   it('sources ../../../shared/lib.sh relative to $0', async () => {
     const result = await run('tool', 'scripts/rel.sh')
     expect(result.stderr).toBe('')
+    expect(result.stdout).toBe('hello from shared\n')
+  })
+
+  it('sources it too when the script is run by its /skill path', async () => {
+    const result = await run('tool', 'scripts/via-skill.sh')
     expect(result.stdout).toBe('hello from shared\n')
   })
 
