@@ -94,6 +94,12 @@ describe.skipIf(process.platform !== 'linux')('a skill in a Claude Code plugin',
     expect(result.stdout).toBe('hello from shared\n')
   })
 
+  it('takes the script by the paths the sandbox shows: /plugin/skills/tool/… and /skill/…', async () => {
+    for (const path of ['/plugin/skills/tool/scripts/rel.sh', '/skill/scripts/rel.sh']) {
+      expect((await run('tool', path)).stdout).toBe('hello from shared\n')
+    }
+  })
+
   it('sources $CLAUDE_PLUGIN_ROOT/shared/lib.sh', async () => {
     const result = await run('tool', 'scripts/env.sh')
     expect(result.stdout).toBe('hello from shared\n')

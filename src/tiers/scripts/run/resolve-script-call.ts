@@ -81,7 +81,9 @@ async function pick(
     request.undeclared,
     found.runnable,
     found.denied,
-    config.translator.skillMount,
+    copy.plugin === undefined
+      ? [config.translator.skillMount]
+      : [config.translator.skillMount, pluginSkillMount(copy.plugin.skillPath)],
   )
 }
 
