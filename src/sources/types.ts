@@ -128,6 +128,12 @@ export interface SkillDescriptor extends SkillRef {
    * approves the requested profile (see `PermissionOutcome`).
    */
   readonly permissions?: SkillPermissionRequest
+  /**
+   * For a skill inside a Claude Code plugin (see `SkillSnapshot.plugin`): the
+   * skill folder's place in the plugin (`skills/x`). A loaded body's
+   * `${CLAUDE_PLUGIN_ROOT}` then names the plugin root as scripts see it.
+   */
+  readonly plugin?: { readonly skillPath: string }
 }
 
 /** Size and version of a skill's body or one of its files. */

@@ -168,8 +168,10 @@ export class SkillReader {
         pinned && { id: ref.id, dir: entry.dir, scan, ...pinned },
       )
     }
+    const place = await findSkillPlugin(entry.dir, this.#roots)
     options.signal?.throwIfAborted()
     return {
+      ...(place && { plugin: { skillPath: place.skillPath } }),
       id: ref.id,
       version: entry.version,
       ...(ref.copy !== undefined && { copy: ref.copy }),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../../src/index.js'
+import { createSkillManager } from '../../../src/manager/index.js'
 import type { SkillRef } from '../../../src/sources/index.js'
 import { createScriptSandbox, type ScriptSandbox } from '../../../src/tiers/scripts/index.js'
 import { runScriptOnce } from '../../../src/tiers/scripts/internal.js'
@@ -29,7 +30,7 @@ put(join(plugin, 'shared/x.txt'), 'plugin data\n')
 const skill = join(plugin, 'skills/tool')
 put(
   join(skill, 'SKILL.md'),
-  '---\nname: tool\ndescription: Uses the plugin shared files.\n---\nRun.\n',
+  `---\nname: tool\ndescription: Uses the plugin shared files.\n---\nSource \${CLAUDE_PLUGIN_ROOT}/shared/lib.sh in \${CLAUDE_SKILL_DIR}.\n`,
 )
 put(join(skill, 'scripts/rel.sh'), '. "$(dirname "$0")/../../../shared/lib.sh"\necho "$GREETING"\n')
 put(join(skill, 'scripts/env.sh'), '. "$CLAUDE_PLUGIN_ROOT/shared/lib.sh"\necho "$GREETING"\n')
@@ -53,7 +54,10 @@ put(
 const loose = join(root, 'loose')
 put(join(loose, 'shared/secret.txt'), 'not yours\n')
 const solo = join(loose, 'skills/solo')
-put(join(solo, 'SKILL.md'), '---\nname: solo\ndescription: Not in a plugin.\n---\nRun.\n')
+put(
+  join(solo, 'SKILL.md'),
+  `---\nname: solo\ndescription: Not in a plugin.\n---\nRoot \${CLAUDE_PLUGIN_ROOT}.\n`,
+)
 put(
   join(solo, 'scripts/peek.sh'),
   [
@@ -116,6 +120,18 @@ describe.skipIf(process.platform !== 'linux')('a skill in a Claude Code plugin',
     expect(result.stdout).toBe('kept\nplugin-read-only\n')
     expect(readdirSync(skill).sort()).toEqual(['SKILL.md', 'scripts'])
     expect(readdirSync(join(plugin, 'shared')).sort()).toEqual(['lib.sh', 'x.txt'])
+  })
+
+  it('fills a loaded body’s CLAUDE_PLUGIN_ROOT placeholder with /plugin in a plugin, the skill folder outside', async () => {
+    const manager = await createSkillManager({
+      sources: [source],
+      gate: async () => undefined,
+      defaultChannel: 'inline',
+    })
+    const ctx = manager.createTurnContext()
+    expect((await manager.load('tool', ctx)).body).toBe('Source /plugin/shared/lib.sh in /skill.\n')
+    expect((await manager.load('solo', ctx)).body).toBe('Root /skill.\n')
+    await manager.dispose()
   })
 
   it('shows a skill outside a plugin nothing above its folder', async () => {

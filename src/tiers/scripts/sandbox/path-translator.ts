@@ -1,4 +1,5 @@
 import { SkillHostError } from '../../../common/errors.js'
+import { PLUGIN_MOUNT } from '../../../skill-model/plugin-mount.js'
 import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
 import type { CallPathTranslator, PathMount, PathTranslator } from './types.js'
 
@@ -18,12 +19,12 @@ export interface PathTranslatorOptions {
 }
 
 /**
- * Where a skill in a Claude Code plugin sees its plugin root, read-only; the
- * skill itself is at its place below (`pluginSkillMount`), and the skill
- * mount (`/skill`) is a symlink to it. One fixed path, so
- * `${CLAUDE_PLUGIN_ROOT}` is the same in every call.
+ * Where a skill in a Claude Code plugin sees its plugin root, read-only
+ * (its home: `skill-model/plugin-mount.ts`); the skill itself is at its
+ * place below (`pluginSkillMount`), and the skill mount (`/skill`) is a
+ * symlink to it.
  */
-export const PLUGIN_MOUNT = '/plugin'
+export { PLUGIN_MOUNT }
 
 /**
  * The sandbox path of a plugin skill's folder: its place below `PLUGIN_MOUNT`
