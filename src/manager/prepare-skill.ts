@@ -15,6 +15,7 @@ import {
   MAX_DYNAMIC_COMMANDS,
   splitDynamicContext,
 } from '../skill-model/dynamic-context.js'
+import { PLUGIN_MOUNT } from '../skill-model/plugin-mount.js'
 import { normalizeUnavailableTools } from '../skill-model/unavailable-tool.js'
 import type { SkillDescriptor, SkillRef, SkillSource } from '../sources/types.js'
 import { wrapModuleTool } from '../tiers/module/tier.js'
@@ -238,6 +239,7 @@ export async function prepareSkill(
   )
   const values = {
     skillDir: deps.skillDir,
+    ...(descriptor.plugin && { pluginRoot: PLUGIN_MOUNT }),
     ...(deps.arguments === undefined ? {} : { arguments: deps.arguments }),
   }
   // Commands are found in the body as written, so no argument can add one.

@@ -69,6 +69,8 @@ export interface SkillBodyValues {
   readonly arguments?: string
   /** The skill's folder as its scripts see it (the sandbox's skill mount). */
   readonly skillDir: string
+  /** For a skill in a Claude Code plugin, the plugin root as its scripts see it; else `skillDir` stands for it. */
+  readonly pluginRoot?: string
 }
 
 const PLACEHOLDER =
@@ -116,12 +118,14 @@ function placeholderFiller(
   values: SkillBodyValues,
 ): (match: string, indexed?: string, positional?: string) => Fill | undefined {
   const raw = values.arguments
-  const dir = fill(values.skillDir)
-  if (raw === undefined) return (match) => (match.startsWith('${') ? dir : undefined)
+  const skillDir = fill(values.skillDir)
+  const pluginRoot = values.pluginRoot === undefined ? skillDir : fill(values.pluginRoot)
+  const dir = (match: string) => (match === '${CLAUDE_PLUGIN_ROOT}' ? pluginRoot : skillDir)
+  if (raw === undefined) return (match) => (match.startsWith('${') ? dir(match) : undefined)
   const whole = fill(raw)
   const words = splitSkillArguments(raw).map(fill)
   return (match, indexed, positional) => {
-    if (match.startsWith('${')) return dir
+    if (match.startsWith('${')) return dir(match)
     const n = indexed ?? positional
     if (n === undefined) return whole
     return words[Number(n)]
@@ -228,7 +232,7 @@ export function dynamicContextEnv(values: SkillBodyValues): {
     env: {
       ARGUMENTS: raw,
       CLAUDE_SKILL_DIR: values.skillDir,
-      CLAUDE_PLUGIN_ROOT: values.skillDir,
+      CLAUDE_PLUGIN_ROOT: values.pluginRoot ?? values.skillDir,
       SKILLHOST_SKILL_DIR: values.skillDir,
     },
   }

@@ -177,6 +177,7 @@ export class FileSystemSkillSource implements SkillSource {
       digests,
       limits: this.limits,
       pins: this.#pins,
+      roots: this.roots,
     })
   }
 

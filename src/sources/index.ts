@@ -51,6 +51,7 @@ export type {
   DiscoveryProgress,
   PermissionOutcome,
   PermissionOutcomeReason,
+  PluginFiles,
   SkillDescriptor,
   SkillFileStat,
   SkillIsolatedToolDeclaration,

@@ -9,6 +9,7 @@ import type { SkillPermissionRequest } from '../skill-model/permission-request.j
 import type { UnavailableTool } from '../skill-model/unavailable-tool.js'
 import type { SkillPin } from './lock/skill-pins.js'
 import type { SkillFileManifest, SkillManifestOptions } from './reading/skill-manifest.js'
+import type { PluginFiles } from './reading/skill-plugin.js'
 
 export type {
   SkillIsolatedToolDeclaration,
@@ -25,6 +26,7 @@ export type {
   UnavailableTool,
   UnavailableToolReason,
 } from '../skill-model/unavailable-tool.js'
+export type { PluginFiles } from './reading/skill-plugin.js'
 
 /**
  * Routing metadata only: what a catalog shows before anything is loaded. A
@@ -126,6 +128,12 @@ export interface SkillDescriptor extends SkillRef {
    * approves the requested profile (see `PermissionOutcome`).
    */
   readonly permissions?: SkillPermissionRequest
+  /**
+   * For a skill inside a Claude Code plugin (see `SkillSnapshot.plugin`): the
+   * skill folder's place in the plugin (`skills/x`). A loaded body's
+   * `${CLAUDE_PLUGIN_ROOT}` then names the plugin root as scripts see it.
+   */
+  readonly plugin?: { readonly skillPath: string }
 }
 
 /** Size and version of a skill's body or one of its files. */
@@ -214,4 +222,14 @@ export interface SkillSnapshot {
    * behind its body leaves it out.
    */
   manifest?(): Promise<Uint8Array>
+  /**
+   * Optional: when the skill sits in a Claude Code plugin (a folder above it,
+   * within the source's root, holding `.claude-plugin/plugin.json`), the
+   * plugin's other files, read and checked like the skill's (under a lock,
+   * held to the entry's `plugin.digest`). A skill copy carries them, so the
+   * skill sees its plugin root at the same relative place (`../../shared/`).
+   * Undefined for a skill outside a plugin. A method, so listing a skill
+   * never scans its plugin: only a skill copy asks.
+   */
+  plugin?(): Promise<PluginFiles | undefined>
 }

@@ -1,5 +1,6 @@
 import { SkillHostError } from '../../common/errors.js'
 import type { SkillFileManifest } from '../reading/skill-manifest.js'
+import { readPluginFiles } from '../reading/skill-plugin.js'
 import type { DiscoveredSkill, DiscoveryProgress, SkillProblem, SkillSource } from '../types.js'
 import { skillContentDigest } from './skill-digest.js'
 import { SKILL_LOCK_VERSION, type SkillLock, type SkillLockEntry } from './skill-lock.js'
@@ -42,6 +43,15 @@ async function contentDigestOf(
   return skillContentDigest(bytes)
 }
 
+/** The digest of the plugin files a skill copy of `skill` carries (see `SkillSnapshot.plugin`); undefined outside a plugin. */
+async function pluginDigestOf(
+  source: LockableSkillSource,
+  skill: DiscoveredSkill,
+): Promise<string | undefined> {
+  const plugin = await (await source.snapshot?.(skill))?.plugin?.()
+  return plugin === undefined ? undefined : (await readPluginFiles(plugin)).digest
+}
+
 /**
  * Pins what `source` serves now: discovers it and records, for each skill it
  * serves, the content digest (`skillDigestSteps`), every file's `sha256:`
@@ -74,10 +84,12 @@ export async function lockSkills(
         skill,
         options.signal ? { signal: options.signal } : {},
       )
+      const plugin = await pluginDigestOf(source, skill)
       skills.set(skill.id, {
         digest: await contentDigestOf(manifest, options.signal),
         source: label(folder, skill),
         files: manifest.files,
+        ...(plugin !== undefined && { plugin: { digest: plugin } }),
       })
     } catch (err) {
       if (!SkillHostError.isInstance(err) || err.code === 'E_ABORTED') throw err

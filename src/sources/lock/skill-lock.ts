@@ -47,6 +47,13 @@ export interface SkillLockEntry {
   readonly files?: readonly SkillManifestFile[]
   /** The python environments its scripts' requirements resolved to (`skillhost env --lock`); optional. */
   readonly environments?: readonly LockedEnvironment[]
+  /**
+   * Version 2, for a skill in a Claude Code plugin: the content digest
+   * (`skillContentDigest`) of the plugin's files outside the skill folder,
+   * which its skill copy carries. Under the lock a copy whose plugin files
+   * differ (or a plugin that came or went) is refused, `E_SKILL_NOT_PINNED`.
+   */
+  readonly plugin?: { readonly digest: string }
 }
 
 /**
@@ -126,7 +133,7 @@ function entryOf(id: string, value: unknown, version: SkillLockVersion): SkillLo
     value,
     version === 1
       ? ['digest', 'source', 'environments']
-      : ['digest', 'source', 'files', 'environments'],
+      : ['digest', 'source', 'files', 'environments', 'plugin'],
     where,
   )
   const { digest, source } = value
@@ -144,10 +151,20 @@ function entryOf(id: string, value: unknown, version: SkillLockVersion): SkillLo
             throw invalid(`${where}: ${problem}`, { id })
           }),
         )
-  const pinned = environments === undefined ? {} : { environments }
+  const pinned = {
+    ...(environments !== undefined && { environments }),
+    ...(value.plugin !== undefined && { plugin: pluginOf(where, id, value.plugin) }),
+  }
   return version === 1
     ? Object.freeze({ digest, source, ...pinned })
     : Object.freeze({ digest, source, files: filesOf(id, where, value.files), ...pinned })
+}
+
+function pluginOf(where: string, id: string, value: unknown): { readonly digest: string } {
+  if (!isRecord(value)) throw invalid(`${where} has a plugin entry that is not an object`, { id })
+  onlyKeys(value, ['digest'], `${where} plugin`)
+  if (!isSkillDigest(value.digest)) throw invalid(`${where} has no valid plugin digest`, { id })
+  return Object.freeze({ digest: value.digest })
 }
 
 function checkId(id: string): void {
@@ -215,8 +232,9 @@ export function skillLockFile(lock: SkillLock): SkillLockFile {
   const skills: Record<string, SkillLockEntry> = Object.create(null)
   const ids = [...lock.skills.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   for (const id of ids) {
-    const { digest, source, files, environments } = lock.skills.get(id)!
+    const { digest, source, files, environments, plugin } = lock.skills.get(id)!
     const pinned = environments?.length ? { environments } : {}
+    const inPlugin = plugin === undefined ? {} : { plugin: { digest: plugin.digest } }
     // defineProperty, not assignment: an id named __proto__ stays a plain key.
     Object.defineProperty(skills, id, {
       value:
@@ -227,6 +245,7 @@ export function skillLockFile(lock: SkillLock): SkillLockFile {
               source,
               files: (files ?? []).map((f) => ({ path: f.path, digest: f.digest, size: f.size })),
               ...pinned,
+              ...inPlugin,
             },
       enumerable: true,
       writable: true,

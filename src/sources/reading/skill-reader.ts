@@ -10,6 +10,7 @@ import type { SkillDigests } from '../lock/skill-digests.js'
 import type { SkillPins } from '../lock/skill-pins.js'
 import type { SkillSourceLimits } from '../source-limits.js'
 import type {
+  PluginFiles,
   SkillDescriptor,
   SkillFileStat,
   SkillRef,
@@ -27,6 +28,7 @@ import {
   skillFileDigestOfBase64,
   verifiedReader,
 } from './skill-manifest.js'
+import { findSkillPlugin, pinnedPluginFiles, scanSkillPlugin } from './skill-plugin.js'
 
 /** What discovery saw of a skill: see `FileSystemSkillSource.declared`. */
 export interface DeclaredSkill {
@@ -50,6 +52,8 @@ export interface SkillReaderOptions {
   readonly limits: SkillSourceLimits
   /** The lockfile in force, if any: a locked skill's module graph is held to its pinned files. */
   readonly pins: SkillPins | undefined
+  /** The source's roots: a skill's plugin is looked for up to the root holding it, never above. */
+  readonly roots: readonly string[]
 }
 
 const encoder = new TextEncoder()
@@ -74,8 +78,10 @@ export class SkillReader {
   readonly #digests: SkillDigests
   readonly #limits: SkillSourceLimits
   readonly #pins: SkillPins | undefined
+  readonly #roots: readonly string[]
 
   constructor(options: SkillReaderOptions) {
+    this.#roots = options.roots
     this.#served = options.served
     this.#rows = options.rows
     this.#digests = options.digests
@@ -162,8 +168,10 @@ export class SkillReader {
         pinned && { id: ref.id, dir: entry.dir, scan, ...pinned },
       )
     }
+    const place = await findSkillPlugin(entry.dir, this.#roots)
     options.signal?.throwIfAborted()
     return {
+      ...(place && { plugin: { skillPath: place.skillPath } }),
       id: ref.id,
       version: entry.version,
       ...(ref.copy !== undefined && { copy: ref.copy }),
@@ -230,6 +238,7 @@ export class SkillReader {
     const maxManifest = this.#limits.maxSkillMdBytes
     const served = this.#served
     return {
+      plugin: () => this.#plugin(ref, current),
       paths,
       manifest: () => served.read(current, 'SKILL.md', maxManifest),
       async read(path) {
@@ -239,6 +248,15 @@ export class SkillReader {
       },
       size: (path) => (path === 'SKILL.md' ? undefined : scan.files.get(path)?.size),
     }
+  }
+
+  /** The skill's plugin files, if it sits in a plugin; under a lock, held to the entry's plugin digest. */
+  async #plugin(ref: SkillRef, current: CurrentSkill): Promise<PluginFiles | undefined> {
+    const place = await findSkillPlugin(current.entry.dir, this.#roots)
+    const found =
+      place === undefined ? undefined : (await scanSkillPlugin(place, this.#limits)).files
+    if (this.#pins === undefined) return found
+    return pinnedPluginFiles(ref.id, found, this.#pins.lock.skills.get(ref.id)?.plugin?.digest)
   }
 
   async #body(current: CurrentSkill): Promise<Uint8Array> {

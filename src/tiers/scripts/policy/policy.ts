@@ -33,6 +33,8 @@ export interface PolicyGrant {
 export interface DerivePolicyInput {
   /** The materialized skill root (read-only in the sandbox). */
   readonly skillRoot: string
+  /** For a skill in a plugin: the plugin copy's root (holding `skillRoot`), read-only. */
+  readonly pluginRoot?: string
   /** The fresh per-call scratch directory (a capped tmpfs in the sandbox). */
   readonly scratchDir: string
   /** The session workspace, writable and persistent across calls; absent for a call without one. */
@@ -121,6 +123,7 @@ function withCarriedDenies(
 export function derivePolicy(input: DerivePolicyInput): SandboxPolicy {
   const allowRead = unique([
     must(input.skillRoot, 'skill root'),
+    ...(input.pluginRoot === undefined ? [] : [must(input.pluginRoot, 'plugin root')]),
     ...input.interpreterReadPaths.map((p) => must(p, 'interpreter read path')),
     ...(input.granted?.read ?? []).map((p) => must(p, 'granted read path')),
   ])

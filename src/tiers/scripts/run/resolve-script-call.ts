@@ -1,6 +1,7 @@
 import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
+import { pluginSkillMount } from '../sandbox/path-translator.js'
 import type { SkillCopy } from '../skill-copy/skill-copy.js'
 import type { SkillScriptConfig } from '../types.js'
 import { buildArgv } from './build-argv.js'
@@ -80,7 +81,9 @@ async function pick(
     request.undeclared,
     found.runnable,
     found.denied,
-    config.translator.skillMount,
+    copy.plugin === undefined
+      ? [config.translator.skillMount]
+      : [config.translator.skillMount, pluginSkillMount(copy.plugin.skillPath)],
   )
 }
 
@@ -109,8 +112,13 @@ export async function resolveScriptCall(
     timeout.argsChecked === true,
   )
   const prefix = config.interpreterViews?.[script.interpreter]?.argv ?? script.interpreterArgv
-  // The translator maps the copy's root to skillMount, so the sandbox path is known up front.
-  const inSandbox = `${config.translator.skillMount}/${script.path}`
+  // The translator maps the copy's root to skillMount (a plugin skill's to its place
+  // below /plugin, where it runs from), so the sandbox path is known up front.
+  const mount =
+    copy.plugin === undefined
+      ? config.translator.skillMount
+      : pluginSkillMount(copy.plugin.skillPath)
+  const inSandbox = `${mount}/${script.path}`
   const argv =
     command !== undefined
       ? [

@@ -2,6 +2,7 @@ import type { OutRead } from '../../../common/door/read-out.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { callInterpreter } from '../deps/script-env.js'
 import { assertPolicySubset, derivePolicy } from '../policy/policy.js'
+import { PLUGIN_MOUNT, pluginSkillMount } from '../sandbox/path-translator.js'
 import type { CallPathTranslator, SandboxRunRequest, SandboxRunResult } from '../sandbox/types.js'
 import type { SkillCopy } from '../skill-copy/skill-copy.js'
 import type {
@@ -106,6 +107,7 @@ async function runHeld(
       : await WorkspaceCall.begin(run.workspace, config.translator.workspaceMount, signal)
   const translator = config.translator.forCall({
     skillRoot: run.copy.root,
+    ...(run.copy.plugin && { plugin: run.copy.plugin }),
     scratchDir: scratch,
     ...(held === undefined ? {} : { workspaceDir: held.workspace.path }),
     interpreterMounts: setup.mounts,
@@ -153,6 +155,7 @@ async function runBound(
     const workspace = place.held?.workspace
     const policy = derivePolicy({
       skillRoot: run.copy.root,
+      ...(run.copy.plugin && { pluginRoot: run.copy.plugin.root }),
       scratchDir: place.scratch,
       ...(workspace === undefined ? {} : { workspaceDir: workspace.path }),
       interpreterReadPaths: setup.readPaths,
@@ -189,6 +192,7 @@ function sandboxRequest(
       ...call.command?.env,
       ...setup.view?.env,
       ...interpreterEnv(call.script.interpreter, setup.argv, config.translator.skillMount),
+      ...(run.copy.plugin && { CLAUDE_PLUGIN_ROOT: PLUGIN_MOUNT }),
     },
     timeoutMs: call.timeoutSeconds * 1000,
     maxOutputBytes: config.maxOutputBytes,
@@ -197,6 +201,11 @@ function sandboxRequest(
     toSandboxPath: translator.toSandbox.bind(translator),
     scratch,
     writableSkill: { host: run.copy.root, fileBytes: run.copy.fileBytes },
+    ...(run.copy.plugin && {
+      symlinks: [
+        { path: config.translator.skillMount, target: pluginSkillMount(run.copy.plugin.skillPath) },
+      ],
+    }),
     ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
     ...(opened === undefined ? {} : { grantedFds: opened.fds }),
     ...(protectedEntries.length + (opened?.readOnly.length ?? 0) === 0

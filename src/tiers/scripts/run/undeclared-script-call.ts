@@ -71,22 +71,22 @@ function withExtension(path: string, runnable: ReadonlyMap<string, unknown>): st
 }
 
 /**
- * The script path relative to the skill: a path under `skillMount` (the skill
- * folder as the sandbox shows it, which bodies name through
- * `${CLAUDE_SKILL_DIR}`) loses that prefix; anything else is left to the
+ * The script path relative to the skill: a path under one of `mounts` (the
+ * skill folder as the sandbox shows it: `/skill`, which bodies name through
+ * `${CLAUDE_SKILL_DIR}`, and a plugin skill's place below `/plugin`, which
+ * its tracebacks show) loses that prefix; anything else is left to the
  * skill model's path rule, which refuses what stays absolute.
  */
-function withoutSkillMount(script: unknown, skillMount: string): unknown {
-  const prefix = `${skillMount}/`
-  return typeof script === 'string' && script.startsWith(prefix)
-    ? script.slice(prefix.length)
-    : script
+function withoutSkillMount(script: unknown, mounts: readonly string[]): unknown {
+  if (typeof script !== 'string') return script
+  const prefix = mounts.map((m) => `${m}/`).find((p) => script.startsWith(p))
+  return prefix === undefined ? script : script.slice(prefix.length)
 }
 
 /**
  * Checks one call of `run_<skill>_script` and returns the script to run and
- * its literal argv. A path under `skillMount` (`/skill/scripts/x.py`) means
- * the same path inside the skill. The path goes through the skill model's path rule
+ * its literal argv. A path under one of `skillMounts` (`/skill/scripts/x.py`,
+ * `/plugin/skills/x/scripts/x.py`) means the same path inside the skill. The path goes through the skill model's path rule
  * (`E_SKILL_SOURCE_PATH_REJECTED` for absolute, `..` and the like) and must
  * name a runnable file of the loaded skill (or, without an extension, the one
  * runnable file it names with one); every arg must pass
@@ -99,9 +99,9 @@ export function undeclaredScriptCall(
   input: Readonly<Record<string, unknown>>,
   runnable: ReadonlyMap<string, ValidatedSkillScript>,
   denied: ReadonlyMap<string, string>,
-  skillMount: string,
+  skillMounts: readonly string[],
 ): { script: ValidatedSkillScript; args: Record<string, unknown>; argv: string[] } {
-  const asked = normalizeSkillPath(withoutSkillMount(input.script, skillMount))
+  const asked = normalizeSkillPath(withoutSkillMount(input.script, skillMounts))
   const path = withExtension(asked, runnable)
   const script = runnable.get(path)
   if (script === undefined) {

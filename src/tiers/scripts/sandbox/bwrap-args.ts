@@ -156,6 +156,7 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   const args = [
     ...namespaceArgs(input),
     ...mounts.flatMap((m) => m.args),
+    ...(request.symlinks ?? []).flatMap((l) => ['--symlink', l.target, posix.normalize(l.path)]),
     // After every policy mount, so each lands on top of the writable bind it protects.
     ...protectedBinds.flatMap((b) => ['--ro-bind-fd', String(b.fd), b.sandbox]),
     ...dataFiles.flatMap((f) => ['--perms', '0444', '--file', String(f.fd), f.path]),

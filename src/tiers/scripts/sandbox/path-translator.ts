@@ -1,4 +1,5 @@
 import { SkillHostError } from '../../../common/errors.js'
+import { PLUGIN_MOUNT } from '../../../skill-model/plugin-mount.js'
 import { isPathInside, normalizeAbsolutePath } from '../policy/policy.js'
 import type { CallPathTranslator, PathMount, PathTranslator } from './types.js'
 
@@ -15,6 +16,23 @@ export interface PathTranslatorOptions {
    * scratch (e.g. the workspace base directory); redacted to `<host>`.
    */
   readonly hiddenHostPaths?: readonly string[]
+}
+
+/**
+ * Where a skill in a Claude Code plugin sees its plugin root, read-only
+ * (its home: `skill-model/plugin-mount.ts`); the skill itself is at its
+ * place below (`pluginSkillMount`), and the skill mount (`/skill`) is a
+ * symlink to it.
+ */
+export { PLUGIN_MOUNT }
+
+/**
+ * The sandbox path of a plugin skill's folder: its place below `PLUGIN_MOUNT`
+ * (`/plugin/skills/x`). Its scripts run by this path, so `$0`, `__file__`
+ * and `import.meta` lead to the plugin's files by the same `..` as on disk.
+ */
+export function pluginSkillMount(skillPath: string): string {
+  return `${PLUGIN_MOUNT}/${skillPath}`
 }
 
 const RESERVED = ['/proc', '/dev', '/usr', '/etc', '/bin', '/sbin', '/lib', '/lib64']
@@ -35,7 +53,9 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * A translator mapping the skill root to `skillMount`, the per-call scratch
+ * A translator mapping the skill root to `skillMount` (for a skill in a
+ * plugin, the plugin root to `PLUGIN_MOUNT` and the skill root to its place
+ * below, `pluginSkillMount`), the per-call scratch
  * to `scratchMount` and the session workspace (when the call has one) to
  * `workspaceMount`. The three mount points must be distinct, not nested and
  * not shadow system directories an interpreter needs. Redaction rewrites the
@@ -45,7 +65,7 @@ export function createPathTranslator(options: PathTranslatorOptions = {}): PathT
   const skillMount = absolute(options.skillMount ?? '/skill', 'skill mount')
   const scratchMount = absolute(options.scratchMount ?? '/tmp', 'scratch mount')
   const workspaceMount = absolute(options.workspaceMount ?? '/work', 'workspace mount')
-  const all = [skillMount, scratchMount, workspaceMount]
+  const all = [skillMount, scratchMount, workspaceMount, PLUGIN_MOUNT]
   for (const [i, a] of all.entries()) {
     for (const b of all.slice(i + 1)) {
       if (isPathInside(a, b) || isPathInside(b, a)) {
@@ -69,11 +89,19 @@ export function createPathTranslator(options: PathTranslatorOptions = {}): PathT
     scratchMount,
     workspaceMount,
     hiddenHostPaths: hidden,
-    forCall({ skillRoot, scratchDir, workspaceDir, interpreterMounts }) {
+    forCall({ skillRoot, scratchDir, workspaceDir, interpreterMounts, plugin }) {
       const mounts: PathMount[] = [
-        { host: absolute(skillRoot, 'skill root'), sandbox: skillMount },
+        plugin === undefined
+          ? { host: absolute(skillRoot, 'skill root'), sandbox: skillMount }
+          : {
+              host: absolute(skillRoot, 'skill root'),
+              sandbox: pluginSkillMount(plugin.skillPath),
+            },
         { host: absolute(scratchDir, 'scratch directory'), sandbox: scratchMount },
       ]
+      if (plugin !== undefined) {
+        mounts.push({ host: absolute(plugin.root, 'plugin root'), sandbox: PLUGIN_MOUNT })
+      }
       if (workspaceDir !== undefined) {
         mounts.push({
           host: absolute(workspaceDir, 'workspace directory'),

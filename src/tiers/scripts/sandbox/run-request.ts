@@ -113,6 +113,14 @@ export function validateRequest(request: SandboxRunRequest, fdCloserShell: strin
   if (request.argv.some((a) => typeof a !== 'string' || a.includes('\0')))
     throw invalid('argv holds a NUL or non-string.')
   if (!request.cwd.startsWith('/')) throw invalid('cwd must be absolute.')
+  for (const l of request.symlinks ?? []) {
+    if (
+      !l.path.startsWith('/') ||
+      !l.target.startsWith('/') ||
+      `${l.path}${l.target}`.includes('\0')
+    )
+      throw invalid('a symlink must name absolute sandbox paths.')
+  }
   if (
     request.scratch !== undefined &&
     !request.policy.filesystem.allowWrite.some(

@@ -79,6 +79,11 @@ export interface SandboxRunRequest {
    */
   readonly writableSkill?: { readonly host: string; readonly fileBytes: readonly number[] }
   /**
+   * Symlinks made inside before the command runs (`--symlink target path`):
+   * a plugin skill's `/skill`, pointing at its place below `/plugin`.
+   */
+  readonly symlinks?: readonly { readonly path: string; readonly target: string }[]
+  /**
    * Host descriptors (held open by the caller for the call's start) bound
    * read-only at sandbox paths on top of the policy's mounts: how a folder
    * inside a writable bind (a workspace's `.git`) is re-protected without
@@ -216,5 +221,7 @@ export interface PathTranslator {
      * bound and shown there, never at their host paths.
      */
     interpreterMounts?: readonly PathMount[]
+    /** For a skill in a plugin: the plugin copy's root (holding `skillRoot`) and the skill's place in it. */
+    plugin?: { readonly root: string; readonly skillPath: string }
   }): CallPathTranslator
 }

@@ -15,7 +15,25 @@ export interface WorkspaceFileSource {
     readonly paths: readonly string[]
     read(path: string): Promise<Uint8Array>
     manifest?(): Promise<Uint8Array>
+    plugin?(): Promise<
+      | {
+          readonly skillPath: string
+          readonly paths: readonly string[]
+          read(path: string): Promise<Uint8Array>
+        }
+      | undefined
+    >
   }>
+}
+
+/** What a skill copy is made of: its files, and where the skill sits among them. */
+export interface SkillCopyFiles {
+  /** Every file to write, relative to the copy's root (the plugin root for a plugin skill). */
+  readonly files: WorkspaceFile[]
+  /** The skill's own files, relative to the skill folder. */
+  readonly skillPaths: readonly string[]
+  /** For a skill in a plugin: the skill folder inside the copy (`skills/x`). */
+  readonly pluginSkillPath?: string
 }
 
 /**
@@ -30,16 +48,37 @@ export async function filesFromSource(
   source: WorkspaceFileSource,
   ref: WorkspaceRef,
 ): Promise<WorkspaceFile[]> {
-  if (source.snapshot !== undefined) {
-    const snap = await source.snapshot(ref)
-    const files = snap.paths.map((path) => ({ path, read: () => snap.read(path) }))
-    const manifest = snap.manifest?.bind(snap)
-    if (manifest !== undefined && !snap.paths.includes('SKILL.md'))
-      files.push({ path: 'SKILL.md', read: manifest })
-    return files
+  return (await copyFilesFromSource(source, ref)).files
+}
+
+/**
+ * `filesFromSource`, and for a skill in a plugin (the snapshot's `plugin`)
+ * the plugin's other files too, from the same snapshot: the skill's files go
+ * below its `skillPath`, the plugin's at their places, so the copy's root is
+ * the plugin root and the skill keeps its relative place in it.
+ */
+export async function copyFilesFromSource(
+  source: WorkspaceFileSource,
+  ref: WorkspaceRef,
+): Promise<SkillCopyFiles> {
+  if (source.snapshot === undefined) {
+    const paths = source.list === undefined ? [] : await source.list(ref)
+    const files = paths.map((path) => ({ path, read: () => source.read(ref, path) }))
+    return { files, skillPaths: paths }
   }
-  const paths = source.list === undefined ? [] : await source.list(ref)
-  return paths.map((path) => ({ path, read: () => source.read(ref, path) }))
+  const snap = await source.snapshot(ref)
+  const own = snap.paths.map((path) => ({ path, read: () => snap.read(path) }))
+  const manifest = snap.manifest?.bind(snap)
+  if (manifest !== undefined && !snap.paths.includes('SKILL.md'))
+    own.push({ path: 'SKILL.md', read: manifest })
+  const skillPaths = own.map((f) => f.path)
+  const plugin = await snap.plugin?.()
+  if (plugin === undefined) return { files: own, skillPaths }
+  const files = [
+    ...plugin.paths.map((path) => ({ path, read: () => plugin.read(path) })),
+    ...own.map((f) => ({ path: `${plugin.skillPath}/${f.path}`, read: f.read })),
+  ]
+  return { files, skillPaths, pluginSkillPath: plugin.skillPath }
 }
 
 /** A symlink `filesFromDirectory` left out, and why. */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { SkillRef } from '../../../sources/types.js'
 import type { PolicyGrant } from '../policy/policy.js'
 import type { SkillWorkspace } from '../sandbox/types.js'
-import { filesFromSource, type WorkspaceFileSource } from './skill-copy-files.js'
+import { copyFilesFromSource, type WorkspaceFileSource } from './skill-copy-files.js'
 
 /**
  * A skill version's **skill copy**: its files materialized on the host,
@@ -23,6 +23,12 @@ export interface SkillCopy {
    * what a call's writable `/skill` must hold before the script writes.
    */
   readonly fileBytes: readonly number[]
+  /**
+   * For a skill in a Claude Code plugin: the copy of the plugin root on the
+   * host (`root` is inside it) and the skill's folder in it. Calls see the
+   * plugin root read-only at `PLUGIN_MOUNT` and the skill at its place below.
+   */
+  readonly plugin?: { readonly root: string; readonly skillPath: string }
   /** Paths the gate approved beyond the derived policy; absent when none. */
   readonly granted?: PolicyGrant
 }
@@ -58,26 +64,29 @@ export class SkillCopyMaker implements SkillCopySource {
   }
 
   async #make(signal: AbortSignal | undefined, granted: PolicyGrant | undefined) {
-    const files = await filesFromSource(this.source, this.ref)
+    const made = await copyFilesFromSource(this.source, this.ref)
     const root = await this.skillCopies.materialize(
       this.ref,
-      files,
+      made.files,
       signal === undefined ? undefined : { signal },
     )
     this.#root = root
     this.own?.(() => this.skillCopies.dispose(root))
-    const paths = files.map((f) => f.path)
+    const skillPath = made.pluginSkillPath
+    const skillRoot = skillPath === undefined ? root : join(root, ...skillPath.split('/'))
+    const paths = made.skillPaths
     return {
-      root,
+      root: skillRoot,
       paths,
       fileBytes: await Promise.all(
         paths.map((p) =>
-          lstat(join(root, p)).then(
+          lstat(join(skillRoot, p)).then(
             (st) => st.size,
             () => 0,
           ),
         ),
       ),
+      ...(skillPath === undefined ? {} : { plugin: { root, skillPath } }),
       ...(granted && granted.read.length + granted.write.length > 0 ? { granted } : {}),
     }
   }
