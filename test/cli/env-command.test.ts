@@ -54,10 +54,10 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       const lines = built.stderr.split('\n').filter((l) => l !== '')
       expect(lines).toHaveLength(2)
       expect(lines[0]).toBe(
-        '[skillhost env: env: building a python environment for skillhost-probe-pkg (1 requirement); calls that need it wait]',
+        '[skillhost env: building a python environment for skillhost-probe-pkg (1 requirement); calls that need it wait]',
       )
       expect(lines[1]).toMatch(
-        /^\[skillhost env: env: built the environment for skillhost-probe-pkg in \d+\.\d s\]$/,
+        /^\[skillhost env: built the environment for skillhost-probe-pkg in \d+\.\d s\]$/,
       )
       expect(built.code).toBe(0)
       expect(built.stdout).toMatch(

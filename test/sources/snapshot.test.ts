@@ -67,7 +67,8 @@ describe('FileSystemSkillSource.snapshot', () => {
         files.map(async (f) => new TextDecoder().decode((await f.read()) as Uint8Array)),
       )
     })
-    expect(texts).toHaveLength(600)
+    // The 600 files and SKILL.md, which the skill copy carries too.
+    expect(texts).toHaveLength(601)
     expect(texts).toContain('5/99')
     // One scan of the folder and its 6 subdirectories; per-file rescans would be ~4,200.
     expect(listings).toBeGreaterThan(0)

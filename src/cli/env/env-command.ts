@@ -84,7 +84,7 @@ export const envCommand: CliCommand = {
     const environments: LockedEnvironment[] = []
     // A build is told on stderr while it runs (stdout is the answer); one found in the cache is not.
     const onBuild = (event: ProvisionBuild) =>
-      io.stderr(`[skillhost env: ${provisionBuildLine(event)}]\n`)
+      io.stderr(`[skillhost ${provisionBuildLine(event)}]\n`)
     const provision = { ...flags.provision, onBuild }
     for (const { requirements, scripts } of sets.values()) {
       const built = await provisionedInterpreter(program, requirements, provision)
