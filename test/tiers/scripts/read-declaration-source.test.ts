@@ -36,4 +36,32 @@ describe('readDeclarationSource: the one read every declaration reader uses', ()
       inferred: true,
     })
   })
+
+  it("takes SKILL.md's install lines as a guess for the skill, and requirements.txt as a declaration", async () => {
+    // A public finance skill says `pip install pandas numpy openbb` in its SKILL.md while its
+    // script imports only the standard library: refusing that script for missing packages
+    // (as the copy carrying SKILL.md first did) refuses the legitimate.
+    const root = mkdtempSync(join(dir, 'skill-'))
+    mkdirSync(join(root, 'scripts'))
+    writeFileSync(
+      join(root, 'SKILL.md'),
+      '---\nname: s\ndescription: d\n---\npip install pandas numpy\n',
+    )
+    writeFileSync(join(root, 'scripts', 'calc.py'), 'import json\n')
+    expect(await scriptRequirementsOf(root, 'scripts/calc.py')).toEqual({
+      requirements: [
+        { name: 'numpy', text: 'numpy' },
+        { name: 'pandas', text: 'pandas' },
+      ],
+      inferred: true,
+    })
+    writeFileSync(join(root, 'requirements.txt'), 'pandas\n')
+    expect(await scriptRequirementsOf(root, 'scripts/calc.py')).toEqual({
+      requirements: [
+        { name: 'numpy', text: 'numpy' },
+        { name: 'pandas', text: 'pandas' },
+      ],
+      inferred: false,
+    })
+  })
 })
