@@ -60,6 +60,17 @@ export interface WorkspaceRead {
   /** The file's inode and link count: a hard-linked file is one file under two names. */
   readonly ino: number
   readonly links: number
+  /** The file's permission bits (`st.mode & 0o7777`), e.g. to keep its executable bits elsewhere. */
+  readonly mode: number
+}
+
+/** Options of `SessionWorkspace.put`. */
+export interface WorkspacePutOptions {
+  /**
+   * A file this write creates gets executable bits where it is readable (a
+   * restored script keeps them); an existing file keeps its own mode.
+   */
+  readonly executable?: boolean
 }
 
 /** Options of `SessionWorkspace.create`. */
@@ -235,9 +246,8 @@ export class SessionWorkspace {
   }
 
   /**
-   * The bytes of one regular file, at most `maxBytes` of them (`truncated`
-   * says when more exist). Never follows a symlink in any component; a FIFO,
-   * socket or device is refused without blocking.
+   * The bytes of one regular file, at most `maxBytes` (`truncated` says when more
+   * exist). Never through a symlink; a FIFO, socket or device is refused unblocked.
    */
   async get(path: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<WorkspaceRead> {
     this.#alive()
@@ -248,19 +258,29 @@ export class SessionWorkspace {
       if (!st.isFile()) throw notAFile(rel, st)
       const bytes = await readUpTo(handle, Math.min(st.size, maxBytes))
       const truncated = st.size > bytes.byteLength
-      return { bytes, size: st.size, truncated, ino: st.ino, links: st.nlink }
+      return {
+        bytes,
+        size: st.size,
+        truncated,
+        ino: st.ino,
+        links: st.nlink,
+        mode: st.mode & 0o7777,
+      }
     } finally {
       await handle.close()
     }
   }
 
   /**
-   * Writes one file (replacing a regular file, creating parent folders),
-   * after every script call in flight has finished. Refuses a path through a
-   * symlink, into `.git`/`.hg`/`.svn`, onto anything but a regular file, and a
-   * write that would take the workspace past `maxBytes`.
+   * Writes one file (replacing a regular file, making parent folders) once no
+   * script call runs. Refuses a path through a symlink, into `.git`/`.hg`/`.svn`,
+   * onto a non-file, and a write that would take the workspace past `maxBytes`.
    */
-  async put(path: string, data: string | Uint8Array): Promise<WorkspaceEntry> {
+  async put(
+    path: string,
+    data: string | Uint8Array,
+    options: WorkspacePutOptions = {},
+  ): Promise<WorkspaceEntry> {
     this.#alive()
     const rel = writableRel(path)
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
@@ -281,7 +301,7 @@ export class SessionWorkspace {
           after = (this.#usage ?? 0) + delta
         }
         if (after > this.maxBytes) throw full(after, this.maxBytes)
-        await writeWorkspaceFile(parent, rel, name, bytes, this.#entries)
+        await writeWorkspaceFile(parent, rel, name, bytes, this.#entries, options.executable)
         if (this.#usage !== undefined) this.#usage += delta
         return { path: rel, kind: 'file', size: bytes.byteLength }
       } finally {
