@@ -85,16 +85,20 @@ export class SharedSession {
   /**
    * Rebuilds the session from `stored` (each skill prepared again at its
    * stored version, or `E_SKILL_VERSION_GONE`) and records this process's
-   * workspace. A workspace that was elsewhere leaves a notice for the next
-   * tool result.
+   * workspace. With a workspace store the stored files are written into
+   * this process's workspace first (`WorkspaceMirror.restore`); without
+   * one, a workspace that was elsewhere leaves a notice for the next tool
+   * result.
    */
   restore(): Promise<void> {
     return this.#queue.run(async () => {
+      await this.#mirror?.restore()
       const { revision } = await this.#store.update(this.#id, async (current) => {
         await applySessionState(this.#manager, this.#ctx(), current.state)
         const state = await this.#state()
         const before = current.state.workspace
-        if (before && before.path !== state.workspace?.path) this.#notice = WORKSPACE_MOVED_NOTICE
+        if (!this.#mirror && before && before.path !== state.workspace?.path)
+          this.#notice = WORKSPACE_MOVED_NOTICE
         return { state, result: undefined }
       })
       this.#revision = revision
