@@ -19,6 +19,7 @@ const ALL = [
   'workspace',
   'spool',
   'sessions',
+  'workspace-postgres',
   'real-corpus',
   'startup',
 ]
