@@ -132,6 +132,11 @@ export const ERROR_CODES = {
     status: 507,
     summary: 'The session workspace would exceed its size cap.',
   },
+  E_WORKSPACE_RESTORE_REFUSED: {
+    status: 502,
+    summary:
+      'A stored session workspace holds a name, size or content the host will not restore; nothing was written.',
+  },
   E_SANDBOX_UNAVAILABLE: {
     status: 503,
     summary: 'The sandbox (bubblewrap) cannot run on this machine.',

@@ -1,7 +1,15 @@
 import { SkillHostError } from './errors.js'
 
 /** What a shared-session call was doing when its store failed (`data.operation` of `E_SESSION_STORE_FAILED`). */
-export type SessionStoreOperation = 'create' | 'get' | 'revision' | 'update' | 'remove' | 'prune'
+export type SessionStoreOperation =
+  | 'create'
+  | 'get'
+  | 'revision'
+  | 'update'
+  | 'remove'
+  | 'prune'
+  | 'store-workspace'
+  | 'restore-workspace'
 
 /**
  * `E_SESSION_STORE_FAILED` for a session store that failed or missed its

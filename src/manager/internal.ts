@@ -12,3 +12,9 @@ export type { ManagerWorkspace } from '../tiers/scripts/tier.js'
 export { applySessionState, sameSessionState, sessionSkills } from './apply-session-state.js'
 export { assertCatalogBudget } from './catalog-budget.js'
 export { SerialQueue } from './serial-queue.js'
+export type {
+  SessionWorkspaceStore,
+  StoredWorkspaceFile,
+  WorkspaceStoreChange,
+} from './session-state.js'
+export { MIRRORED_FILE_MAX_BYTES, WorkspaceMirror } from './workspace-mirror.js'

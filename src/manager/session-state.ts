@@ -87,3 +87,43 @@ export interface CatalogChangeFeed {
   /** Calls `listener` when another process published (or when changes may have been missed). */
   subscribe(listener: () => void): () => void
 }
+
+/** One file of a stored session workspace: its name, the sha-256 of its bytes, size and mode. */
+export interface StoredWorkspaceFile {
+  /** Relative, `/`-separated: untrusted on the way back (restore judges it by the door's rules). */
+  readonly path: string
+  /** Lower-case hex sha-256 of the bytes. */
+  readonly digest: string
+  readonly size: number
+  /** Permission bits as the file had them (`0o755`, `0o644`, …). */
+  readonly mode: number
+}
+
+/** What one store of a session workspace changes: files to add or replace, names to drop. */
+export interface WorkspaceStoreChange {
+  /** Files added or changed, each with its bytes (stored once per digest, whoever holds it). */
+  readonly put: readonly (StoredWorkspaceFile & { readonly bytes: Uint8Array })[]
+  readonly remove: readonly string[]
+  /**
+   * Called inside the store's transaction with the session's totals after
+   * the change; throwing refuses the change whole (nothing is stored).
+   */
+  readonly check: (totals: { readonly files: number; readonly bytes: number }) => void
+}
+
+/**
+ * Where session workspaces live when several server processes serve one
+ * conversation (`skillhost/postgres`: `PostgresWorkspaceStore`), so a session
+ * continued elsewhere finds its files. Content-addressed: a file's bytes are
+ * kept once per digest, whatever sessions hold them.
+ */
+export interface SessionWorkspaceStore {
+  /** The session's stored files (at most `maxFiles + 1` of them, in path order). */
+  manifest(sessionId: string, maxFiles: number): Promise<StoredWorkspaceFile[]>
+  /** The bytes of the given digests; a digest not stored is absent. */
+  blobs(digests: readonly string[]): Promise<Map<string, Uint8Array>>
+  /** Applies `change` to the session's files at once, or nothing (`check` threw, the store failed). */
+  commit(sessionId: string, change: WorkspaceStoreChange): Promise<void>
+  /** Removes the session's files, and the bytes no other session holds. */
+  remove(sessionId: string): Promise<void>
+}

@@ -289,7 +289,7 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
     expect(procs[1]?.stderr()).toContain('catalog LISTEN connection lost, reconnecting')
   })
 
-  it('a session restored on another replica says its workspace files are not there', async () => {
+  it('a session restored on another replica finds its workspace files there (issue 36 item 2)', async () => {
     const { urls } = await replicas(2, [])
     const [a, b] = urls as [URL, URL]
     const { client: onA, sessionId } = await open(a)
@@ -300,14 +300,9 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
 
     const onB = await continueOn(b, sessionId)
     const listed = await call(onB, 'workspace_list', { path: '' })
-    const [notice, ...rest] = (listed as CallToolResult).content
-    expect(notice).toMatchObject({ type: 'text' })
-    expect((notice as { text: string }).text).toContain(
-      'Its workspace files from before are NOT here',
-    )
-    expect(rest.map((c) => (c.type === 'text' ? c.text : '')).join('')).not.toContain('notes.txt')
-    // Said once, not on every call.
-    expect(text(await call(onB, 'workspace_list', { path: '' }))).not.toContain('NOT here')
+    expect(text(listed)).not.toContain('NOT here')
+    expect(text(listed)).toContain('notes.txt')
+    expect(text(await call(onB, 'workspace_read', { path: 'notes.txt' }))).toContain('draft 1')
   })
 })
 

@@ -67,6 +67,20 @@ export interface SkillMcpServerOptions {
   readonly aroundLifecycleMutation?: <T>(tool: string, run: () => Promise<T>) => Promise<T>
   /** Asked after every tool call: text it returns leads that call's result (a one-time notice). */
   readonly takeNotice?: () => string | undefined
+  /**
+   * Awaited after every tool call that ran, before its result is sent (a
+   * shared session stores its workspace here, so a result the client saw
+   * implies its files are stored). When it throws, the call's result is
+   * that error.
+   */
+  readonly afterToolCall?: () => Promise<void>
+  /**
+   * The authority of this session's workspace resource URIs
+   * (`skillhost-workspace://<key>/…`): give one derived from the session
+   * (`workspaceResourceKey`) so a URI stays valid wherever the session is
+   * served. Default: random per server.
+   */
+  readonly workspaceResourceKey?: string
   /** The MCP Skills Extension (`skills/list`, `skills/get`; docs/mcp.md). On by default; `false` turns it off. */
   readonly skillsExtension?: SkillsExtensionOptions | false
   /**
@@ -218,7 +232,8 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   })
 
   const extension = options.skillsExtension
-  const workspace = manager.workspace && new WorkspaceResources(manager.workspace)
+  const workspace =
+    manager.workspace && new WorkspaceResources(manager.workspace, options.workspaceResourceKey)
   serveSkillResources(
     server,
     manager,
@@ -313,6 +328,8 @@ function serveToolCalls(
         around && lifecycleSet.has(tool) && MUTATIONS.has(name) ? around(name, run) : run(),
       )
       noted = collected
+      // Stored before the result goes out; a store that failed is the call's outcome.
+      await options.afterToolCall?.()
       if (!collected.outcome.ok) throw collected.outcome.error
       const value = collected.outcome.value
       const result = await withFiles(withNotice(toCallToolResult(value), options.takeNotice?.()))

@@ -1,11 +1,13 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/index.js'
+import type { SessionWorkspaceStore } from '../../manager/internal.js'
 import { createSkillMcpServer, type SkillMcpSession } from './create-skill-mcp-server.js'
 import type { HttpSessionEntry, HttpSessionTable } from './http-session-table.js'
 import type { ServeMcpHttpOptions } from './serve-http-options.js'
 import { type McpSessionFactoryOptions, openSessionManager } from './serve-stdio.js'
 import { SharedSession } from './shared-session.js'
 import { SSE_EVENT_LIMITS, SseEventStore } from './sse-event-store.js'
+import { workspaceResourceKey } from './workspace-resources.js'
 
 /** What every stage of `serveMcpHttp` shares: its options, its sessions and its store. */
 export interface HttpServeContext {
@@ -14,6 +16,8 @@ export interface HttpServeContext {
   readonly sessionOptions: Omit<McpSessionFactoryOptions, 'createManager'>
   readonly store: SkillSessionStore | undefined
   readonly feed: CatalogChangeFeed | undefined
+  /** With `store`: where each session's workspace is kept, so it follows the session. */
+  readonly workspaceStore: SessionWorkspaceStore | undefined
   readonly onSharedError: ServeMcpHttpOptions['onSharedError']
   readonly replica: string
   /** The digest of this server's credential: who owns the sessions it opens. */
@@ -42,6 +46,7 @@ export async function startHttpSession(
         replica: ctx.replica,
         manager,
         ctx: () => (session as SkillMcpSession).ctx,
+        workspaceStore: ctx.workspaceStore,
       })
     : undefined
   session = createSkillMcpServer({
@@ -57,7 +62,10 @@ export async function startHttpSession(
         return result
       },
       takeNotice: () => shared.takeNotice(),
+      ...(shared.mirrored && { afterToolCall: () => shared.storeWorkspace() }),
     }),
+    // The same URIs on every process serving the session (a link made here is readable there).
+    ...(ctx.store && { workspaceResourceKey: workspaceResourceKey(id) }),
   })
   // Events kept for resumption (`Last-Event-ID`); with a store, the SDK
   // starts each POST stream with a priming event carrying `retry:`.

@@ -7,6 +7,12 @@
  */
 
 export type { WorkspaceFileOut } from '../../common/internal.js'
+/** What `serveMcpHttp`'s `workspaceStore` implements (`skillhost/postgres`: `PostgresWorkspaceStore`). */
+export type {
+  SessionWorkspaceStore,
+  StoredWorkspaceFile,
+  WorkspaceStoreChange,
+} from '../../manager/internal.js'
 export {
   createSkillMcpServer,
   type McpToolCallEvent,
@@ -52,4 +58,5 @@ export {
   WORKSPACE_RESOURCE_SCHEME,
   WORKSPACE_RESOURCES_PAGE,
   WorkspaceResources,
+  workspaceResourceKey,
 } from './workspace-resources.js'

@@ -1,4 +1,5 @@
 import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/index.js'
+import type { SessionWorkspaceStore } from '../../manager/internal.js'
 import type { HttpLimit } from './http-replies.js'
 import type { McpSessionFactoryOptions } from './serve-stdio.js'
 
@@ -108,6 +109,17 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
    * `E_SESSION_STORE_FAILED` with `Retry-After` and ends nothing.
    */
   readonly sessionStore?: SkillSessionStore
+  /**
+   * With `sessionStore`: where each session's workspace files are kept
+   * (`skillhost/postgres`: `PostgresWorkspaceStore`), so they follow the
+   * session. What changed is stored after every tool call, before its result
+   * is sent; a session restored here gets its files back first
+   * (`WorkspaceMirror`). Give it only for private workspaces: a deployer's
+   * own folder (`scripts.sessionWorkspace.dir`) is theirs, not mirrored.
+   * The caller removes a session's files when it ends (`remove`) — `serve
+   * --postgres` does so in its store's `remove`.
+   */
+  readonly workspaceStore?: SessionWorkspaceStore
   /**
    * With `sessionStore`: every this many ms, each session holding an open
    * notification stream (GET) has its stored revision checked, so a

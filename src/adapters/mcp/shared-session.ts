@@ -5,7 +5,13 @@ import type {
   SkillSessionStore,
   StoredSkillSession,
 } from '../../manager/index.js'
-import { applySessionState, SerialQueue, sessionSkills } from '../../manager/internal.js'
+import {
+  applySessionState,
+  SerialQueue,
+  type SessionWorkspaceStore,
+  sessionSkills,
+  WorkspaceMirror,
+} from '../../manager/internal.js'
 
 /** The notice a session restored away from its workspace gives in its next tool result. */
 export const WORKSPACE_MOVED_NOTICE =
@@ -33,6 +39,8 @@ export class SharedSession {
   /** The stored revision the local manager reflects; -1 forces a catch-up. */
   #revision = -1
   #notice: string | undefined
+  /** The session's workspace kept in `workspaceStore`, when one is given (and the manager has a workspace). */
+  readonly #mirror: WorkspaceMirror | undefined
 
   constructor(options: {
     store: SkillSessionStore
@@ -40,12 +48,32 @@ export class SharedSession {
     replica: string
     manager: SkillManager
     ctx: () => TurnContext
+    workspaceStore?: SessionWorkspaceStore | undefined
   }) {
     this.#store = options.store
     this.#id = options.sessionId
     this.#replica = options.replica
     this.#manager = options.manager
     this.#ctx = options.ctx
+    const workspace = options.manager.workspace
+    this.#mirror =
+      options.workspaceStore && workspace
+        ? new WorkspaceMirror({
+            store: options.workspaceStore,
+            sessionId: options.sessionId,
+            workspace,
+          })
+        : undefined
+  }
+
+  /** True when the session's workspace follows it through a `SessionWorkspaceStore`. */
+  get mirrored(): boolean {
+    return this.#mirror !== undefined
+  }
+
+  /** Stores what changed in the workspace (after every tool call, before its result); nothing without a store. */
+  async storeWorkspace(): Promise<void> {
+    await this.#mirror?.store()
   }
 
   /** The state to store for a session this process just opened. */
@@ -57,16 +85,20 @@ export class SharedSession {
   /**
    * Rebuilds the session from `stored` (each skill prepared again at its
    * stored version, or `E_SKILL_VERSION_GONE`) and records this process's
-   * workspace. A workspace that was elsewhere leaves a notice for the next
-   * tool result.
+   * workspace. With a workspace store the stored files are written into
+   * this process's workspace first (`WorkspaceMirror.restore`); without
+   * one, a workspace that was elsewhere leaves a notice for the next tool
+   * result.
    */
   restore(): Promise<void> {
     return this.#queue.run(async () => {
+      await this.#mirror?.restore()
       const { revision } = await this.#store.update(this.#id, async (current) => {
         await applySessionState(this.#manager, this.#ctx(), current.state)
         const state = await this.#state()
         const before = current.state.workspace
-        if (before && before.path !== state.workspace?.path) this.#notice = WORKSPACE_MOVED_NOTICE
+        if (!this.#mirror && before && before.path !== state.workspace?.path)
+          this.#notice = WORKSPACE_MOVED_NOTICE
         return { state, result: undefined }
       })
       this.#revision = revision

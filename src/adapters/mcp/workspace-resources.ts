@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import {
   ErrorCode,
   type ListResourcesResult,
@@ -22,6 +22,20 @@ export const WORKSPACE_RESOURCE_SCHEME = 'skillhost-workspace'
 /** Workspace files one `resources/list` page holds; `nextCursor` pages on. */
 export const WORKSPACE_RESOURCES_PAGE = 500
 
+/**
+ * The workspace resource key of session `sessionId`: 128 bits of a sha-256
+ * of the id, so every server process serving the session names its files
+ * alike (a link from one is readable on another), and a URI shows nothing
+ * of the session id itself.
+ */
+export function workspaceResourceKey(sessionId: string): string {
+  return createHash('sha256')
+    .update(`skillhost-workspace-uri\0${sessionId}`)
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url')
+}
+
 /** Cursors of the workspace's pages start so; the skill files' never do. */
 const CURSOR = 'w:'
 const encodePath = (path: string): string => path.split('/').map(encodeURIComponent).join('/')
@@ -30,8 +44,9 @@ const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, messa
 
 /**
  * One MCP session's view of its manager's workspace as resources. The URI's
- * authority is a random 128-bit key made per session, so a URI is never
- * guessable from another session and is refused there (-32602); each path
+ * authority is a 128-bit key per session (random, or `workspaceResourceKey`
+ * of a shared session's id, the same on every server process), so a URI is
+ * never guessable from another session and is refused there (-32602); each path
  * segment is percent-encoded with `encodeURIComponent`, and a URI in any
  * other spelling is refused. Every read goes through the workspace's
  * descriptor-based `get` (never through a symlink), whole or not at all:
@@ -39,11 +54,12 @@ const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, messa
  * is refused.
  */
 export class WorkspaceResources {
-  readonly #key = randomBytes(16).toString('base64url')
+  readonly #key: string
   readonly #workspace: ManagerWorkspace
 
-  constructor(workspace: ManagerWorkspace) {
+  constructor(workspace: ManagerWorkspace, key?: string) {
     this.#workspace = workspace
+    this.#key = key ?? randomBytes(16).toString('base64url')
   }
 
   /** The resource URI of workspace file `path` (a path the workspace's rule gave). */

@@ -1,7 +1,8 @@
 /**
  * `skillhost/postgres`: PostgreSQL-backed state for replicas that share one
  * database. The spool: `PostgresSpoolStore` and `migratePostgresSpool`.
- * Sessions: `PostgresSessionStore` and `migratePostgresSessions`. Catalog
+ * Sessions: `PostgresSessionStore` and `migratePostgresSessions`. Session
+ * workspaces: `PostgresWorkspaceStore` and `migratePostgresWorkspaces`. Catalog
  * changes: `PostgresCatalogFeed` (LISTEN/NOTIFY). Needs the optional peer
  * `pg` (the caller makes the `pg.Pool`); the root entry never loads this
  * subpath.
@@ -21,6 +22,11 @@ export {
   type PostgresSessionStoreOptions,
 } from './postgres-session-store.js'
 export { PostgresSpoolStore, type PostgresSpoolStoreOptions } from './postgres-spool-store.js'
+export {
+  PostgresWorkspaceStore,
+  type PostgresWorkspaceStoreOptions,
+  WORKSPACE_STORE_ATTEMPTS,
+} from './postgres-workspace-store.js'
 export { migratePostgresSessions, SESSION_MIGRATION_LOCK } from './session-schema.js'
 export {
   migratePostgresSpool,
@@ -28,3 +34,4 @@ export {
   SPOOL_MIGRATION_LOCK,
   SPOOL_SCHEMA_VERSION,
 } from './spool-schema.js'
+export { migratePostgresWorkspaces, WORKSPACE_MIGRATION_LOCK } from './workspace-schema.js'

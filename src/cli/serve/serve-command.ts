@@ -34,7 +34,7 @@ const HELP: HelpSpec = {
         },
         {
           term: '--workspace DIR',
-          text: 'the folder every session works in, mounted read-write at /work for scripts (default: a fresh private folder per session, removed when it closes)',
+          text: 'the folder every session works in, mounted read-write at /work for scripts (default: a fresh private folder per session, removed when it closes; with --postgres the private folders follow their sessions to other replicas, a --workspace DIR is never stored there)',
         },
         {
           term: '--no-watch',
@@ -89,7 +89,7 @@ const HELP: HelpSpec = {
         },
         {
           term: '--postgres URL',
-          text: 'with --http: share sessions (loaded skills, restored on any replica), spooled results and catalog refreshes with other replicas through PostgreSQL (or SKILLHOST_POSTGRES_URL; needs the pg package; the variable is ignored without --http). Workspaces stay on their replica',
+          text: 'with --http: share sessions (loaded skills, restored on any replica), spooled results, session workspace files and catalog refreshes with other replicas through PostgreSQL (or SKILLHOST_POSTGRES_URL; needs the pg package; the variable is ignored without --http). A --workspace DIR stays the deployer’s folder: not stored in PostgreSQL',
         },
         {
           term: '--max-sessions N',

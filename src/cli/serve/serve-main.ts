@@ -105,7 +105,7 @@ async function openShared(
   const pgServe = await import('./serve-postgres.js')
   const shared = await pgServe.openServePostgres(url, log)
   log(
-    `postgres: ${pgServe.redactPostgresUrl(url)}: sessions, spooled results and catalog refreshes shared with other replicas (replica ${shared.replica})`,
+    `postgres: ${pgServe.redactPostgresUrl(url)}: sessions, spooled results, ${options.workspace === undefined ? 'session workspaces' : 'not the --workspace folder (the deployer’s own)'} and catalog refreshes shared with other replicas (replica ${shared.replica})`,
   )
   const pruned = await shared
     .prune(options.spoolRetention.maxAgeMs ?? Number.POSITIVE_INFINITY)
@@ -260,7 +260,13 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
   })
   try {
     if (options.http) {
-      const common = { ...session, createManager: runtime.createManager }
+      // A deployer's own --workspace folder stays theirs: never mirrored to PostgreSQL.
+      const mirror = shared && options.workspace === undefined
+      const common = {
+        ...session,
+        createManager: runtime.createManager,
+        ...(mirror && { workspaceStore: shared.workspaceStore }),
+      }
       await serveHttpUntilSignal(options.http, common, shared, signal.promise, log)
     } else if (stdio) {
       await stdio.ready.catch(() => undefined)

@@ -4,9 +4,11 @@ import type { Pool } from 'pg'
 import {
   migratePostgresSessions,
   migratePostgresSpool,
+  migratePostgresWorkspaces,
   PostgresCatalogFeed,
   PostgresSessionStore,
   PostgresSpoolStore,
+  PostgresWorkspaceStore,
 } from '../../adapters/postgres/index.js'
 import { SPOOL_QUOTA_DEFAULTS, type SpoolStore } from '../../common/index.js'
 import type { SkillSessionStore } from '../../index.js'
@@ -19,6 +21,8 @@ export interface ServePostgres extends AsyncDisposable {
   /** The shared session store; its `remove` (a client's DELETE) also removes the session's spooled results. */
   readonly sessionStore: SkillSessionStore
   readonly catalogFeed: PostgresCatalogFeed
+  /** Sessions' private workspaces, kept so they follow the session; removed with the session. */
+  readonly workspaceStore: PostgresWorkspaceStore
   /** The spool of one session: its puts are tagged with the session id, and it finds only that session's items. */
   spoolFor(sessionId: string): SpoolStore
   /** Removes sessions not seen for `maxAgeMs`, with their spooled results; resolves to how many. */
@@ -123,6 +127,7 @@ export async function openServePostgres(
     await sessionPool.query('SELECT 1')
     await migratePostgresSpool(spoolPool)
     await migratePostgresSessions(sessionPool)
+    await migratePostgresWorkspaces(spoolPool)
     await catalogFeed.start()
   } catch (err) {
     await closePools()
@@ -132,16 +137,19 @@ export async function openServePostgres(
   }
   const sessions = new PostgresSessionStore({ pool: sessionPool })
   const spool = new PostgresSpoolStore({ pool: spoolPool })
+  const workspaceStore = new PostgresWorkspaceStore({ pool: spoolPool })
   const sessionStore: SkillSessionStore = {
     create: (session) => sessions.create(session),
     get: (id) => sessions.get(id),
     revision: (id) => sessions.revision(id),
     update: (id, task) => sessions.update(id, task),
-    // A DELETE ends the session for every replica: its spooled results, then
-    // its state (so a failure between leaves the session, and a retried
-    // DELETE finishes the job; never results of a session that is gone).
+    // A DELETE ends the session for every replica: its spooled results and
+    // workspace files, then its state (so a failure between leaves the
+    // session, and a retried DELETE finishes the job; never results or
+    // files of a session that is gone).
     remove: async (id) => {
       await spool.prune({ session: id })
+      await workspaceStore.remove(id)
       return sessions.remove(id)
     },
   }
@@ -150,12 +158,16 @@ export async function openServePostgres(
     replica,
     sessionStore,
     catalogFeed,
+    workspaceStore,
     // Each session's results are bounded as on one replica (the quota's lock spans replicas).
     spoolFor: (sessionId) =>
       new PostgresSpoolStore({ pool: spoolPool, session: sessionId, quota: SPOOL_QUOTA_DEFAULTS }),
     prune: async (maxAgeMs) => {
       const gone = await sessions.prune(maxAgeMs)
-      for (const session of gone) await spool.prune({ session })
+      for (const session of gone) {
+        await spool.prune({ session })
+        await workspaceStore.remove(session)
+      }
       return gone.length
     },
     dispose: () => {

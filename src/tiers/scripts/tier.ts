@@ -19,4 +19,5 @@ export {
   type ManagerWorkspace,
   SessionWorkspaceSlot,
 } from './workspace/session-workspace-slot.js'
+export { full, unmeasurable } from './workspace/workspace-errors.js'
 export { forgeWorkspaceTools, WORKSPACE_TOOL } from './workspace/workspace-tools.js'

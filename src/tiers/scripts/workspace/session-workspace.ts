@@ -2,7 +2,6 @@ import { constants } from 'node:fs'
 import { type FileHandle, lstat } from 'node:fs/promises'
 import {
   at,
-  type EntryKind,
   openRoot,
   removeBeneath,
   type TreeEntry,
@@ -37,31 +36,14 @@ import {
   workspaceRel,
   writableRel,
 } from './workspace-open.js'
+import type { WorkspaceEntry, WorkspacePutOptions, WorkspaceRead } from './workspace-types.js'
 
 export type { ProtectedEntry } from './protected-entries.js'
 export { full, unmeasurable, WORKSPACE_MAX_DEPTH } from './workspace-errors.js'
+export type { WorkspaceEntry, WorkspacePutOptions, WorkspaceRead } from './workspace-types.js'
 
 /** The default total size cap of a session workspace: 1 GiB. */
 export const DEFAULT_WORKSPACE_MAX_BYTES = 1024 * 1024 * 1024
-
-/** One file of a session workspace, as `list` reports it. */
-export interface WorkspaceEntry {
-  /** Relative to the workspace, `/`-separated. */
-  readonly path: string
-  readonly kind: EntryKind
-  readonly size: number
-}
-
-/** One regular file read from a session workspace (`SessionWorkspace.get`). */
-export interface WorkspaceRead {
-  readonly bytes: Uint8Array
-  /** The file's size; `truncated` when more than `bytes` holds. */
-  readonly size: number
-  readonly truncated: boolean
-  /** The file's inode and link count: a hard-linked file is one file under two names. */
-  readonly ino: number
-  readonly links: number
-}
 
 /** Options of `SessionWorkspace.create`. */
 export interface SessionWorkspaceOptions {
@@ -236,32 +218,22 @@ export class SessionWorkspace {
   }
 
   /**
-   * The bytes of one regular file, at most `maxBytes` of them (`truncated`
-   * says when more exist). Never follows a symlink in any component; a FIFO,
-   * socket or device is refused without blocking.
+   * The bytes of one regular file, at most `maxBytes` (`truncated` says when more
+   * exist). Never through a symlink; a FIFO, socket or device is refused unblocked.
    */
   async get(path: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<WorkspaceRead> {
     this.#alive()
     const rel = workspaceRel(path)
     const handle = await this.#openFile(rel, constants.O_RDONLY)
-    try {
-      const st = await handle.stat()
-      if (!st.isFile()) throw notAFile(rel, st)
-      const bytes = await readUpTo(handle, Math.min(st.size, maxBytes))
-      const truncated = st.size > bytes.byteLength
-      return { bytes, size: st.size, truncated, ino: st.ino, links: st.nlink }
-    } finally {
-      await handle.close()
-    }
+    return readRegular(handle, rel, maxBytes).finally(() => handle.close())
   }
 
   /**
-   * Writes one file (replacing a regular file, creating parent folders),
-   * after every script call in flight has finished. Refuses a path through a
-   * symlink, into `.git`/`.hg`/`.svn`, onto anything but a regular file, and a
-   * write that would take the workspace past `maxBytes`.
+   * Writes one file (replacing a regular file, making parent folders) once no
+   * script call runs. Refuses a path through a symlink, into `.git`/`.hg`/`.svn`,
+   * onto a non-file, and a write that would take the workspace past `maxBytes`.
    */
-  async put(path: string, data: string | Uint8Array): Promise<WorkspaceEntry> {
+  async put(path: string, data: string | Uint8Array, opts?: PutOptions): Promise<WorkspaceEntry> {
     this.#alive()
     const rel = writableRel(path)
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
@@ -282,7 +254,7 @@ export class SessionWorkspace {
           after = (this.#usage ?? 0) + delta
         }
         if (after > this.maxBytes) throw full(after, this.maxBytes)
-        await writeWorkspaceFile(parent, rel, name, bytes, this.#entries)
+        await writeWorkspaceFile(parent, rel, name, bytes, this.#entries, opts?.executable)
         if (this.#usage !== undefined) this.#usage += delta
         this.changes.emit()
         return { path: rel, kind: 'file', size: bytes.byteLength }
@@ -364,6 +336,21 @@ function assertPositive(name: string, value: number | undefined): void {
       'E_INVALID_SKILLS_CONFIG',
       `sessionWorkspace.${name} must be a positive integer.`,
     )
+}
+
+type PutOptions = WorkspacePutOptions
+
+/** A regular file's bytes (at most `maxBytes`), identity and mode, from its open descriptor. */
+async function readRegular(
+  handle: FileHandle,
+  rel: string,
+  maxBytes: number,
+): Promise<WorkspaceRead> {
+  const st = await handle.stat()
+  if (!st.isFile()) throw notAFile(rel, st)
+  const bytes = await readUpTo(handle, Math.min(st.size, maxBytes))
+  const truncated = st.size > bytes.byteLength
+  return { bytes, size: st.size, truncated, ino: st.ino, links: st.nlink, mode: st.mode & 0o7777 }
 }
 
 /** At most `want` bytes from the start of the open file. */

@@ -79,8 +79,8 @@ export async function prepareWorkspaceFolder(options: {
  * Writes `bytes` as the entry `name` of the held folder `parent`: created
  * or truncated, never through a symlink, never onto a FIFO, socket or folder
  * (checked with `fstat` on the opened descriptor). A file it creates gets
- * `owner`'s owner, group and mode; an existing file keeps its own, as a
- * user's file in a deployer's folder must.
+ * `owner`'s owner, group and mode (plus executable bits when `executable`);
+ * an existing file keeps its own, as a user's file in a deployer's folder must.
  */
 export async function writeWorkspaceFile(
   parent: FileHandle,
@@ -88,6 +88,7 @@ export async function writeWorkspaceFile(
   name: string,
   bytes: Uint8Array,
   owner: NewEntryOwner,
+  executable = false,
 ): Promise<void> {
   const create = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL
   let made = true
@@ -102,7 +103,8 @@ export async function writeWorkspaceFile(
     await handle.truncate(0)
     if (made) {
       if (owner.uid !== -1 || owner.gid !== -1) await handle.chown(owner.uid, owner.gid)
-      await handle.chmod(owner.file)
+      // Executable where readable: 0o660 becomes 0o770, 0o600 becomes 0o700.
+      await handle.chmod(executable ? owner.file | ((owner.file & 0o444) >> 2) : owner.file)
     }
     await handle.writeFile(bytes)
   } finally {
