@@ -71,6 +71,8 @@ export class Tally {
   moves = 0
   restoredNotices = 0
   sessions = 0
+  /** Sessions the soak could not end with a DELETE (their rows stay until pruned by age). */
+  abandoned = 0
   bytesVerified = 0
   reads = 0
   filesChecked = 0
@@ -310,7 +312,10 @@ export class SoakSession {
         if (category === 'inflight') this.loadedUnknown = true
         else if (category === 'other' && this.client) {
           // Start afresh: a session in an unknown state would fail every later call.
-          await this.end().catch(() => this.client?.close().catch(() => undefined))
+          await this.end().catch(() => {
+            this.tally.abandoned++
+            return this.client?.close().catch(() => undefined)
+          })
           this.client = undefined
         }
       }

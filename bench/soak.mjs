@@ -253,9 +253,18 @@ async function main() {
   for (const r of replicas) r.rss.end = rssOf(r.child.pid)
   loads.push(loadavg()[0])
   const pool = new pg.Pool({ connectionString: db, max: 1 })
-  const count = async (table) =>
-    (await pool.query(`SELECT count(*)::int AS n FROM skillhost.${table}`)).rows[0].n
-  const left = { sessions: await count('sessions'), spool: await count('spool_items') }
+  // A table this build does not have (workspaces before they followed the session) is 'n/a'.
+  const count = (table) =>
+    pool.query(`SELECT count(*)::int AS n FROM skillhost.${table}`).then(
+      (r) => r.rows[0].n,
+      () => 'n/a',
+    )
+  const left = {
+    sessions: await count('sessions'),
+    spool: await count('spool_items'),
+    workspaces: await count('workspace_files'),
+    blobs: await count('workspace_blobs'),
+  }
   await pool.end()
   const elapsed = Date.now() - t0
   report({ tally, replicas, iterations, elapsed, loads, left, events, orphans })
@@ -287,7 +296,7 @@ Command: \`npm run bench -- soak\` (\`node bench/soak.mjs --minutes ${MINUTES} -
 | errors: files of moved sessions absent on the new replica | ${fmt(e.fileLoss)} of ${fmt(tally.filesChecked)} checked |
 | errors: everything else (goal 0) | ${fmt(e.other)} |
 | processes left in the killed replica's group | ${orphans ?? 'n/a'} |
-| rows left after every session ended | ${left.sessions} sessions, ${left.spool} spool items |
+| rows left after every session ended | ${left.sessions} sessions, ${left.spool} spool items, ${left.workspaces} workspace files, ${left.blobs} workspace blobs (sessions the soak could not end with a DELETE: ${tally.abandoned}) |
 
 | call kind | calls | p50 ms | p99 ms |
 |---|---:|---:|---:|
