@@ -123,8 +123,17 @@ export class SoakSession {
     this.transport = transport
   }
 
-  /** Runs `work` as one timed call of `kind` on the current replica; a failure is categorized. */
+  /**
+   * Runs `work` as one timed call of `kind` on the current replica; a failure
+   * is categorized. A replica known to be down is left first, as a load
+   * balancer's health check would: the session moves to the other one.
+   */
   async call(kind, work) {
+    if (!this.replica.up && !this.moving && this.client) {
+      const other = this.otherUp()
+      if (other === undefined) throw new SoakError('other', kind, 'no replica up')
+      await this.moveTo(other)
+    }
     const replica = this.replica
     const epoch = replica.epoch
     const t = performance.now()
@@ -164,17 +173,22 @@ export class SoakSession {
 
   /** Continues the same session on another replica: a new client with the same session id. */
   async moveTo(index) {
-    await this.client?.close().catch(() => undefined)
-    this.at = index
-    await this.connect(this.sessionId)
-    this.tally.moves++
-    // The first request on the new replica restores the session there.
-    const listed = await this.call('tools/list (first after a move)', () =>
-      this.client.listTools(undefined, { timeout: CALL_TIMEOUT_MS }),
-    )
-    if (this.loaded && !this.loadedUnknown && !listed.tools.some((t) => t.name === SCRIPT_TOOL))
-      throw new SoakError('other', 'move', `${SCRIPT_TOOL} missing after the move`)
-    await this.checkKeptFiles()
+    this.moving = true
+    try {
+      await this.client?.close().catch(() => undefined)
+      this.at = index
+      await this.connect(this.sessionId)
+      this.tally.moves++
+      // The first request on the new replica restores the session there.
+      const listed = await this.call('tools/list (first after a move)', () =>
+        this.client.listTools(undefined, { timeout: CALL_TIMEOUT_MS }),
+      )
+      if (this.loaded && !this.loadedUnknown && !listed.tools.some((t) => t.name === SCRIPT_TOOL))
+        throw new SoakError('other', 'move', `${SCRIPT_TOOL} missing after the move`)
+      await this.checkKeptFiles()
+    } finally {
+      this.moving = false
+    }
   }
 
   /** After a move: every file the session made must still be there, byte for byte. */
@@ -286,14 +300,14 @@ export class SoakSession {
     let i = 0
     for (; i < this.maxIterations && Date.now() < this.deadline; i++) {
       try {
-        if (!this.replica.up) {
+        if (!this.replica.up && !this.client) {
+          // A new session opens where a balancer would send it: a replica that is up.
           const other = this.otherUp()
           if (other === undefined) {
             await this.think()
             continue
           }
-          if (this.client) await this.moveTo(other)
-          else this.at = other
+          this.at = other
         }
         if (!this.client) await this.open()
         await this.task()
