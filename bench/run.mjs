@@ -20,6 +20,7 @@ const ALL = [
   'workspace',
   'spool',
   'sessions',
+  'workspace-postgres',
   'real-corpus',
   'startup',
 ]
