@@ -264,6 +264,15 @@ async function main() {
     spool: await count('spool_items'),
     workspaces: await count('workspace_files'),
     blobs: await count('workspace_blobs'),
+    // Whose spool items outlived their session's DELETE, if any: how many sessions, and untagged ones.
+    spoolOwners: await pool
+      .query(
+        `SELECT count(DISTINCT session)::int AS s, (count(*) FILTER (WHERE session = ''))::int AS u FROM skillhost.spool_items`,
+      )
+      .then(
+        (r) => `${r.rows[0].s} session tags, ${r.rows[0].u} untagged`,
+        () => 'n/a',
+      ),
   }
   await pool.end()
   const elapsed = Date.now() - t0
@@ -296,7 +305,7 @@ Command: \`npm run bench -- soak\` (\`node bench/soak.mjs --minutes ${MINUTES} -
 | errors: files of moved sessions absent on the new replica | ${fmt(e.fileLoss)} of ${fmt(tally.filesChecked)} checked |
 | errors: everything else (goal 0) | ${fmt(e.other)} |
 | processes left in the killed replica's group | ${orphans ?? 'n/a'} |
-| rows left after every session ended | ${left.sessions} sessions, ${left.spool} spool items, ${left.workspaces} workspace files, ${left.blobs} workspace blobs (sessions the soak could not end with a DELETE: ${tally.abandoned}) |
+| rows left after every session ended | ${left.sessions} sessions, ${left.spool} spool items (${left.spoolOwners}), ${left.workspaces} workspace files, ${left.blobs} workspace blobs (sessions the soak could not end with a DELETE: ${tally.abandoned}) |
 
 | call kind | calls | p50 ms | p99 ms |
 |---|---:|---:|---:|
