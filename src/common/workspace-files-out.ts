@@ -14,13 +14,16 @@ export const WORKSPACE_EMBED_MAX_BYTES = 64 * 1024
  */
 export const WORKSPACE_EMBED_TOTAL_BYTES = 256 * 1024
 
-/** One workspace file read whole for a client: its bytes and media type. */
+/**
+ * One workspace file read whole for a client: its exact bytes and media
+ * type. Whether it travels as a string is not its own field: the adapter's
+ * one rule decides from these two (MCP: `resourceContents`; the AI SDK
+ * always sends base64).
+ */
 export interface WorkspaceFileOut {
   readonly path: string
   readonly bytes: Uint8Array
   readonly mimeType: string
-  /** True when the bytes are valid UTF-8 text without NUL, so they may travel as a string. */
-  readonly text: boolean
 }
 
 /** What reads a workspace file by descriptor, at most `maxBytes` of it (`SessionWorkspace.get`). */
@@ -45,8 +48,8 @@ export async function readWholeFile(reader: WorkspaceFileReader, path: string): 
   const read = await reader.get(path, WORKSPACE_FILE_MAX_BYTES)
   if (read.size > WORKSPACE_FILE_MAX_BYTES) return { ok: false, why: 'too-large', size: read.size }
   if (read.truncated) return { ok: false, why: 'changed', size: read.size }
-  const type = fileType(path, read.bytes, true)
-  return { ok: true, file: { path, bytes: read.bytes, mimeType: type.mediaType, text: type.text } }
+  const mimeType = fileType(path, read.bytes, true).mediaType
+  return { ok: true, file: { path, bytes: read.bytes, mimeType } }
 }
 
 /** One file a call wrote or read, as a result hands it out: named always, carried when small. */

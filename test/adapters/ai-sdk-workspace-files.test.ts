@@ -1,8 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { generateText, stepCountIs } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createSkillTools,
+  SkillToolCallError,
   type SkillToolOutput,
   type SkillToolOutputWithFiles,
   skillToolModelOutput,
@@ -12,6 +14,7 @@ import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
 import { makeRig, onLinux, type Rig } from '../helpers/sandbox.js'
+import { type ModelCall, scriptedModel, toolResults } from '../helpers/scripted-model.js'
 
 // Issue 36 item 1, the AI SDK's shape: a tool output carries the workspace
 // files the call read or wrote (`workspaceFiles`: path, size, media type,
@@ -29,7 +32,12 @@ function binarySkill(base: string): string {
   )
   writeFileSync(
     join(dir, 'skillhost.yaml'),
-    'scripts:\n  - name: double\n    path: scripts/double.sh\n    description: Doubles in.bin.\n    interpreter: sh\n',
+    'scripts:\n  - name: double\n    path: scripts/double.sh\n    description: Doubles in.bin.\n    interpreter: sh\n  - name: half_done\n    path: scripts/half.sh\n    description: Writes part.bin, then fails.\n    interpreter: sh\n',
+  )
+  // Makes its output, then fails: the output is the user's to see all the same.
+  writeFileSync(
+    join(dir, 'scripts', 'half.sh'),
+    "cat in.bin > part.bin\nprintf '\\377' >> part.bin\necho 'half done' >&2\nexit 4\n",
   )
   writeFileSync(
     join(dir, 'scripts', 'double.sh'),
@@ -103,6 +111,72 @@ describe.skipIf(!onLinux)('AI SDK adapter: workspace files in tool outputs', () 
       size: OUTPUT.length,
     })
     expect(Buffer.from(read.workspaceFiles[0]?.data ?? '', 'base64').equals(OUTPUT)).toBe(true)
+    skills.dispose()
+  })
+
+  it('a failed script call carries the files it wrote (SkillToolCallError.workspaceFiles) through the real AI SDK; the model sees the error text alone', async () => {
+    const ctx = manager.createTurnContext()
+    const skills = createSkillTools({ manager, ctx })
+    const calls: ModelCall[] = []
+    const step =
+      (out: ReturnType<Parameters<typeof scriptedModel>[0][number]>) =>
+      (c: ModelCall): typeof out => {
+        calls.push(c)
+        return out
+      }
+    const model = scriptedModel([
+      step([
+        {
+          tool: 'workspace_write',
+          args: { path: 'in.bin', content: INPUT.toString('base64'), encoding: 'base64' },
+        },
+        { tool: 'load_skill', args: { skill: 'bin-double' } },
+      ]),
+      step([{ tool: 'run_bin_double_half_done', args: {} }]),
+      step('done'),
+    ])
+    const result = await generateText({
+      model,
+      tools: skills.tools,
+      prepareStep: skills.prepareStep,
+      prompt: 'Make part.bin.',
+      stopWhen: stepCountIs(5),
+    })
+    expect(result.text).toBe('done')
+    const failed = result.steps[1]?.content.find((p) => p.type === 'tool-error')
+    if (failed?.type !== 'tool-error') throw new Error('no tool error')
+    expect(failed.toolName).toBe('run_bin_double_half_done')
+    const error = failed.error
+    expect(error).toBeInstanceOf(SkillToolCallError)
+    if (!(error instanceof SkillToolCallError)) throw new Error('not a SkillToolCallError')
+    // The shape a successful call's files have: path, change, size, media type, exact bytes.
+    const part = Buffer.concat([INPUT, Buffer.from([0xff])])
+    expect(error.workspaceFiles).toEqual([
+      {
+        path: 'part.bin',
+        change: 'written',
+        size: part.length,
+        mediaType: 'application/octet-stream',
+        data: part.toString('base64'),
+      },
+    ])
+    expect(error.moreWorkspaceFiles).toBeUndefined()
+    // The model gets the error's text, never the files' bytes.
+    const seen = toolResults(calls[2] as ModelCall).find(
+      (r) => r.tool === 'run_bin_double_half_done',
+    )
+    expect(seen?.type).toBe('error-text')
+    expect(seen?.text).toBe(error.message)
+    expect(seen?.text).not.toContain(part.toString('base64'))
+    // A failure that touched no file carries none.
+    const unknown = await skills.tools.read_skill_file
+      ?.execute?.({ skill: 'nope', path: 'x' }, { toolCallId: 'x', messages: [] })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+    expect(unknown).toBeInstanceOf(SkillToolCallError)
+    expect((unknown as SkillToolCallError).workspaceFiles).toEqual([])
     skills.dispose()
   })
 

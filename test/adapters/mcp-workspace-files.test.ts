@@ -62,6 +62,22 @@ describe.skipIf(!onLinux)('workspace files over MCP (in-process, real SDK client
     }
   })
 
+  it("the host's own writes are announced too: manager.workspace.put and remove send list_changed", async () => {
+    // Resolves once the client has received a notification after `seen`; the test's timeout bounds it.
+    const next = async (seen: number) => {
+      while (s.changes() <= seen) await new Promise((r) => setTimeout(r, 5))
+    }
+    const before = s.changes()
+    await s.manager.workspace?.put('host/given.bin', Buffer.from([0xef, 0xbb, 0xbf, 0x00, 0xff]))
+    await next(before)
+    const { uris } = await listAll(s.client)
+    expect(uris.some((u) => u.endsWith('/host/given.bin'))).toBe(true)
+    const afterPut = s.changes()
+    await s.manager.workspace?.remove('host/given.bin')
+    await next(afterPut)
+    expect((await listAll(s.client)).uris.some((u) => u.endsWith('/host/given.bin'))).toBe(false)
+  })
+
   it('text only for exact UTF-8 text (a BOM kept), a blob otherwise, with the media type', async () => {
     const uriOf = async (path: string) => {
       const r = await s.call('workspace_read', { path })

@@ -67,6 +67,7 @@ async function workspace(
     get: async (p) => (await ws.get(p)).bytes,
     list: (p) => ws.list(p),
     remove: (p) => ws.remove(p),
+    onChange: (listener) => ws.changes.onChange(listener),
   }
   return { ws, mw }
 }

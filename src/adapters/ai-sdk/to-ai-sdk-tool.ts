@@ -40,11 +40,21 @@ export type SkillToolOutput = string | readonly SkillToolBinaryPart[] | SkillToo
  * The error an adapted tool throws. Its `message` is exactly `renderError`'s
  * model-safe `CODE: message` text, which the AI SDK sends back to the model as
  * the tool error. The original error is kept as `cause` for the host only.
+ * A call that failed after reading or writing session-workspace files (a
+ * script that wrote its output, then exited non-zero) carries them as a
+ * successful call does (`workspaceFiles`, `moreWorkspaceFiles`), for the
+ * host: the model sees the message alone.
  */
 export class SkillToolCallError extends Error {
   override readonly name = 'SkillToolCallError'
-  constructor(cause: unknown) {
+  /** The workspace files the failed call read or wrote; empty when none (or no workspace). */
+  readonly workspaceFiles: readonly SkillToolWorkspaceFile[]
+  /** Files the call touched beyond the 100 listed. */
+  readonly moreWorkspaceFiles?: number
+  constructor(cause: unknown, files?: Omit<SkillToolOutputWithFiles, 'output'>) {
     super(renderError(cause), { cause })
+    this.workspaceFiles = files?.workspaceFiles ?? []
+    if (files?.moreWorkspaceFiles !== undefined) this.moreWorkspaceFiles = files.moreWorkspaceFiles
   }
 }
 
@@ -108,6 +118,7 @@ export function toAiSdkTool(
     description: definition.description,
     inputSchema: jsonSchema<unknown>(definition.jsonSchema as JSONSchema7),
     execute: async (input) => {
+      let files: Omit<SkillToolOutputWithFiles, 'output'> | undefined
       try {
         const live = ctx.tools.get(name)
         if (!live) {
@@ -120,17 +131,17 @@ export function toAiSdkTool(
           )
         }
         const run = await collectWorkspaceFiles(() => live.execute(input ?? {}, ctx))
-        if (!run.outcome.ok) throw run.outcome.error
-        const output = toSkillToolOutput(run.outcome.value)
-        const files = workspace ? await workspaceFileParts(workspace, run) : []
-        if (files.length === 0 && run.dropped === 0) return output
-        return {
-          output,
-          workspaceFiles: files,
+        // The same files whether the call succeeded or failed (MCP links them either way).
+        files = {
+          workspaceFiles: workspace ? await workspaceFileParts(workspace, run) : [],
           ...(run.dropped > 0 ? { moreWorkspaceFiles: run.dropped } : {}),
         }
+        if (!run.outcome.ok) throw run.outcome.error
+        const output = toSkillToolOutput(run.outcome.value)
+        if (files.workspaceFiles.length === 0 && run.dropped === 0) return output
+        return { output, ...files }
       } catch (err) {
-        throw new SkillToolCallError(err)
+        throw new SkillToolCallError(err, files)
       }
     },
     toModelOutput: ({ output }) => skillToolModelOutput(output),

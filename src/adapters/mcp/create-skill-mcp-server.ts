@@ -193,7 +193,8 @@ export function skillMcpServerIdentity(
  * through the artifact reader tools. A loaded skill's files are resources
  * `skill://<id>/<path>` (see `serveSkillResources`), and
  * `notifications/resources/list_changed` is sent (coalesced) when a skill is
- * loaded, unloaded or swapped. With scripts, the session's workspace files
+ * loaded, unloaded or swapped, and whenever the workspace changes
+ * (`ManagerWorkspace.onChange`: a call, a script, or the host's own `put`). With scripts, the session's workspace files
  * are resources `skillhost-workspace://<session key>/<path>` too, and a call
  * that read or wrote some links them in its result (`WorkspaceResources`,
  * `withWorkspaceFiles`; docs/mcp.md, "Workspace files"). `logging/setLevel` is served: each tool call's
@@ -242,8 +243,10 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const log = serveMcpLogging(server)
   const announceResources = coalesced(lifetime.signal, () => server.sendResourceListChanged())
 
-  const files = { resources: workspace, changed: announceResources }
-  serveToolCalls(server, ctx, new Set<Tool>(lifecycle || []), options, log, files)
+  // Every change to the workspace is announced from its one home, whoever made it: a tool
+  // call, a script, or the host (`manager.workspace.put`).
+  const stopWorkspace = manager.workspace?.onChange(announceResources)
+  serveToolCalls(server, ctx, new Set<Tool>(lifecycle || []), options, log, workspace)
   const unsubscribe = announceChanges(server, ctx, options, lifetime.signal, announceResources)
 
   let closed: Promise<void> | undefined
@@ -251,6 +254,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
     // Deferred a microtask so `closed` is set before anything can re-enter close().
     closed ??= Promise.resolve().then(async () => {
       unsubscribe()
+      stopWorkspace?.()
       lifetime.abort()
       try {
         await server.close()
@@ -289,7 +293,7 @@ function serveToolCalls(
   lifecycleSet: ReadonlySet<Tool>,
   options: SkillMcpServerOptions,
   log: ReturnType<typeof serveMcpLogging>,
-  files: { readonly resources: WorkspaceResources | undefined; readonly changed: () => void },
+  workspace: WorkspaceResources | undefined,
 ): void {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name
@@ -301,8 +305,7 @@ function serveToolCalls(
     )
     let outcome: CallOutcome = { ok: true }
     let noted: NotedWorkspaceFiles | undefined
-    const withFiles = (result: CallToolResult) =>
-      withWorkspaceFiles(result, files.resources, noted, files.changed)
+    const withFiles = (result: CallToolResult) => withWorkspaceFiles(result, workspace, noted)
     try {
       if (!tool) {
         throw new SkillHostError(

@@ -37,18 +37,16 @@ export async function workspaceCallContent(
 }
 
 /**
- * `result` with the call's workspace files appended (`workspaceCallContent`);
- * `changed` runs when the call wrote or deleted any, so the session can send
- * `notifications/resources/list_changed`.
+ * `result` with the call's workspace files appended (`workspaceCallContent`).
+ * `notifications/resources/list_changed` is not this function's: the
+ * workspace announces its own changes (`ManagerWorkspace.onChange`).
  */
 export async function withWorkspaceFiles(
   result: CallToolResult,
   resources: WorkspaceResources | undefined,
   noted: NotedWorkspaceFiles | undefined,
-  changed: () => void,
 ): Promise<CallToolResult> {
   if (resources === undefined || noted === undefined) return result
-  if (noted.dropped > 0 || noted.files.some((f) => f.change !== 'read')) changed()
   const blocks = await workspaceCallContent(resources, noted)
   return blocks.length === 0 ? result : { ...result, content: [...result.content, ...blocks] }
 }

@@ -3,6 +3,7 @@ import { SkillHostError } from '../../../common/errors.js'
 import { resolveSandboxHostUser } from '../sandbox/sandbox-host-user.js'
 import type { SkillScriptConfig } from '../types.js'
 import { SessionWorkspace, type WorkspaceEntry } from './session-workspace.js'
+import { WorkspaceChanges } from './workspace-changes.js'
 
 /**
  * The host's handle on one conversation's workspace (`manager.workspace`):
@@ -23,6 +24,12 @@ export interface ManagerWorkspace {
   list(prefix?: string): Promise<WorkspaceEntry[]>
   /** Removes a file or folder. */
   remove(path: string): Promise<void>
+  /**
+   * Calls `listener` after every change to the workspace, whoever made it:
+   * `put`, `remove`, the model's workspace tools, a script call. Returns the
+   * function that stops it.
+   */
+  onChange(listener: () => void): () => void
 }
 
 /**
@@ -32,6 +39,7 @@ export interface ManagerWorkspace {
  */
 export class SessionWorkspaceSlot implements ManagerWorkspace {
   readonly #config: SkillScriptConfig
+  readonly #changes = new WorkspaceChanges()
   #workspace: Promise<SessionWorkspace> | undefined
   #disposed = false
 
@@ -54,10 +62,10 @@ export class SessionWorkspaceSlot implements ManagerWorkspace {
     return this.#workspace
   }
 
-  #create(): Promise<SessionWorkspace> {
+  async #create(): Promise<SessionWorkspace> {
     const options = this.#config.sessionWorkspace ?? {}
     const sandboxUser = resolveSandboxHostUser(undefined)
-    return SessionWorkspace.create({
+    const workspace = await SessionWorkspace.create({
       ...(options.dir === undefined
         ? { privateDir: () => this.#config.workspace.createScratch() }
         : { dir: options.dir }),
@@ -65,6 +73,13 @@ export class SessionWorkspaceSlot implements ManagerWorkspace {
       ...(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries }),
       ...(sandboxUser === undefined ? {} : { sandboxUser }),
     })
+    // Listeners subscribe to the slot, before or after the workspace exists.
+    workspace.changes.onChange(() => this.#changes.emit())
+    return workspace
+  }
+
+  onChange(listener: () => void): () => void {
+    return this.#changes.onChange(listener)
   }
 
   async path(): Promise<string> {

@@ -16,6 +16,7 @@ import { openProtectedEntries, type ProtectedEntry } from './protected-entries.j
 import { removeTree } from './remove-tree.js'
 import type { TurnLock } from './turn-lock.js'
 import { newVersionControl, sweepVersionControl } from './version-control-sweep.js'
+import { WorkspaceChanges } from './workspace-changes.js'
 import {
   failed,
   full,
@@ -100,21 +101,21 @@ export class SessionWorkspace {
   readonly #releaseLock: () => void
   /** Total bytes as last measured and kept up to date by our own writes; undefined once unknown. */
   #usage: number | undefined
+  readonly changes = new WorkspaceChanges() // after each put, remove, script call (WorkspaceCall)
   #disposed = false
   /** Every workspace holds its folder's lock until disposed; a private one also its folder. */
   readonly #untrack: Untrack
 
   private constructor(folder: PreparedWorkspaceFolder, options: SessionWorkspaceOptions) {
-    const { path, owned, lock } = folder
-    this.path = path
-    this.#owned = owned
+    this.path = folder.path
+    this.#owned = folder.owned
     this.runAs = folder.runAs
-    this.#untrack = trackResource('session-workspace', path)
+    this.#untrack = trackResource('session-workspace', folder.path)
     this.#entries = folder.entries
     this.maxBytes = options.maxBytes ?? DEFAULT_WORKSPACE_MAX_BYTES
     this.maxEntries = options.maxEntries ?? 50_000
-    this.#lock = lock.lock
-    this.#releaseLock = lock.release
+    this.#lock = folder.lock.lock
+    this.#releaseLock = folder.lock.release
   }
 
   /**
@@ -255,6 +256,7 @@ export class SessionWorkspace {
         if (after > this.maxBytes) throw full(after, this.maxBytes)
         await writeWorkspaceFile(parent, rel, name, bytes, this.#entries, opts?.executable)
         if (this.#usage !== undefined) this.#usage += delta
+        this.changes.emit()
         return { path: rel, kind: 'file', size: bytes.byteLength }
       } finally {
         await parent.close()
@@ -281,6 +283,7 @@ export class SessionWorkspace {
       } finally {
         await parent.close()
         this.#usage = undefined
+        this.changes.emit()
       }
     })
   }

@@ -96,19 +96,26 @@ export class WorkspaceCall {
    * Ends the hold (watch stopped, descriptors closed, turn released; once).
    * A run that failed measures nothing; one aborted by the caller, or
    * killed other than by the watch, is an abort; otherwise the report.
+   * Announces a change (`SessionWorkspace.changes`) unless the report
+   * shows none.
    */
   async finish(end: RunEnd): Promise<WorkspaceCallEnd> {
     if (this.#finished) return { aborted: false }
     this.#finished = true
+    let changed = true
     try {
       this.watch.stop()
       for (const e of this.protectedEntries) await e.handle.close().catch(() => undefined)
       const overCap = this.watch.overCap !== undefined
       if (end.aborted || (end.killed && !overCap)) return { aborted: true }
       if (end.failed) return { aborted: false }
-      return await this.#measured(overCap, end.readOut)
+      const measured = await this.#measured(overCap, end.readOut)
+      changed = measured.aborted || measured.report?.changes.length !== 0
+      return measured
     } finally {
       this.release()
+      // A run stopped or unmeasured may have changed files too: only a measured "nothing" is silent.
+      if (changed) this.workspace.changes.emit()
     }
   }
 
