@@ -1,6 +1,6 @@
 import {
-  type JSONRPCMessage,
   LATEST_PROTOCOL_VERSION,
+  McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
@@ -69,23 +69,18 @@ export function isModernRevision(version: string | undefined): boolean {
 }
 
 /**
- * The answer to a request asking for a revision this server does not speak
- * (-32022, with what it supports), or undefined when it may be served.
+ * The error for a request stating a revision this server does not speak
+ * (-32022, with the ones it does), or undefined when it may be served.
  */
-export function unsupportedRevision(
-  message: JSONRPCMessage,
-  version: string,
-): JSONRPCMessage | undefined {
-  if (SERVED_PROTOCOL_VERSIONS.includes(version) || !('id' in message)) return undefined
-  return {
-    jsonrpc: '2.0',
-    id: message.id,
-    error: {
-      code: UNSUPPORTED_PROTOCOL_VERSION,
-      message: 'Unsupported protocol version',
-      data: { supported: [...SERVED_PROTOCOL_VERSIONS], requested: version },
-    },
-  }
+export function unsupportedRevision(version: string): McpError | undefined {
+  if (SERVED_PROTOCOL_VERSIONS.includes(version)) return undefined
+  const error = new McpError(UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', {
+    supported: [...SERVED_PROTOCOL_VERSIONS],
+    requested: version,
+  })
+  // One prefix on the wire: the client's SDK adds its own.
+  error.message = 'Unsupported protocol version'
+  return error
 }
 
 /** The `server/discover` result: the revisions served, the capabilities and instructions `initialize` gives. */

@@ -1,20 +1,18 @@
 import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import type { AnyObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js'
 import {
   ErrorCode,
   type Implementation,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   McpError,
-  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillMcpServerIdentity } from './create-skill-mcp-server.js'
 import {
   DiscoverRequestSchema,
   discoverResult,
   isModernRevision,
-  requestedRevision,
+  PROTOCOL_VERSION_META_KEY,
   stampModernResult,
   unsupportedRevision,
 } from './protocol-revision.js'
@@ -57,8 +55,9 @@ function withoutPrefix(message: JSONRPCMessage): JSONRPCMessage {
  *   answers `server/discover`; a request whose `_meta` states 2026-07-28 is
  *   served without a handshake and its result carries what that revision
  *   requires (`stampModernResult`); a request stating a revision it does
- *   not speak is answered -32022 with the supported ones. A 2025 client's
- *   traffic is untouched.
+ *   not speak is answered -32022 with the supported ones. Every handler is
+ *   wrapped so (the SDK's own included), whenever its request arrives. A
+ *   2025 client's traffic is untouched.
  */
 export class SkillServer extends Server {
   readonly #serverInfo: Implementation
@@ -74,34 +73,33 @@ export class SkillServer extends Server {
     this.setRequestHandler(DiscoverRequestSchema, () => discoverResult(identity))
   }
 
+  override setRequestHandler<T extends AnyObjectSchema>(
+    requestSchema: T,
+    handler: Parameters<Server['setRequestHandler']>[1],
+  ): void {
+    const method = methodOf(requestSchema)
+    super.setRequestHandler(requestSchema, async (request, extra) => {
+      const version = extra._meta?.[PROTOCOL_VERSION_META_KEY]
+      if (typeof version !== 'string') return handler(request, extra)
+      const refusal = unsupportedRevision(version)
+      if (refusal) throw refusal
+      const result = await handler(request, extra)
+      if (!isModernRevision(version)) return result
+      // Read here, not captured: the SDK registers its handlers before this class's fields exist.
+      return stampModernResult(method, this.#serverInfo, result) as typeof result
+    })
+  }
+
   override async connect(transport: Transport): Promise<void> {
     const send = transport.send.bind(transport)
-    // Requests that stated 2026-07-28, by id, until answered: their results are stamped.
-    const modern = new Map<RequestId, string>()
-    transport.send = (message, options) => {
-      let out = withoutPrefix(message)
-      const id = 'id' in out && !('method' in out) ? out.id : undefined
-      const method = id === undefined ? undefined : modern.get(id)
-      if (id !== undefined && method !== undefined) {
-        modern.delete(id)
-        if (isJSONRPCResultResponse(out))
-          out = { ...out, result: stampModernResult(method, this.#serverInfo, out.result) }
-      }
-      return send(out, options)
-    }
+    transport.send = (message, options) => send(withoutPrefix(message), options)
     await super.connect(transport)
-    const deliver = transport.onmessage
-    transport.onmessage = (message, extra) => {
-      const version = requestedRevision(message)
-      if (version !== undefined && isJSONRPCRequest(message)) {
-        const refusal = unsupportedRevision(message, version)
-        if (refusal) {
-          void send(refusal).catch((error: Error) => this.onerror?.(error))
-          return
-        }
-        if (isModernRevision(version)) modern.set(message.id, message.method)
-      }
-      deliver?.(message, extra)
-    }
   }
+}
+
+/** The method literal of a request schema (the SDK refuses a schema without one). */
+function methodOf(schema: AnyObjectSchema): string {
+  const shape = (schema as { shape?: { method?: { value?: unknown } } }).shape
+  const value = shape?.method?.value
+  return typeof value === 'string' ? value : ''
 }
