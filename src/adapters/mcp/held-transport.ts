@@ -1,5 +1,9 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { isJSONRPCRequest, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import {
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { SkillMcpServerIdentity } from './create-skill-mcp-server.js'
 import { PendingRequests } from './pending-requests.js'
 import { discoverResult, legacyRevision } from './protocol-revision.js'

@@ -1,6 +1,6 @@
 import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/index.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { AnyObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   ErrorCode,
   type Implementation,
