@@ -1,19 +1,19 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import type { Client } from '@modelcontextprotocol/client'
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   BYTES_SKILL,
   bytesFixtureRoot,
+  connectSdk2,
+  diskBytes,
   EXAMPLES,
   expectedSkills,
-  serveArgs,
+  fileCount,
   serveHttp,
   stopServe,
+  type Target,
 } from '../helpers/interop.js'
-import { ROOT, type ServeProcess } from '../helpers/spawn-serve.js'
+import type { ServeProcess } from '../helpers/spawn-serve.js'
 
 // Issue 36 items 4 and 7: the official SDK 2.x `SkillsClient` lists, reads and
 // verifies (size, digest, SKILL.md frontmatter) every skill the built
@@ -34,26 +34,8 @@ afterAll(async () => {
   fixture.remove()
 })
 
-type Era = 'legacy' | '2026-07-28'
-
-async function connect(kind: 'http' | 'stdio', era: Era): Promise<Client> {
-  const client = new Client(
-    { name: 'interop-sdk2', version: '1.0.0' },
-    era === 'legacy' ? {} : { versionNegotiation: { mode: { pin: era } } },
-  )
-  const transport =
-    kind === 'http'
-      ? new StreamableHTTPClientTransport(http.url)
-      : new StdioClientTransport({
-          command: process.execPath,
-          args: ['dist/cli/main.js', 'serve', ...serveArgs(roots)],
-          cwd: ROOT,
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-          stderr: 'ignore',
-        })
-  await client.connect(transport)
-  return client
-}
+const target = (kind: 'http' | 'stdio'): Target =>
+  kind === 'http' ? { http: http.url } : { stdio: roots }
 
 /** Every served file read back through `SkillsClient.read`, verified, equal to the bytes on disk. */
 async function verifyAll(client: Client): Promise<number> {
@@ -76,22 +58,20 @@ async function verifyAll(client: Client): Promise<number> {
     for (const file of want) {
       const read = await skills.read(entry, file.uri)
       expect(read.verified, file.uri).toBe(true)
-      const path = decodeURIComponent(file.uri.slice(`skill://${id}/`.length))
-      const root = id === BYTES_SKILL ? fixture.root : EXAMPLES
-      expect(Buffer.from(read.bytes).equals(readFileSync(join(root, id, path))), file.uri).toBe(
-        true,
-      )
+      expect(Buffer.from(read.bytes).equals(diskBytes(roots, file.uri)), file.uri).toBe(true)
       files++
     }
   }
   return files
 }
 
-const total = [...expected.values()].reduce((n, files) => n + files.length, 0)
+const total = fileCount(expected)
 
 describe.each(['http', 'stdio'] as const)('SDK 2.x SkillsClient over %s', (kind) => {
-  it('negotiates 2025-11-25 by default and verifies every file', async () => {
-    const client = await connect(kind, 'legacy')
+  // A stdio client spawns the server (twice for 2026-07-28: the SDK probes in a
+  // disposable sibling process), so a loaded machine needs more than the default.
+  it('negotiates 2025-11-25 by default and verifies every file', { timeout: 120_000 }, async () => {
+    const client = await connectSdk2(target(kind), 'legacy', 'interop-sdk2')
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25')
       expect(await verifyAll(client)).toBe(total)
@@ -100,8 +80,10 @@ describe.each(['http', 'stdio'] as const)('SDK 2.x SkillsClient over %s', (kind)
     }
   })
 
-  it('negotiates 2026-07-28 through server/discover and verifies every file', async () => {
-    const client = await connect(kind, '2026-07-28')
+  it('negotiates 2026-07-28 through server/discover and verifies every file', {
+    timeout: 120_000,
+  }, async () => {
+    const client = await connectSdk2(target(kind), '2026-07-28', 'interop-sdk2')
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
       const discover = await client.discover()

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { listeningUrl, ROOT, type ServeProcess, spawnServe } from './spawn-serve.js'
 
 // Interop (issue 36 item 7): independent clients list, read and verify every
@@ -101,4 +103,46 @@ export async function stopServe(served: ServeProcess): Promise<void> {
   if (served.child.exitCode === null && served.child.signalCode === null)
     served.child.kill('SIGTERM')
   await served.exited
+}
+
+/** The protocol era an SDK 2.x client asks for: its default (2025-11-25, initialize) or 2026-07-28 pinned. */
+export type Era = 'legacy' | '2026-07-28'
+
+/** Where an interop client connects: a running HTTP server, or a `serve` it spawns over stdio. */
+export type Target = { readonly http: URL } | { readonly stdio: readonly string[] }
+
+/** The official SDK 2.x client, connected to `target` on `era`. */
+export async function connectSdk2(target: Target, era: Era, name: string): Promise<Client> {
+  const client = new Client(
+    { name, version: '1.0.0' },
+    era === 'legacy' ? {} : { versionNegotiation: { mode: { pin: era } } },
+  )
+  const transport =
+    'http' in target
+      ? new StreamableHTTPClientTransport(target.http)
+      : new StdioClientTransport({
+          command: process.execPath,
+          args: ['dist/cli/main.js', 'serve', ...serveArgs(target.stdio)],
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+          stderr: 'ignore',
+        })
+  await client.connect(transport)
+  return client
+}
+
+/** The bytes on disk of a listed file (`skill://<id>/<path>`) of a skill under one of `roots`. */
+export function diskBytes(roots: readonly string[], uri: string): Buffer {
+  const [id, ...path] = uri.slice('skill://'.length).split('/').map(decodeURIComponent)
+  for (const root of roots) {
+    try {
+      return readFileSync(join(root, id as string, ...path))
+    } catch {}
+  }
+  throw new Error(`no skill file for ${uri}`)
+}
+
+/** How many files `expected` lists over all skills. */
+export function fileCount(expected: Map<string, ExpectedFile[]>): number {
+  return [...expected.values()].reduce((n, files) => n + files.length, 0)
 }
