@@ -94,6 +94,16 @@ describe.each(['http', 'stdio'] as const)('SDK 2.x SkillsClient over %s', (kind)
       expect(await verifyAll(client)).toBe(total)
       const tools = await client.listTools()
       expect(tools.tools.map((t) => t.name)).toContain('load_skill')
+      // Over stdio the process is the session: a loaded skill's tools stay for the next request.
+      if (kind === 'stdio') {
+        const load = await client.callTool({
+          name: 'load_skill',
+          arguments: { skill: 'unit-convert' },
+        })
+        expect(load.isError).toBeFalsy()
+        const after = await client.listTools()
+        expect(after.tools.length).toBeGreaterThan(tools.tools.length)
+      }
     } finally {
       await client.close()
     }
