@@ -110,6 +110,46 @@ describe('2026-07-28 over HTTP', () => {
     }
   })
 
+  it('opens a session for an initialize whatever its envelope, and takes a 2026 notification with 202', async () => {
+    const init = await fetch(http.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+          _meta: { [META_KEY]: MODERN },
+        },
+      }),
+    })
+    expect(init.status).toBe(200)
+    const session = init.headers.get('mcp-session-id')
+    expect(session).toMatch(/^[0-9a-f-]{36}$/)
+    await init.body?.cancel()
+    const closed = await fetch(http.url, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': session as string },
+    })
+    expect(closed.status).toBe(200)
+    const note = await fetch(http.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mcp-protocol-version': MODERN },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 3 },
+      }),
+    })
+    expect(note.status).toBe(202)
+  })
+
   it('refuses a request without session or revision as before (initialize first)', async () => {
     const res = await fetch(http.url, {
       method: 'POST',

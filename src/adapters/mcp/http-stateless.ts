@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
+  isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -19,6 +20,8 @@ import { openSessionManager } from './serve-stdio.js'
 export function isStatelessRequest(req: IncomingMessage, parsed: unknown): boolean {
   if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return false
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false
+  // An initialize opens a session, whatever its envelope says.
+  if (isInitializeRequest(parsed)) return false
   const header = req.headers['mcp-protocol-version']
   return isModernRevision(requestedRevision(parsed) ?? (typeof header === 'string' ? header : ''))
 }
@@ -30,7 +33,9 @@ export function isStatelessRequest(req: IncomingMessage, parsed: unknown): boole
  * session limits while it runs), answered as JSON, then closed. Nothing
  * outlives the request: a skill loaded by one request is not loaded for
  * the next (a client that needs loaded skills across calls uses 2025-11-25,
- * whose sessions keep them). A notification is accepted (202) and dropped.
+ * whose sessions keep them). A client that disconnects first ends the
+ * session, and its call with it. A notification is accepted (202) and
+ * dropped.
  */
 export async function serveStatelessRequest(
   ctx: HttpServeContext,
@@ -54,11 +59,15 @@ export async function serveStatelessRequest(
       disposeManager: true,
       disposables,
     })
+    // A client that goes away is owed nothing: its call is aborted with the session.
+    const gone = (): void => void session.close().catch(() => undefined)
+    res.once('close', gone)
     try {
       const transport = new OneRequestTransport(parsed)
       await session.server.connect(transport)
       answer(res, await transport.answered)
     } finally {
+      res.off('close', gone)
       await session.close()
     }
   } finally {
