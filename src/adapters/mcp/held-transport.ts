@@ -2,12 +2,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   isJSONRPCRequest,
   type JSONRPCMessage,
-  LATEST_PROTOCOL_VERSION,
   type RequestId,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { SkillMcpServerIdentity } from './create-skill-mcp-server.js'
 import { PendingRequests } from './pending-requests.js'
+import { discoverResult, legacyRevision } from './protocol-revision.js'
 
 /** JSON-RPC's "internal error": what held requests get when the server never comes. */
 const INTERNAL_ERROR = -32603
@@ -20,8 +19,9 @@ const INTERNAL_ERROR = -32603
  *
  * `open()` starts the inner transport at once. Until a server connects
  * (`start()`, called by `Server.connect`): `initialize` is answered from
- * `identity` (the same the server will announce) and `ping` with an empty
- * result; every other message is held, in order. When the server connects it
+ * `identity` (the same the server will announce), `server/discover` (a
+ * 2026-07-28 client's first request) from the same, and `ping` with an
+ * empty result; every other message is held, in order. When the server connects it
  * receives, before anything else, the client's own `initialize` (its answer
  * is dropped: the client already has one) and `notifications/initialized`,
  * then the held messages, then everything live. `fail()` answers each held
@@ -126,6 +126,10 @@ export class HeldTransport implements Transport {
       void this.#reply({ jsonrpc: '2.0', id: message.id, result: {} })
       return
     }
+    if (isJSONRPCRequest(message) && message.method === 'server/discover') {
+      void this.#reply({ jsonrpc: '2.0', id: message.id, result: discoverResult(this.#identity) })
+      return
+    }
     if (
       !('id' in message) &&
       'method' in message &&
@@ -140,11 +144,7 @@ export class HeldTransport implements Transport {
   // What the SDK's Server answers: the client's version when supported, else the latest.
   #initializeResult(request: JSONRPCMessage): Record<string, unknown> {
     const params = 'params' in request ? (request.params as { protocolVersion?: unknown }) : {}
-    const asked = params?.protocolVersion
-    const protocolVersion =
-      typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
-        ? asked
-        : LATEST_PROTOCOL_VERSION
+    const protocolVersion = legacyRevision(params?.protocolVersion)
     const { serverInfo, capabilities, instructions } = this.#identity
     return { protocolVersion, capabilities, serverInfo, instructions }
   }

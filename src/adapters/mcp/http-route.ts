@@ -10,6 +10,7 @@ import { HttpRefusal, restoreError, rpcError, sha256, storeUnavailable } from '.
 import { deleteStoredSession, openHttpSession, restoreHttpSession } from './http-session-open.js'
 import type { HttpServeContext } from './http-session-start.js'
 import type { HttpSessionEntry } from './http-session-table.js'
+import { isStatelessRequest, serveStatelessRequest } from './http-stateless.js'
 import { type BodyLimits, readJsonBody } from './read-json-body.js'
 
 /** Session ids this server accepts from a client: what `randomUUID` makes, and nothing longer. */
@@ -28,7 +29,8 @@ export interface HttpGateConfig {
 /**
  * The request handler of `serveMcpHttp`, in its stages: the credential, the
  * path and `Host`, the body (bounded), then the session: held here,
- * restored from the store, or opened by an initialize. A session store that
+ * restored from the store, opened by an initialize, or (2026-07-28, no
+ * session) one of the request's own. A session store that
  * fails at any stage answers 503 `E_SESSION_STORE_FAILED` and ends nothing.
  */
 export function httpRequestHandler(
@@ -85,6 +87,7 @@ async function route(
   if (entry && typeof sessionId === 'string')
     return serveHeld(ctx, entry, sessionId, req, res, parsed)
   if (sessionId !== undefined) return rpcError(res, 404, 'Session not found')
+  if (isStatelessRequest(req, parsed)) return serveStatelessRequest(ctx, res, parsed)
   if (req.method !== 'POST' || !isInitializeRequest(parsed))
     return rpcError(res, 400, 'No session: send initialize first')
   return openHttpSession(ctx, req, res, parsed)

@@ -1,6 +1,21 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { Server, type ServerOptions } from '@modelcontextprotocol/sdk/server/index.js'
+import type { AnyObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ErrorCode, type JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  type Implementation,
+  type JSONRPCMessage,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { SkillMcpServerIdentity } from './create-skill-mcp-server.js'
+import {
+  DiscoverRequestSchema,
+  discoverResult,
+  isModernRevision,
+  PROTOCOL_VERSION_META_KEY,
+  stampModernResult,
+  unsupportedRevision,
+} from './protocol-revision.js'
 
 // What `McpError` puts before its message; the client's `McpError` adds it again.
 const PREFIX = /^MCP error -?\d+: /
@@ -30,17 +45,61 @@ function withoutPrefix(message: JSONRPCMessage): JSONRPCMessage {
 }
 
 /**
- * The SDK's low-level `Server`, whose error answers carry their text once:
- * an `McpError` thrown in a handler (ours or the SDK's own, such as
- * "Invalid tools/call request") has `MCP error <code>: ` in its message,
- * which the client's SDK adds again; the transport a `SkillServer`
- * connects to sends error messages without it. Every skillhost session's
- * server is one, so the rule has one home.
+ * The SDK's low-level `Server`, as every skillhost session's server (so each
+ * rule here has one home):
+ *
+ * - Error answers carry their text once: an `McpError` thrown in a handler
+ *   has `MCP error <code>: ` in its message, which the client's SDK adds
+ *   again; the transport a `SkillServer` connects to sends it without.
+ * - It speaks 2026-07-28 beside the revisions `initialize` negotiates: it
+ *   answers `server/discover`; a request whose `_meta` states 2026-07-28 is
+ *   served without a handshake and its result carries what that revision
+ *   requires (`stampModernResult`); a request stating a revision it does
+ *   not speak is answered -32022 with the supported ones. Every handler is
+ *   wrapped so (the SDK's own included), whenever its request arrives. A
+ *   2025 client's traffic is untouched.
  */
 export class SkillServer extends Server {
+  readonly #serverInfo: Implementation
+
+  constructor(serverInfo: Implementation, options: ServerOptions) {
+    super(serverInfo, options)
+    this.#serverInfo = serverInfo
+    const identity = {
+      serverInfo,
+      capabilities: options.capabilities,
+      instructions: options.instructions,
+    } as SkillMcpServerIdentity
+    this.setRequestHandler(DiscoverRequestSchema, () => discoverResult(identity))
+  }
+
+  override setRequestHandler<T extends AnyObjectSchema>(
+    requestSchema: T,
+    handler: Parameters<Server['setRequestHandler']>[1],
+  ): void {
+    const method = methodOf(requestSchema)
+    super.setRequestHandler(requestSchema, async (request, extra) => {
+      const version = extra._meta?.[PROTOCOL_VERSION_META_KEY]
+      if (typeof version !== 'string') return handler(request, extra)
+      const refusal = unsupportedRevision(version)
+      if (refusal) throw refusal
+      const result = await handler(request, extra)
+      if (!isModernRevision(version)) return result
+      // Read here, not captured: the SDK registers its handlers before this class's fields exist.
+      return stampModernResult(method, this.#serverInfo, result) as typeof result
+    })
+  }
+
   override async connect(transport: Transport): Promise<void> {
     const send = transport.send.bind(transport)
     transport.send = (message, options) => send(withoutPrefix(message), options)
     await super.connect(transport)
   }
+}
+
+/** The method literal of a request schema (the SDK refuses a schema without one). */
+function methodOf(schema: AnyObjectSchema): string {
+  const shape = (schema as { shape?: { method?: { value?: unknown } } }).shape
+  const value = shape?.method?.value
+  return typeof value === 'string' ? value : ''
 }

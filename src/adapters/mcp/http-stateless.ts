@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js'
+import { createSkillMcpServer, skillMcpServerIdentity } from './create-skill-mcp-server.js'
+import type { HttpServeContext } from './http-session-start.js'
+import { discoverResult, isModernRevision, requestedRevision } from './protocol-revision.js'
+import { openSessionManager } from './serve-stdio.js'
+
+/**
+ * True for a POST without a session that states 2026-07-28 or later (in its
+ * `_meta` envelope, or, for a notification, its `MCP-Protocol-Version`
+ * header): the revision without `initialize` and without sessions.
+ */
+export function isStatelessRequest(req: IncomingMessage, parsed: unknown): boolean {
+  if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return false
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false
+  // An initialize opens a session, whatever its envelope says.
+  if (isInitializeRequest(parsed)) return false
+  const header = req.headers['mcp-protocol-version']
+  return isModernRevision(requestedRevision(parsed) ?? (typeof header === 'string' ? header : ''))
+}
+
+/**
+ * Serves one 2026-07-28 request over HTTP, as that revision wants: on its
+ * own. `server/discover` is answered from the server's identity; any other
+ * request gets a session of its own (its own manager, counted against the
+ * session limits while it runs), answered as JSON, then closed. Nothing
+ * outlives the request: a skill loaded by one request is not loaded for
+ * the next (a client that needs loaded skills across calls uses 2025-11-25,
+ * whose sessions keep them). A client that disconnects first ends the
+ * session, and its call with it. A notification is accepted (202) and
+ * dropped.
+ */
+export async function serveStatelessRequest(
+  ctx: HttpServeContext,
+  res: ServerResponse,
+  parsed: unknown,
+): Promise<void> {
+  if (!isJSONRPCRequest(parsed)) {
+    res.writeHead(202).end()
+    return
+  }
+  if (parsed.method === 'server/discover') {
+    const result = discoverResult(skillMcpServerIdentity(ctx.sessionOptions))
+    return answer(res, { jsonrpc: '2.0', id: parsed.id, result })
+  }
+  const release = ctx.table.admit(ctx.owner)
+  try {
+    const { manager, disposables } = await openSessionManager(ctx.createManager, randomUUID())
+    const session = createSkillMcpServer({
+      ...ctx.sessionOptions,
+      manager,
+      disposeManager: true,
+      disposables,
+    })
+    // A client that goes away is owed nothing: its call is aborted with the session.
+    const gone = (): void => void session.close().catch(() => undefined)
+    res.once('close', gone)
+    try {
+      const transport = new OneRequestTransport(parsed)
+      await session.server.connect(transport)
+      answer(res, await transport.answered)
+    } finally {
+      res.off('close', gone)
+      await session.close()
+    }
+  } finally {
+    release()
+  }
+}
+
+function answer(res: ServerResponse, message: JSONRPCMessage): void {
+  if (res.headersSent) return
+  res.writeHead(200, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(message))
+}
+
+/**
+ * A transport carrying one request in and its answer out. What the server
+ * sends before the answer (progress, log records, change notices) has no
+ * stream to go on and is dropped.
+ */
+class OneRequestTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: (message: JSONRPCMessage) => void
+  readonly answered: Promise<JSONRPCMessage>
+  readonly #request: JSONRPCRequest
+  #resolve: (message: JSONRPCMessage) => void = () => undefined
+
+  constructor(request: JSONRPCRequest) {
+    this.#request = request
+    this.answered = new Promise((resolve) => {
+      this.#resolve = resolve
+    })
+  }
+
+  async start(): Promise<void> {
+    queueMicrotask(() => this.onmessage?.(this.#request))
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && !('method' in message) && message.id === this.#request.id)
+      this.#resolve(message)
+  }
+
+  async close(): Promise<void> {
+    this.#resolve({
+      jsonrpc: '2.0',
+      id: this.#request.id,
+      error: { code: -32603, message: 'The server closed before answering.' },
+    })
+    this.onclose?.()
+  }
+}

@@ -1,0 +1,137 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type HttpLimit, type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.js'
+import { Tool } from '../../src/common/index.js'
+import { createSkillManager } from '../../src/manager/index.js'
+import { InMemorySkillSource } from '../../src/sources/index.js'
+
+// 2026-07-28 over HTTP has no session: each request gets one of its own
+// (http-stateless.ts). What that must not cost: the session cap, and a
+// session left behind by a client that went away.
+
+const servers: McpHttpServer[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()))
+})
+
+interface Counts {
+  made: number
+  disposed: number
+  aborted: number
+  started: number
+}
+
+async function serve(maxSessions: number): Promise<{
+  server: McpHttpServer
+  counts: Counts
+  limits: HttpLimit[]
+}> {
+  const counts: Counts = { made: 0, disposed: 0, aborted: 0, started: 0 }
+  const limits: HttpLimit[] = []
+  // Waits until its session ends, counting starts and aborts.
+  const hold = new Tool({
+    name: 'hold',
+    description: 'Waits until the session ends.',
+    inputSchema: { type: 'object', properties: {} },
+    handler: (_args, ctx) =>
+      new Promise<string>((resolve) => {
+        counts.started++
+        ctx.abortSignal.addEventListener('abort', () => {
+          counts.aborted++
+          resolve('aborted')
+        })
+      }),
+  })
+  const server = await serveMcpHttp({
+    host: '127.0.0.1',
+    maxSessions,
+    hostTools: [hold],
+    createManager: async (scope) => {
+      counts.made++
+      scope.disposables.add(() => {
+        counts.disposed++
+      })
+      return createSkillManager({
+        sources: [new InMemorySkillSource({ skills: [] })],
+        gate: async () => undefined,
+      })
+    },
+    onLimit: (event) => limits.push(event.limit),
+  })
+  servers.push(server)
+  return { server, counts, limits }
+}
+
+function modernRequest(method: string, params: Record<string, unknown> = {}): RequestInit {
+  return {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    }),
+  }
+}
+
+describe('stateless 2026-07-28 requests over HTTP', () => {
+  it('each gets a session of its own, disposed once answered, none held', async () => {
+    const { server, counts } = await serve(4)
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(server.url, modernRequest('tools/list'))
+      expect(res.status).toBe(200)
+      expect(((await res.json()) as { result: { resultType: string } }).result.resultType).toBe(
+        'complete',
+      )
+    }
+    expect(counts).toMatchObject({ made: 5, disposed: 5 })
+    expect(server.sessionCount()).toBe(0)
+    // server/discover needs no session at all.
+    const discover = await fetch(server.url, modernRequest('server/discover'))
+    expect(discover.status).toBe(200)
+    expect(counts.made).toBe(5)
+  })
+
+  it('counts against the session cap: refused (503) while 2025 sessions fill it', async () => {
+    const { server, limits } = await serve(1)
+    const client = new Client({ name: 'legacy', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(server.url)
+    await client.connect(transport)
+    const refused = await fetch(server.url, modernRequest('tools/list'))
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('30')
+    expect(limits).toEqual(['sessions'])
+    await transport.terminateSession()
+    await client.close()
+    await expect.poll(() => server.sessionCount()).toBe(0)
+    const served = await fetch(server.url, modernRequest('tools/list'))
+    expect(served.status).toBe(200)
+  })
+
+  it('a client that goes away ends its request session and aborts its call', async () => {
+    // Two slots, three rounds: a session left behind would refuse the third.
+    const { server, counts } = await serve(2)
+    for (let round = 1; round <= 3; round++) {
+      const controller = new AbortController()
+      const pending = fetch(server.url, {
+        ...modernRequest('tools/call', { name: 'hold', arguments: {} }),
+        signal: controller.signal,
+      }).then(
+        (res) => res.status,
+        () => 'aborted',
+      )
+      await expect.poll(() => counts.started).toBe(round)
+      controller.abort()
+      expect(await pending).toBe('aborted')
+      await expect.poll(() => counts.aborted).toBe(round)
+      await expect.poll(() => counts.disposed).toBe(round)
+    }
+    expect(counts.made).toBe(3)
+  })
+})

@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { listeningUrl, ROOT, type ServeProcess, spawnServe } from './spawn-serve.js'
+
+// Interop (issue 36 item 7): independent clients list, read and verify every
+// skill `skillhost serve` serves, over HTTP and stdio. The served skills are
+// the examples and one fixture skill holding the bytes text paths lose.
+
+/** The example skills' folder. */
+export const EXAMPLES = join(ROOT, 'examples', 'skills')
+
+/** The fixture skill's id. */
+export const BYTES_SKILL = 'bytes-fixture'
+
+/** One file the server must serve, with what a verifying client must see. */
+export interface ExpectedFile {
+  /** `skill://<id>/<path>`, each segment percent-encoded. */
+  readonly uri: string
+  readonly size: number
+  /** `sha256:` + 64 lowercase hex digits of the raw bytes. */
+  readonly digest: string
+}
+
+/**
+ * Writes the fixture skill into a fresh temp root: a file starting with a
+ * UTF-8 BOM (CRLF line ends), a Latin-1 file (bytes that are not UTF-8) and
+ * an empty file, beside its SKILL.md. Returns the root and its remover.
+ */
+export function bytesFixtureRoot(): { root: string; remove(): void } {
+  const root = mkdtempSync(join(tmpdir(), 'skillhost-interop-'))
+  const dir = join(root, BYTES_SKILL)
+  mkdirSync(join(dir, 'references'), { recursive: true })
+  writeFileSync(
+    join(dir, 'SKILL.md'),
+    `---\nname: ${BYTES_SKILL}\ndescription: Files whose bytes a text path would change (BOM, Latin-1, empty).\n---\n# Bytes\n\nSee references/.\n`,
+  )
+  writeFileSync(
+    join(dir, 'references', 'bom.md'),
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('# BOM first\r\nline two\r\n')]),
+  )
+  // "café crème" in ISO-8859-1: 0xE9 and 0xE8 alone are not UTF-8.
+  writeFileSync(join(dir, 'references', 'latin1.txt'), Buffer.from('caf\xe9 cr\xe8me\n', 'latin1'))
+  writeFileSync(join(dir, 'references', 'empty.txt'), Buffer.alloc(0))
+  return { root, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(join(dir, d.name)) : d.isFile() ? [join(dir, d.name)] : [],
+  )
+}
+
+/**
+ * Every file of every skill under `roots`, as the Skills Extension must list
+ * it (read from disk here, independently of the server): skill id → files.
+ */
+export function expectedSkills(roots: readonly string[]): Map<string, ExpectedFile[]> {
+  const skills = new Map<string, ExpectedFile[]>()
+  for (const root of roots)
+    for (const d of readdirSync(root, { withFileTypes: true })) {
+      if (!d.isDirectory()) continue
+      const dir = join(root, d.name)
+      const files = walk(dir)
+        .map((file) => {
+          const bytes = readFileSync(file)
+          const path = relative(dir, file).split('/').map(encodeURIComponent).join('/')
+          return {
+            uri: `skill://${encodeURIComponent(d.name)}/${path}`,
+            size: bytes.length,
+            digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+          }
+        })
+        .sort((a, b) => (a.uri < b.uri ? -1 : 1))
+      skills.set(d.name, files)
+    }
+  return skills
+}
+
+/** The `serve` arguments that serve `roots` (no watching: nothing changes during a test). */
+export function serveArgs(roots: readonly string[]): string[] {
+  return ['--no-watch', ...roots]
+}
+
+/** Spawns `skillhost serve --http` (a free port) over `roots`; resolves once it listens. */
+export async function serveHttp(
+  roots: readonly string[],
+): Promise<{ served: ServeProcess; url: URL }> {
+  const served = spawnServe(['--http', '0', ...serveArgs(roots)])
+  try {
+    return { served, url: await listeningUrl(served) }
+  } catch (err) {
+    served.child.kill('SIGKILL')
+    throw err
+  }
+}
+
+/** Ends a spawned server and waits for it. */
+export async function stopServe(served: ServeProcess): Promise<void> {
+  if (served.child.exitCode === null && served.child.signalCode === null)
+    served.child.kill('SIGTERM')
+  await served.exited
+}
+
+/** The protocol era an SDK 2.x client asks for: its default (2025-11-25, initialize) or 2026-07-28 pinned. */
+export type Era = 'legacy' | '2026-07-28'
+
+/** Where an interop client connects: a running HTTP server, or a `serve` it spawns over stdio. */
+export type Target = { readonly http: URL } | { readonly stdio: readonly string[] }
+
+/** The official SDK 2.x client, connected to `target` on `era`. */
+export async function connectSdk2(target: Target, era: Era, name: string): Promise<Client> {
+  const client = new Client(
+    { name, version: '1.0.0' },
+    era === 'legacy' ? {} : { versionNegotiation: { mode: { pin: era } } },
+  )
+  const transport =
+    'http' in target
+      ? new StreamableHTTPClientTransport(target.http)
+      : new StdioClientTransport({
+          command: process.execPath,
+          args: ['dist/cli/main.js', 'serve', ...serveArgs(target.stdio)],
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+          stderr: 'ignore',
+        })
+  await client.connect(transport)
+  return client
+}
+
+/** The bytes on disk of a listed file (`skill://<id>/<path>`) of a skill under one of `roots`. */
+export function diskBytes(roots: readonly string[], uri: string): Buffer {
+  const [id, ...path] = uri.slice('skill://'.length).split('/').map(decodeURIComponent)
+  for (const root of roots) {
+    try {
+      return readFileSync(join(root, id as string, ...path))
+    } catch {}
+  }
+  throw new Error(`no skill file for ${uri}`)
+}
+
+/** How many files `expected` lists over all skills. */
+export function fileCount(expected: Map<string, ExpectedFile[]>): number {
+  return [...expected.values()].reduce((n, files) => n + files.length, 0)
+}
