@@ -103,7 +103,7 @@ describe.skipIf(!onLinux)('warm sandbox: nothing of one call reaches the next', 
     expect(field(second, 'ns')).toBe(field(first, 'ns'))
   }
 
-  // Checked: without `kill -KILL -1` and `settle` in `call`, survivors=3 or more.
+  // Checked: without `kill -KILL -1` and `settle` in `call`, 24 marked processes outlived the first call.
   it('a double-forked setsid daemon, a nohup sleep and a forking loop are gone before the next call', async () => {
     let attempts = 0
     for (let round = 0; round < 5; round++) {
@@ -119,7 +119,7 @@ describe.skipIf(!onLinux)('warm sandbox: nothing of one call reaches the next', 
     expect(attempts).toBe(5)
   })
 
-  // Checked: with `clean` a no-op after a call, tmp= lists left, .bashrc and locked, and skill= lists left.
+  // Checked: without `clean` after a call, tmp= was '.bashrc left locked'.
   it('files left in scratch, $HOME and /skill are gone; the cwd, the environment and the scratch mode are fresh', async () => {
     const coldLook = await run('look.sh', {}, rig.handle)
     const first = await run('litter.sh')
@@ -148,7 +148,7 @@ describe.skipIf(!onLinux)('warm sandbox: nothing of one call reaches the next', 
     }
   })
 
-  // Checked: without the closer loop in the call's child, fds= lists 7 (the tick FIFO) and 0 reads the control pipe.
+  // Checked: without the closer loop in the call's child, fds= also listed 4, 5, 6 and 251 (the supervisor's pipes and FIFO ends).
   it('a descriptor held open by a left-behind child does not reach the next call', async () => {
     const token = `warmfd${process.pid}`
     const first = await run('holdfd.sh', { token })
@@ -160,7 +160,9 @@ describe.skipIf(!onLinux)('warm sandbox: nothing of one call reaches the next', 
     expect(processesWithMarker(token)).toEqual([])
   })
 
-  // Checked: with the supervisor a readable bash (no 0111 copy), environ-read and fd-listed appear.
+  // Checked: with the supervisor's copy readable (0755, so dumpable), the call read /proc/1/environ
+  // and listed /proc/1/fd; with `read -t` in `settle` (bash then catches SIGTERM) its `kill -s TERM 1`
+  // ended the supervisor (exit 143) and the call failed.
   it('a call writing garbage everywhere and signalling pid 1 cannot break or steer the supervisor', async () => {
     const first = await run('garbage.sh')
     expect(first.exitCode).toBe(7)
