@@ -32,6 +32,9 @@ trap '' INT
 empty() {
   local f=("$1"/*)
   ((\${#f[@]} == 0)) && return 0
+  "$rm" -rf -- "\${f[@]}" 2>/dev/null
+  f=("$1"/*)
+  ((\${#f[@]} == 0)) && return 0
   "$chmod" -R u+rwX -- "\${f[@]}" 2>/dev/null
   "$rm" -rf -- "\${f[@]}" 2>/dev/null
   f=("$1"/*)
