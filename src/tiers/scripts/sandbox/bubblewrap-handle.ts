@@ -4,7 +4,12 @@ import { chown } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
-import { type BwrapDataFile, type BwrapFdBind, buildBwrapCommand } from './bwrap-args.js'
+import {
+  type BwrapArgsInput,
+  type BwrapDataFile,
+  type BwrapFdBind,
+  buildBwrapCommand,
+} from './bwrap-args.js'
 import {
   emptyNamespace,
   killGroup,
@@ -26,6 +31,8 @@ import {
 import { type HostIdentity, resolveSandboxHostUser } from './sandbox-host-user.js'
 import type { SandboxHandle, SandboxLimits, SandboxRunRequest, SandboxRunResult } from './types.js'
 import { launchCommand, stageUnreachableReads } from './unreachable-reads.js'
+import { warmPlan } from './warm-plan.js'
+import { WarmPool } from './warm-pool.js'
 
 export { DEFAULT_SANDBOX_LIMITS }
 
@@ -53,6 +60,14 @@ export interface BubblewrapHandleOptions {
    * later is SIGKILLed with the whole namespace. Default 1000; 0 kills at once.
    */
   readonly terminationGraceMs?: number
+  /**
+   * Keep a sandbox set up between calls whose derived policy is the same
+   * (docs/security.md, "Warm sandbox"), ending it after this many idle
+   * milliseconds and on `dispose`. Unset or 0: every call starts a fresh
+   * bwrap. A call that cannot run warm (held descriptors, a staged read)
+   * runs cold either way; results are the same.
+   */
+  readonly warmIdleMs?: number
 }
 
 // The first fd after bwrap's status fd (3) and the closer's STARTED_FD.
@@ -127,6 +142,7 @@ export async function createBubblewrapHandle(
     disableUserns: help.includes('--disable-userns'),
     limits: options.limits ?? {},
     graceMs: Math.max(0, Math.floor(options.terminationGraceMs ?? DEFAULT_TERMINATION_GRACE_MS)),
+    warmIdleMs: Math.max(0, Math.floor(options.warmIdleMs ?? 0)),
   })
   await handle.probe()
   return handle
@@ -141,20 +157,27 @@ interface HandleSettings {
   disableUserns: boolean
   limits: SandboxLimits
   graceMs: number
+  warmIdleMs: number
 }
 
 class BubblewrapHandle implements SandboxHandle {
   readonly #s: HandleSettings
   /** Each running child and its leak-tracker release. */
   readonly #running = new Map<ChildProcess, Untrack>()
+  /** The warm sandboxes, when `warmIdleMs` is set. */
+  readonly #warm: WarmPool | undefined
+  /** Set during the probe, which always runs cold. */
+  #probing = false
   #disposed = false
 
   constructor(settings: HandleSettings) {
     this.#s = settings
+    this.#warm = settings.warmIdleMs > 0 ? new WarmPool(settings.warmIdleMs) : undefined
   }
 
   async probe(): Promise<void> {
     let result: SandboxRunResult
+    this.#probing = true
     try {
       result = await this.run({
         argv: [this.#s.fdCloserShell, '--version'],
@@ -173,6 +196,8 @@ class BubblewrapHandle implements SandboxHandle {
         `the probe failed to start. ${INSTALL_HINT}; user namespaces must be enabled.`,
         cause,
       )
+    } finally {
+      this.#probing = false
     }
     if (result.exitCode !== 0) {
       const stderr = Buffer.from(result.stderr).toString('utf8').trim()
@@ -204,18 +229,43 @@ class BubblewrapHandle implements SandboxHandle {
     }
     const byPath = request.policy.filesystem.allowRead.filter((p) => !request.grantedFds?.has(p))
     const staged = await stageUnreachableReads(byPath, facts, hostUser, request.scratch)
-    const { args, dataFiles, fdBinds } = buildBwrapCommand({
+    const argvInput = {
       request,
       limits,
       fdCloserShell: this.#s.fdCloserShell,
       sandboxUid: this.#s.sandboxUid,
       sandboxGid: this.#s.sandboxGid,
       disableUserns: this.#s.disableUserns,
-      ...{ statusFd: 3, facts, firstDataFd: FIRST_DATA_FD },
+      facts,
+    }
+    const warm = await this.#runWarm(argvInput, staged.length, hostUser, timeoutMs)
+    if (warm !== undefined) return warm
+    const { args, dataFiles, fdBinds } = buildBwrapCommand({
+      ...argvInput,
+      ...{ statusFd: 3, firstDataFd: FIRST_DATA_FD },
       stagedReads: new Map(staged.map((s) => [s.host, s.stage])),
     })
     const command = launchCommand(this.#s.bwrapPath, args, staged, hostUser)
     return this.#spawn(command, dataFiles, fdBinds, request, timeoutMs)
+  }
+
+  /** The call run in a warm sandbox, when it can be; undefined: run it cold. */
+  async #runWarm(
+    input: Omit<BwrapArgsInput, 'statusFd'>,
+    staged: number,
+    hostUser: HostIdentity | undefined,
+    timeoutMs: number,
+  ): Promise<SandboxRunResult | undefined> {
+    if (this.#warm === undefined || this.#probing || staged > 0) return undefined
+    const plan = warmPlan(input, { bwrapPath: this.#s.bwrapPath, hostUser })
+    if (plan === undefined) return undefined
+    const { request } = input
+    return this.#warm.run(plan, {
+      timeoutMs,
+      maxOutputBytes: request.maxOutputBytes,
+      graceMs: this.#s.graceMs,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    })
   }
 
   /** The call's host identity: its `runAs` when this handle runs as a distinct user, never root. */
@@ -293,6 +343,7 @@ class BubblewrapHandle implements SandboxHandle {
 
   async dispose(): Promise<void> {
     this.#disposed = true
+    await this.#warm?.dispose()
     for (const [child, untrack] of this.#running) {
       killGroup(child)
       untrack(new Promise((closed) => child.once('close', closed)))

@@ -4,6 +4,7 @@ import { closingInheritedFds } from './close-inherited-fds.js'
 import { minimalEtcFiles, type SyntheticFile, uncoveredFiles } from './minimal-etc.js'
 import { ulimitCommand } from './run-request.js'
 import type { ResolvedSandboxLimits, SandboxRunRequest } from './types.js'
+import { WARM_CONTROL_MOUNT } from './warm-supervisor.js'
 import {
   copyProgram,
   copySkillCommand,
@@ -52,6 +53,16 @@ export interface BwrapArgsInput {
    * by path (a python under a 0700 `/root`) is still bound where the policy says.
    */
   readonly stagedReads?: ReadonlyMap<string, string>
+  /**
+   * A warm sandbox's supervisor (`warm-supervisor.ts`): run as the pid
+   * namespace's init (`--as-pid-1`) in place of the fd closer and the
+   * request's argv, which it starts per call itself.
+   */
+  readonly supervisor?: {
+    readonly argv: readonly string[]
+    /** The host control folder, bound read-only at `WARM_CONTROL_MOUNT`. */
+    readonly controlHost: string
+  }
 }
 
 /** A synthetic file of the sandbox and the fd bwrap reads its content from. */
@@ -84,6 +95,18 @@ export interface BwrapCommand {
  */
 export function sandboxBaseEnv(home: string): Record<string, string> {
   return { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: home, LANG: 'C.UTF-8' }
+}
+
+/**
+ * The environment a call's command starts with, cold or warm: the base
+ * (`sandboxBaseEnv`, HOME and TMPDIR the call's scratch as the sandbox sees
+ * it, else its cwd), then the request's own `env`.
+ */
+export function sandboxCallEnv(request: SandboxRunRequest): Record<string, string> {
+  const norm = (p: string) => normalizeAbsolutePath(p) ?? p
+  const toSandbox = request.toSandboxPath ?? ((p: string) => p)
+  const home = request.scratch === undefined ? request.cwd : toSandbox(norm(request.scratch))
+  return { ...sandboxBaseEnv(home), ...request.env }
 }
 
 function depth(path: string): number {
@@ -124,9 +147,8 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
   // caches and dotfiles an interpreter writes never land in the workspace.
   const scratch = request.scratch === undefined ? undefined : norm(request.scratch)
   const toSandbox = request.toSandboxPath ?? ((p: string) => p)
-  const home = scratch === undefined ? request.cwd : toSandbox(scratch)
-  const env = { ...sandboxBaseEnv(home), ...request.env }
-  const dataFiles = etcDataFiles(input, env.HOME ?? home)
+  const env = sandboxCallEnv(request)
+  const dataFiles = etcDataFiles(input, env.HOME ?? request.cwd)
   const firstBindFd = (input.firstDataFd ?? input.statusFd + 1) + dataFiles.length
   // Granted entries first, then the read-only fds that go on top of everything.
   const grantBinds: BwrapFdBind[] = []
@@ -160,6 +182,9 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     // After every policy mount, so each lands on top of the writable bind it protects.
     ...protectedBinds.flatMap((b) => ['--ro-bind-fd', String(b.fd), b.sandbox]),
     ...dataFiles.flatMap((f) => ['--perms', '0444', '--file', String(f.fd), f.path]),
+    ...(input.supervisor === undefined
+      ? []
+      : ['--ro-bind', input.supervisor.controlHost, WARM_CONTROL_MOUNT]),
     // bwrap's root and /dev are tmpfs owned by the sandbox uid: writable memory
     // outside the policy. Freeze both once every mount point exists.
     '--remount-ro',
@@ -171,8 +196,9 @@ export function buildBwrapCommand(input: BwrapArgsInput): BwrapCommand {
     ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
     '--json-status-fd',
     String(input.statusFd),
-    '--',
-    ...closingInheritedFds(input.fdCloserShell, request.argv, callSetupCommand(ctx)),
+    ...(input.supervisor === undefined
+      ? ['--', ...closingInheritedFds(input.fdCloserShell, request.argv, callSetupCommand(ctx))]
+      : ['--as-pid-1', '--', ...input.supervisor.argv]),
   ]
   return { args, dataFiles, fdBinds: [...grantBinds, ...protectedBinds] }
 }
@@ -269,6 +295,21 @@ function writableSkillHost(ctx: MountContext): string | undefined {
   const host = ctx.norm(wanted.host)
   const readable = ctx.input.request.policy.filesystem.allowRead.map(ctx.norm)
   return readable.includes(host) && ctx.input.facts.get(host)?.kind === 'dir' ? host : undefined
+}
+
+/**
+ * The writable `/skill` of a call as the sandbox sees it and the `cp` that
+ * fills it from the pinned copy, when the call has one (`writableSkillHost`).
+ */
+export function writableSkillView(
+  input: BwrapArgsInput,
+): { readonly sandbox: string; readonly cp: string } | undefined {
+  const norm = (p: string) => normalizeAbsolutePath(p) ?? p
+  const toSandbox = input.request.toSandboxPath ?? ((p: string) => p)
+  const ctx = { input, norm, toSandbox, scratch: undefined, grantedFd: () => undefined }
+  const host = writableSkillHost(ctx)
+  const cp = copyProgram()
+  return host === undefined || cp === undefined ? undefined : { sandbox: toSandbox(host), cp }
 }
 
 /** What the fd closer runs before the command: the writable skill's copy, then the limits. */

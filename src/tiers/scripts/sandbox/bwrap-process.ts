@@ -25,16 +25,18 @@ export function killGroup(child: ChildProcess): void {
  * /etc (written here, read and closed by bwrap), then the descriptors bwrap
  * binds (--ro-bind-fd, --bind-fd), which it closes after setup. No
  * environment, its own process group (one kill reaches bwrap and its init).
+ * stdin is `/dev/null`, or a pipe for a warm sandbox's supervisor.
  */
 export function startBwrap(
   command: { program: string; args: string[]; hostUser: HostIdentity | undefined },
   dataFiles: readonly BwrapDataFile[],
   fdBinds: readonly BwrapFdBind[],
+  stdin: 'ignore' | 'pipe' = 'ignore',
 ): ChildProcess {
   const { hostUser } = command
   const child = spawn(command.program, command.args, {
     stdio: [
-      'ignore',
+      stdin,
       'pipe',
       'pipe',
       'pipe',
