@@ -10,7 +10,7 @@ import {
 } from '../../src/tiers/scripts/index.js'
 import { lockPins, runSkillScript } from '../../src/tiers/scripts/internal.js'
 import { codeOf } from '../helpers/error-code.js'
-import { probeWheelFolder, PROBE_USE_PY as USE_PY } from '../helpers/probe-wheel.js'
+import { PROBE_SKILL, probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { files, onLinux, script } from '../helpers/sandbox.js'
 
@@ -27,10 +27,8 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     let cache: string
     beforeAll(() => {
       ;({ dir, wheels, skill } = probeWheelFolder(PYTHON as string, 'skillhost-env-cli-', {
+        ...PROBE_SKILL,
         path: 'probe',
-        name: 'probe',
-        description: 'Uses a package.',
-        use: USE_PY,
       }))
       cache = join(dir, 'cache')
     })

@@ -10,7 +10,7 @@ import {
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
-import { probeWheelFolder, PROBE_USE_PY as USE_PY } from '../helpers/probe-wheel.js'
+import { PROBE_SKILL, probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { onLinux } from '../helpers/sandbox.js'
 
@@ -54,10 +54,8 @@ describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE',
 
   beforeAll(async () => {
     ;({ dir, wheels, skill } = probeWheelFolder(PYTHON as string, 'skillhost-run-locked-', {
+      ...PROBE_SKILL,
       path: 'skills/probe',
-      name: 'probe',
-      description: 'Uses a package.',
-      use: USE_PY,
     }))
     skills = join(dir, 'skills')
     writeFileSync(join(skill, 'scripts', 'hello.sh'), 'echo hello\n')

@@ -30,6 +30,13 @@ with zipfile.ZipFile(sys.argv[1] + "/skillhost_probe_pkg-1.0.0-py3-none-any.whl"
 export const PROBE_USE_PY =
   '# /// script\n# dependencies = ["skillhost-probe-pkg"]\n# ///\nimport skillhost_probe_pkg as p\nprint(p.VALUE)\n'
 
+/** The skill most env suites build: `probe`, whose `scripts/use.py` is `PROBE_USE_PY`. */
+export const PROBE_SKILL = {
+  name: 'probe',
+  description: 'Uses a package.',
+  use: PROBE_USE_PY,
+} as const
+
 /** What `probeWheelFolder` made; `dir` holds the rest and is the caller's to remove. */
 export interface ProbeWheelFolder {
   readonly dir: string
