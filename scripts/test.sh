@@ -75,11 +75,27 @@ source scripts/colour-env.sh
 
 # Checks that do not depend on the runtime run once, with the machine's node.
 # Each step says it is still running every 10 s (a typecheck takes about a minute on 2 cores).
+# The typecheck, the longest, runs on the second core beside lint, build and
+# the package check (each of which is mostly one core); its output is shown
+# after them, whole, and a type error still fails the run before any test.
 source scripts/with-progress.sh
+typecheck_dir="$(mktemp -d)"
+(
+  status=0
+  npx tsc -p tsconfig.json --noEmit >"$typecheck_dir/out" 2>&1 || status=$?
+  echo "$status" >"$typecheck_dir/status"
+) &
+typecheck_pid=$!
+trap 'kill "$typecheck_pid" 2>/dev/null || true; rm -rf "$typecheck_dir"' EXIT
 with_progress "lint (biome check)" npx biome check .
-with_progress "typecheck (tsc --noEmit)" npx tsc -p tsconfig.json --noEmit
 bash scripts/build-dist.sh
 with_progress "package check (publint --strict)" npx publint --strict
+# Waits for its status (or its end without one: a failure), then shows its output.
+# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
+with_progress "typecheck (tsc --noEmit, started beside the steps above)" bash -c '
+  while [[ ! -s "$1/status" ]] && kill -0 "$2" 2>/dev/null; do sleep 0.2; done
+  cat "$1/out"
+  exit "$(cat "$1/status" 2>/dev/null || echo 1)"' _ "$typecheck_dir" "$typecheck_pid"
 
 # The whole vitest suite once per runtime, one after the other (2 cores).
 # Each prints its own line; the last line is the plain total any CI reads.

@@ -2,27 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { serveMcpHttp } from '../../src/adapters/mcp/serve-http.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
+import { postMcp } from '../helpers/mcp-http-requests.js'
 
-const init = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-03-26',
-    capabilities: {},
-    clientInfo: { name: 't', version: '1' },
-  },
-}
-const post = (url: URL, auth?: string) =>
-  fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(auth ? { authorization: auth } : {}),
-    },
-    body: JSON.stringify(init),
-  })
+const post = postMcp
 
 describe('serveMcpHttp bearer token (issue 10 item 21)', () => {
   it('no token or a wrong token gets 401 with WWW-Authenticate; the right one initializes', async () => {

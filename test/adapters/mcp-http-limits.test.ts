@@ -10,6 +10,7 @@ import {
 } from '../../src/adapters/mcp/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
+import { initializeBody } from '../helpers/mcp-http-requests.js'
 
 const servers: McpHttpServer[] = []
 const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = []
@@ -46,16 +47,7 @@ async function connect(url: URL, token?: string): Promise<StreamableHTTPClientTr
   return transport
 }
 
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-03-26',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-})
+const initialize = initializeBody('raw')
 
 /**
  * A raw POST whose body the test writes piece by piece: `send` writes,

@@ -1,20 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { afterEach, describe, expect, it } from 'vitest'
-import { createSkillMcpServer, GetSkillResultSchema } from '../../src/adapters/mcp/index.js'
+import { describe, expect, it } from 'vitest'
+import { GetSkillResultSchema } from '../../src/adapters/mcp/index.js'
 import { TOOLS_LIST_PAGE } from '../../src/adapters/mcp/tools-list-page.js'
 import { Tool } from '../../src/common/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { FileSystemSkillSource, InMemorySkillSource } from '../../src/sources/index.js'
+import { cleanupAfterEach, connectInMemory, filesFolder } from '../helpers/mcp-in-memory.js'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = cleanupAfterEach()
 
 async function connected(): Promise<{ client: Client; calls: { tool: string; ok: boolean }[] }> {
   const source = new InMemorySkillSource({
@@ -22,19 +16,11 @@ async function connected(): Promise<{ client: Client; calls: { tool: string; ok:
   })
   const manager = await createSkillManager({ sources: [source], gate: async () => undefined })
   const calls: { tool: string; ok: boolean }[] = []
-  const session = createSkillMcpServer({
-    manager,
-    disposeManager: true,
-    onToolCall: (e) => calls.push({ tool: e.tool, ok: e.ok }),
-  })
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await session.server.connect(serverSide)
-  const client = new Client({ name: 'errors-test', version: '1.0.0' })
-  await client.connect(clientSide)
-  cleanups.push(async () => {
-    await client.close()
-    await session.close()
-  })
+  const { client } = await connectInMemory(
+    cleanups,
+    { manager, disposeManager: true, onToolCall: (e) => calls.push({ tool: e.tool, ok: e.ok }) },
+    'errors-test',
+  )
   return { client, calls }
 }
 
@@ -121,15 +107,11 @@ describe('protocol errors are JSON-RPC errors with one prefix', () => {
           handler: () => 'ok',
         }),
     )
-    const session = createSkillMcpServer({ manager, disposeManager: true, hostTools })
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await session.server.connect(serverSide)
-    const client = new Client({ name: 'paging-test', version: '1.0.0' })
-    await client.connect(clientSide)
-    cleanups.push(async () => {
-      await client.close()
-      await session.close()
-    })
+    const { client } = await connectInMemory(
+      cleanups,
+      { manager, disposeManager: true, hostTools },
+      'paging-test',
+    )
     const names: string[] = []
     let cursor: string | undefined
     let pages = 0
@@ -151,26 +133,18 @@ describe('protocol errors are JSON-RPC errors with one prefix', () => {
   })
 
   it('skills/get answers a skill only under the URI spelling skills/list gives', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'skills-uri-'))
-    mkdirSync(join(root, 'fine'))
-    writeFileSync(
-      join(root, 'fine', 'SKILL.md'),
-      '---\nname: fine\ndescription: Fine.\n---\n# Fine\n',
-    )
+    const root = filesFolder(cleanups, 'skills-uri-', {
+      'fine/SKILL.md': '---\nname: fine\ndescription: Fine.\n---\n# Fine\n',
+    })
     const manager = await createSkillManager({
       sources: [new FileSystemSkillSource({ roots: root })],
       gate: async () => undefined,
     })
-    const session = createSkillMcpServer({ manager, disposeManager: true })
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await session.server.connect(serverSide)
-    const client = new Client({ name: 'uri-test', version: '1.0.0' })
-    await client.connect(clientSide)
-    cleanups.push(async () => {
-      await client.close()
-      await session.close()
-      rmSync(root, { recursive: true, force: true })
-    })
+    const { client } = await connectInMemory(
+      cleanups,
+      { manager, disposeManager: true },
+      'uri-test',
+    )
     const get = (uri: string) =>
       client.request({ method: 'skills/get', params: { uri } }, GetSkillResultSchema)
     const { skill } = await get('skill://fine/SKILL.md')

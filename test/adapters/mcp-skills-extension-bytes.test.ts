@@ -1,23 +1,16 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { describe, expect, it } from 'vitest'
 import {
-  createSkillMcpServer,
   ListSkillsResultSchema,
   McpSkillSource,
   type SkillEntry,
 } from '../../src/adapters/mcp/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { FileSystemSkillSource, streamToBytes } from '../../src/sources/index.js'
+import { cleanupAfterEach, connectInMemory, filesFolder } from '../helpers/mcp-in-memory.js'
 
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c()
-})
+const cleanups = cleanupAfterEach()
 
 const BOM = [0xef, 0xbb, 0xbf]
 const bytes = (...parts: (string | number[])[]): Uint8Array =>
@@ -44,26 +37,13 @@ const digest = (b: Uint8Array): string => `sha256:${createHash('sha256').update(
 
 /** The official SDK client connected to skillhost's server over a folder holding FILES. */
 async function served(files = FILES, id = 'odd-bytes'): Promise<Client> {
-  const root = mkdtempSync(join(tmpdir(), 'skills-bytes-'))
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(root, id, path, '..'), { recursive: true })
-    writeFileSync(join(root, id, path), content)
-  }
+  const inSkill = Object.fromEntries(Object.entries(files).map(([p, c]) => [`${id}/${p}`, c]))
+  const root = filesFolder(cleanups, 'skills-bytes-', inSkill)
   const manager = await createSkillManager({
     sources: [new FileSystemSkillSource({ roots: root })],
     gate: async () => undefined,
   })
-  const session = createSkillMcpServer({ manager, disposeManager: true })
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await session.server.connect(serverSide)
-  const client = new Client({ name: 'bytes-test', version: '1.0.0' })
-  await client.connect(clientSide)
-  cleanups.push(async () => {
-    await client.close()
-    await session.close()
-    rmSync(root, { recursive: true, force: true })
-  })
-  return client
+  return (await connectInMemory(cleanups, { manager, disposeManager: true }, 'bytes-test')).client
 }
 
 /** The bytes one `resources/read` content item carries, as a verifying client takes them. */

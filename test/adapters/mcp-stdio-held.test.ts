@@ -48,20 +48,26 @@ function heldFactory() {
   return { createManager, release, state }
 }
 
+/** `serveMcpStdio` on a pipe pair with a held manager factory, and the SDK client connected to it. */
+async function heldSession(serverInfo?: { name: string; version: string }) {
+  const toServer = new PassThrough()
+  const fromServer = new PassThrough()
+  const factory = heldFactory()
+  const server = await serveMcpStdio({
+    createManager: factory.createManager,
+    stdin: toServer,
+    stdout: fromServer,
+    ...(serverInfo !== undefined && { serverInfo }),
+  })
+  const client = new Client({ name: 'test', version: '1.0.0' })
+  // The handshake completes while the manager does not exist yet.
+  await client.connect(pipeClientTransport(toServer, fromServer))
+  return { toServer, factory, server, client }
+}
+
 describe('serveMcpStdio answers initialize before its manager is made', () => {
   it('initializes at once, holds tools/list until the manager is ready, then answers it', async () => {
-    const toServer = new PassThrough()
-    const fromServer = new PassThrough()
-    const factory = heldFactory()
-    const server = await serveMcpStdio({
-      createManager: factory.createManager,
-      stdin: toServer,
-      stdout: fromServer,
-      serverInfo: { name: 'held-test', version: '9.9.9' },
-    })
-    const client = new Client({ name: 'test', version: '1.0.0' })
-    // The handshake completes while the manager does not exist yet.
-    await client.connect(pipeClientTransport(toServer, fromServer))
+    const { factory, server, client } = await heldSession({ name: 'held-test', version: '9.9.9' })
     expect(factory.state.made).toBe(0)
     expect(client.getServerVersion()).toEqual({ name: 'held-test', version: '9.9.9' })
     expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true)
@@ -93,16 +99,7 @@ describe('serveMcpStdio answers initialize before its manager is made', () => {
   })
 
   it('answers held requests with an error and closes when the manager cannot be made', async () => {
-    const toServer = new PassThrough()
-    const fromServer = new PassThrough()
-    const factory = heldFactory()
-    const server = await serveMcpStdio({
-      createManager: factory.createManager,
-      stdin: toServer,
-      stdout: fromServer,
-    })
-    const client = new Client({ name: 'test', version: '1.0.0' })
-    await client.connect(pipeClientTransport(toServer, fromServer))
+    const { factory, server, client } = await heldSession()
     const listing = client.listTools()
     factory.release(new Error('discovery failed at /secret/host/path'))
     await expect(listing).rejects.toThrow(/could not start/)
@@ -113,16 +110,7 @@ describe('serveMcpStdio answers initialize before its manager is made', () => {
   })
 
   it('answers what it holds when stdin ends before the manager is ready, then closes', async () => {
-    const toServer = new PassThrough()
-    const fromServer = new PassThrough()
-    const factory = heldFactory()
-    const server = await serveMcpStdio({
-      createManager: factory.createManager,
-      stdin: toServer,
-      stdout: fromServer,
-    })
-    const client = new Client({ name: 'test', version: '1.0.0' })
-    await client.connect(pipeClientTransport(toServer, fromServer))
+    const { toServer, factory, server, client } = await heldSession()
     const listing = client.listTools()
     const cancelled = new AbortController()
     const abandoned = client.listResources(undefined, { signal: cancelled.signal })

@@ -1,14 +1,5 @@
 import { execFile } from 'node:child_process'
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { provisionBuildLine } from '../../src/cli/shared/provision-build-line.js'
@@ -16,7 +7,7 @@ import { renderError, SkillHostError } from '../../src/common/index.js'
 import { buildFailureCause } from '../../src/tiers/scripts/deps/env-build-failure.js'
 import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
 import { provisionedInterpreter, type Requirement } from '../../src/tiers/scripts/internal.js'
-import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { onLinux } from '../helpers/sandbox.js'
 import { ROOT } from '../helpers/spawn-serve.js'
@@ -42,20 +33,12 @@ describe.skipIf(!onLinux || PYTHON === undefined)('a pip failure has its own cod
   let wheels: string
   let skill: string
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'skillhost-env-fail-'))
-    wheels = join(dir, 'wheels')
-    mkdirSync(wheels)
-    buildProbeWheel(PYTHON as string, wheels)
-    skill = join(dir, 'absent')
-    mkdirSync(join(skill, 'scripts'), { recursive: true })
-    writeFileSync(
-      join(skill, 'SKILL.md'),
-      '---\nname: absent\ndescription: Needs a package no index has.\n---\nRun scripts/use.py.\n',
-    )
-    writeFileSync(
-      join(skill, 'scripts', 'use.py'),
-      `# /// script\n# dependencies = ["skillhost-probe-pkg", "${ABSENT}>=2"]\n# ///\nprint(1)\n`,
-    )
+    ;({ dir, wheels, skill } = probeWheelFolder(PYTHON as string, 'skillhost-env-fail-', {
+      path: 'absent',
+      name: 'absent',
+      description: 'Needs a package no index has.',
+      use: `# /// script\n# dependencies = ["skillhost-probe-pkg", "${ABSENT}>=2"]\n# ///\nprint(1)\n`,
+    }))
   })
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,7 +10,7 @@ import {
 } from '../../src/tiers/scripts/index.js'
 import { lockPins, runSkillScript } from '../../src/tiers/scripts/internal.js'
 import { codeOf } from '../helpers/error-code.js'
-import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { PROBE_SKILL, probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { files, onLinux, script } from '../helpers/sandbox.js'
 
@@ -26,21 +26,11 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     let wheels: string
     let cache: string
     beforeAll(() => {
-      dir = mkdtempSync(join(tmpdir(), 'skillhost-env-cli-'))
-      wheels = join(dir, 'wheels')
-      mkdirSync(wheels)
-      buildProbeWheel(PYTHON as string, wheels)
+      ;({ dir, wheels, skill } = probeWheelFolder(PYTHON as string, 'skillhost-env-cli-', {
+        ...PROBE_SKILL,
+        path: 'probe',
+      }))
       cache = join(dir, 'cache')
-      skill = join(dir, 'probe')
-      mkdirSync(join(skill, 'scripts'), { recursive: true })
-      writeFileSync(
-        join(skill, 'SKILL.md'),
-        '---\nname: probe\ndescription: Uses a package.\n---\nRun scripts/use.py.\n',
-      )
-      writeFileSync(
-        join(skill, 'scripts', 'use.py'),
-        '# /// script\n# dependencies = ["skillhost-probe-pkg"]\n# ///\nimport skillhost_probe_pkg as p\nprint(p.VALUE)\n',
-      )
     })
     afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

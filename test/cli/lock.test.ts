@@ -4,14 +4,12 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { parseSkillLock } from '../../src/sources/lock/skill-lock.js'
 import { discover, skillMd, writeTree } from '../helpers/skill-tree.js'
-import { ROOT } from '../helpers/spawn-serve.js'
+import { connectStdio, ROOT } from '../helpers/spawn-serve.js'
 
 const bin = join(ROOT, 'dist/cli/main.js')
 const base = await mkdtemp(join(tmpdir(), 'skillhost-lock-cli-'))
@@ -163,28 +161,10 @@ describe('skillhost serve --locked (built binary, real MCP client)', () => {
     expect((await run(['lock', 'skills'])).code).toBe(0)
     await writeFile(join(dir, 'skills/alpha/notes.md'), 'alpha notes, edited')
     await writeTree(dir, { 'skills/gamma/SKILL.md': skillMd('gamma') })
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        bin,
-        'serve',
-        '--no-scripts',
-        '--state-dir',
-        join(dir, 'state'),
-        '--locked',
-        'skills.lock.json',
-        'skills',
-      ],
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: home },
-      stderr: 'pipe',
-    })
-    let stderr = ''
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8')
-    })
-    const client = new Client({ name: 'serve-locked-test', version: '1.0.0' })
-    await client.connect(transport)
+    const { client, stderr } = await connectStdio(
+      ['--no-scripts', '--state-dir', join(dir, 'state'), '--locked', 'skills.lock.json', 'skills'],
+      { cwd: dir, home, clientName: 'serve-locked-test' },
+    )
     try {
       const listed = JSON.parse(text(await client.callTool({ name: 'list_skills', arguments: {} })))
       const rows = Object.fromEntries(listed.skills.map((s: { id: string }) => [s.id, s]))
@@ -206,7 +186,7 @@ describe('skillhost serve --locked (built binary, real MCP client)', () => {
         arguments: { skill: 'beta' },
       })) as CallToolResult
       expect(loaded.isError).toBeFalsy()
-      expect(stderr).toMatch(/locked: .*skills\.lock\.json \(2 skills pinned/)
+      expect(stderr()).toMatch(/locked: .*skills\.lock\.json \(2 skills pinned/)
     } finally {
       await client.close()
     }

@@ -7,11 +7,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
-import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { PROBE_SKILL, probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { onLinux } from '../helpers/sandbox.js'
 
@@ -22,9 +21,6 @@ import { onLinux } from '../helpers/sandbox.js'
 const PYTHON = scriptInterpreters().python3?.[0]
 
 const cli = runCli
-
-const USE_PY =
-  '# /// script\n# dependencies = ["skillhost-probe-pkg"]\n# ///\nimport skillhost_probe_pkg as p\nprint(p.VALUE)\n'
 
 describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE', () => {
   let dir: string
@@ -57,18 +53,11 @@ describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE',
     ])
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skillhost-run-locked-'))
-    wheels = join(dir, 'wheels')
-    mkdirSync(wheels)
-    buildProbeWheel(PYTHON as string, wheels)
+    ;({ dir, wheels, skill } = probeWheelFolder(PYTHON as string, 'skillhost-run-locked-', {
+      ...PROBE_SKILL,
+      path: 'skills/probe',
+    }))
     skills = join(dir, 'skills')
-    skill = join(skills, 'probe')
-    mkdirSync(join(skill, 'scripts'), { recursive: true })
-    writeFileSync(
-      join(skill, 'SKILL.md'),
-      '---\nname: probe\ndescription: Uses a package.\n---\nRun scripts/use.py.\n',
-    )
-    writeFileSync(join(skill, 'scripts', 'use.py'), USE_PY)
     writeFileSync(join(skill, 'scripts', 'hello.sh'), 'echo hello\n')
     lockPath = join(dir, 'skills.lock.json')
     expect((await cli(['lock', '--no-default-roots', '--out', lockPath, skills])).code).toBe(0)

@@ -2,31 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { postMcp } from '../helpers/mcp-http-requests.js'
 import { connectHttp, listeningUrl, spawnServe } from '../helpers/spawn-serve.js'
 
 const state = mkdtempSync(join(tmpdir(), 'skillhost-auth-test-'))
 afterAll(() => rmSync(state, { recursive: true, force: true }))
 
 const base = ['--http', '0', '--no-scripts', '--state-dir', state]
-const initialize = (url: URL, authorization?: string) =>
-  fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(authorization ? { authorization } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-03-26',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    }),
-  })
+const initialize = postMcp
 
 describe('skillhost serve --http authentication (issue 10 item 21, CLI part)', () => {
   it('refuses a non-loopback --host without a token: exit 2 and a message saying what to do', async () => {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { open, readdir, stat, utimes, writeFile } from 'node:fs/promises'
+import { readdir, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SkillHostError } from '../../src/common/errors.js'
@@ -13,6 +13,7 @@ import { ServedSkills } from '../../src/sources/reading/served-skills.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import type { DiscoveredSkill } from '../../src/sources/types.js'
 import { codeOf, rejectsWith } from '../helpers/error-code.js'
+import { rewriteKeepingIdentity } from '../helpers/same-identity-rewrite.js'
 import { discover, makeTree, removeTree, skillMd, text } from '../helpers/skill-tree.js'
 import { ATTEMPTS } from '../helpers/swapper.js'
 
@@ -54,21 +55,6 @@ async function lockedSkill(): Promise<{
   return { root, source, ref }
 }
 
-/** The attack: the same number of bytes written over the file in place, then its mtime put back. */
-async function rewriteKeepingIdentity(file: string, content: string): Promise<void> {
-  const before = await stat(file)
-  const handle = await open(file, 'r+')
-  try {
-    await handle.write(content, 0)
-  } finally {
-    await handle.close()
-  }
-  await utimes(file, before.atime, T0)
-  const after = await stat(file)
-  // The attack is real only if everything the scan identity holds is unchanged.
-  expect([after.size, after.ino, after.mtimeMs]).toEqual([before.size, before.ino, before.mtimeMs])
-}
-
 async function snapshotText(source: FileSystemSkillSource, ref: DiscoveredSkill, rel: string) {
   return new TextDecoder().decode(await (await source.snapshot(ref)).read(rel))
 }
@@ -78,7 +64,7 @@ describe('a locked source never hands out bytes a same-identity rewrite put ther
     const { root, source, ref } = await lockedSkill()
     expect(await snapshotText(source, ref, 'scripts/run.sh')).toBe(PINNED_SH)
     const file = join(root, 'beta/scripts/run.sh')
-    await rewriteKeepingIdentity(file, CHANGED_SH)
+    await rewriteKeepingIdentity(file, CHANGED_SH, T0)
     const refused = await rejectsWith(
       () => snapshotText(source, ref, 'scripts/run.sh'),
       'E_SKILL_NOT_PINNED',
@@ -92,7 +78,7 @@ describe('a locked source never hands out bytes a same-identity rewrite put ther
     const listed = await discover(source)
     expect(listed.skills.map((s) => s.pin?.state)).toEqual(['changed-since-pinned'])
     // Hardening never refuses the legitimate: the pinned bytes back, the same source serves them.
-    await rewriteKeepingIdentity(file, PINNED_SH)
+    await rewriteKeepingIdentity(file, PINNED_SH, T0)
     const [again] = (await discover(source)).skills
     expect(again?.pin?.state).toBe('pinned')
     expect(await snapshotText(source, again!, 'scripts/run.sh')).toBe(PINNED_SH)
@@ -104,16 +90,17 @@ describe('a locked source never hands out bytes a same-identity rewrite put ther
     await rewriteKeepingIdentity(
       join(root, 'beta/SKILL.md'),
       skillMd('beta', 'The beta skill.', '', '# Beta\n\nEvil! body.\n'),
+      T0,
     )
     expect(await codeOf(async () => text(await source.read(ref)))).toBe('E_SKILL_NOT_PINNED')
     expect(await codeOf(() => source.stat(ref))).toBe('E_SKILL_NOT_PINNED')
-    await rewriteKeepingIdentity(join(root, 'beta/tools/t.js'), 'async () => "evil!"\n')
+    await rewriteKeepingIdentity(join(root, 'beta/tools/t.js'), 'async () => "evil!"\n', T0)
     expect(await codeOf(() => source.descriptor(ref))).toBe('E_SKILL_NOT_PINNED')
   })
 
   it('a fresh discovery of a long-lived source, before any load, lists the rewrite as changed-since-pinned', async () => {
     const { root, source } = await lockedSkill()
-    await rewriteKeepingIdentity(join(root, 'beta/scripts/run.sh'), CHANGED_SH)
+    await rewriteKeepingIdentity(join(root, 'beta/scripts/run.sh'), CHANGED_SH, T0)
     const again = await discover(source)
     expect(again.skills.map((s) => s.pin?.state)).toEqual(['changed-since-pinned'])
     expect(await codeOf(() => snapshotText(source, again.skills[0]!, 'scripts/run.sh'))).toBe(
@@ -125,7 +112,7 @@ describe('a locked source never hands out bytes a same-identity rewrite put ther
     const { root, source } = await lockedSkill()
     await using manager = await createSkillManager({ sources: [source], gate: async () => {} })
     expect(manager.catalog().entries.map((e) => e.pin?.state)).toEqual(['pinned'])
-    await rewriteKeepingIdentity(join(root, 'beta/tools/t.js'), 'async () => "evil!"\n')
+    await rewriteKeepingIdentity(join(root, 'beta/tools/t.js'), 'async () => "evil!"\n', T0)
     const error = await rejectsWith(
       manager.load('beta', manager.createTurnContext()),
       'E_SKILL_NOT_PINNED',
@@ -142,7 +129,7 @@ describe('a locked source never hands out bytes a same-identity rewrite put ther
     const limits = resolveSourceLimits()
     const digests = new SkillDigests(limits.maxFileBytes)
     const { files: pinned } = await digests.fileDigests(dir, await scanSkillFolder(dir, limits))
-    await rewriteKeepingIdentity(join(dir, 'scripts/run.sh'), CHANGED_SH)
+    await rewriteKeepingIdentity(join(dir, 'scripts/run.sh'), CHANGED_SH, T0)
     const scan = await scanSkillFolder(dir, limits)
     let invalidated = 0
     const served = new ServedSkills({

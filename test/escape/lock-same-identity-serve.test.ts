@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, open, rm, stat, utimes } from 'node:fs/promises'
+import { mkdtemp, rm, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, describe, expect, it } from 'vitest'
+import { rewriteKeepingIdentity } from '../helpers/same-identity-rewrite.js'
 import { skillMd, writeTree } from '../helpers/skill-tree.js'
-import { ROOT } from '../helpers/spawn-serve.js'
+import { connectStdio, ROOT } from '../helpers/spawn-serve.js'
 
 // Hole 3 of issue 35, end to end as a deployer runs it: `skillhost serve
 // --locked` (the built binary) with scripts on, a real MCP client. After the
@@ -37,19 +36,6 @@ function cli(args: string[], cwd: string): Promise<number> {
   })
 }
 
-async function rewriteKeepingIdentity(file: string, content: string): Promise<void> {
-  const before = await stat(file)
-  const handle = await open(file, 'r+')
-  try {
-    await handle.write(content, 0)
-  } finally {
-    await handle.close()
-  }
-  await utimes(file, before.atime, T0)
-  const after = await stat(file)
-  expect([after.size, after.ino, after.mtimeMs]).toEqual([before.size, before.ino, before.mtimeMs])
-}
-
 describe.skipIf(process.platform !== 'linux')(
   'serve --locked (built binary, real MCP client)',
   () => {
@@ -61,27 +47,10 @@ describe.skipIf(process.platform !== 'linux')(
       })
       await utimes(join(dir, 'skills/beta/scripts/run.sh'), T0, T0)
       expect(await cli(['lock', 'skills'], dir)).toBe(0)
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          bin,
-          'serve',
-          '--state-dir',
-          join(dir, 'state'),
-          '--locked',
-          'skills.lock.json',
-          'skills',
-        ],
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: base },
-        stderr: 'pipe',
-      })
-      let stderr = ''
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8')
-      })
-      const client = new Client({ name: 'lock-identity-test', version: '1.0.0' })
-      await client.connect(transport)
+      const { client, stderr } = await connectStdio(
+        ['--state-dir', join(dir, 'state'), '--locked', 'skills.lock.json', 'skills'],
+        { cwd: dir, home: base, clientName: 'lock-identity-test' },
+      )
       const runScript = async (): Promise<string> => {
         const ran = (await client.callTool({
           name: 'run_beta_script',
@@ -104,7 +73,7 @@ describe.skipIf(process.platform !== 'linux')(
         expect(await runScript()).toContain('pinned-run')
         await client.callTool({ name: 'unload_skill', arguments: { skill: 'beta' } })
 
-        await rewriteKeepingIdentity(join(dir, 'skills/beta/scripts/run.sh'), CHANGED_SH)
+        await rewriteKeepingIdentity(join(dir, 'skills/beta/scripts/run.sh'), CHANGED_SH, T0)
         const loaded = (await client.callTool({
           name: 'load_skill',
           arguments: { skill: 'beta' },
@@ -118,7 +87,7 @@ describe.skipIf(process.platform !== 'linux')(
           text(await client.callTool({ name: 'list_skills', arguments: {} })),
         )
         expect(relisted.skills[0]?.pin?.state).toBe('changed-since-pinned')
-        expect(stderr).not.toContain('CHANGED')
+        expect(stderr()).not.toContain('CHANGED')
       } finally {
         await client.close()
       }

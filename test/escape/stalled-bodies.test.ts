@@ -14,6 +14,7 @@ import {
 } from '../../src/adapters/mcp/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
+import { initializeBody } from '../helpers/mcp-http-requests.js'
 
 const MiB = 1024 * 1024
 const cleanups: (() => Promise<void> | void)[] = []
@@ -75,16 +76,7 @@ async function rawStatus(http: McpHttpServer, body: string): Promise<number> {
   return Number(c.answer().slice(9, 12))
 }
 
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-03-26',
-    capabilities: {},
-    clientInfo: { name: 'x', version: '1' },
-  },
-})
+const initialize = initializeBody('x')
 
 describe('unfinished bodies are counted by what the server holds, and refused past the cap', () => {
   it('40 stalled 3.5 MiB bodies: exactly those past 64 MiB are refused, at their headers', async () => {

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 /** Writes a pure-python wheel of `skillhost-probe-pkg` 1.0.0 into `dir`: an offline index of one. */
 export function buildProbeWheel(python: string, dir: string): void {
@@ -21,4 +24,54 @@ with zipfile.ZipFile(sys.argv[1] + "/skillhost_probe_pkg-1.0.0-py3-none-any.whl"
         z.writestr(path, text)
 `
   execFileSync(python, ['-c', code, dir])
+}
+
+/** A PEP 723 script that needs the probe package and prints its VALUE (`from-the-wheel`). */
+export const PROBE_USE_PY =
+  '# /// script\n# dependencies = ["skillhost-probe-pkg"]\n# ///\nimport skillhost_probe_pkg as p\nprint(p.VALUE)\n'
+
+/** The skill most env suites build: `probe`, whose `scripts/use.py` is `PROBE_USE_PY`. */
+export const PROBE_SKILL = {
+  name: 'probe',
+  description: 'Uses a package.',
+  use: PROBE_USE_PY,
+} as const
+
+/** What `probeWheelFolder` made; `dir` holds the rest and is the caller's to remove. */
+export interface ProbeWheelFolder {
+  readonly dir: string
+  /** An offline index (`--find-links`) holding only the probe wheel. */
+  readonly wheels: string
+  /** The skill's folder: `SKILL.md` and `scripts/use.py`. */
+  readonly skill: string
+}
+
+/**
+ * A fresh folder (name starting `prefix`) holding `wheels/` (the probe wheel)
+ * and one skill at `skillPath` (relative to it): `SKILL.md` names it `name`
+ * with `description` and says to run `scripts/use.py`, whose text is `use`.
+ * The one home of the env suites' offline fixture.
+ */
+export function probeWheelFolder(
+  python: string,
+  prefix: string,
+  skill: {
+    readonly path: string
+    readonly name: string
+    readonly description: string
+    readonly use: string
+  },
+): ProbeWheelFolder {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const wheels = join(dir, 'wheels')
+  mkdirSync(wheels)
+  buildProbeWheel(python, wheels)
+  const folder = join(dir, skill.path)
+  mkdirSync(join(folder, 'scripts'), { recursive: true })
+  writeFileSync(
+    join(folder, 'SKILL.md'),
+    `---\nname: ${skill.name}\ndescription: ${skill.description}\n---\nRun scripts/use.py.\n`,
+  )
+  writeFileSync(join(folder, 'scripts', 'use.py'), skill.use)
+  return { dir, wheels, skill: folder }
 }

@@ -11,6 +11,7 @@ import {
   type SkillScriptConfig,
   type WorkspaceFile,
 } from '../../src/tiers/scripts/index.js'
+import { runSkillScript, type ScriptRunResult } from '../../src/tiers/scripts/internal.js'
 
 /** The sandbox suites run on Linux only; elsewhere they skip, loudly. */
 export const onLinux = process.platform === 'linux'
@@ -86,4 +87,30 @@ export function files(map: Record<string, string>): WorkspaceFile[] {
 /** A script declaration with defaults. */
 export function script(partial: Partial<SkillScript> & { path: string }): SkillScript {
   return { name: 'main', description: 'a test script', interpreter: 'sh', ...partial }
+}
+
+/**
+ * Runs `path` (with `interpreter`) of a skill made of `body` once under
+ * `config`: a fresh copy in `config.workspace`, disposed after, whatever the
+ * outcome. The one home of the single-call probe the sandbox suites share.
+ */
+export async function runScriptOnce(
+  config: SkillScriptConfig,
+  body: Record<string, string>,
+  path: string,
+  interpreter: string,
+  skill = 'probe',
+): Promise<ScriptRunResult> {
+  const { workspace } = config
+  const root = await workspace.materialize({ id: skill, version: '1' }, files(body))
+  try {
+    return await runSkillScript(config, {
+      skill,
+      root,
+      script: script({ path, interpreter }),
+      args: {},
+    })
+  } finally {
+    await workspace.dispose(root)
+  }
 }

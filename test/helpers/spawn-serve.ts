@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
 /** The package root: the built binary is `dist/cli/main.js` under it. */
@@ -63,4 +65,36 @@ export async function connectHttp(
   const client = new Client({ name: 'serve-http-test', version: '1.0.0' })
   await client.connect(transport)
   return { client, transport }
+}
+
+/** The official SDK client on a `skillhost serve` over stdio, and what the server wrote to stderr so far. */
+export interface StdioServe {
+  readonly client: Client
+  stderr(): string
+}
+
+/**
+ * Spawns the built `skillhost serve ...args` in `cwd` with only `PATH` and
+ * `HOME` (= `home`) in its environment, and connects the official SDK client
+ * (named `clientName`) to it over stdio, keeping its stderr. The caller closes
+ * the client, which ends the server.
+ */
+export async function connectStdio(
+  args: readonly string[],
+  options: { readonly cwd: string; readonly home: string; readonly clientName: string },
+): Promise<StdioServe> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(ROOT, 'dist/cli/main.js'), 'serve', ...args],
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: options.home },
+    stderr: 'pipe',
+  })
+  let err = ''
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8')
+  })
+  const client = new Client({ name: options.clientName, version: '1.0.0' })
+  await client.connect(transport)
+  return { client, stderr: () => err }
 }

@@ -132,14 +132,23 @@ describe.skipIf(!onLinux)(
       },
     })
 
-    it('grants a request within the session policy, refuses one beyond it, and the gate sees the profile once per version', async () => {
-      const { root, skill } = writeSkill(base, 'probe', openAiYaml(base))
-      const gate = profileGate()
-      await using manager = await createSkillManager({
+    /** A manager over the skills in `root` under the widened session policy (`scripts()`), `extra` on top. */
+    const managerOver = (
+      root: string,
+      gate: ToolGate = profileGate(),
+      extra: Partial<Parameters<typeof createSkillManager>[0]> = {},
+    ) =>
+      createSkillManager({
         sources: [new FileSystemSkillSource({ roots: root })],
         gate,
         scripts: scripts(),
+        ...extra,
       })
+
+    it('grants a request within the session policy, refuses one beyond it, and the gate sees the profile once per version', async () => {
+      const { root, skill } = writeSkill(base, 'probe', openAiYaml(base))
+      const gate = profileGate()
+      await using manager = await managerOver(root, gate)
       const ctx = manager.createTurnContext()
       const loaded = await manager.load('probe', ctx)
       expect(loaded.permissions).toEqual([
@@ -200,9 +209,7 @@ describe.skipIf(!onLinux)(
         join(skill, 'SKILL.md'),
         `---\nname: probe-dyn\ndescription: Probes.\n---\n# P\nGranted: !\`cat ${base}/shared/granted/data.txt\`\nOutside: !\`cat ${base}/outside/secret.txt || echo none\`\n`,
       )
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate: profileGate(),
+      await using manager = await managerOver(root, profileGate(), {
         scripts: { ...scripts(), dynamicContext: 'run' as const },
         // The body comes back in the load result itself.
         defaultChannel: 'inline',
@@ -215,11 +222,7 @@ describe.skipIf(!onLinux)(
 
     it('the model reads the outcomes in load_skill, with skillhost’s reasons and no session-policy path', async () => {
       const { root } = writeSkill(base, 'probe-model', openAiYaml(base))
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate: profileGate(),
-        scripts: scripts(),
-      })
+      await using manager = await managerOver(root)
       const ctx = manager.createTurnContext()
       const tools = forgeSkillTools(manager)
       const load = tools.find((t) => t.name === 'load_skill')!
@@ -233,11 +236,7 @@ describe.skipIf(!onLinux)(
     it('a gate refusal grants nothing: the skill loads and runs as if it requested nothing', async () => {
       const { root } = writeSkill(base, 'probe-refused', openAiYaml(base))
       const gate = profileGate(true)
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate,
-        scripts: scripts(),
-      })
+      await using manager = await managerOver(root, gate)
       const ctx = manager.createTurnContext()
       const loaded = await manager.load('probe-refused', ctx)
       expect(gate.seen).toHaveLength(1)
@@ -260,11 +259,7 @@ describe.skipIf(!onLinux)(
       chmodSync(join(base, 'shared/swap'), 0o755)
       const yaml = `permissions:\n  file_system:\n    read: [${base}/shared/swap]\n`
       const { root } = writeSkill(base, 'probe-swap', yaml)
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate: profileGate(),
-        scripts: scripts(),
-      })
+      await using manager = await managerOver(root)
       const ctx = manager.createTurnContext()
       const loaded = await manager.load('probe-swap', ctx)
       expect(loaded.permissions).toEqual([
@@ -283,11 +278,7 @@ describe.skipIf(!onLinux)(
       const yaml = `permissions:\n  file_system:\n    read: [${skillsDir}]\n    write: [${scratchDir}, ${rig.base}]\n`
       const { root } = writeSkill(base, 'probe-internal', yaml)
       const gate = profileGate()
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate,
-        scripts: scripts(),
-      })
+      await using manager = await managerOver(root, gate)
       const loaded = await manager.load('probe-internal', manager.createTurnContext())
       const code = 'E_SKILL_SCRIPT_POLICY_WIDENED'
       expect(loaded.permissions).toEqual([
@@ -305,9 +296,7 @@ describe.skipIf(!onLinux)(
       const yaml = `permissions:\n  file_system:\n    read: [${base}/shared/granted]\n`
       const { root } = writeSkill(base, 'probe-deny', yaml)
       const session = scripts()
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate: profileGate(),
+      await using manager = await managerOver(root, profileGate(), {
         scripts: {
           ...session,
           policy: {
@@ -378,11 +367,7 @@ describe.skipIf(!onLinux)(
     it('a skill that requests nothing runs as today and its load result names no permissions', async () => {
       const { root } = writeSkill(base, 'probe-none', undefined)
       const gate = profileGate()
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate,
-        scripts: scripts(),
-      })
+      await using manager = await managerOver(root, gate)
       const ctx = manager.createTurnContext()
       const loaded = await manager.load('probe-none', ctx)
       expect(loaded).not.toHaveProperty('permissions')
@@ -409,11 +394,7 @@ describe.skipIf(!onLinux)(
 ${huge}
 `
       const { root } = writeSkill(base, 'probe-hostile', hostile)
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate: profileGate(),
-        scripts: scripts(),
-      })
+      await using manager = await managerOver(root)
       const entry = manager.catalog().entries.find((e) => e.id === 'probe-hostile')!
       const warnings = entry.warnings ?? []
       expect(warnings.join('\n')).toMatch(/permissions\."macos" is not honoured/)
@@ -437,36 +418,34 @@ ${huge}
       ).toContain('granted-bytes')
     })
 
-    it('deep nesting in agents/openai.yaml is refused by the YAML depth guard, as a warning', async () => {
-      const deep = `permissions: ${'['.repeat(500)}${']'.repeat(500)}\n`
-      const { root } = writeSkill(base, 'probe-deep', deep)
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate: profileGate(),
-        scripts: scripts(),
-      })
-      const entry = manager.catalog().entries.find((e) => e.id === 'probe-deep')!
-      expect(entry.warnings?.join('\n')).toMatch(
-        /agents\/openai\.yaml: not accepted .*permissions were ignored/,
-      )
-      const loaded = await manager.load('probe-deep', manager.createTurnContext())
-      expect(loaded.tools).toHaveLength(2)
-      expect(loaded).not.toHaveProperty('permissions')
-    })
-
-    it('an agents/openai.yaml past the frontmatter cap is not parsed: a warning, and the skill loads', async () => {
-      const big = `permissions:\n  file_system:\n    read: [${base}/shared/granted]\n#${'x'.repeat(100_000)}\n`
-      const { root } = writeSkill(base, 'probe-big', big)
-      await using manager = await createSkillManager({
-        sources: [new FileSystemSkillSource({ roots: root })],
-        gate: profileGate(),
-        scripts: scripts(),
-      })
-      const entry = manager.catalog().entries.find((e) => e.id === 'probe-big')!
-      expect(entry.warnings).toContain(
-        'agents/openai.yaml could not be read (E_SKILL_SOURCE_TOO_LARGE); its permissions were ignored',
-      )
-      const loaded = await manager.load('probe-big', manager.createTurnContext())
+    // An agents/openai.yaml that is never parsed: a warning in the catalog, and the skill loads with its tools, requesting nothing.
+    it.each([
+      {
+        title:
+          'deep nesting in agents/openai.yaml is refused by the YAML depth guard, as a warning',
+        name: 'probe-deep',
+        yaml: () => `permissions: ${'['.repeat(500)}${']'.repeat(500)}\n`,
+        warned: (warnings: readonly string[] | undefined) =>
+          expect(warnings?.join('\n')).toMatch(
+            /agents\/openai\.yaml: not accepted .*permissions were ignored/,
+          ),
+      },
+      {
+        title:
+          'an agents/openai.yaml past the frontmatter cap is not parsed: a warning, and the skill loads',
+        name: 'probe-big',
+        yaml: () =>
+          `permissions:\n  file_system:\n    read: [${base}/shared/granted]\n#${'x'.repeat(100_000)}\n`,
+        warned: (warnings: readonly string[] | undefined) =>
+          expect(warnings).toContain(
+            'agents/openai.yaml could not be read (E_SKILL_SOURCE_TOO_LARGE); its permissions were ignored',
+          ),
+      },
+    ])('$title', async ({ name, yaml, warned }) => {
+      const { root } = writeSkill(base, name, yaml())
+      await using manager = await managerOver(root)
+      warned(manager.catalog().entries.find((e) => e.id === name)!.warnings)
+      const loaded = await manager.load(name, manager.createTurnContext())
       expect(loaded.tools).toHaveLength(2)
       expect(loaded).not.toHaveProperty('permissions')
     })
@@ -477,12 +456,7 @@ ${huge}
         join(skill, 'skillhost.yaml'),
         `${SIDECAR}permissions:\n  file_system:\n    write: [${base}/drop]\n`,
       )
-      const source = new FileSystemSkillSource({ roots: root })
-      await using manager = await createSkillManager({
-        sources: [source],
-        gate: profileGate(),
-        scripts: scripts(),
-      })
+      await using manager = await managerOver(root)
       const loaded = await manager.load('probe-sidecar', manager.createTurnContext())
       expect(loaded.permissions).toEqual([
         { kind: 'write', path: join(base, 'drop'), granted: true, reason: 'granted' },

@@ -17,9 +17,7 @@ import {
   createScriptSandbox,
   DEFAULT_SANDBOX_LIMITS,
   type ScriptSandbox,
-  type SkillScriptConfig,
 } from '../../../../src/tiers/scripts/index.js'
-import { runSkillScript } from '../../../../src/tiers/scripts/internal.js'
 import { scriptInterpreters } from '../../../../src/tiers/scripts/policy/script-interpreters.js'
 import { buildBwrapCommand } from '../../../../src/tiers/scripts/sandbox/bwrap-args.js'
 import {
@@ -27,7 +25,7 @@ import {
   hostToolConfigPaths,
 } from '../../../../src/tiers/scripts/sandbox/minimal-etc.js'
 import { codeOf, rejectsWith } from '../../../helpers/error-code.js'
-import { files, makeRig, onLinux, type Rig, script } from '../../../helpers/sandbox.js'
+import { makeRig, onLinux, type Rig, runScriptOnce } from '../../../helpers/sandbox.js'
 
 const PYTHON = '/usr/bin/python3'
 const hasPython = existsSync(PYTHON)
@@ -37,26 +35,6 @@ function openDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   chmodSync(dir, 0o755)
   return dir
-}
-
-async function runIn(
-  config: SkillScriptConfig,
-  workspace: SkillScriptConfig['workspace'],
-  body: Record<string, string>,
-  path: string,
-  interpreter: string,
-) {
-  const root = await workspace.materialize({ id: 'env', version: '1' }, files(body))
-  try {
-    return await runSkillScript(config, {
-      skill: 'env',
-      root,
-      script: script({ path, interpreter }),
-      args: {},
-    })
-  } finally {
-    await workspace.dispose(root)
-  }
 }
 
 // Issue 11, part 4: the environment real interpreters need, still contained.
@@ -69,7 +47,7 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: what a script sees in /etc and it
     await rig?.cleanup()
   })
   const sh = (body: string) =>
-    runIn(rig.config, rig.workspace, { 'main.sh': body }, 'main.sh', 'sh')
+    runScriptOnce(rig.config, { 'main.sh': body }, 'main.sh', 'sh', 'env')
 
   it('names the sandbox uid and gid in a generated /etc/passwd and /etc/group', async () => {
     const r = await sh('id -un; id -gn; id -u; cat /etc/passwd /etc/group')
@@ -86,9 +64,8 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: what a script sees in /etc and it
   })
 
   it.skipIf(!hasPython)('lets python look the user up with pwd and getpass', async () => {
-    const r = await runIn(
+    const r = await runScriptOnce(
       rig.config,
-      rig.workspace,
       {
         'who.py':
           'import getpass, os, pwd\nprint(pwd.getpwuid(os.getuid()).pw_name, getpass.getuser())\n',
@@ -258,9 +235,8 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
       expect(sandbox.config.interpreterReadPaths).toContain(p)
     }
     if (!hasPython) return
-    const r = await runIn(
+    const r = await runScriptOnce(
       sandbox.config,
-      sandbox.config.workspace,
       {
         'tls.py':
           'import ssl\nctx = ssl.create_default_context()\nprint(ctx.cert_store_stats()["x509_ca"])\n',
@@ -284,9 +260,8 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
     // scripts/test.sh installs fontconfig; a machine without it has nothing to compare.
     if (!existsSync('/usr/bin/fc-match') || !existsSync('/etc/fonts')) return
     const outside = execFileSync('/usr/bin/fc-match', ['sans'], { encoding: 'utf8' })
-    const r = await runIn(
+    const r = await runScriptOnce(
       sandbox.config,
-      sandbox.config.workspace,
       { 'fonts.sh': '/usr/bin/fc-match sans\n' },
       'fonts.sh',
       'sh',
@@ -301,9 +276,8 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
     async () => {
       expect(sandbox.config.policy.filesystem.allowRead).toContain(venv)
       expect(sandbox.config.interpreterReadPaths).toContain(venv)
-      const r = await runIn(
+      const r = await runScriptOnce(
         sandbox.config,
-        sandbox.config.workspace,
         {
           'venv.py':
             'import sys, only_in_venv\nprint(sys.prefix)\nprint(sys.prefix != sys.base_prefix, only_in_venv.ANSWER)\n',
@@ -315,9 +289,8 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
       // Seen at a neutral path (issue 23): the venv runs wherever it lives on the host.
       expect(r.stdout).toBe('/opt/skillhost/venv\nTrue 42\n')
       // The system python does not see the venv's package.
-      const plain = await runIn(
+      const plain = await runScriptOnce(
         sandbox.config,
-        sandbox.config.workspace,
         { 'plain.py': 'import only_in_venv\n' },
         'plain.py',
         'python',
@@ -329,9 +302,8 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
 
   it('runs an nvm-style node from a neutral path, its installation bound read-only', async () => {
     expect(sandbox.config.policy.filesystem.allowRead).toContain(nodePrefix)
-    const r = await runIn(
+    const r = await runScriptOnce(
       sandbox.config,
-      sandbox.config.workspace,
       {
         'n.js':
           'const fs = require("node:fs")\nconsole.log(process.execPath)\ntry { fs.writeFileSync(process.execPath + ".x", "") ; console.log("WROTE") } catch (e) { console.log(e.code) }\n',
@@ -404,9 +376,8 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
     const sb = await createScriptSandbox({ readPaths: [shared], denyRead: [join(shared, 'keys')] })
     try {
       expect(sb.config.policy.filesystem.allowRead).toContain(shared)
-      const r = await runIn(
+      const r = await runScriptOnce(
         sb.config,
-        sb.config.workspace,
         { 'r.sh': `cat '${shared}/data.txt'; cat '${shared}/keys/id' 2>/dev/null || echo DENIED` },
         'r.sh',
         'sh',
@@ -428,9 +399,8 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
       const allow = sb.config.policy.filesystem.allowRead
       expect(allow).not.toContain(linkPrefix)
       expect(allow).toContain(nodePrefix)
-      const r = await runIn(
+      const r = await runScriptOnce(
         sb.config,
-        sb.config.workspace,
         { 'v.js': 'console.log(process.execPath)' },
         'v.js',
         'ln',

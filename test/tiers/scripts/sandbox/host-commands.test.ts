@@ -13,14 +13,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createScriptSandbox, type ScriptSandbox } from '../../../../src/tiers/scripts/index.js'
-import { runSkillScript } from '../../../../src/tiers/scripts/internal.js'
 import { SYSTEM_READ_PATHS } from '../../../../src/tiers/scripts/policy/script-interpreters.js'
 import { sandboxBaseEnv } from '../../../../src/tiers/scripts/sandbox/bwrap-args.js'
 import {
   hostLinkClosure,
   LINK_TARGET_ROOTS,
 } from '../../../../src/tiers/scripts/sandbox/host-link-closure.js'
-import { files, onLinux, script } from '../../../helpers/sandbox.js'
+import { onLinux, runScriptOnce } from '../../../helpers/sandbox.js'
 
 /** Every name in the host's command folders that resolves on the host (a dangling link does not). */
 function hostCommands(): string[] {
@@ -32,21 +31,6 @@ function hostCommands(): string[] {
     }
   }
   return out
-}
-
-async function run(sandbox: ScriptSandbox, body: Record<string, string>, path: string) {
-  const { workspace } = sandbox.config
-  const root = await workspace.materialize({ id: 'world', version: '1' }, files(body))
-  try {
-    return await runSkillScript(sandbox.config, {
-      skill: 'world',
-      root,
-      script: script({ path, interpreter: 'bash' }),
-      args: {},
-    })
-  } finally {
-    await workspace.dispose(root)
-  }
 }
 
 // Issue 37, item 1: every command a script finds on the host, it finds inside.
@@ -67,10 +51,12 @@ describe.skipIf(!onLinux)('the sandbox resolves the links of the system folders'
       'while IFS= read -r p; do n=$((n+1)); [ -e "$p" ] || printf "MISSING %s\\n" "$p"; done < "$(dirname "$0")/names.txt"',
       'echo "checked $n"',
     ].join('\n')
-    const r = await run(
-      sandbox,
+    const r = await runScriptOnce(
+      sandbox.config,
       { 'check.sh': checker, 'names.txt': `${commands.join('\n')}\n` },
       'check.sh',
+      'bash',
+      'world',
     )
     expect(r.stderr).toBe('')
     // Every name was read and tried: the count proves the loop ran over all of them.
@@ -88,7 +74,13 @@ describe.skipIf(!onLinux)('the sandbox resolves the links of the system folders'
       'echo hello world | sed "s/world/sandbox/"',
       'readlink -f "$(which awk)"',
     ].join('\n')
-    const inside = await run(sandbox, { 'main.sh': body }, 'main.sh')
+    const inside = await runScriptOnce(
+      sandbox.config,
+      { 'main.sh': body },
+      'main.sh',
+      'bash',
+      'world',
+    )
     expect(inside.stderr).toBe('')
     expect(inside.exitCode).toBe(0)
     const home = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim()
