@@ -21,6 +21,7 @@ const ALL = [
   'sessions',
   'real-corpus',
   'startup',
+  'provision',
 ]
 const picked = process.argv.slice(2)
 const names = picked.length > 0 ? picked : ALL
