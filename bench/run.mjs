@@ -23,6 +23,7 @@ const ALL = [
   'workspace-postgres',
   'real-corpus',
   'startup',
+  'provision',
 ]
 const BY_HAND = ['soak']
 const picked = process.argv.slice(2)

@@ -149,17 +149,47 @@ export function enforceToolGate(
   request: GateRequest,
   codes: GateCodes = TOOL_GATE_CODES,
 ): Promise<void> {
-  // The hot path of every skill-tool call: one promise hop for an async gate,
-  // none beyond the caller's await for a synchronous one.
-  const asked = askGate(gate, ctx, request)
-  if (isVerdict(asked))
-    return asked === ALLOW ? RESOLVED : Promise.reject(gateError(asked, request, codes))
-  return Promise.resolve(asked).then(
+  let pending: PromiseLike<void> | undefined
+  try {
+    pending = askToolGate(gate, ctx, request, codes)
+  } catch (err) {
+    return Promise.reject(err)
+  }
+  if (pending === undefined) return RESOLVED
+  return Promise.resolve(pending).then(
     () => undefined,
     (err: unknown) => {
-      throw gateError(classifyThrown(err), request, codes)
+      throw gateFailure(err, request, codes)
     },
   )
+}
+
+/**
+ * `enforceToolGate` in two halves, for the one hot path that awaits the gate
+ * itself (the skill-tool envelope: one promise hop fewer per call). Returns
+ * undefined when the gate allowed synchronously, throws the tier's error when
+ * it refused or is unavailable synchronously, else returns the gate's own
+ * promise: the caller awaits it and turns a rejection into `gateFailure`.
+ */
+export function askToolGate(
+  gate: ToolGate | undefined,
+  ctx: TurnContext,
+  request: GateRequest,
+  codes: GateCodes = TOOL_GATE_CODES,
+): PromiseLike<void> | undefined {
+  const asked = askGate(gate, ctx, request)
+  if (!isVerdict(asked)) return asked
+  if (asked === ALLOW) return undefined
+  throw gateError(asked, request, codes)
+}
+
+/** The tier's error for what an asynchronous gate rejected with (`GateDenied` → refused). */
+export function gateFailure(
+  err: unknown,
+  request: GateRequest,
+  codes: GateCodes = TOOL_GATE_CODES,
+): SkillHostError {
+  return gateError(classifyThrown(err), request, codes)
 }
 
 const RESOLVED = Promise.resolve()

@@ -14,6 +14,13 @@ export type ToolInputSchema<A = unknown> = StandardSchemaV1<unknown, A> | JsonSc
 export interface CompiledSchema<A> {
   readonly jsonSchema: JsonSchemaObject
   validate(value: unknown): Promise<A>
+  /**
+   * The same check as `validate`, answered synchronously (returns the
+   * validated copy or throws `E_TOOL_INVALID_ARGS`); present only when the
+   * schema's validator is synchronous (JSON Schema through ajv), so a caller
+   * can skip a promise hop per call.
+   */
+  readonly validateSync?: (value: unknown) => A
 }
 
 let sharedAjv: Ajv | undefined
@@ -106,23 +113,27 @@ export function compileInputSchema<A>(
       },
     )
   }
+  const validateSync = (value: unknown): A => {
+    assertArgumentDepth(toolName, value)
+    // ajv applies defaults in place; validate a copy so the caller's object stays as it was.
+    const copy = value === undefined ? {} : structuredClone(value)
+    if (!check(copy)) {
+      const detail = (check.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+        .join('; ')
+      throw new SkillHostError(
+        'E_TOOL_INVALID_ARGS',
+        `Invalid arguments for '${toolName}': ${detail}`,
+      )
+    }
+    return copy as A
+  }
   return {
     jsonSchema: schema as JsonSchemaObject,
+    validateSync,
     async validate(value) {
-      assertArgumentDepth(toolName, value)
-      // ajv applies defaults in place; validate a copy so the caller's object stays as it was.
-      const copy = value === undefined ? {} : structuredClone(value)
-      if (!check(copy)) {
-        const detail = (check.errors ?? [])
-          .slice(0, 5)
-          .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
-          .join('; ')
-        throw new SkillHostError(
-          'E_TOOL_INVALID_ARGS',
-          `Invalid arguments for '${toolName}': ${detail}`,
-        )
-      }
-      return copy as A
+      return validateSync(value)
     },
   }
 }

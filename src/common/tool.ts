@@ -79,8 +79,24 @@ export class Tool<A = unknown> {
     return this.#schema.validate(args)
   }
 
-  /** Validates `args`, then runs the handler. */
-  async execute(args: unknown, ctx: TurnContext): Promise<ToolResult> {
+  /**
+   * Validates `args`, then runs the handler. Always answers with a promise: a
+   * synchronous throw (invalid arguments, a throwing handler) is a rejection.
+   */
+  execute(args: unknown, ctx: TurnContext): Promise<ToolResult> {
+    const { validateSync } = this.#schema
+    if (validateSync === undefined) return this.#executeAsync(args, ctx)
+    // A synchronous validator needs no hop, and a handler's own native
+    // promise is answered as it is (`Promise.resolve` returns it; an async
+    // function returning it would add two hops).
+    try {
+      return Promise.resolve(this.#handler(validateSync(args), ctx))
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  async #executeAsync(args: unknown, ctx: TurnContext): Promise<ToolResult> {
     const valid = await this.#schema.validate(args)
     return this.#handler(valid, ctx)
   }

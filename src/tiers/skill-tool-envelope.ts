@@ -1,5 +1,11 @@
 import type { SpooledArtifact } from '../common/artifacts/index.js'
-import { enforceToolGate, type GateCodes, TOOL_GATE_CODES, type ToolGate } from '../common/gate.js'
+import {
+  askToolGate,
+  type GateCodes,
+  gateFailure,
+  TOOL_GATE_CODES,
+  type ToolGate,
+} from '../common/gate.js'
 import { withResourceOwner } from '../common/leak-tracker.js'
 import type { JsonSchemaObject, ToolInputSchema } from '../common/schema.js'
 import { Tool, type ToolResult } from '../common/tool.js'
@@ -73,7 +79,16 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
     handler: async (args, ctx) => {
       guard?.enter(name)
       try {
-        await enforceToolGate(gate, ctx, { tool: name, args, skill: gateSkill, tier }, codes)
+        // The gate's own promise is awaited (one hop); `enforceToolGate` would add a second.
+        const request = { tool: name, args, skill: gateSkill, tier }
+        const pending = askToolGate(gate, ctx, request, codes)
+        if (pending !== undefined) {
+          try {
+            await pending
+          } catch (err) {
+            throw gateFailure(err, request, codes)
+          }
+        }
         // What a call makes (a process, a scratch folder) is the loaded skill's (leak reports).
         let result = withResourceOwner(guard, () => spec.run(args, ctx))
         // Most tier-1 handlers answer synchronously; only a thenable costs a hop.

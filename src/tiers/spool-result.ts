@@ -38,7 +38,10 @@ export function spoolToolResult(
   if (typeof result !== 'string') return spoolBinaryResult(result, options)
   const cls = options.artifactClass ?? SpooledArtifact
   // Text goes to the store as a string: no encode or copy on the hot path.
-  const size = Buffer.byteLength(result, 'utf8')
+  // A UTF-16 unit is at most 3 UTF-8 bytes, so a short text needs no count.
+  const truncated =
+    result.length * 3 > INLINE_PREVIEW_BYTES &&
+    Buffer.byteLength(result, 'utf8') > INLINE_PREVIEW_BYTES
   const meta = {
     kind: cls.kind,
     mimeType: 'text/plain',
@@ -46,13 +49,12 @@ export function spoolToolResult(
     trusted: false,
   }
   const { spool } = options
-  if (spool.putSync) return describeTextResult(result, size, spool.putSync(result, meta))
-  return spool.put(result, meta).then((r) => describeTextResult(result, size, r))
+  if (spool.putSync) return describeTextResult(result, truncated, spool.putSync(result, meta))
+  return spool.put(result, meta).then((r) => describeTextResult(result, truncated, r))
 }
 
 /** The text the model sees for a spooled text result: the preview and where the rest lives. */
-function describeTextResult(result: string, size: number, r: Retrievable): string {
-  const truncated = size > INLINE_PREVIEW_BYTES
+function describeTextResult(result: string, truncated: boolean, r: Retrievable): string {
   const preview = truncated
     ? decoder.decode(Buffer.from(result, 'utf8').subarray(0, INLINE_PREVIEW_BYTES))
     : result

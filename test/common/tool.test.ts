@@ -63,6 +63,30 @@ describe('Tool', () => {
     await rejectsWith(jsonTool.execute(undefined, turn()), 'E_TOOL_INVALID_ARGS')
   })
 
+  it('answers with a promise even when validation or the handler throws synchronously', async () => {
+    const throwing = new Tool({
+      name: 'boom',
+      description: '',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        throw new Error('handler threw')
+      },
+    })
+    const invalid = jsonTool.execute({ q: 1 }, turn())
+    expect(invalid).toBeInstanceOf(Promise)
+    await rejectsWith(invalid, 'E_TOOL_INVALID_ARGS')
+    const thrown = throwing.execute({}, turn())
+    expect(thrown).toBeInstanceOf(Promise)
+    await expect(thrown).rejects.toThrow('handler threw')
+    const asyncTool = new Tool({
+      name: 'later',
+      description: '',
+      inputSchema: { type: 'object' },
+      handler: async () => 'later',
+    })
+    expect(await asyncTool.execute({}, turn())).toBe('later')
+  })
+
   it('exposes the JSON Schema it was given', () => {
     expect(jsonTool.jsonSchema).toBe(jsonTool.inputSchema)
     expect(jsonTool.jsonSchema).toMatchObject({ required: ['q'] })

@@ -194,6 +194,70 @@ describe('tier 1: every imported tool is rebuilt into a host-owned wrapper', () 
     await manager.dispose()
   })
 
+  it('answers every kind of gate as before the one-hop await (issue 39 item 4)', async () => {
+    // The envelope awaits the gate's own promise; each way a gate can answer keeps its verdict.
+    const thenable = (fail?: unknown): ToolGate =>
+      (() => ({
+        // biome-ignore lint/suspicious/noThenProperty: a foreign thenable, as some gates return
+        then: (ok: () => void, no: (e: unknown) => void) => (fail ? no(fail) : ok()),
+      })) as unknown as ToolGate
+    const cases: [ToolGate, string | undefined][] = [
+      [() => {}, undefined],
+      [async () => {}, undefined],
+      [thenable(), undefined],
+      [
+        () => {
+          throw deny('sync no')
+        },
+        'E_TOOL_DENIED',
+      ],
+      [async () => Promise.reject(deny('async no')), 'E_TOOL_DENIED'],
+      [thenable(deny('thenable no')), 'E_TOOL_DENIED'],
+      [
+        () => {
+          throw new Error('down')
+        },
+        'E_TOOL_GATE_UNAVAILABLE',
+      ],
+      [thenable(new Error('down')), 'E_TOOL_GATE_UNAVAILABLE'],
+    ]
+    for (const [gate, code] of cases) {
+      let ran = 0
+      const { manager, call } = await loadWith(
+        hostile(() => {
+          ran += 1
+          return 'ran'
+        }),
+        { gate },
+      )
+      const outcome = await call().then(
+        (r) => String(r).slice(0, 3),
+        (e: unknown) => (e as SkillHostError).code,
+      )
+      expect(outcome).toBe(code ?? 'ran')
+      expect(ran).toBe(code === undefined ? 1 : 0)
+      await manager.dispose()
+    }
+  })
+
+  it('previews text up to 8 KiB by UTF-8 bytes, counted only when the length could pass it', async () => {
+    const texts = [
+      'a'.repeat(3000), // 9,000 > 8,192 by length × 3, 3,000 bytes: whole
+      '€'.repeat(2730), // 8,190 bytes: whole
+      '€'.repeat(2731), // 8,193 bytes: truncated
+      'a'.repeat(8193), // truncated
+    ]
+    let i = 0
+    const { manager, call } = await loadWith(hostile(() => texts[i++]))
+    const seen = []
+    for (let n = 0; n < texts.length; n++) seen.push(String(await call()))
+    expect(seen.map((s) => s.includes('preview truncated'))).toEqual([false, false, true, true])
+    expect(seen[0]).toContain(texts[0])
+    expect(seen[1]).toContain(texts[1])
+    expect(seen[2]!.startsWith('€'.repeat(2730))).toBe(true)
+    await manager.dispose()
+  })
+
   it('validates arguments before the gate and handler', async () => {
     let ran = 0
     const { manager, call } = await loadWith(

@@ -14,6 +14,7 @@ import {
 import { discoveryProgress } from '../shared/discovery-progress.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
+import { mapLimit } from '../shared/map-limit.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs } from '../shared/parse-args.js'
@@ -25,7 +26,6 @@ import { wrapText } from '../shared/wrap-text.js'
 import { writeJson } from '../shared/write-json.js'
 import { listTable } from './list-table.js'
 import { type ListedTools, type ListServeShape, listTools } from './list-tools.js'
-import { mapLimit } from './map-limit.js'
 
 const TOOLS_LEGEND =
   'TOOLS: m module, i isolated, s declared scripts, u run_<skill>_script (undeclared scripts); names in --json.'

@@ -26,6 +26,7 @@ import { type CollectOptions, collectSkills, skillFolderOf } from '../shared/col
 import { discoveryProgress } from '../shared/discovery-progress.js'
 import type { HelpSpec } from '../shared/help-text.js'
 import { LOCKED_HELP, lockedFlag } from '../shared/locked-flag.js'
+import { mapLimit } from '../shared/map-limit.js'
 import { isNotSearched, notSearchedLines } from '../shared/not-searched.js'
 import { OVERLAYS_HELP, overlayDirs } from '../shared/overlay-dirs.js'
 import { parseArgs, UsageError } from '../shared/parse-args.js'
@@ -123,6 +124,9 @@ async function interpreterProblems(
   return { errors, warnings }
 }
 
+/** Skills whose descriptor is read at once: enough to keep the thread pool busy, few enough to bound memory. */
+const DESCRIPTORS_IN_FLIGHT = 16
+
 async function validateRoot(
   rawRoot: string,
   options: CollectOptions,
@@ -143,11 +147,20 @@ async function validateRoot(
     }
     return e
   }
-  for (const skill of scan?.skills ?? []) {
+  // Each skill's descriptor proves it current (a fresh scan of its folder, on the thread
+  // pool): several in flight, so the main thread does not wait on each in turn. The
+  // results are applied in walk order, so the report is the same as one at a time.
+  const skills = scan?.skills ?? []
+  const problems = scan
+    ? await mapLimit(skills, DESCRIPTORS_IN_FLIGHT, (skill) =>
+        interpreterProblems(scan.source, skill, allowed),
+      )
+    : []
+  for (const [i, skill] of skills.entries()) {
     const e = entry(skillFolderOf(skill))
     Object.assign(e, { name: skill.name })
-    if (!scan) continue
-    const found = await interpreterProblems(scan.source, skill, allowed)
+    const found = problems[i]
+    if (!found) continue
     e.errors.push(...found.errors)
     // A missing interpreter is this host's state, not a spec violation: a warning in both modes.
     e.warnings.push(...found.warnings)

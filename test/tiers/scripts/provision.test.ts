@@ -111,6 +111,36 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       expect(readdirSync(staleCache).sort()).toEqual([...keys].sort())
     }, 120_000)
 
+    it('sessions whose first calls for a fresh set race build it once, then all reuse it (issue 39 item 2)', async () => {
+      const { provisionedInterpreter } = await import(
+        '../../../src/tiers/scripts/deps/script-env.js'
+      )
+      const { parseRequirement } = await import('../../../src/tiers/scripts/deps/requirement.js')
+      const requirements = [parseRequirement('skillhost-probe-pkg', 'test')]
+      const raceCache = join(dir, 'envs-race')
+      // Four sessions, each with its own options and listener, as four served sessions have.
+      const SESSIONS = 4
+      const started: number[] = Array.from({ length: SESSIONS }, () => 0)
+      const optionsOf = (i: number) => ({
+        cacheDir: raceCache,
+        index: { findLinks: join(dir, 'wheels') },
+        onBuild: (e: ProvisionBuild) => {
+          if (e.phase === 'started') started[i]! += 1
+        },
+      })
+      const built = await Promise.all(
+        started.map((_, i) => provisionedInterpreter(PYTHON as string, requirements, optionsOf(i))),
+      )
+      expect(built.filter((b) => b !== undefined)).toHaveLength(SESSIONS)
+      expect(new Set(built.map((b) => b?.env.key)).size).toBe(1)
+      expect(started.reduce((a, b) => a + b, 0)).toBe(1)
+      // Later calls, in any session, find it built: no build starts again.
+      for (let i = 0; i < SESSIONS; i++)
+        await provisionedInterpreter(PYTHON as string, requirements, optionsOf(i))
+      expect(started.reduce((a, b) => a + b, 0)).toBe(1)
+      expect(readdirSync(raceCache)).toEqual([built[0]!.env.key])
+    }, 180_000)
+
     it('with provisioning, the script runs in an env built once and seen at a neutral path', async () => {
       const before = builds.length
       const r = await run(provisioned, { 'p.py': PEP723 })

@@ -1,7 +1,7 @@
 /**
  * `fn` over `items` with at most `concurrency` calls in flight; the results
  * in input order. After a rejection no new call starts, and the first
- * rejection is thrown. `list` reads many skills' declarations this way, so
+ * rejection is thrown. `list` and `validate` read many skills' declarations this way, so
  * a large catalog is neither read one at a time nor all at once.
  */
 export async function mapLimit<T, R>(

@@ -1,0 +1,186 @@
+// Script environments (issue 39 item 2): a requirement set builds once per
+// machine and is reused by every skill, session and process that needs it.
+// Measures, over one wheel folder (no network): a cold build, a warm reuse in
+// the same process, a reuse from a second process, and two processes whose
+// first calls for a fresh set race (how many builds ran, counted by each
+// process's onBuild events). Then the installer itself: what the build runs
+// today (`python -m venv`, which runs ensurepip, then the venv's pip) against
+// a venv without pip and the interpreter's bundled pip wheel run from outside
+// it, interleaved, on the same set.
+// Run after `npx tsc -p tsconfig.build.json`:
+//   SKILLHOST_WHEELS=/opt/pypi/files node bench/provision.mjs
+// Without a wheel folder holding pypdf the benchmark says so and exits 0.
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { machine, writeSection } from './lib.mjs'
+
+const wheels = process.env.SKILLHOST_WHEELS ?? '/opt/pypi/files'
+if (!existsSync(wheels) || !readdirSync(wheels).some((f) => /^pypdf-.*\.whl$/.test(f))) {
+  console.log(`provision: no pypdf wheel in ${wheels} (set SKILLHOST_WHEELS); skipped`)
+  process.exit(0)
+}
+const REQUIREMENT = 'pypdf'
+const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+  encoding: 'utf8',
+}).trim()
+const self = fileURLToPath(import.meta.url)
+
+// A child mode: one process's provisioning of the set in `cacheDir`, reporting
+// its time and how many builds it started, as one JSON line.
+if (process.argv[2] === '--child') {
+  const [cacheDir] = process.argv.slice(3)
+  const { provisionedInterpreter } = await import('../dist/tiers/scripts/deps/script-env.js')
+  const { parseRequirement } = await import('../dist/tiers/scripts/deps/requirement.js')
+  let builds = 0
+  const options = {
+    cacheDir,
+    index: { findLinks: wheels },
+    onBuild: (e) => {
+      if (e.phase === 'started') builds += 1
+    },
+  }
+  const started = performance.now()
+  const got = await provisionedInterpreter(
+    python,
+    [parseRequirement(REQUIREMENT, 'bench')],
+    options,
+  )
+  const ms = performance.now() - started
+  const again = performance.now()
+  await provisionedInterpreter(python, [parseRequirement(REQUIREMENT, 'bench')], options)
+  const warmMs = performance.now() - again
+  console.log(JSON.stringify({ ms, warmMs, builds, key: got?.env.key }))
+  process.exit(0)
+}
+
+function child(cacheDir) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [self, '--child', cacheDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    p.stdout.on('data', (d) => {
+      out += d
+    })
+    p.on('error', reject)
+    p.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1)))
+        : reject(new Error(`child ${code}`)),
+    )
+  })
+}
+
+const loadAtStart = loadavg()[0]
+const fresh = () => mkdtempSync(join(tmpdir(), 'skillhost-bench-env-'))
+const ROUNDS = Number(process.env.ROUNDS ?? 2)
+const rows = []
+for (let round = 0; round < ROUNDS; round++) {
+  const cache = fresh()
+  const first = await child(cache) // cold, then warm in the same process
+  const second = await child(cache) // another process: reused
+  const race = fresh()
+  const [a, b] = await Promise.all([child(race), child(race)])
+  rows.push({ first, second, race: [a, b] })
+  rmSync(cache, { recursive: true, force: true })
+  rmSync(race, { recursive: true, force: true })
+}
+
+// The installer, interleaved: today's build steps against a venv without pip.
+const bundled = execFileSync(
+  python,
+  [
+    '-c',
+    'import ensurepip, glob, os; print(glob.glob(os.path.join(os.path.dirname(ensurepip.__file__), "_bundled", "pip-*.whl"))[0])',
+  ],
+  { encoding: 'utf8' },
+).trim()
+const pipArgs = [
+  ...['install', '--no-input', '--disable-pip-version-check', '--no-cache-dir', '-q'],
+  ...['--no-index', '--find-links', wheels, '--only-binary', ':all:', REQUIREMENT],
+]
+const timed = (steps) => {
+  const started = performance.now()
+  const split = []
+  for (const [cmd, args] of steps) {
+    const t = performance.now()
+    execFileSync(cmd, args, { stdio: 'ignore', env: { LANG: 'C.UTF-8', PATH: process.env.PATH } })
+    split.push(performance.now() - t)
+  }
+  return { ms: performance.now() - started, split }
+}
+const installers = { ensurepip: [], withoutPip: [] }
+for (let round = 0; round < ROUNDS; round++) {
+  const dir = fresh()
+  const a = join(dir, 'a')
+  const b = join(dir, 'b')
+  installers.ensurepip.push(
+    timed([
+      [python, ['-I', '-m', 'venv', a]],
+      [join(a, 'bin', 'python'), ['-I', '-m', 'pip', ...pipArgs]],
+    ]),
+  )
+  installers.withoutPip.push(
+    timed([
+      [python, ['-I', '-m', 'venv', '--without-pip', b]],
+      [join(b, 'bin', 'python'), ['-I', join(bundled, 'pip'), ...pipArgs]],
+    ]),
+  )
+  rmSync(dir, { recursive: true, force: true })
+}
+const loadAtEnd = loadavg()[0]
+
+const s = (ms) => (ms / 1000).toFixed(2)
+const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+const buildsInRace = rows.map((r) => r.race[0].builds + r.race[1].builds)
+const table = `| measure | ${rows.map((_, i) => `round ${i + 1}`).join(' | ')} |
+|---|${rows.map(() => '---:').join('|')}|
+| cold: first call, fresh cache (venv, pip install from the wheel folder) | ${rows.map((r) => `${s(r.first.ms)} s`).join(' | ')} |
+| warm: the same set again, same process | ${rows.map((r) => `${r.first.warmMs.toFixed(1)} ms`).join(' | ')} |
+| reused: a second process's first call | ${rows.map((r) => `${r.second.ms.toFixed(1)} ms (builds: ${r.second.builds})`).join(' | ')} |
+| race: two processes' first calls at once, fresh cache | ${rows.map((r) => `${s(Math.max(r.race[0].ms, r.race[1].ms))} s, builds: ${r.race[0].builds + r.race[1].builds}`).join(' | ')} |
+
+Installer (same set, interleaved rounds; seconds, venv step + install step):
+
+| how | ${installers.ensurepip.map((_, i) => `round ${i + 1}`).join(' | ')} | median |
+|---|${installers.ensurepip.map(() => '---:').join('|')}|---:|
+| \`python -m venv\` (ensurepip: pip and setuptools) + the venv's pip (what builds run) | ${installers.ensurepip.map((r) => `${s(r.ms)} (${r.split.map(s).join(' + ')})`).join(' | ')} | ${s(med(installers.ensurepip.map((r) => r.ms)))} |
+| \`python -m venv --without-pip\` + the bundled pip wheel run from outside | ${installers.withoutPip.map((r) => `${s(r.ms)} (${r.split.map(s).join(' + ')})`).join(' | ')} | ${s(med(installers.withoutPip.map((r) => r.ms)))} |
+
+1-min load average ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end.`
+console.log(table)
+if (buildsInRace.some((n) => n !== 1))
+  console.log(`race: builds per round ${buildsInRace.join(', ')} (expected 1)`)
+writeSection(
+  'Script environments (provisioning)',
+  `Machine: ${machine()}; python ${python}.
+Command: \`npx tsc -p tsconfig.build.json && SKILLHOST_WHEELS=${wheels} node bench/provision.mjs\`. Requirement set: \`${REQUIREMENT}\`,
+from the wheel folder (\`--no-index --find-links\`, wheels only); each process calls \`provisionedInterpreter\` (what \`run --provision\`,
+\`serve --provision\` and \`skillhost env\` call) twice; "builds" counts \`onBuild\` "started" events in that process.
+
+${table}
+
+What this shows: a set builds once per machine and cache folder. The cache entry is keyed by the interpreter and the
+requirement set (\`envKey\`), built in a temporary folder and renamed into place whole, under a lock folder that a
+second builder (another session in the same process, or another process) waits on: in the race two processes'
+first calls started one build between them, and \`test/tiers/scripts/provision.test.ts\` ("sessions whose first calls
+for a fresh set race build it once") races four sessions' first calls in one process and counts the builds their
+listeners hear (1), then calls again in each (still 1). A warm call costs a read of the entry's \`env.json\` (about a
+millisecond); a second process's first call about 0.6 s at this load, most of it asking the python where it lives.
+
+The installer: PyPI is not reachable from this machine; the builds get wheels from a local index and wheel folder
+(\`/opt/pypi\`, pip's \`find-links\`). No alternative installer is reachable from the registries the project uses: \`uv\`
+is not on the local index, the npm package named \`uv\` is an unrelated UTF-8 validator and Astral publishes no uv on
+npm, and Debian's \`python3-*\` packages install into the system python, not into a per-set environment. Of a cold
+build, pip's own install of the wheel is the smaller part: \`python -m venv\` runs ensurepip, which installs pip and
+setuptools into every new environment from their bundled wheels (21 s of 28 s in the run of 2026-12-07, load 18); a venv made
+\`--without-pip\`, with the interpreter's bundled pip wheel run from outside it, built the same set in 15.4 s (0.7 s +
+14.7 s: pip running from a zip is slower than an installed one). Not adopted in this change: an environment without
+setuptools breaks packages that still import \`pkg_resources\` at run time, and installing the bundled setuptools in
+the same pip run puts pip and setuptools in pip's \`--report\`, which is what \`env --lock\` pins; both need their own
+tests. The build stays \`python -m venv\` + pip, wheels only (\`--only-binary :all:\`).`,
+)
