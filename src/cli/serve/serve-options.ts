@@ -51,6 +51,10 @@ export interface ServeHttpOptions {
    * results and catalog refreshes with other replicas through this database.
    */
   readonly postgres?: string
+  /** `--health-public`: `/healthz` and `/readyz` without the token from any peer (an orchestrator's probes). */
+  readonly healthPublic?: boolean
+  /** `--metrics-public`: `/metrics` without the token. */
+  readonly metricsPublic?: boolean
   /** `--max-sessions`, `--max-sessions-per-token`, `--max-body-mib`, `--body-timeout` (library defaults when absent). */
   readonly limits?: {
     readonly maxSessions?: number
@@ -174,6 +178,7 @@ function httpFlags(
   s: Readonly<Record<string, string | undefined>>,
   insecure: boolean,
   env: NodeJS.ProcessEnv,
+  open: { readonly healthPublic: boolean; readonly metricsPublic: boolean },
 ): ServeOptions['http'] {
   let http: ServeOptions['http']
   if (s.http !== undefined) {
@@ -181,6 +186,8 @@ function httpFlags(
     if (!/^\d{1,5}$/.test(s.http) || port > 65535)
       throw new UsageError('--http needs a port number (0 picks a free one)')
     http = httpAuth(port, s.host ?? '127.0.0.1', s.token, insecure, env)
+    if (open.healthPublic) http = { ...http, healthPublic: true }
+    if (open.metricsPublic) http = { ...http, metricsPublic: true }
     const limits = Object.fromEntries(
       (
         [
@@ -215,6 +222,8 @@ function httpFlags(
     throw new UsageError(`--${HTTP_LIMIT_FLAGS.find((flag) => s[flag] !== undefined)} needs --http`)
   else if (s.token !== undefined) throw new UsageError('--token needs --http')
   else if (insecure) throw new UsageError('--insecure-no-auth needs --http')
+  else if (open.healthPublic) throw new UsageError('--health-public needs --http')
+  else if (open.metricsPublic) throw new UsageError('--metrics-public needs --http')
   return http
 }
 
@@ -245,6 +254,8 @@ export function parseServeOptions(
       'lenient-skills',
       'durable-spool',
       'insecure-no-auth',
+      'health-public',
+      'metrics-public',
       'provision',
       ...ROOT_FLAGS.booleans,
     ],
@@ -282,7 +293,10 @@ export function parseServeOptions(
   const workspace = s.workspace === undefined ? undefined : resolve(s.workspace)
   if (workspace !== undefined && !isDirectory(workspace))
     throw new UsageError(`--workspace ${workspace} is not a directory`)
-  const http = httpFlags(s, args.booleans['insecure-no-auth'] === true, env)
+  const http = httpFlags(s, args.booleans['insecure-no-auth'] === true, env, {
+    healthPublic: args.booleans['health-public'] === true,
+    metricsPublic: args.booleans['metrics-public'] === true,
+  })
   const spoolRetention = spoolRetentionFlags(s)
   const catalog = parseCatalogBudgetFlags(s, { window: 'catalog-window', share: 'catalog-share' })
   return {

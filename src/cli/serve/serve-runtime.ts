@@ -97,6 +97,8 @@ export interface ServeRuntime extends AsyncDisposable {
   readonly spoolRoot: string
   /** Why scripts are off, or undefined when they are on. */
   readonly scriptsOff: string | undefined
+  /** With scripts on: starts one sandboxed process and checks it ran (readiness). */
+  readonly probeSandbox: (() => Promise<void>) | undefined
   /**
    * Disposes the guest pool, the sandbox handle and the workspace, and
    * releases every spool still open. Idempotent.
@@ -314,5 +316,14 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     })()
     return disposed
   }
-  return { createManager, spoolRoot, scriptsOff, dispose, [Symbol.asyncDispose]: dispose }
+  const handle = scripts?.config.handle
+  const probeSandbox = handle?.probe && (() => handle.probe?.() ?? Promise.resolve())
+  return {
+    createManager,
+    spoolRoot,
+    scriptsOff,
+    probeSandbox,
+    dispose,
+    [Symbol.asyncDispose]: dispose,
+  }
 }
