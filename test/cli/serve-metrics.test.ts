@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
 import { delta, moved, parseSamples, promtoolCheck } from '../helpers/prometheus.js'
 import {
   connectHttp,
@@ -188,5 +189,25 @@ describe('who may probe (issue 41 item 1)', () => {
       status: 'ready',
       checks: { catalog: 'ok', postgres: 'off', sandbox: 'ok' },
     })
+  })
+})
+
+describe('the probe flags', () => {
+  it('--health-public and --metrics-public need --http, and are kept with it', () => {
+    expect(() => parseServeOptions(['--health-public', root])).toThrow(
+      '--health-public needs --http',
+    )
+    expect(() => parseServeOptions(['--metrics-public', root])).toThrow(
+      '--metrics-public needs --http',
+    )
+    const http = parseServeOptions([
+      '--http',
+      '0',
+      '--health-public',
+      '--metrics-public',
+      root,
+    ]).http
+    expect(http).toMatchObject({ healthPublic: true, metricsPublic: true })
+    expect(parseServeOptions(['--http', '0', root]).http).not.toHaveProperty('healthPublic')
   })
 })

@@ -18,6 +18,7 @@ import type { AvailableSkillsOptions, SkillManager } from '../../manager/index.j
 import { LIFECYCLE_TOOL } from '../../manager/index.js'
 import { assertCatalogBudget } from '../../manager/internal.js'
 import { type CallOutcome, callLogRecords } from './call-log-records.js'
+import { countToolCall } from './count-tool-call.js'
 import { serveMcpLogging } from './mcp-logging.js'
 import { trackProgress } from './progress.js'
 import { serveSkillResources } from './skill-resources.js'
@@ -28,7 +29,6 @@ import {
   serveSkillsExtension,
 } from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
-import { toolCallKind } from './tool-call-kind.js'
 import { toolsListPage } from './tools-list-page.js'
 import { withWorkspaceFiles } from './workspace-call-content.js'
 import { WorkspaceResources } from './workspace-resources.js'
@@ -348,12 +348,7 @@ function serveToolCalls(
       await progress.finish(outcome.ok)
       const gated = tool !== undefined && (lifecycleSet.has(tool) || 'tier' in tool.meta)
       await log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
-      options.metrics?.toolCall({
-        kind: toolCallKind(tool, lifecycleSet),
-        error: outcome.ok ? undefined : outcome.error,
-        skill: typeof tool?.meta.skill === 'string' ? tool.meta.skill : undefined,
-        seconds: (performance.now() - started) / 1000,
-      })
+      countToolCall(options.metrics, { tool, lifecycle: lifecycleSet, outcome, started })
     }
   })
 }

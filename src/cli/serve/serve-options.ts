@@ -67,6 +67,9 @@ export interface ServeHttpOptions {
 /** The catalog budget's flags (`parseCatalogBudgetFlags`). */
 const CATALOG_FLAGS = ['catalog-window', 'catalog-share'] as const
 
+/** `serve --http`'s on/off flags: who may call without the token. */
+const HTTP_BOOLEAN_FLAGS = ['insecure-no-auth', 'health-public', 'metrics-public'] as const
+
 /** The flags of `serve --http`'s limits. */
 const HTTP_LIMIT_FLAGS = [
   'max-sessions',
@@ -176,10 +179,14 @@ const HELP_OPTIONS: ServeOptions = {
  */
 function httpFlags(
   s: Readonly<Record<string, string | undefined>>,
-  insecure: boolean,
+  booleans: Readonly<Record<string, boolean | undefined>>,
   env: NodeJS.ProcessEnv,
-  open: { readonly healthPublic: boolean; readonly metricsPublic: boolean },
 ): ServeOptions['http'] {
+  const insecure = booleans['insecure-no-auth'] === true
+  const open = {
+    healthPublic: booleans['health-public'] === true,
+    metricsPublic: booleans['metrics-public'] === true,
+  }
   let http: ServeOptions['http']
   if (s.http !== undefined) {
     const port = Number(s.http)
@@ -253,9 +260,7 @@ export function parseServeOptions(
       'no-watch',
       'lenient-skills',
       'durable-spool',
-      'insecure-no-auth',
-      'health-public',
-      'metrics-public',
+      ...HTTP_BOOLEAN_FLAGS,
       'provision',
       ...ROOT_FLAGS.booleans,
     ],
@@ -293,10 +298,7 @@ export function parseServeOptions(
   const workspace = s.workspace === undefined ? undefined : resolve(s.workspace)
   if (workspace !== undefined && !isDirectory(workspace))
     throw new UsageError(`--workspace ${workspace} is not a directory`)
-  const http = httpFlags(s, args.booleans['insecure-no-auth'] === true, env, {
-    healthPublic: args.booleans['health-public'] === true,
-    metricsPublic: args.booleans['metrics-public'] === true,
-  })
+  const http = httpFlags(s, args.booleans, env)
   const spoolRetention = spoolRetentionFlags(s)
   const catalog = parseCatalogBudgetFlags(s, { window: 'catalog-window', share: 'catalog-share' })
   return {

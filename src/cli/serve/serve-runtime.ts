@@ -210,6 +210,12 @@ function spoolPruner(
   }
 }
 
+/** The sandbox handle's probe (readiness), when scripts are on and the handle has one. */
+function sandboxProbe(scripts: ScriptSandbox | undefined): ServeRuntime['probeSandbox'] {
+  const handle = scripts?.config.handle
+  return handle?.probe && (() => handle.probe?.() ?? Promise.resolve())
+}
+
 /** The manager config of one session: the shared source, guest pool and sandbox, its own spool. */
 function sessionManagerConfig(
   options: ServeRuntimeOptions,
@@ -316,14 +322,6 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     })()
     return disposed
   }
-  const handle = scripts?.config.handle
-  const probeSandbox = handle?.probe && (() => handle.probe?.() ?? Promise.resolve())
-  return {
-    createManager,
-    spoolRoot,
-    scriptsOff,
-    probeSandbox,
-    dispose,
-    [Symbol.asyncDispose]: dispose,
-  }
+  const runtime = { createManager, spoolRoot, scriptsOff, dispose }
+  return { ...runtime, probeSandbox: sandboxProbe(scripts), [Symbol.asyncDispose]: dispose }
 }

@@ -1,6 +1,7 @@
-import type { Tool, ToolCallKind } from '../../common/index.js'
+import type { SkillHostMetrics, Tool, ToolCallKind } from '../../common/index.js'
 import { isReservedReaderName } from '../../common/internal.js'
 import { LIFECYCLE_TOOL_NAMES } from '../../manager/index.js'
+import type { CallOutcome } from './call-log-records.js'
 
 const SKILL_TIERS: ReadonlySet<string> = new Set(['module', 'isolated', 'script'])
 const LIFECYCLE: ReadonlySet<string> = new Set(LIFECYCLE_TOOL_NAMES)
@@ -25,4 +26,28 @@ export function toolCallKind(tool: Tool | undefined, lifecycle: ReadonlySet<Tool
   if (WORKSPACE.has(tool.name)) return 'workspace'
   if (isReservedReaderName(tool.name)) return 'reader'
   return 'host'
+}
+
+/**
+ * Counts one finished tool call into `metrics` (when given): its kind, its
+ * outcome code, the skill id its host-set `meta.skill` names, and how long
+ * it took since `started` (`performance.now()`).
+ */
+export function countToolCall(
+  metrics: SkillHostMetrics | undefined,
+  call: {
+    readonly tool: Tool | undefined
+    readonly lifecycle: ReadonlySet<Tool>
+    readonly outcome: CallOutcome
+    readonly started: number
+  },
+): void {
+  if (!metrics) return
+  const { tool, outcome } = call
+  metrics.toolCall({
+    kind: toolCallKind(tool, call.lifecycle),
+    error: outcome.ok ? undefined : outcome.error,
+    skill: typeof tool?.meta.skill === 'string' ? tool.meta.skill : undefined,
+    seconds: (performance.now() - call.started) / 1000,
+  })
 }
