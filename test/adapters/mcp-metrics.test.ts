@@ -70,5 +70,5 @@ describe('tool-call metrics through the MCP server (issue 41 item 2)', () => {
       await client.close()
       await session.close()
     }
-  })
+  }, 120_000)
 })

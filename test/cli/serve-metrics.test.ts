@@ -113,7 +113,7 @@ describe('serve --http /metrics (issue 41 item 2)', () => {
     // Nothing a skill chose beyond its id, no host path.
     expect(after.text).not.toContain(work)
     expect(after.text).not.toContain('sample.txt')
-  })
+  }, 120_000)
 
   it('probes are never sessions: /healthz, /readyz and /metrics leave the session counters alone', async () => {
     const url = await serve(['--token', TOKEN])
@@ -124,7 +124,7 @@ describe('serve --http /metrics (issue 41 item 2)', () => {
     const { samples } = await scrape(url)
     expect(samples.get('skillhost_sessions_open')).toBe(0)
     expect([...samples.keys()].some((k) => k.startsWith('skillhost_sessions_total{'))).toBe(false)
-  })
+  }, 120_000)
 
   it('counts HTTP limits by limit and status (413)', async () => {
     const url = await serve(['--token', TOKEN, '--max-body-mib', '0.001'])
@@ -145,7 +145,7 @@ describe('serve --http /metrics (issue 41 item 2)', () => {
     expect(res.status).toBe(413)
     const { samples } = await scrape(url)
     expect(samples.get('skillhost_http_limits_total{limit="bodyBytes",status="413"}')).toBe(1)
-  })
+  }, 120_000)
 })
 
 /** This machine's first address that is not loopback: a peer the loopback rule does not cover. */
@@ -189,7 +189,7 @@ describe('who may probe (issue 41 item 1)', () => {
       status: 'ready',
       checks: { catalog: 'ok', postgres: 'off', sandbox: 'ok' },
     })
-  })
+  }, 120_000)
 })
 
 describe('the probe flags', () => {
@@ -209,5 +209,5 @@ describe('the probe flags', () => {
     ]).http
     expect(http).toMatchObject({ healthPublic: true, metricsPublic: true })
     expect(parseServeOptions(['--http', '0', root]).http).not.toHaveProperty('healthPublic')
-  })
+  }, 120_000)
 })

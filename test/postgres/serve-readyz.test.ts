@@ -71,5 +71,5 @@ describe('serve --http --postgres /readyz follows the database (issue 41 item 1)
     console.log(
       `readyz: unready after ${downAsks} asks, ready again after ${upAsks} (100 ms apart)`,
     )
-  })
+  }, 120_000)
 })
