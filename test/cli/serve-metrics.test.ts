@@ -168,6 +168,17 @@ describe('who may probe (issue 41 item 1)', () => {
       expect(res.headers.get('www-authenticate')).toBe('Bearer')
       expect((await fetch(outside(closed, path), { headers: bearer })).status, path).toBe(200)
     }
+    // Ways around the rule, each refused: a forwarded-for or Host naming loopback (the
+    // peer's address decides, never a header), a query string, another method.
+    const spoofs: [string, RequestInit][] = [
+      ['/healthz', { headers: { 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1' } }],
+      ['/readyz', { headers: { host: `127.0.0.1:${closed.port}` } }],
+      ['/readyz?ready=1', {}],
+      ['/healthz', { method: 'POST', body: '{}' }],
+      ['/mcp/../metrics', {}],
+    ]
+    for (const [path, init] of spoofs)
+      expect((await fetch(outside(closed, path), init)).status, path).toBe(401)
     // From loopback the health paths are open; metrics are not.
     expect((await fetch(at(closed, '/healthz'))).status).toBe(200)
     expect((await fetch(at(closed, '/metrics'))).status).toBe(401)

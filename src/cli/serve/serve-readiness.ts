@@ -15,6 +15,8 @@ export interface ServeReadinessParts {
   readonly postgres?: { ping(deadlineMs: number): Promise<void> }
   /** With scripts on: starts one sandboxed process (`SandboxHandle.probe`). */
   readonly probeSandbox?: () => Promise<void>
+  /** The clock the probe cache reads, in ms. Default `performance.now`. */
+  readonly now?: () => number
 }
 
 /** `run` at most once at a time: callers while it runs share its answer. */
@@ -29,18 +31,21 @@ function singleFlight<T>(run: () => Promise<T>): () => Promise<T> {
 }
 
 /** The sandbox's state, probed at most once per `SANDBOX_PROBE_TTL_MS` (the runtime probed it at start). */
-function cachedSandbox(probe: () => Promise<void>): () => Promise<ReadinessState> {
+function cachedSandbox(
+  probe: () => Promise<void>,
+  now: () => number,
+): () => Promise<ReadinessState> {
   let state: ReadinessState = 'ok'
-  let checkedAt = performance.now()
+  let checkedAt = now()
   const again = singleFlight(async () => {
     state = await probe().then(
       (): ReadinessState => 'ok',
       (): ReadinessState => 'failing',
     )
-    checkedAt = performance.now()
+    checkedAt = now()
   })
   return async () => {
-    if (performance.now() - checkedAt >= SANDBOX_PROBE_TTL_MS) await again()
+    if (now() - checkedAt >= SANDBOX_PROBE_TTL_MS) await again()
     return state
   }
 }
@@ -62,7 +67,8 @@ export function serveReadiness(parts: ServeReadinessParts): () => Promise<Readin
         (): ReadinessState => 'failing',
       ),
     )
-  const sandbox = probeSandbox && cachedSandbox(probeSandbox)
+  const sandbox =
+    probeSandbox && cachedSandbox(probeSandbox, parts.now ?? (() => performance.now()))
   return async () => {
     const off = (): Promise<ReadinessState> => Promise.resolve('off')
     const [pg, sb] = await Promise.all([(ping ?? off)(), (sandbox ?? off)()])
