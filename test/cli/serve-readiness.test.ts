@@ -47,7 +47,7 @@ describe("serve's readiness: the sandbox probe is cached (issue 41 item 1)", () 
         ping: (deadlineMs) => {
           pings++
           expect(deadlineMs).toBeGreaterThan(0)
-          return new Promise<void>((resolve, reject) => {
+          return new Promise<void>((_resolve, reject) => {
             release = () => reject(new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'))
           })
         },
