@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a clean clone on a fresh Debian machine.
 # Installs what the suite needs (bubblewrap, python3-pypdf, python3-venv,
-# postgresql and fontconfig,
+# postgresql, fontconfig and prometheus's promtool,
 # npm packages, Node.js 22 and 24 from the npm registry), lints, typechecks
 # and builds once, then runs every test on each supported Node.js major.
 set -euo pipefail
@@ -28,6 +28,9 @@ if [[ "$(uname -s)" == "Linux" ]]; then
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
   # fontconfig: a sandboxed script matches fonts as it does outside (/etc/fonts is granted).
   command -v fc-match >/dev/null 2>&1 || missing+=(fontconfig)
+  # prometheus for its promtool: the /metrics tests check the exposition with
+  # `promtool check metrics` (test/helpers/prometheus.ts).
+  command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then

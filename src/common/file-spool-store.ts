@@ -13,6 +13,7 @@ import {
   writeFile,
 } from 'node:fs/promises'
 import { join } from 'node:path'
+import { activeMetrics } from './active-metrics.js'
 import { trackResource, type Untrack } from './leak-tracker.js'
 import type { Retrievable } from './retrievable.js'
 import { putIdempotencyKey } from './spool-put-key.js'
@@ -122,6 +123,7 @@ export class FileSpoolStore implements SpoolStore {
       await rm(`${base}.bin`, { force: true }).catch(() => undefined)
       throw err
     }
+    activeMetrics()?.spoolBytes('file', record.size)
     if (!keyFile) return record
     return (await this.#claim(keyFile, id)) ?? record
   }

@@ -26,6 +26,7 @@ export {
   readerSchema,
   SpooledArtifact,
 } from './artifacts/index.js'
+export { LABEL_VALUE_MAX, OVERFLOW_LABEL } from './bounded-label.js'
 export { type DisposableLike, DisposableStore } from './disposable.js'
 export { escapeControls, escapeLine, quoteName } from './escape-text.js'
 export * from './essentials.js'
@@ -42,6 +43,13 @@ export {
   type Retrievable,
   RetrievableSet,
 } from './retrievable.js'
+export {
+  type MetricsStoreKind,
+  SKILL_LABEL_CAP,
+  SkillHostMetrics,
+  type SkillHostMetricsOptions,
+  type ToolCallKind,
+} from './skill-host-metrics.js'
 export { checkSpoolTag, SPOOL_TAG_MAX, spoolContentKey } from './spool-put-key.js'
 export {
   SPOOL_QUOTA_DEFAULTS,

@@ -7,7 +7,9 @@
  * (test/layering.test.ts).
  */
 
+export { activeMetrics } from './active-metrics.js'
 export { decodeArtifactText, isTextMimeType } from './artifacts/artifact-text.js'
+export { isReservedReaderName } from './artifacts/forge-artifact-readers.js'
 export { type CallProgressNote, setCallProgressScope } from './call-progress.js'
 export { escapeXml } from './escape-markup.js'
 export { fileType, mediaTypeByName } from './file-type.js'

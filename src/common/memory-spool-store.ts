@@ -1,3 +1,4 @@
+import { activeMetrics } from './active-metrics.js'
 import type { Retrievable } from './retrievable.js'
 import { putIdempotencyKey } from './spool-put-key.js'
 import {
@@ -66,6 +67,7 @@ export class MemorySpoolStore implements SpoolStore {
     const kept = typeof content === 'string' ? content : new Uint8Array(content)
     const record = describeSpooled(id, kept, meta)
     this.#items.set(id, { content: kept, record, key })
+    activeMetrics()?.spoolBytes('memory', record.size)
     if (key !== undefined) this.#keys.set(key, id)
     return record
   }

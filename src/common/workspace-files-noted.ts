@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { activeMetrics } from './active-metrics.js'
 
 /** One session-workspace file a tool call read, wrote or deleted. */
 export interface NotedWorkspaceFile {
@@ -36,7 +37,9 @@ const current = new AsyncLocalStorage<Sink>()
 export function noteWorkspaceFiles(files: Iterable<NotedWorkspaceFile>): void {
   const sink = current.getStore()
   if (sink === undefined) return
+  const metrics = activeMetrics()
   for (const file of files) {
+    if (file.change === 'written') metrics?.workspaceBytes('disk', file.size)
     const at = sink.files.findIndex((f) => f.path === file.path)
     if (at >= 0) sink.files[at] = file
     else if (sink.files.length < WORKSPACE_FILES_NOTED_MAX) sink.files.push(file)

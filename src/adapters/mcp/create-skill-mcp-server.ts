@@ -5,7 +5,7 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { DisposableStore, Tool, TurnContext } from '../../common/index.js'
+import type { DisposableStore, SkillHostMetrics, Tool, TurnContext } from '../../common/index.js'
 import { quoteName, renderError, SkillHostError } from '../../common/index.js'
 import {
   collectWorkspaceFiles,
@@ -18,6 +18,7 @@ import type { AvailableSkillsOptions, SkillManager } from '../../manager/index.j
 import { LIFECYCLE_TOOL } from '../../manager/index.js'
 import { assertCatalogBudget } from '../../manager/internal.js'
 import { type CallOutcome, callLogRecords } from './call-log-records.js'
+import { countToolCall } from './count-tool-call.js'
 import { serveMcpLogging } from './mcp-logging.js'
 import { trackProgress } from './progress.js'
 import { serveSkillResources } from './skill-resources.js'
@@ -59,6 +60,12 @@ export interface SkillMcpServerOptions {
   readonly disposables?: DisposableStore
   /** Called after every tool call, for logging. */
   readonly onToolCall?: (event: McpToolCallEvent) => void
+  /**
+   * Counts every tool call (kind, outcome code, skill id, duration) and
+   * runs it as `metrics.run`, so what it does deep down (sandbox starts,
+   * queue waits, spooled bytes, builds) is counted there too.
+   */
+  readonly metrics?: SkillHostMetrics
   /**
    * Wraps every `load_skill`, `unload_skill` and `refresh_skills` call (the
    * lifecycle calls that change what is loaded), e.g. to run it under a
@@ -296,6 +303,7 @@ function serveToolCalls(
   workspace: WorkspaceResources | undefined,
 ): void {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const started = performance.now()
     const name = request.params.name
     const tool = ctx.tools.get(name)
     // Only a call that runs reports progress; an unknown tool fails at once.
@@ -321,7 +329,11 @@ function serveToolCalls(
       // this request (notifications/cancelled), so a guest or script is killed.
       const callCtx = lifecycleSet.has(tool) ? ctx : withRequestSignal(ctx, extra.signal)
       // What the call awaits may say what it is doing (an environment build): progress reports it.
-      const run = () => progress.run(() => tool.execute(request.params.arguments ?? {}, callCtx))
+      // Run as the metrics' call: what it does deep down (a sandbox start, a build) is counted there.
+      const execute = () =>
+        progress.run(() => tool.execute(request.params.arguments ?? {}, callCtx))
+      const { metrics } = options
+      const run = metrics ? () => metrics.run(execute) : execute
       const around = options.aroundLifecycleMutation
       // The workspace files the call read or wrote go out as resource links (docs/mcp.md).
       const collected = await collectWorkspaceFiles(() =>
@@ -356,6 +368,7 @@ function serveToolCalls(
       await progress.finish(outcome.ok)
       const gated = tool !== undefined && (lifecycleSet.has(tool) || 'tier' in tool.meta)
       await log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
+      countToolCall(options.metrics, { tool, lifecycle: lifecycleSet, outcome, started })
     }
   })
 }

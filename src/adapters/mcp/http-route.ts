@@ -6,6 +6,7 @@ import {
   isSessionStoreFailure,
   sessionStoreFailed,
 } from '../../common/internal.js'
+import { answerProbe, type HttpProbeConfig } from './http-probes.js'
 import { HttpRefusal, restoreError, rpcError, sha256, storeUnavailable } from './http-replies.js'
 import { deleteStoredSession, openHttpSession, restoreHttpSession } from './http-session-open.js'
 import type { HttpServeContext } from './http-session-start.js'
@@ -24,13 +25,16 @@ export interface HttpGateConfig {
   /** Accepted `Host` values, once the port is known; undefined = unchecked. */
   readonly allowedHosts: () => ReadonlySet<string> | undefined
   readonly body: BodyLimits
+  /** `/healthz`, `/readyz` and `/metrics` (`answerProbe`). */
+  readonly probes: HttpProbeConfig
 }
 
 /**
- * The request handler of `serveMcpHttp`, in its stages: the credential, the
- * path and `Host`, the body (bounded), then the session: held here,
- * restored from the store, opened by an initialize, or (2026-07-28, no
- * session) one of the request's own. A session store that
+ * The request handler of `serveMcpHttp`, in its stages: the probe paths
+ * (`answerProbe`, their own credential rule), the credential, the path and
+ * `Host`, the body (bounded), then the session: held here, restored from the
+ * store, opened by an initialize, or (2026-07-28, no session) one of the
+ * request's own. A session store that
  * fails at any stage answers 503 `E_SESSION_STORE_FAILED` and ends nothing.
  */
 export function httpRequestHandler(
@@ -38,15 +42,19 @@ export function httpRequestHandler(
   gate: HttpGateConfig,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
-    if (gate.token && !authorized(req, gate.token)) {
+    const credited = !gate.token || authorized(req, gate.token)
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const allowed = gate.allowedHosts()
+    const hostAllowed = !allowed || allowed.has(String(req.headers.host ?? '').toLowerCase())
+    // The probe paths have their own credential rule; never a session.
+    if (url.pathname !== gate.path && hostAllowed)
+      if (await answerProbe(req, res, url.pathname, gate.probes, credited)) return
+    if (!credited) {
       res.setHeader('www-authenticate', 'Bearer')
       return rpcError(res, 401, 'Unauthorized')
     }
-    const url = new URL(req.url ?? '/', 'http://localhost')
     if (url.pathname !== gate.path) return rpcError(res, 404, 'Not found')
-    const allowed = gate.allowedHosts()
-    if (allowed && !allowed.has(String(req.headers.host ?? '').toLowerCase()))
-      return rpcError(res, 403, 'Host not allowed')
+    if (!hostAllowed) return rpcError(res, 403, 'Host not allowed')
     const sessionId = req.headers['mcp-session-id']
     const parsed = req.method === 'POST' ? await readJsonBody(req, gate.body) : undefined
     try {

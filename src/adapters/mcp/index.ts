@@ -19,6 +19,12 @@ export {
   type SkillMcpServerOptions,
   type SkillMcpSession,
 } from './create-skill-mcp-server.js'
+export {
+  PROBE_PATHS,
+  READINESS_DEADLINE_MS,
+  type ReadinessReport,
+  type ReadinessState,
+} from './http-probes.js'
 export type { HttpLimit } from './http-replies.js'
 export { JSON_BODY_SHAPE } from './json-shape.js'
 export { type McpHttpServer, type ServeMcpHttpOptions, serveMcpHttp } from './serve-http.js'

@@ -1,5 +1,6 @@
 import type { CatalogChangeFeed, SkillSessionStore } from '../../manager/index.js'
 import type { SessionWorkspaceStore } from '../../manager/internal.js'
+import type { ReadinessReport } from './http-probes.js'
 import type { HttpLimit } from './http-replies.js'
 import type { McpSessionFactoryOptions } from './serve-stdio.js'
 
@@ -135,6 +136,26 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
   readonly catalogFeed?: CatalogChangeFeed
   /** This process's name in stored workspace locations. Default: host name, pid and a random suffix. */
   readonly replica?: string
+  /**
+   * What `GET /readyz` reports (200 when ready, else 503; a small JSON body
+   * of fixed check names and states). Called per request: make it cheap
+   * (cache what is costly); one that throws or takes longer than
+   * `READINESS_DEADLINE_MS` answers unready. Default: ready while serving.
+   * `GET /healthz` always answers 200 while the process serves.
+   */
+  readonly readiness?: () => Promise<ReadinessReport>
+  /**
+   * Answer `/healthz` and `/readyz` without the bearer token from any peer
+   * (an orchestrator's probes); by default only a loopback peer may skip it.
+   */
+  readonly healthPublic?: boolean
+  /**
+   * With `metrics` (`SkillMcpServerOptions.metrics`: every session's tool
+   * calls are counted there, and sessions and HTTP limits too), `GET
+   * /metrics` serves them as Prometheus text. It needs the bearer token
+   * (when one is set) unless this is true. Default false.
+   */
+  readonly metricsPublic?: boolean
   /** Called when a shared session cannot be restored or a catalog refresh fails, for logging. */
   readonly onSharedError?: (event: { readonly sessionId?: string; readonly error: unknown }) => void
 }

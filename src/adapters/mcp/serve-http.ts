@@ -24,7 +24,10 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
  * sessions, request bodies and their deadline are bounded (see
  * `SERVE_HTTP_LIMITS`); a refused request gets 503 (with `Retry-After`), 413
  * or 408 and is reported to `onLimit`. With a `sessionStore`, a store that
- * fails answers 503 `E_SESSION_STORE_FAILED` and ends no session.
+ * fails answers 503 `E_SESSION_STORE_FAILED` and ends no session. Beside
+ * the endpoint: `GET /healthz` (200 while serving), `GET /readyz`
+ * (`readiness`) and, with `metrics`, `GET /metrics` (`answerProbe`); none of
+ * them opens or counts a session.
  */
 export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHttpServer> {
   const { port = 0, host = '127.0.0.1', path = '/mcp' } = options
@@ -42,12 +45,20 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
         max: options.maxBodyBytesInFlight ?? SERVE_HTTP_LIMITS.maxBodyBytesInFlight,
       },
     },
+    probes: {
+      readiness: options.readiness,
+      healthPublic: options.healthPublic === true,
+      metrics: options.metrics,
+      metricsPublic: options.metricsPublic === true,
+    },
   })
   const server = createServer((req, res) => {
     handle(req, res).catch((err: { status?: number }) => {
       if (err instanceof HttpRefusal) {
-        if (err.limit)
+        if (err.limit) {
+          options.metrics?.httpLimit(err.limit, err.status)
           options.onLimit?.({ limit: err.limit, status: err.status, message: err.message })
+        }
         return refuse(res, err)
       }
       rpcError(res, typeof err?.status === 'number' ? err.status : 500, 'Internal error')
@@ -71,7 +82,9 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       stopTimers()
       unsubscribeFeed?.()
       await Promise.allSettled([...ctx.restoring.values()])
-      await Promise.allSettled(ctx.table.takeAll().map(({ session }) => session.close()))
+      const taken = ctx.table.takeAll()
+      for (const _ of taken) options.metrics?.sessionEnded()
+      await Promise.allSettled(taken.map(({ session }) => session.close()))
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     })()
@@ -92,6 +105,9 @@ function serveContext(options: ServeMcpHttpOptions): HttpServeContext {
     createManager,
     onSession,
     onLimit: _l,
+    readiness: _r,
+    healthPublic: _hp,
+    metricsPublic: _mp,
     maxSessions: _ms,
     maxSessionsPerToken: _mt,
     maxBodyBytes: _mb,
@@ -121,8 +137,25 @@ function serveContext(options: ServeMcpHttpOptions): HttpServeContext {
     onSharedError,
     replica: replica ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     owner: `sha256:${sha256(options.token ?? '').toString('hex')}`,
-    table: new HttpSessionTable(maxSessions, options.maxSessionsPerToken ?? maxSessions, onSession),
+    table: new HttpSessionTable(
+      maxSessions,
+      options.maxSessionsPerToken ?? maxSessions,
+      countedSessions(options.metrics, onSession),
+    ),
     restoring: new Map(),
+  }
+}
+
+/** `onSession`, with each session counted into `metrics` first (opened or restored, then closed). */
+function countedSessions(
+  metrics: ServeMcpHttpOptions['metrics'],
+  onSession: ServeMcpHttpOptions['onSession'],
+): ServeMcpHttpOptions['onSession'] {
+  if (!metrics) return onSession
+  return (event) => {
+    if (event.kind === 'closed') metrics.sessionEnded()
+    else metrics.sessionStarted(event.kind)
+    onSession?.(event)
   }
 }
 

@@ -16,6 +16,7 @@ import {
   type SpoolStore,
 } from '../../common/index.js'
 import {
+  activeMetrics,
   putIdempotencyKey,
   reviveSpooled,
   spoolFull,
@@ -149,7 +150,9 @@ export class PostgresSpoolStore implements SpoolStore {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     const record = describeSpooled(newSpoolId(), bytes, meta)
     const t = this.#t
-    return guardSpool('put', () =>
+    const metrics = activeMetrics()
+    let wrote = false
+    const put = await guardSpool('put', () =>
       inTransaction(this.#pool, async (client) => {
         const inserted = await client.query(
           `INSERT INTO ${t.items} (id, session, idempotency_key, size, chunk_bytes, created_at, record)
@@ -177,9 +180,13 @@ export class PostgresSpoolStore implements SpoolStore {
         }
         await this.#checkQuota(client, record.size)
         await this.#writeChunks(client, record.id, bytes)
+        wrote = true
         return record
       }),
     )
+    // Counted once committed; a put its key answered with an earlier item wrote nothing.
+    if (wrote) metrics?.spoolBytes('postgres', record.size)
+    return put
   }
 
   async #writeChunks(client: PoolClient, id: string, bytes: Uint8Array): Promise<void> {

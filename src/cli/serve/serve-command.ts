@@ -108,6 +108,14 @@ const HELP: HelpSpec = {
           text: 'a request body must arrive within (default 30; 408)',
         },
         {
+          term: '--health-public',
+          text: "with --http: answer GET /healthz (serving) and GET /readyz (PostgreSQL answers, the sandbox starts) without the token from any peer, for an orchestrator's probes (default: without the token from loopback only)",
+        },
+        {
+          term: '--metrics-public',
+          text: 'with --http: serve GET /metrics (Prometheus text, docs/operations.md) without the token (default: the token is required when one is set)',
+        },
+        {
           term: '--durable-spool',
           text: "keep a session's spooled results after it closes and after shutdown (default: removed when the session closes)",
         },

@@ -1,6 +1,12 @@
 import { resolve } from 'node:path'
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
-import { escapeLine, personText, quoteName, SkillHostError } from '../../common/index.js'
+import {
+  escapeLine,
+  personText,
+  quoteName,
+  SkillHostError,
+  SkillHostMetrics,
+} from '../../common/index.js'
 import { prepareScriptInterpreters } from '../../tiers/scripts/internal.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
@@ -11,6 +17,7 @@ import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
 import { noRootsMessage, parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
 import type { ServePostgres } from './serve-postgres.js'
+import { serveReadiness } from './serve-readiness.js'
 import { createServeRuntime, type ServeRuntime } from './serve-runtime.js'
 
 /** Resolves on the first of SIGINT / SIGTERM; `off` removes the listeners. */
@@ -193,6 +200,7 @@ async function serveHttpUntilSignal(
   http: NonNullable<ServeOptions['http']>,
   common: Parameters<typeof serveMcpHttp>[0],
   shared: ServePostgres | undefined,
+  runtime: ServeRuntime,
   signal: Promise<string>,
   log: (line: string) => void,
 ): Promise<void> {
@@ -201,6 +209,14 @@ async function serveHttpUntilSignal(
     port: http.port,
     host: http.host,
     ...(http.token !== undefined ? { token: http.token } : {}),
+    // /readyz: PostgreSQL answers, the sandbox starts; /metrics: one registry for every session.
+    readiness: serveReadiness({
+      ...(shared && { postgres: shared }),
+      ...(runtime.probeSandbox && { probeSandbox: runtime.probeSandbox }),
+    }),
+    metrics: new SkillHostMetrics(),
+    ...(http.healthPublic && { healthPublic: true }),
+    ...(http.metricsPublic && { metricsPublic: true }),
     onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
     ...http.limits,
     onLimit: (e) => log(`refused (${e.limit}, ${e.status}): ${e.message}`),
@@ -267,7 +283,7 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
         createManager: runtime.createManager,
         ...(mirror && { workspaceStore: shared.workspaceStore }),
       }
-      await serveHttpUntilSignal(options.http, common, shared, signal.promise, log)
+      await serveHttpUntilSignal(options.http, common, shared, runtime, signal.promise, log)
     } else if (stdio) {
       await stdio.ready.catch(() => undefined)
       log('serving MCP on stdio')

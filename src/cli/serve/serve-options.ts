@@ -51,6 +51,10 @@ export interface ServeHttpOptions {
    * results and catalog refreshes with other replicas through this database.
    */
   readonly postgres?: string
+  /** `--health-public`: `/healthz` and `/readyz` without the token from any peer (an orchestrator's probes). */
+  readonly healthPublic?: boolean
+  /** `--metrics-public`: `/metrics` without the token. */
+  readonly metricsPublic?: boolean
   /** `--max-sessions`, `--max-sessions-per-token`, `--max-body-mib`, `--body-timeout` (library defaults when absent). */
   readonly limits?: {
     readonly maxSessions?: number
@@ -62,6 +66,9 @@ export interface ServeHttpOptions {
 
 /** The catalog budget's flags (`parseCatalogBudgetFlags`). */
 const CATALOG_FLAGS = ['catalog-window', 'catalog-share'] as const
+
+/** `serve --http`'s on/off flags: who may call without the token. */
+const HTTP_BOOLEAN_FLAGS = ['insecure-no-auth', 'health-public', 'metrics-public'] as const
 
 /** The flags of `serve --http`'s limits. */
 const HTTP_LIMIT_FLAGS = [
@@ -172,15 +179,22 @@ const HELP_OPTIONS: ServeOptions = {
  */
 function httpFlags(
   s: Readonly<Record<string, string | undefined>>,
-  insecure: boolean,
+  booleans: Readonly<Record<string, boolean | undefined>>,
   env: NodeJS.ProcessEnv,
 ): ServeOptions['http'] {
+  const insecure = booleans['insecure-no-auth'] === true
+  const open = {
+    healthPublic: booleans['health-public'] === true,
+    metricsPublic: booleans['metrics-public'] === true,
+  }
   let http: ServeOptions['http']
   if (s.http !== undefined) {
     const port = Number(s.http)
     if (!/^\d{1,5}$/.test(s.http) || port > 65535)
       throw new UsageError('--http needs a port number (0 picks a free one)')
     http = httpAuth(port, s.host ?? '127.0.0.1', s.token, insecure, env)
+    if (open.healthPublic) http = { ...http, healthPublic: true }
+    if (open.metricsPublic) http = { ...http, metricsPublic: true }
     const limits = Object.fromEntries(
       (
         [
@@ -215,6 +229,8 @@ function httpFlags(
     throw new UsageError(`--${HTTP_LIMIT_FLAGS.find((flag) => s[flag] !== undefined)} needs --http`)
   else if (s.token !== undefined) throw new UsageError('--token needs --http')
   else if (insecure) throw new UsageError('--insecure-no-auth needs --http')
+  else if (open.healthPublic) throw new UsageError('--health-public needs --http')
+  else if (open.metricsPublic) throw new UsageError('--metrics-public needs --http')
   return http
 }
 
@@ -244,7 +260,7 @@ export function parseServeOptions(
       'no-watch',
       'lenient-skills',
       'durable-spool',
-      'insecure-no-auth',
+      ...HTTP_BOOLEAN_FLAGS,
       'provision',
       ...ROOT_FLAGS.booleans,
     ],
@@ -282,7 +298,7 @@ export function parseServeOptions(
   const workspace = s.workspace === undefined ? undefined : resolve(s.workspace)
   if (workspace !== undefined && !isDirectory(workspace))
     throw new UsageError(`--workspace ${workspace} is not a directory`)
-  const http = httpFlags(s, args.booleans['insecure-no-auth'] === true, env)
+  const http = httpFlags(s, args.booleans, env)
   const spoolRetention = spoolRetentionFlags(s)
   const catalog = parseCatalogBudgetFlags(s, { window: 'catalog-window', share: 'catalog-share' })
   return {

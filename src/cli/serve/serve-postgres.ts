@@ -25,6 +25,11 @@ export interface ServePostgres extends AsyncDisposable {
   readonly workspaceStore: PostgresWorkspaceStore
   /** The spool of one session: its puts are tagged with the session id, and it finds only that session's items. */
   spoolFor(sessionId: string): SpoolStore
+  /**
+   * `SELECT 1` on the session pool, failing past `deadlineMs` (the driver's
+   * own timer): the readiness check's question, does the database answer.
+   */
+  ping(deadlineMs: number): Promise<void>
   /** Removes sessions not seen for `maxAgeMs`, with their spooled results; resolves to how many. */
   prune(maxAgeMs: number): Promise<number>
   /** Stops listening and closes both pools. Idempotent. */
@@ -162,6 +167,11 @@ export async function openServePostgres(
     // Each session's results are bounded as on one replica (the quota's lock spans replicas).
     spoolFor: (sessionId) =>
       new PostgresSpoolStore({ pool: spoolPool, session: sessionId, quota: SPOOL_QUOTA_DEFAULTS }),
+    ping: async (deadlineMs) => {
+      // pg reads a per-query `query_timeout` (client.js); its types know only the pool-wide one.
+      const query = { text: 'SELECT 1', query_timeout: deadlineMs } as { text: string }
+      await sessionPool.query(query)
+    },
     prune: async (maxAgeMs) => {
       const gone = await sessions.prune(maxAgeMs)
       for (const session of gone) {

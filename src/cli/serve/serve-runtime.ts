@@ -97,6 +97,8 @@ export interface ServeRuntime extends AsyncDisposable {
   readonly spoolRoot: string
   /** Why scripts are off, or undefined when they are on. */
   readonly scriptsOff: string | undefined
+  /** With scripts on: starts one sandboxed process and checks it ran (readiness). */
+  readonly probeSandbox: (() => Promise<void>) | undefined
   /**
    * Disposes the guest pool, the sandbox handle and the workspace, and
    * releases every spool still open. Idempotent.
@@ -208,6 +210,12 @@ function spoolPruner(
   }
 }
 
+/** The sandbox handle's probe (readiness), when scripts are on and the handle has one. */
+function sandboxProbe(scripts: ScriptSandbox | undefined): ServeRuntime['probeSandbox'] {
+  const handle = scripts?.config.handle
+  return handle?.probe && (() => handle.probe?.() ?? Promise.resolve())
+}
+
 /** The manager config of one session: the shared source, guest pool and sandbox, its own spool. */
 function sessionManagerConfig(
   options: ServeRuntimeOptions,
@@ -314,5 +322,6 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     })()
     return disposed
   }
-  return { createManager, spoolRoot, scriptsOff, dispose, [Symbol.asyncDispose]: dispose }
+  const runtime = { createManager, spoolRoot, scriptsOff, dispose }
+  return { ...runtime, probeSandbox: sandboxProbe(scripts), [Symbol.asyncDispose]: dispose }
 }

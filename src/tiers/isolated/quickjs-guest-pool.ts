@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { activeMetrics } from '../../common/active-metrics.js'
 import { SkillHostError } from '../../common/errors.js'
 import { describeResourceOwner, withResourceOwner } from '../../common/leak-tracker.js'
 import { FairQueue, type GuestPoolFairShare, resolveFairShare } from './fair-queue.js'
@@ -103,11 +104,16 @@ export class QuickJsGuestPool implements AsyncDisposable {
     await this.#loadWasm()
     if (this.#disposed) throw disposedError()
     if (options.signal.aborted) throw waitAbortedError()
+    const metrics = activeMetrics()
+    const queued = performance.now()
     return new Promise((resolve, reject) => {
       const owner = options.owner
       const waiter: Waiter = {
         lease: { limits, globals: options.globals, modules: options.modules },
-        resolve,
+        resolve: (guest) => {
+          metrics?.isolatedQueueWait((performance.now() - queued) / 1000)
+          resolve(guest)
+        },
         reject,
         signal: options.signal,
         onAbort: () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { activeMetrics } from '../../../common/active-metrics.js'
 import { noteCallProgress } from '../../../common/call-progress.js'
 import { SkillHostError } from '../../../common/errors.js'
 import type { PythonLayout } from '../policy/user-python.js'
@@ -306,11 +307,13 @@ export async function provisionEnv(
   if (ready !== undefined) return ready
   const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
   const started = performance.now()
+  const metrics = activeMetrics()
   const tell = (phase: ProvisionBuild['phase'], failure?: ProvisionBuild['failure']) => {
     const ms = phase === 'started' ? undefined : Math.round(performance.now() - started)
     const texts = requirements.map((r) => r.text)
     // The call waiting on the build says so to its client, in fixed words (never the requirements).
     noteCallProgress(phase === 'started' ? 'building a python environment' : undefined)
+    if (ms !== undefined) metrics?.provisionBuild(phase === 'built', ms / 1000)
     try {
       const told = { ...(ms === undefined ? {} : { ms }), ...(failure && { failure }) }
       options.onBuild?.({ phase, requirements: texts, ...told })

@@ -2,6 +2,7 @@ import { type ChildProcess, execFile } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { chown } from 'node:fs/promises'
 import { promisify } from 'node:util'
+import { activeMetrics } from '../../../common/active-metrics.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { trackResource, type Untrack } from '../../../common/leak-tracker.js'
 import {
@@ -287,6 +288,8 @@ class BubblewrapHandle implements SandboxHandle {
     request: SandboxRunRequest,
     timeoutMs: number,
   ): Promise<SandboxRunResult> {
+    // Captured now: the close handler below may run outside the call's context.
+    const metrics = activeMetrics()
     const child = startBwrap(command, dataFiles, fdBinds)
     this.#running.set(
       child,
@@ -325,6 +328,7 @@ class BubblewrapHandle implements SandboxHandle {
         const leakedProcesses = await emptyNamespace(status, ending.sent)
         const output = capture.result()
         const { timedOut, aborted, sent } = ending
+        metrics?.sandboxStart(spawnError === undefined && (started || timedOut || aborted))
         if (spawnError !== undefined) return reject(notStarted(spawnError))
         // bwrap's words name host paths: they go to the person's voice only.
         if (!started && !timedOut && !aborted) return reject(notSetUp(exitCode, output.stderr))

@@ -141,6 +141,11 @@ export interface SandboxRunResult {
 /** Runs processes under a policy. The handle is host-owned; `dispose` releases what it holds. */
 export interface SandboxHandle {
   run(request: SandboxRunRequest): Promise<SandboxRunResult>
+  /**
+   * Starts one trivial sandboxed process and checks it ran (what a
+   * readiness check asks); rejects with `E_SANDBOX_UNAVAILABLE` otherwise.
+   */
+  probe?(): Promise<void>
   dispose?(): Promise<void>
 }
 
