@@ -1,10 +1,15 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
   type Tool as McpTool,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js'
+import { context } from '@opentelemetry/api'
 import type { DisposableStore, Tool, TurnContext } from '../../common/index.js'
 import { quoteName, renderError, SkillHostError } from '../../common/index.js'
 import {
@@ -29,6 +34,7 @@ import {
 } from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 import { toolsListPage } from './tools-list-page.js'
+import { requestTraceContext } from './trace-context.js'
 import { withWorkspaceFiles } from './workspace-call-content.js'
 import { WorkspaceResources } from './workspace-resources.js'
 
@@ -263,6 +269,9 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   return session
 }
 
+/** What the SDK hands a request handler beside the request. */
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
 /**
  * Answers `tools/call` from the session context: the tool's result or its
  * model-safe error, then (on the same stream, before the response) the last
@@ -276,7 +285,13 @@ function serveToolCalls(
   log: ReturnType<typeof serveMcpLogging>,
   files: { readonly resources: WorkspaceResources | undefined; readonly changed: () => void },
 ): void {
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // A client's trace context (`_meta.traceparent` or the HTTP header) parents the call's spans.
+  const traceOf = (request: CallToolRequest, extra: Extra) =>
+    requestTraceContext(request.params._meta, extra.requestInfo?.headers)
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    context.with(traceOf(request, extra), () => answer(request, extra)),
+  )
+  const answer = async (request: CallToolRequest, extra: Extra) => {
     const name = request.params.name
     const tool = ctx.tools.get(name)
     // Only a call that runs reports progress; an unknown tool fails at once.
@@ -337,7 +352,7 @@ function serveToolCalls(
       const gated = tool !== undefined && (lifecycleSet.has(tool) || 'tier' in tool.meta)
       await log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
     }
-  })
+  }
 }
 
 /** Sends `notify` once per microtask however often it is asked, and never after `closed` aborts. */
