@@ -1,4 +1,13 @@
-import { type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api'
+import {
+  type Attributes,
+  context,
+  INVALID_TRACEID,
+  type Span,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api'
 import { SkillHostError } from './errors.js'
 import { escapeLine } from './escape-text.js'
 
@@ -87,25 +96,56 @@ function end(span: Span, err: unknown, failed: boolean): void {
   span.end()
 }
 
+let provider: TracerProvider | undefined
+let tracer: Tracer | undefined
+
+/**
+ * skillhost's tracer, got once per global provider: the API's proxy
+ * follows a provider the host registers later, and a new one after
+ * `trace.disable()` (a host or a test re-registering) gets a new tracer.
+ */
+function skillhostTracer(): Tracer {
+  const current = trace.getTracerProvider()
+  if (current !== provider || tracer === undefined) {
+    provider = current
+    tracer = current.getTracer('skillhost')
+  }
+  return tracer
+}
+
+/** `run` called as a traced function is, with a synchronous throw as a rejection. */
+function untraced<T>(run: (span: TracedSpan) => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(run(NOT_RECORDING))
+  } catch (err) {
+    return Promise.reject(err)
+  }
+}
+
 /**
  * Runs `run` in a new span `name`, the active span while it runs (a child
  * of the one active when it was called: a client's `traceparent`, a
  * lifecycle call), and ends the span with its outcome. Through
  * `@opentelemetry/api` only: with no SDK registered the tracer is the API's
- * no-op and no attribute is even built. An exception is never recorded on
- * the span (its message and stack may carry paths and output); its code is.
+ * no-op, and a span with no trace to belong to (the no-op's, outside any
+ * client trace) is skipped outright: no attribute is built and no context
+ * switched, so an untraced call costs one allocation. An exception is never
+ * recorded on the span (its message and stack may carry paths and output);
+ * its code is.
  */
 export function traced<T>(
   name: SkillhostSpanName,
   facts: SpanFacts,
   run: (span: TracedSpan) => T | Promise<T>,
 ): Promise<T> {
-  return trace.getTracer('skillhost').startActiveSpan(name, async (span) => {
-    const recording = span.isRecording()
-    if (recording) span.setAttributes(attributesOf(facts))
-    const noted: TracedSpan = recording
-      ? { note: (more) => span.setAttributes(attributesOf(more)) }
-      : NOT_RECORDING
+  const span = skillhostTracer().startSpan(name)
+  const recording = span.isRecording()
+  if (!recording && span.spanContext().traceId === INVALID_TRACEID) return untraced(run)
+  if (recording) span.setAttributes(attributesOf(facts))
+  const noted: TracedSpan = recording
+    ? { note: (more) => span.setAttributes(attributesOf(more)) }
+    : NOT_RECORDING
+  return context.with(trace.setSpan(context.active(), span), async () => {
     try {
       const value = await run(noted)
       end(span, undefined, false)

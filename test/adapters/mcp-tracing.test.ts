@@ -88,7 +88,11 @@ async function connect(headers: Record<string, string> = {}) {
   const transport = new StreamableHTTPClientTransport(server.url, { requestInit: { headers } })
   const client = new Client({ name: 'trace-test', version: '1.0.0' })
   await client.connect(transport)
-  const call = async (name: string, args: Record<string, unknown>, meta?: object) =>
+  const call = async (
+    name: string,
+    args: Record<string, unknown>,
+    meta?: Record<string, unknown>,
+  ) =>
     (await client.callTool({
       name,
       arguments: args,
