@@ -46,6 +46,8 @@ export interface McpToolCallEvent {
   readonly error?: string
   /** The original failure, host-side only. */
   readonly cause?: unknown
+  /** The HTTP session the call belongs to (`serveMcpHttp` sets it); absent over stdio. */
+  readonly sessionId?: string
 }
 
 /** Options for `createSkillMcpServer`. */

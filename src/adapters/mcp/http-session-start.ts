@@ -44,8 +44,11 @@ export async function startHttpSession(
         ctx: () => (session as SkillMcpSession).ctx,
       })
     : undefined
+  const onToolCall = ctx.sessionOptions.onToolCall
   session = createSkillMcpServer({
     ...ctx.sessionOptions,
+    // The host's log names the session each call belongs to.
+    ...(onToolCall && { onToolCall: (e) => onToolCall({ ...e, sessionId: id }) }),
     manager,
     disposeManager: true,
     disposables,
