@@ -54,13 +54,14 @@ export function forgeLoadSkill(manager: SkillManager, { gated }: LifecycleGate):
         },
       },
     },
-    handler: gated(LIFECYCLE_TOOL.load, async (args, ctx) => {
+    handler: gated(LIFECYCLE_TOOL.load, async (args, ctx, span) => {
       refuseHostOnly(manager, args.skill)
       const result = await manager.load(
         args.skill,
         ctx,
         args.arguments === undefined ? {} : { arguments: args.arguments },
       )
+      span.note({ skillId: result.id, skillVersion: result.version })
       return {
         id: result.id,
         ...(result.ref === result.id ? {} : { ref: result.ref }),

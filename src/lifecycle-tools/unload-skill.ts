@@ -15,8 +15,9 @@ export function forgeUnloadSkill(manager: SkillManager, { gated }: LifecycleGate
       required: ['skill'],
       properties: { skill: SKILL_ID_PROPERTY },
     },
-    handler: gated(LIFECYCLE_TOOL.unload, async (args, ctx) => {
+    handler: gated(LIFECYCLE_TOOL.unload, async (args, ctx, span) => {
       const result = await manager.unload(args.skill, ctx)
+      span.note({ skillId: result.id })
       return { id: result.id, toolsRemoved: result.toolsRemoved }
     }),
   })

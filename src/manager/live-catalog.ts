@@ -1,5 +1,6 @@
 import { SkillHostError } from '../common/errors.js'
 import { quoteName } from '../common/escape-text.js'
+import { traced } from '../common/tracing.js'
 import { parseSkillRef } from '../skill-model/skill-copy-ref.js'
 import type { SkillFileManifest } from '../sources/reading/skill-manifest.js'
 import type { SkillSource } from '../sources/types.js'
@@ -76,9 +77,13 @@ export class LiveCatalog {
     return this.#snapshot
   }
 
-  /** Runs one discovery pass and replaces the snapshot atomically. */
+  /** Runs one discovery pass (span `skillhost.discovery`) and replaces the snapshot atomically. */
   async rediscover(): Promise<void> {
-    this.#snapshot = await discoverAll(this.#sources, this.#signal)
+    this.#snapshot = await traced('skillhost.discovery', {}, async (span) => {
+      const snapshot = await discoverAll(this.#sources, this.#signal)
+      span.note({ count: snapshot.winners.size, failures: snapshot.sourceErrors.length })
+      return snapshot
+    })
   }
 
   /**

@@ -9,6 +9,7 @@ import {
 import { withResourceOwner } from '../common/leak-tracker.js'
 import type { JsonSchemaObject, ToolInputSchema } from '../common/schema.js'
 import { Tool, type ToolResult } from '../common/tool.js'
+import { type SkillhostSpanName, traced } from '../common/tracing.js'
 import type { TurnContext } from '../common/turn-context.js'
 import type { SkillRef } from '../skill-model/declarations.js'
 import { spoolToolResult } from './spool-result.js'
@@ -48,6 +49,13 @@ export interface SkillToolSpec<A> {
   readonly spool?: false | { readonly artifactClass?: () => typeof SpooledArtifact | undefined }
 }
 
+/** The span of one call, per tier (docs/observability.md). */
+const CALL_SPAN: Readonly<Record<SkillToolSpec<unknown>['tier'], SkillhostSpanName>> = {
+  module: 'skillhost.module_call',
+  isolated: 'skillhost.isolated_call',
+  script: 'skillhost.script_call',
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
@@ -61,7 +69,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * host-owned, always `trusted: false` `Tool` whose handler counts the call in
  * (guard), asks the host gate with the tier's codes, runs the tier, spools the
  * result with the skill's provenance, and counts the call out whatever
- * happened. Argument validation is the `Tool`'s own, against `inputSchema`,
+ * happened. The whole call is one span (`traced`: the tier's call span with
+ * the tool, skill id, version, tier and outcome code). Argument validation is the `Tool`'s own, against `inputSchema`,
  * before the handler runs.
  */
 export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
@@ -70,39 +79,42 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
   const gateSkill = Object.freeze({ id: skill.id, version: skill.version })
   const provenance = Object.freeze({ skill: skill.id, skillVersion: skill.version, tool: name })
   const spooling = spec.spool
+  const span = CALL_SPAN[tier]
+  const facts = Object.freeze({ tool: name, skillId: skill.id, skillVersion: skill.version, tier })
   return new Tool<A>({
     name,
     description: spec.description,
     inputSchema: spec.inputSchema as ToolInputSchema<A>,
     trusted: false,
     meta: { ...spec.meta, skill: skill.id, skillVersion: skill.version, tier },
-    handler: async (args, ctx) => {
-      guard?.enter(name)
-      try {
-        // The gate's own promise is awaited (one hop); `enforceToolGate` would add a second.
-        const request = { tool: name, args, skill: gateSkill, tier }
-        const pending = askToolGate(gate, ctx, request, codes)
-        if (pending !== undefined) {
-          try {
-            await pending
-          } catch (err) {
-            throw gateFailure(err, request, codes)
-          }
-        }
-        // What a call makes (a process, a scratch folder) is the loaded skill's (leak reports).
-        let result = withResourceOwner(guard, () => spec.run(args, ctx))
-        // Most tier-1 handlers answer synchronously; only a thenable costs a hop.
-        if (isThenable(result)) result = await result
-        if (spooling === false) return result
-        const spooled = spoolToolResult(result, {
-          spool: ctx.spool,
-          artifactClass: spooling?.artifactClass?.(),
-          provenance,
-        })
-        return isThenable(spooled) ? await spooled : spooled
-      } finally {
-        guard?.exit()
-      }
-    },
+    handler: (args, ctx) => traced(span, facts, () => call(args, ctx)),
   })
+  async function call(args: A, ctx: TurnContext): Promise<ToolResult> {
+    guard?.enter(name)
+    try {
+      // The gate's own promise is awaited (one hop); `enforceToolGate` would add a second.
+      const request = { tool: name, args, skill: gateSkill, tier }
+      const pending = askToolGate(gate, ctx, request, codes)
+      if (pending !== undefined) {
+        try {
+          await pending
+        } catch (err) {
+          throw gateFailure(err, request, codes)
+        }
+      }
+      // What a call makes (a process, a scratch folder) is the loaded skill's (leak reports).
+      let result = withResourceOwner(guard, () => spec.run(args, ctx))
+      // Most tier-1 handlers answer synchronously; only a thenable costs a hop.
+      if (isThenable(result)) result = await result
+      if (spooling === false) return result
+      const spooled = spoolToolResult(result, {
+        spool: ctx.spool,
+        artifactClass: spooling?.artifactClass?.(),
+        provenance,
+      })
+      return isThenable(spooled) ? await spooled : spooled
+    } finally {
+      guard?.exit()
+    }
+  }
 }

@@ -1,10 +1,15 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
   type Tool as McpTool,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js'
+import { context } from '@opentelemetry/api'
 import type { DisposableStore, SkillHostMetrics, Tool, TurnContext } from '../../common/index.js'
 import { quoteName, renderError, SkillHostError } from '../../common/index.js'
 import {
@@ -30,6 +35,7 @@ import {
 } from './skills-extension/serve-skills-extension.js'
 import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 import { toolsListPage } from './tools-list-page.js'
+import { requestTraceContext } from './trace-context.js'
 import { withWorkspaceFiles } from './workspace-call-content.js'
 import { WorkspaceResources } from './workspace-resources.js'
 
@@ -41,6 +47,8 @@ export interface McpToolCallEvent {
   readonly error?: string
   /** The original failure, host-side only. */
   readonly cause?: unknown
+  /** The HTTP session the call belongs to (`serveMcpHttp` sets it); absent over stdio. */
+  readonly sessionId?: string
 }
 
 /** Options for `createSkillMcpServer`. */
@@ -289,6 +297,9 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   return session
 }
 
+/** What the SDK hands a request handler beside the request. */
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
 /**
  * Answers `tools/call` from the session context: the tool's result or its
  * model-safe error, then (on the same stream, before the response) the last
@@ -302,7 +313,13 @@ function serveToolCalls(
   log: ReturnType<typeof serveMcpLogging>,
   workspace: WorkspaceResources | undefined,
 ): void {
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // A client's trace context (`_meta.traceparent` or the HTTP header) parents the call's spans.
+  const traceOf = (request: CallToolRequest, extra: Extra) =>
+    requestTraceContext(request.params._meta, extra.requestInfo?.headers)
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    context.with(traceOf(request, extra), () => answer(request, extra)),
+  )
+  const answer = async (request: CallToolRequest, extra: Extra) => {
     const started = performance.now()
     const name = request.params.name
     const tool = ctx.tools.get(name)
@@ -370,7 +387,7 @@ function serveToolCalls(
       await log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
       countToolCall(options.metrics, { tool, lifecycle: lifecycleSet, outcome, started })
     }
-  })
+  }
 }
 
 /** Sends `notify` once per microtask however often it is asked, and never after `closed` aborts. */

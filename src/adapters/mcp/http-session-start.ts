@@ -49,8 +49,11 @@ export async function startHttpSession(
         workspaceStore: ctx.workspaceStore,
       })
     : undefined
+  const onToolCall = ctx.sessionOptions.onToolCall
   session = createSkillMcpServer({
     ...ctx.sessionOptions,
+    // The host's log names the session each call belongs to.
+    ...(onToolCall && { onToolCall: (e) => onToolCall({ ...e, sessionId: id }) }),
     manager,
     disposeManager: true,
     disposables,

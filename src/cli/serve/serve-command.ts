@@ -127,6 +127,10 @@ const HELP: HelpSpec = {
           term: '--spool-max-size MIB',
           text: 'then prune the oldest until all fit in MIB (default 1024; 0 = no size bound)',
         },
+        {
+          term: '--log-format FORMAT',
+          text: 'stderr log: text (default, one line per event) or json (one object per line: time, level, session, code, message)',
+        },
         { term: '-h, --help', text: 'show this help' },
       ],
     },

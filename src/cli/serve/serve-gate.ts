@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { deny, type GateRequest, type ToolGate } from '../../common/index.js'
 import { UsageError } from '../shared/parse-args.js'
+import type { ServeLog } from './serve-log.js'
 
 type Tier = NonNullable<GateRequest['tier']>
 const TIERS: readonly Tier[] = ['host', 'lifecycle', 'module', 'isolated', 'script', 'workspace']
@@ -101,7 +102,7 @@ export function gatePolicyFor(mode: ServeGateMode): GatePolicy {
  * the policy default does. A denial throws `deny(reason)`, so the model sees
  * an explicit refusal with the policy's reason.
  */
-export function createPolicyGate(policy: GatePolicy, log: (line: string) => void): ToolGate {
+export function createPolicyGate(policy: GatePolicy, log: ServeLog): ToolGate {
   const compiled = policy.rules.map((rule) => ({
     rule,
     tool: rule.tool === undefined ? undefined : globToRegExp(rule.tool),
@@ -121,7 +122,7 @@ export function createPolicyGate(policy: GatePolicy, log: (line: string) => void
       return
     }
     const reason = hit?.rule.reason ?? 'refused by the server policy'
-    log(`gate DENY ${who}: ${reason}`)
+    log(`gate DENY ${who}: ${reason}`, { level: 'warning' })
     throw deny(reason)
   }
 }

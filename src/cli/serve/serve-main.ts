@@ -12,9 +12,11 @@ import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
 import { packageVersion } from '../shared/package-version.js'
 import { plural } from '../shared/plural.js'
+import { cliErrorCode, FAILURE_STATUS, USAGE_STATUS } from '../shared/report-error.js'
 import { sandboxOptionsFrom } from '../shared/sandbox-flags.js'
 import { UNUSABLE_ROOT_STATUS, usableRoots } from '../shared/usable-roots.js'
 import { createPolicyGate, gatePolicyFor, readGatePolicy } from './serve-gate.js'
+import { createServeLog, logIo, type ServeLog } from './serve-log.js'
 import { noRootsMessage, parseServeOptions, type ServeOptions, TOKEN_ENV } from './serve-options.js'
 import type { ServePostgres } from './serve-postgres.js'
 import { serveReadiness } from './serve-readiness.js'
@@ -49,14 +51,17 @@ function describeSpool(options: ServeOptions): string {
 }
 
 /** Logs how HTTP requests are authenticated, with the warnings an operator must see. */
-function describeAuth(http: NonNullable<ServeOptions['http']>, log: (line: string) => void): void {
+function describeAuth(http: NonNullable<ServeOptions['http']>, log: ServeLog): void {
   if (http.tokenFrom === 'flag')
-    log(`warning: --token is visible to other local users (ps, /proc); prefer ${TOKEN_ENV}`)
+    log(`warning: --token is visible to other local users (ps, /proc); prefer ${TOKEN_ENV}`, {
+      level: 'warning',
+    })
   if (http.token !== undefined)
     log(`auth: bearer token (from ${http.tokenFrom === 'flag' ? '--token' : TOKEN_ENV})`)
   else if (http.insecure)
     log(
       `WARNING: --insecure-no-auth: no authentication on ${http.host}; anyone who can reach this port can load skills and run their tools and scripts`,
+      { level: 'warning' },
     )
   else log('auth: none (loopback only)')
 }
@@ -102,7 +107,7 @@ function describeServe(
  */
 async function openShared(
   options: ServeOptions,
-  log: (line: string) => void,
+  log: ServeLog,
 ): Promise<ServePostgres | undefined> {
   const url = options.http?.postgres
   if (url === undefined) {
@@ -117,7 +122,7 @@ async function openShared(
   const pruned = await shared
     .prune(options.spoolRetention.maxAgeMs ?? Number.POSITIVE_INFINITY)
     .catch((err: Error) => {
-      log(`postgres: session prune failed: ${err.message}`)
+      log(`postgres: session prune failed: ${err.message}`, { level: 'warning' })
       return 0
     })
   if (pruned > 0)
@@ -125,8 +130,8 @@ async function openShared(
   return shared
 }
 
-/** One log line for a shared-session failure: a skillhost error's code and person text (the driver's words), else the message. */
-function sharedErrorLine(e: { sessionId?: string; error: unknown }): string {
+/** Logs a shared-session failure: a skillhost error's code and person text (the driver's words), else the message. */
+function logSharedError(log: ServeLog, e: { sessionId?: string; error: unknown }): void {
   const { error } = e
   const why =
     error instanceof Error
@@ -134,20 +139,34 @@ function sharedErrorLine(e: { sessionId?: string; error: unknown }): string {
         ? `${error.code}: ${personText(error)}`
         : error.message
       : String(error)
-  return `session ${e.sessionId ?? '-'}: ${why}`
+  log(`session ${e.sessionId ?? '-'}: ${why}`, {
+    level: 'error',
+    ...(e.sessionId !== undefined && { session: e.sessionId }),
+    ...(SkillHostError.isInstance(error) && { code: error.code }),
+  })
+}
+
+/** Logs one finished tool call: `warning` with the failure's code when it failed. */
+function logToolCall(
+  log: ServeLog,
+  e: { tool: string; ok: boolean; error?: string; cause?: unknown; sessionId?: string },
+): void {
+  const session = e.sessionId === undefined ? {} : { session: e.sessionId }
+  const code = SkillHostError.isInstance(e.cause) ? { code: e.cause.code } : {}
+  if (e.ok) log(`call ${e.tool} ok`, session)
+  else log(`call ${e.tool} failed: ${e.error ?? ''}`, { level: 'warning', ...session, ...code })
 }
 
 /** What every session's MCP server is made with: identity and the call log. */
-function sessionOptions(options: ServeOptions, log: (line: string) => void) {
+function sessionOptions(options: ServeOptions, log: ServeLog) {
   return {
     serverInfo: { name: 'skillhost', version: packageVersion() },
     ...(options.catalog && { catalog: options.catalog }),
-    onToolCall: (e: { tool: string; ok: boolean; error?: string }) =>
-      log(e.ok ? `call ${e.tool} ok` : `call ${e.tool} failed: ${e.error ?? ''}`),
+    onToolCall: (e: Parameters<typeof logToolCall>[1]) => logToolCall(log, e),
     skillsExtension: {
       ...(options.lenientSkills && { lenient: true }),
       onLeftOut: (e: { id: string; reason: string }) =>
-        log(`skills extension leaves out ${quoteName(e.id)}: ${e.reason}`),
+        log(`skills extension leaves out ${quoteName(e.id)}: ${e.reason}`, { level: 'warning' }),
     },
   }
 }
@@ -159,7 +178,7 @@ function startRuntime(
   lock: Awaited<ReturnType<typeof lockedFlag>>,
   policy: Awaited<ReturnType<typeof readGatePolicy>>,
   shared: ServePostgres | undefined,
-  log: (line: string) => void,
+  log: ServeLog,
 ): Promise<ServeRuntime> {
   // The user's python is asked where it lives in a child process while
   // `initialize` is answered and discovery runs (`prepareScriptInterpreters`).
@@ -202,7 +221,7 @@ async function serveHttpUntilSignal(
   shared: ServePostgres | undefined,
   runtime: ServeRuntime,
   signal: Promise<string>,
-  log: (line: string) => void,
+  log: ServeLog,
 ): Promise<void> {
   const server = await serveMcpHttp({
     ...common,
@@ -217,14 +236,14 @@ async function serveHttpUntilSignal(
     metrics: new SkillHostMetrics(),
     ...(http.healthPublic && { healthPublic: true }),
     ...(http.metricsPublic && { metricsPublic: true }),
-    onSession: (e) => log(`session ${e.sessionId} ${e.kind}`),
+    onSession: (e) => log(`session ${e.sessionId} ${e.kind}`, { session: e.sessionId }),
     ...http.limits,
-    onLimit: (e) => log(`refused (${e.limit}, ${e.status}): ${e.message}`),
+    onLimit: (e) => log(`refused (${e.limit}, ${e.status}): ${e.message}`, { level: 'warning' }),
     ...(shared && {
       replica: shared.replica,
       catalogFeed: shared.catalogFeed,
       sessionStore: shared.sessionStore,
-      onSharedError: (e: { sessionId?: string; error: unknown }) => log(sharedErrorLine(e)),
+      onSharedError: (e: { sessionId?: string; error: unknown }) => logSharedError(log, e),
     }),
   })
   log(`listening on ${server.url.href}`)
@@ -235,9 +254,10 @@ async function serveHttpUntilSignal(
 
 /**
  * Runs `skillhost serve` until SIGINT/SIGTERM (or, on stdio, until stdin
- * closes), then tears everything down and resolves to the exit code. The
- * stages: options and roots, what is served (logged), the shared database
- * (with `--postgres`), the runtime, the transport until a signal, teardown.
+ * closes), then tears everything down and resolves to the exit code. Every
+ * event goes through one log (`createServeLog`, `--log-format`); with
+ * `json`, a failure after the options are read is a JSON `error` event
+ * too, with its code, so every stderr line parses.
  */
 export async function runServe(argv: readonly string[], io: CliIo, help: string): Promise<number> {
   const options = parseServeOptions(argv)
@@ -246,11 +266,28 @@ export async function runServe(argv: readonly string[], io: CliIo, help: string)
     io.stdout(`${help}\n`)
     return 0
   }
-  const roots = servedRoots(options, io)
-  if (typeof roots === 'number') return roots
   // One log line per event: a tool name or an error text that carries a line
   // break or a terminal control is shown escaped, never as a line of its own.
-  const log = (line: string): void => io.stderr(`skillhost serve: ${escapeLine(line)}\n`)
+  const log = createServeLog(io, options.logFormat)
+  const logged = logIo(io, options.logFormat, log)
+  if (options.logFormat === 'text') return serve(options, logged, log)
+  try {
+    return await serve(options, logged, log)
+  } catch (err) {
+    const code = cliErrorCode(err)
+    log(personText(err), { level: 'error', code })
+    return code === 'E_CLI_USAGE' ? USAGE_STATUS : FAILURE_STATUS
+  }
+}
+
+/**
+ * `serve` with its options read. The stages: roots, what is served
+ * (logged), the shared database (with `--postgres`), the runtime, the
+ * transport until a signal, teardown.
+ */
+async function serve(options: ServeOptions, io: CliIo, log: ServeLog): Promise<number> {
+  const roots = servedRoots(options, io)
+  if (typeof roots === 'number') return roots
   const policy =
     'policyFile' in options.gate
       ? await readGatePolicy(options.gate.policyFile)

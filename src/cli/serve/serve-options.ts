@@ -14,6 +14,7 @@ import {
   type SandboxFlags,
 } from '../shared/sandbox-flags.js'
 import type { ServeGateMode } from './serve-gate.js'
+import { parseLogFormat, type ServeLogFormat } from './serve-log.js'
 
 /** The default spool bound of `skillhost serve`: 7 days since a folder's last write, 1 GiB in all. */
 export const DEFAULT_SPOOL_RETENTION: Required<SpoolRetention> = Object.freeze({
@@ -114,6 +115,8 @@ export interface ServeOptions {
   readonly sandbox: SandboxFlags
   /** `--catalog-window TOKENS` and `--catalog-share F`: the catalog block in `list_skills`' description. */
   readonly catalog?: CatalogBudget
+  /** `--log-format text|json`: how stderr's log lines are written (`serveLogLine`). */
+  readonly logFormat: ServeLogFormat
 }
 
 /** True for names and addresses that reach only this machine: localhost, 127.0.0.0/8, ::1. */
@@ -170,6 +173,7 @@ const HELP_OPTIONS: ServeOptions = {
   durableSpool: false,
   spoolRetention: DEFAULT_SPOOL_RETENTION,
   sandbox: { interpreters: {}, readPaths: [] },
+  logFormat: 'text',
 }
 
 /**
@@ -246,43 +250,47 @@ function spoolRetentionFlags(s: Readonly<Record<string, string | undefined>>): S
   }
 }
 
+/** The flags `serve` takes, for `parseArgs`. */
+const SERVE_FLAGS = {
+  booleans: [
+    'import-modules',
+    'no-scripts',
+    'no-undeclared-scripts',
+    'no-dynamic-context',
+    'no-watch',
+    'lenient-skills',
+    'durable-spool',
+    ...HTTP_BOOLEAN_FLAGS,
+    'provision',
+    ...ROOT_FLAGS.booleans,
+  ],
+  strings: [
+    'state-dir',
+    'gate',
+    'gate-policy',
+    'http',
+    'host',
+    'channel',
+    'token',
+    'spool-max-age',
+    'spool-max-size',
+    'workspace',
+    'locked',
+    'postgres',
+    'log-format',
+    ...CATALOG_FLAGS,
+    ...HTTP_LIMIT_FLAGS,
+    ...ROOT_FLAGS.strings,
+  ],
+  lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
+}
+
 /** Parses `serve`'s arguments; throws `UsageError` for anything it cannot honour. */
 export function parseServeOptions(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): ServeOptions {
-  const args = parseArgs(argv, {
-    booleans: [
-      'import-modules',
-      'no-scripts',
-      'no-undeclared-scripts',
-      'no-dynamic-context',
-      'no-watch',
-      'lenient-skills',
-      'durable-spool',
-      ...HTTP_BOOLEAN_FLAGS,
-      'provision',
-      ...ROOT_FLAGS.booleans,
-    ],
-    strings: [
-      'state-dir',
-      'gate',
-      'gate-policy',
-      'http',
-      'host',
-      'channel',
-      'token',
-      'spool-max-age',
-      'spool-max-size',
-      'workspace',
-      'locked',
-      'postgres',
-      ...CATALOG_FLAGS,
-      ...HTTP_LIMIT_FLAGS,
-      ...ROOT_FLAGS.strings,
-    ],
-    lists: ['overlays', ...SANDBOX_LIST_FLAGS, ...ROOT_FLAGS.lists],
-  })
+  const args = parseArgs(argv, SERVE_FLAGS)
   const s = args.strings
   if (args.booleans.help) return HELP_OPTIONS
   // Roots that cannot be searched are named by `runServe` (`usableRoots`), which serves the others.
@@ -325,6 +333,7 @@ export function parseServeOptions(
     durableSpool: args.booleans['durable-spool'] === true,
     spoolRetention,
     sandbox: parseSandboxFlags(args.lists, args.booleans.provision === true),
+    logFormat: parseLogFormat(s['log-format']),
   }
 }
 

@@ -27,6 +27,7 @@ import {
 } from '../../tiers/scripts/index.js'
 import { checkWorkspaceDir, withWorkspaceDir } from '../../tiers/scripts/internal.js'
 import { plural } from '../shared/plural.js'
+import type { ServeLog } from './serve-log.js'
 import { DEFAULT_SPOOL_RETENTION } from './serve-options.js'
 
 /** What the embedded server needs to build its managers. */
@@ -65,7 +66,7 @@ export interface ServeRuntimeOptions {
    * what it waits for (the user's python asked where it lives) overlaps the walk.
    */
   readonly scriptSandbox?: ScriptSandboxOptions | Promise<ScriptSandboxOptions>
-  readonly log: (line: string) => void
+  readonly log: ServeLog
   /**
    * Keep each session's spool folder after the session closes and after
    * shutdown. Default false: a session's spool is removed when it closes.
@@ -265,11 +266,12 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
     await pool.dispose()
     throw err
   })
-  if (scriptsOff) log(`scripts off: ${scriptsOff}`)
+  if (scriptsOff) log(`scripts off: ${scriptsOff}`, { level: 'warning' })
 
   const spoolRoot = join(options.stateDir, 'spool')
   const retention = options.spoolRetention ?? DEFAULT_SPOOL_RETENTION
-  const report = (what: string, err: unknown): void => log(`${what}: ${personText(err)}`)
+  const report = (what: string, err: unknown): void =>
+    log(`${what}: ${personText(err)}`, { level: 'warning' })
   // Open spools by folder name, each with its release step.
   const live = new Map<string, () => Promise<void>>()
   const prune = spoolPruner(spoolRoot, retention, live, report, log)
@@ -318,7 +320,8 @@ export async function createServeRuntime(options: ServeRuntimeOptions): Promise<
         ...[...live.values()].map((release) => release()),
       ])
       for (const r of results)
-        if (r.status === 'rejected') log(`shutdown: ${String(r.reason?.message ?? r.reason)}`)
+        if (r.status === 'rejected')
+          log(`shutdown: ${String(r.reason?.message ?? r.reason)}`, { level: 'error' })
     })()
     return disposed
   }

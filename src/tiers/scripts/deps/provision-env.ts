@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { activeMetrics } from '../../../common/active-metrics.js'
 import { noteCallProgress } from '../../../common/call-progress.js'
 import { SkillHostError } from '../../../common/errors.js'
+import { traced } from '../../../common/tracing.js'
 import type { PythonLayout } from '../policy/user-python.js'
 import { releaseBuildLock, takeBuildLock } from './build-lock.js'
 import {
@@ -305,6 +306,21 @@ export async function provisionEnv(
   const lock = `${dir}.lock`
   const ready = await readyOrLocked(dir, key, lock)
   if (ready !== undefined) return ready
+  // One span per build this process runs (`skillhost.provision`), a child of the call that waits on it.
+  return traced('skillhost.provision', { count: requirements.length }, () =>
+    buildEnv(python, requirements, options, writeShim, { key, dir, lock, pins }),
+  )
+}
+
+/** The build `provisionEnv` runs once it holds the lock at `at.lock`; releases it whatever happens. */
+async function buildEnv(
+  python: PythonLayout,
+  requirements: readonly Requirement[],
+  options: ProvisionOptions,
+  writeShim: (dir: string) => Promise<void>,
+  at: { key: string; dir: string; lock: string; pins: readonly PinnedPackage[] | undefined },
+): Promise<ProvisionedEnv> {
+  const { key, dir, lock, pins } = at
   const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
   const started = performance.now()
   const metrics = activeMetrics()

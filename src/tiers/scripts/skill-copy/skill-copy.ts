@@ -1,5 +1,6 @@
 import { lstat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { traced } from '../../../common/tracing.js'
 import type { SkillRef } from '../../../sources/types.js'
 import type { PolicyGrant } from '../policy/policy.js'
 import type { SkillWorkspace } from '../sandbox/types.js'
@@ -59,7 +60,16 @@ export class SkillCopyMaker implements SkillCopySource {
   ) {}
 
   get(signal?: AbortSignal, granted?: PolicyGrant): Promise<SkillCopy> {
-    this.#copy ??= this.#make(signal, granted)
+    // One span per copy made (`skillhost.materialize`), a child of the call or load that needed it first.
+    this.#copy ??= traced(
+      'skillhost.materialize',
+      { skillId: this.ref.id, skillVersion: this.ref.version },
+      async (span) => {
+        const copy = await this.#make(signal, granted)
+        span.note({ count: copy.paths.length })
+        return copy
+      },
+    )
     return this.#copy
   }
 

@@ -1,0 +1,158 @@
+import {
+  type Attributes,
+  context,
+  INVALID_TRACEID,
+  type Span,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api'
+import { SkillHostError } from './errors.js'
+import { escapeLine } from './escape-text.js'
+
+/**
+ * The spans skillhost starts (docs/observability.md). Names are fixed and
+ * few, so a trace backend can group them; what differs between two spans of
+ * one name (the tool, the skill) is in their attributes.
+ */
+export type SkillhostSpanName =
+  | 'skillhost.list_skills'
+  | 'skillhost.load_skill'
+  | 'skillhost.unload_skill'
+  | 'skillhost.refresh_skills'
+  | 'skillhost.list_loaded_skills'
+  | 'skillhost.discovery'
+  | 'skillhost.materialize'
+  | 'skillhost.provision'
+  | 'skillhost.module_call'
+  | 'skillhost.isolated_call'
+  | 'skillhost.script_call'
+
+/**
+ * What a span may say, and nothing else: names and ids skillhost checked,
+ * codes from its own table and counts. The closed set of attribute keys is
+ * `SPAN_ATTRIBUTE`; no argument value, output, message or host path has a
+ * key to go under.
+ */
+export interface SpanFacts {
+  /** A checked tool name (`load_skill`, `run_pdf_fill`). */
+  readonly tool?: string
+  /** The catalog id of the skill the span is about (never the id a caller asked for). */
+  readonly skillId?: string
+  readonly skillVersion?: string
+  readonly tier?: 'lifecycle' | 'module' | 'isolated' | 'script'
+  /** How many: skills found by a discovery, files in a skill copy, requirements in a build. */
+  readonly count?: number
+  /** Sources that failed in a discovery pass. */
+  readonly failures?: number
+}
+
+/** The attribute key each fact goes under, and the outcome's: the whole vocabulary of skillhost's spans. */
+export const SPAN_ATTRIBUTE = Object.freeze({
+  tool: 'skillhost.tool',
+  skillId: 'skillhost.skill.id',
+  skillVersion: 'skillhost.skill.version',
+  tier: 'skillhost.tier',
+  count: 'skillhost.count',
+  failures: 'skillhost.failures',
+  /** `ok`, or the `SkillHostError` code the span's work ended with (`E_UNEXPECTED` for any other throw). */
+  outcome: 'skillhost.outcome',
+} as const)
+
+/** An id as an attribute shows it: one escaped line of at most 128 characters, whatever a source allowed. */
+const bounded = (value: string): string => escapeLine(value.slice(0, 128))
+
+/** `facts` as attributes, each under its one key; strings bounded and escaped. */
+function attributesOf(facts: SpanFacts): Attributes {
+  const out: Attributes = {}
+  for (const key of Object.keys(facts) as (keyof SpanFacts)[]) {
+    const value = facts[key]
+    const name = SPAN_ATTRIBUTE[key]
+    if (name === undefined) continue
+    if (typeof value === 'string') out[name] = bounded(value)
+    else if (typeof value === 'number' && Number.isFinite(value)) out[name] = value
+  }
+  return out
+}
+
+/** The outcome attribute of a failure: its code, never its message (which may quote a script's output). */
+export function outcomeCode(err: unknown): string {
+  return SkillHostError.isInstance(err) ? err.code : 'E_UNEXPECTED'
+}
+
+/** The span a traced function runs in: it may add facts it learns while it runs (the skill it loaded). */
+export interface TracedSpan {
+  note(facts: SpanFacts): void
+}
+
+const NOT_RECORDING: TracedSpan = Object.freeze({ note: () => undefined })
+
+/** Ends `span` with the outcome: `ok`, or the failure's code as both the outcome and the status message. */
+function end(span: Span, err: unknown, failed: boolean): void {
+  const outcome = failed ? outcomeCode(err) : 'ok'
+  span.setAttribute(SPAN_ATTRIBUTE.outcome, outcome)
+  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
+  span.end()
+}
+
+let provider: TracerProvider | undefined
+let tracer: Tracer | undefined
+
+/**
+ * skillhost's tracer, got once per global provider: the API's proxy
+ * follows a provider the host registers later, and a new one after
+ * `trace.disable()` (a host or a test re-registering) gets a new tracer.
+ */
+function skillhostTracer(): Tracer {
+  const current = trace.getTracerProvider()
+  if (current !== provider || tracer === undefined) {
+    provider = current
+    tracer = current.getTracer('skillhost')
+  }
+  return tracer
+}
+
+/** `run` called as a traced function is, with a synchronous throw as a rejection. */
+function untraced<T>(run: (span: TracedSpan) => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(run(NOT_RECORDING))
+  } catch (err) {
+    return Promise.reject(err)
+  }
+}
+
+/**
+ * Runs `run` in a new span `name`, the active span while it runs (a child
+ * of the one active when it was called: a client's `traceparent`, a
+ * lifecycle call), and ends the span with its outcome. Through
+ * `@opentelemetry/api` only: with no SDK registered the tracer is the API's
+ * no-op, and a span with no trace to belong to (the no-op's, outside any
+ * client trace) is skipped outright: no attribute is built and no context
+ * switched, so an untraced call costs one allocation. An exception is never
+ * recorded on the span (its message and stack may carry paths and output);
+ * its code is.
+ */
+export function traced<T>(
+  name: SkillhostSpanName,
+  facts: SpanFacts,
+  run: (span: TracedSpan) => T | Promise<T>,
+): Promise<T> {
+  const span = skillhostTracer().startSpan(name)
+  const recording = span.isRecording()
+  if (!recording && span.spanContext().traceId === INVALID_TRACEID) return untraced(run)
+  if (recording) span.setAttributes(attributesOf(facts))
+  const noted: TracedSpan = recording
+    ? { note: (more) => span.setAttributes(attributesOf(more)) }
+    : NOT_RECORDING
+  return context.with(trace.setSpan(context.active(), span), async () => {
+    try {
+      const value = await run(noted)
+      end(span, undefined, false)
+      return value
+    } catch (err) {
+      end(span, err, true)
+      throw err
+    }
+  })
+}
