@@ -308,7 +308,7 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
     expect(text(await call(onA, 'workspace_read', { path: 'notes.txt' }))).toContain(
       'draft 2 from B',
     )
-  })
+  }, 120_000)
 })
 
 describe('serve --postgres at startup', () => {
