@@ -28,7 +28,8 @@ let http: { served: ServeProcess; url: URL }
 
 beforeAll(async () => {
   http = await serveHttp(roots)
-})
+  // Discovery and the first session on a loaded machine can outlast the default hook timeout.
+}, 120_000)
 afterAll(async () => {
   if (http) await stopServe(http.served)
   fixture.remove()

@@ -1,6 +1,5 @@
 import {
   LATEST_PROTOCOL_VERSION,
-  McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
@@ -69,18 +68,15 @@ export function isModernRevision(version: string | undefined): boolean {
 }
 
 /**
- * The error for a request stating a revision this server does not speak
- * (-32022, with the ones it does), or undefined when it may be served.
+ * What -32022 carries for a request stating a revision this server does not
+ * speak (the ones it does, and the one asked), or undefined when it may be
+ * served.
  */
-export function unsupportedRevision(version: string): McpError | undefined {
+export function unsupportedRevision(
+  version: string,
+): { supported: string[]; requested: string } | undefined {
   if (SERVED_PROTOCOL_VERSIONS.includes(version)) return undefined
-  const error = new McpError(UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', {
-    supported: [...SERVED_PROTOCOL_VERSIONS],
-    requested: version,
-  })
-  // One prefix on the wire: the client's SDK adds its own.
-  error.message = 'Unsupported protocol version'
-  return error
+  return { supported: [...SERVED_PROTOCOL_VERSIONS], requested: version }
 }
 
 /** The `server/discover` result: the revisions served, the capabilities and instructions `initialize` gives. */

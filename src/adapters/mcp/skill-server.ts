@@ -14,6 +14,7 @@ import {
   isModernRevision,
   PROTOCOL_VERSION_META_KEY,
   stampModernResult,
+  UNSUPPORTED_PROTOCOL_VERSION,
   unsupportedRevision,
 } from './protocol-revision.js'
 
@@ -25,8 +26,8 @@ const PREFIX = /^MCP error -?\d+: /
  * goes on the wire as written (the client's SDK adds `MCP error <code>: `
  * once), so a client reads one prefix, not two.
  */
-export function protocolError(code: ErrorCode, message: string): McpError {
-  const error = new McpError(code, message)
+export function protocolError(code: ErrorCode | number, message: string, data?: unknown): McpError {
+  const error = new McpError(code, message, data)
   error.message = message
   return error
 }
@@ -81,8 +82,13 @@ export class SkillServer extends Server {
     super.setRequestHandler(requestSchema, async (request, extra) => {
       const version = extra._meta?.[PROTOCOL_VERSION_META_KEY]
       if (typeof version !== 'string') return handler(request, extra)
-      const refusal = unsupportedRevision(version)
-      if (refusal) throw refusal
+      const unsupported = unsupportedRevision(version)
+      if (unsupported)
+        throw protocolError(
+          UNSUPPORTED_PROTOCOL_VERSION,
+          'Unsupported protocol version',
+          unsupported,
+        )
       const result = await handler(request, extra)
       if (!isModernRevision(version)) return result
       // Read here, not captured: the SDK registers its handlers before this class's fields exist.
