@@ -210,4 +210,25 @@ describe.skipIf(!onLinux)('warm sandbox: nothing of one call reaches the next', 
     await warm.dispose?.()
     expect(processesWithMarker('skillhost-warm')).toEqual([])
   })
+
+  it('an idle warm sandbox ends by itself, and the next call of its key starts another', async () => {
+    const handle = await createBubblewrapHandle({ warmIdleMs: 200 })
+    try {
+      const first = await run('where.sh', {}, handle)
+      expect(field(first, 'init')).toContain('skillhost-warm')
+      expect(processesWithMarker('skillhost-warm').length).toBeGreaterThan(0)
+      // Polled, not timed: at most 100 looks, 100 ms apart.
+      let looks = 0
+      while (processesWithMarker('skillhost-warm').length > 0 && looks < 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        looks++
+      }
+      expect(processesWithMarker('skillhost-warm')).toEqual([])
+      const second = await run('where.sh', {}, handle)
+      expect(field(second, 'init')).toContain('skillhost-warm')
+      expect(field(second, 'ns')).not.toBe(field(first, 'ns'))
+    } finally {
+      await handle.dispose?.()
+    }
+  })
 })
