@@ -125,11 +125,11 @@ the wrapped path also runs the gate, counts the call in and out of its record an
 
 ${table}
 
-**What the wrapper costs, and what it no longer pays.** A wrapped call costs ${(perCall('wrapped') - perCall('raw')).toFixed(2)} µs
-beyond a raw one; ${(perCall('rawSpooled') - perCall('raw')).toFixed(2)} µs of it is the spool put alone (an id, a frozen record with
+**What the wrapper costs, and what it no longer pays.** By CPU time (the wall clock's differences are noise under load), a wrapped call costs ${(cpuPerCall('wrapped') - cpuPerCall('raw')).toFixed(2)} µs
+beyond a raw one; ${(cpuPerCall('rawSpooled') - cpuPerCall('raw')).toFixed(2)} µs of it is the spool put alone (an id, a frozen record with
 provenance, the quota count, and the garbage collector keeping up with results that must stay readable after the
 skill is unloaded) and the wrapper's own work (the gate, the guard's in/out count, the result check, the preview
-footer) the remaining ${(perCall('wrapped') - perCall('rawSpooled')).toFixed(2)} µs. Issue 39 item 4 took four of the five promise hops a wrapped
+footer) the remaining ${(cpuPerCall('wrapped') - cpuPerCall('rawSpooled')).toFixed(2)} µs. Issue 39 item 4 took four of the five promise hops a wrapped
 call made beside its caller's own await, without dropping a check: a JSON Schema (ajv) validates synchronously, so \`Tool.execute\` no longer
 awaits it, and hands back the handler's own promise instead of returning it from an async function (two hops);
 the envelope awaits the gate's own promise instead of a \`then\` of it (\`askToolGate\` / \`gateFailure\`, the
