@@ -49,6 +49,8 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
   'common/file-spool-store.ts':
     "the spool: files named by host ids in a folder no grant reaches (own-folders.ts); the bytes are opaque data, a script's changed files judged and read by the door first (read-out.ts, from workspace-call.ts, before spool-script-output.ts stores them)",
   'common/prune-spool-directories.ts': 'removes spool folders the host made',
+  'tiers/scripts/sandbox/warm-sandbox.ts':
+    "the warm sandbox's control folder: a host-made mkdtemp holding two FIFOs and an exec-only shell copy, bound read-only into the sandbox (no call can write it), removed whole when the sandbox ends",
   'cli/lock/lock-command.ts': 'the lockfile writer: a path the user gave, host-computed digests',
   'cli/env/env-command.ts': 'the environment lock writer: a path the user gave, pins pip reported',
   'cli/demo/demo-main.ts': 'the demo: a temp folder of its own, files the demo ships',

@@ -1,8 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { runWithMetrics } from './active-metrics.js'
 import { BoundedLabel } from './bounded-label.js'
-import { ERROR_CODES } from './error-codes.js'
-import { SkillHostError } from './errors.js'
+import { outcomeLabel } from './outcome-label.js'
 
 /** What kind of tool a call went to: a skill's tier, or one of the host's own families. */
 export type ToolCallKind =
@@ -32,14 +31,6 @@ export interface SkillHostMetricsOptions {
 
 /** The default cap on distinct skill ids per metric (`skill` label): 100, plus `other`. */
 export const SKILL_LABEL_CAP = 100
-
-const KNOWN_CODES: ReadonlySet<string> = new Set(Object.keys(ERROR_CODES))
-
-/** The `outcome` label of a call: `ok`, a stable error code, or `error` for anything else thrown. */
-export function outcomeLabel(error: unknown | undefined): string {
-  if (error === undefined) return 'ok'
-  return SkillHostError.isInstance(error) && KNOWN_CODES.has(error.code) ? error.code : 'error'
-}
 
 const seconds = (buckets: number[]) => ({ buckets })
 

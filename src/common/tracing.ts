@@ -8,8 +8,8 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api'
-import { SkillHostError } from './errors.js'
 import { escapeLine } from './escape-text.js'
+import { failureLabel } from './outcome-label.js'
 
 /**
  * The spans skillhost starts (docs/observability.md). Names are fixed and
@@ -56,7 +56,7 @@ export const SPAN_ATTRIBUTE = Object.freeze({
   tier: 'skillhost.tier',
   count: 'skillhost.count',
   failures: 'skillhost.failures',
-  /** `ok`, or the `SkillHostError` code the span's work ended with (`E_UNEXPECTED` for any other throw). */
+  /** `ok`, or the `SkillHostError` code the span's work ended with (`error` for any other throw: `failureLabel`). */
   outcome: 'skillhost.outcome',
 } as const)
 
@@ -76,11 +76,6 @@ function attributesOf(facts: SpanFacts): Attributes {
   return out
 }
 
-/** The outcome attribute of a failure: its code, never its message (which may quote a script's output). */
-export function outcomeCode(err: unknown): string {
-  return SkillHostError.isInstance(err) ? err.code : 'E_UNEXPECTED'
-}
-
 /** The span a traced function runs in: it may add facts it learns while it runs (the skill it loaded). */
 export interface TracedSpan {
   note(facts: SpanFacts): void
@@ -90,7 +85,7 @@ const NOT_RECORDING: TracedSpan = Object.freeze({ note: () => undefined })
 
 /** Ends `span` with the outcome: `ok`, or the failure's code as both the outcome and the status message. */
 function end(span: Span, err: unknown, failed: boolean): void {
-  const outcome = failed ? outcomeCode(err) : 'ok'
+  const outcome = failed ? failureLabel(err) : 'ok'
   span.setAttribute(SPAN_ATTRIBUTE.outcome, outcome)
   if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
   span.end()

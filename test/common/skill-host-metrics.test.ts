@@ -3,11 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { activeMetrics } from '../../src/common/active-metrics.js'
 import { BoundedLabel, LABEL_VALUE_MAX, OVERFLOW_LABEL } from '../../src/common/bounded-label.js'
 import { SkillHostError } from '../../src/common/errors.js'
-import {
-  outcomeLabel,
-  SKILL_LABEL_CAP,
-  SkillHostMetrics,
-} from '../../src/common/skill-host-metrics.js'
+import { outcomeLabel } from '../../src/common/outcome-label.js'
+import { SKILL_LABEL_CAP, SkillHostMetrics } from '../../src/common/skill-host-metrics.js'
 import { parseSamples, promtoolCheck } from '../helpers/prometheus.js'
 
 /** Every distinct value `label` takes over the samples of `metric`. */

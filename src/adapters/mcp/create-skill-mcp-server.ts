@@ -1,42 +1,21 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type Tool as McpTool,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js'
-import { context } from '@opentelemetry/api'
+import { ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import type { DisposableStore, SkillHostMetrics, Tool, TurnContext } from '../../common/index.js'
-import { quoteName, renderError, SkillHostError } from '../../common/index.js'
-import {
-  collectWorkspaceFiles,
-  type NotedWorkspaceFiles,
-  setResourceOwner,
-  trackResource,
-} from '../../common/internal.js'
+import { setResourceOwner, trackResource } from '../../common/internal.js'
 import { forgeSkillTools } from '../../lifecycle-tools.js'
 import type { AvailableSkillsOptions, SkillManager } from '../../manager/index.js'
 import { LIFECYCLE_TOOL } from '../../manager/index.js'
 import { assertCatalogBudget } from '../../manager/internal.js'
-import { type CallOutcome, callLogRecords } from './call-log-records.js'
-import { countToolCall } from './count-tool-call.js'
 import { serveMcpLogging } from './mcp-logging.js'
-import { trackProgress } from './progress.js'
+import { serveToolCalls } from './serve-tool-calls.js'
 import { serveSkillResources } from './skill-resources.js'
-import { invalidParams, SkillServer } from './skill-server.js'
+import { SkillServer } from './skill-server.js'
 import { SKILLS_EXTENSION_ID } from './skills-extension/protocol.js'
 import {
   type SkillsExtensionOptions,
   serveSkillsExtension,
 } from './skills-extension/serve-skills-extension.js'
-import { toCallToolError, toCallToolResult } from './to-call-tool-result.js'
 import { toolsListPage } from './tools-list-page.js'
-import { requestTraceContext } from './trace-context.js'
-import { withWorkspaceFiles } from './workspace-call-content.js'
 import { WorkspaceResources } from './workspace-resources.js'
 
 /** One finished tool call, for host-side logging (never sent to the client). */
@@ -121,19 +100,6 @@ function listedDescription(
   return `${tool.description}\n\n${manager.availableSkills({ ...catalog, locations: 'none' }).text}`
 }
 
-const MUTATIONS: ReadonlySet<string> = new Set([
-  LIFECYCLE_TOOL.load,
-  LIFECYCLE_TOOL.unload,
-  LIFECYCLE_TOOL.refresh,
-])
-
-/** Puts a notice, when there is one, first in a result's content. */
-function withNotice(result: CallToolResult, notice: string | undefined): CallToolResult {
-  return notice === undefined
-    ? result
-    : { ...result, content: [{ type: 'text', text: notice }, ...result.content] }
-}
-
 /** One MCP session: the server to connect to a transport and the session's long-lived turn context. */
 export interface SkillMcpSession extends AsyncDisposable {
   /** The MCP server; `await session.server.connect(transport)`. */
@@ -150,11 +116,6 @@ export interface SkillMcpSession extends AsyncDisposable {
 const DEFAULT_INSTRUCTIONS =
   'Skills are loadable instruction sets with their own tools. Call list_skills to see them, load_skill to use one ' +
   '(its tools appear in your tool list), and unload_skill when done. Results stay readable by id with the artifact_* tools.'
-
-/** The session context with an abort signal that also fires when this request is cancelled. */
-function withRequestSignal(ctx: TurnContext, signal: AbortSignal): TurnContext {
-  return Object.freeze({ ...ctx, abortSignal: AbortSignal.any([ctx.abortSignal, signal]) })
-}
 
 /** What a skill MCP server says about itself at initialization. */
 export interface SkillMcpServerIdentity {
@@ -261,7 +222,13 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   // Every change to the workspace is announced from its one home, whoever made it: a tool
   // call, a script, or the host (`manager.workspace.put`).
   const stopWorkspace = manager.workspace?.onChange(announceResources)
-  serveToolCalls(server, ctx, new Set<Tool>(lifecycle || []), options, log, workspace)
+  serveToolCalls(server, {
+    ctx,
+    lifecycleSet: new Set<Tool>(lifecycle || []),
+    options,
+    log,
+    workspace,
+  })
   const unsubscribe = announceChanges(server, ctx, options, lifetime.signal, announceResources)
 
   let closed: Promise<void> | undefined
@@ -295,99 +262,6 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   // A session that disposes its manager owns it: a leak of either names the session.
   if (options.disposeManager) setResourceOwner(manager, session)
   return session
-}
-
-/** What the SDK hands a request handler beside the request. */
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
-
-/**
- * Answers `tools/call` from the session context: the tool's result or its
- * model-safe error, then (on the same stream, before the response) the last
- * progress report and the call's log records.
- */
-function serveToolCalls(
-  server: Server,
-  ctx: TurnContext,
-  lifecycleSet: ReadonlySet<Tool>,
-  options: SkillMcpServerOptions,
-  log: ReturnType<typeof serveMcpLogging>,
-  workspace: WorkspaceResources | undefined,
-): void {
-  // A client's trace context (`_meta.traceparent` or the HTTP header) parents the call's spans.
-  const traceOf = (request: CallToolRequest, extra: Extra) =>
-    requestTraceContext(request.params._meta, extra.requestInfo?.headers)
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    context.with(traceOf(request, extra), () => answer(request, extra)),
-  )
-  const answer = async (request: CallToolRequest, extra: Extra) => {
-    const started = performance.now()
-    const name = request.params.name
-    const tool = ctx.tools.get(name)
-    // Only a call that runs reports progress; an unknown tool fails at once.
-    const progress = trackProgress(
-      tool && request.params._meta?.progressToken,
-      extra.sendNotification,
-    )
-    let outcome: CallOutcome = { ok: true }
-    let noted: NotedWorkspaceFiles | undefined
-    const withFiles = (result: CallToolResult) => withWorkspaceFiles(result, workspace, noted)
-    try {
-      if (!tool) {
-        throw new SkillHostError(
-          'E_TOOL_NOT_FOUND',
-          `Unknown tool ${quoteName(name.slice(0, 80))}: no tool of that name is offered here; list tools again.`,
-          {
-            data: { tool: name.slice(0, 80) },
-          },
-        )
-      }
-      // Lifecycle tools project into the session context itself; every other
-      // tool gets a view of it whose signal also fires when the client cancels
-      // this request (notifications/cancelled), so a guest or script is killed.
-      const callCtx = lifecycleSet.has(tool) ? ctx : withRequestSignal(ctx, extra.signal)
-      // What the call awaits may say what it is doing (an environment build): progress reports it.
-      // Run as the metrics' call: what it does deep down (a sandbox start, a build) is counted there.
-      const execute = () =>
-        progress.run(() => tool.execute(request.params.arguments ?? {}, callCtx))
-      const { metrics } = options
-      const run = metrics ? () => metrics.run(execute) : execute
-      const around = options.aroundLifecycleMutation
-      // The workspace files the call read or wrote go out as resource links (docs/mcp.md).
-      const collected = await collectWorkspaceFiles(() =>
-        around && lifecycleSet.has(tool) && MUTATIONS.has(name) ? around(name, run) : run(),
-      )
-      noted = collected
-      // Stored before the result goes out; a store that failed is the call's outcome.
-      await options.afterToolCall?.()
-      if (!collected.outcome.ok) throw collected.outcome.error
-      const value = collected.outcome.value
-      const result = await withFiles(withNotice(toCallToolResult(value), options.takeNotice?.()))
-      options.onToolCall?.({ tool: name, ok: true })
-      return result
-    } catch (err) {
-      outcome = { ok: false, error: err }
-      // An unknown tool is a protocol error (MCP › Tools › Error Handling): -32602, not a tool result.
-      if (!tool) {
-        const text = renderError(err)
-        options.onToolCall?.({ tool: name, ok: false, error: text, cause: err })
-        throw invalidParams(text)
-      }
-      const result = await withFiles(withNotice(toCallToolError(err), options.takeNotice?.()))
-      options.onToolCall?.({
-        tool: name,
-        ok: false,
-        error: result.content[0]?.type === 'text' ? result.content[0].text : '',
-        cause: err,
-      })
-      return result
-    } finally {
-      // Both before the response, on its stream: the last progress report, then the log records.
-      await progress.finish(outcome.ok)
-      const gated = tool !== undefined && (lifecycleSet.has(tool) || 'tier' in tool.meta)
-      await log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
-      countToolCall(options.metrics, { tool, lifecycle: lifecycleSet, outcome, started })
-    }
-  }
 }
 
 /** Sends `notify` once per microtask however often it is asked, and never after `closed` aborts. */

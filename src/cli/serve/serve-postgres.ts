@@ -98,6 +98,30 @@ async function loadPg(): Promise<typeof import('pg').default> {
 }
 
 /**
+ * The session store `serve` hands the MCP adapter. A DELETE ends the session
+ * for every replica: its spooled results and workspace files, then its state
+ * (so a failure between leaves the session, and a retried DELETE finishes the
+ * job; never results or files of a session that is gone).
+ */
+function endingEverything(
+  sessions: PostgresSessionStore,
+  spool: PostgresSpoolStore,
+  workspaceStore: PostgresWorkspaceStore,
+): SkillSessionStore {
+  return {
+    create: (session) => sessions.create(session),
+    get: (id) => sessions.get(id),
+    revision: (id) => sessions.revision(id),
+    update: (id, task) => sessions.update(id, task),
+    remove: async (id) => {
+      await spool.prune({ session: id })
+      await workspaceStore.remove(id)
+      return sessions.remove(id)
+    },
+  }
+}
+
+/**
  * Connects `serve` to PostgreSQL at `url`: checks the database answers,
  * migrates the spool and session tables, and starts listening for catalog
  * refreshes. Two pools: one for the spool, one for session state (a
@@ -143,21 +167,7 @@ export async function openServePostgres(
   const sessions = new PostgresSessionStore({ pool: sessionPool })
   const spool = new PostgresSpoolStore({ pool: spoolPool })
   const workspaceStore = new PostgresWorkspaceStore({ pool: spoolPool })
-  const sessionStore: SkillSessionStore = {
-    create: (session) => sessions.create(session),
-    get: (id) => sessions.get(id),
-    revision: (id) => sessions.revision(id),
-    update: (id, task) => sessions.update(id, task),
-    // A DELETE ends the session for every replica: its spooled results and
-    // workspace files, then its state (so a failure between leaves the
-    // session, and a retried DELETE finishes the job; never results or
-    // files of a session that is gone).
-    remove: async (id) => {
-      await spool.prune({ session: id })
-      await workspaceStore.remove(id)
-      return sessions.remove(id)
-    },
-  }
+  const sessionStore = endingEverything(sessions, spool, workspaceStore)
   let disposed: Promise<void> | undefined
   return {
     replica,
