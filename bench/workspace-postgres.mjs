@@ -136,8 +136,7 @@ const table = [
     ['store, deduplicated (every blob already stored)', samples.dedup],
     ['restore into an empty workspace', samples.restore],
   ].map(
-    ([label, s]) =>
-      `| ${label} | ${ms(p50(s))} | ${ms(Math.min(...s))} | ${ms(Math.max(...s))} |`,
+    ([label, s]) => `| ${label} | ${ms(p50(s))} | ${ms(Math.min(...s))} | ${ms(Math.max(...s))} |`,
   ),
 ].join('\n')
 const calls = [
