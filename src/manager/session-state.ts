@@ -122,8 +122,13 @@ export interface SessionWorkspaceStore {
   manifest(sessionId: string, maxFiles: number): Promise<StoredWorkspaceFile[]>
   /** The bytes of the given digests; a digest not stored is absent. */
   blobs(digests: readonly string[]): Promise<Map<string, Uint8Array>>
-  /** Applies `change` to the session's files at once, or nothing (`check` threw, the store failed). */
-  commit(sessionId: string, change: WorkspaceStoreChange): Promise<void>
+  /**
+   * Applies `change` to the session's files at once, or nothing (`check`
+   * threw, the store failed); resolves to the session's new generation.
+   */
+  commit(sessionId: string, change: WorkspaceStoreChange): Promise<number>
+  /** The session's generation: bumped by every commit, 0 before the first. */
+  generation(sessionId: string): Promise<number>
   /** Removes the session's files, and the bytes no other session holds. */
   remove(sessionId: string): Promise<void>
 }

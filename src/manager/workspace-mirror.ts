@@ -70,6 +70,8 @@ export class WorkspaceMirror {
   readonly #workspace: ManagerWorkspace
   readonly #queue = new SerialQueue()
   #known = new Map<string, Known>()
+  /** The store's generation the local files reflect; -1: unknown, catch up at the next `pull`. */
+  #generation = -1
 
   constructor(options: {
     readonly store: SessionWorkspaceStore
@@ -88,7 +90,20 @@ export class WorkspaceMirror {
 
   /** Writes the stored workspace into this one; resolves to how many files it wrote. */
   restore(): Promise<number> {
-    return this.#queue.run(() => this.#restoreNow())
+    return this.#queue.run(async () => this.#bringIn(await this.#store.generation(this.#sessionId)))
+  }
+
+  /**
+   * Catches up with what another server process stored for the session
+   * while this one held it (one query when nothing changed): stored files
+   * that differ from what this process last stored or fetched are written,
+   * names the store dropped are removed. Resolves to how many files it wrote.
+   */
+  pull(): Promise<number> {
+    return this.#queue.run(async () => {
+      const generation = await this.#store.generation(this.#sessionId)
+      return generation === this.#generation ? 0 : this.#bringIn(generation)
+    })
   }
 
   async #storeNow(): Promise<{ put: number; removed: number }> {
@@ -118,8 +133,8 @@ export class WorkspaceMirror {
         put.push({ path, digest, size: bytes.byteLength, mode, bytes })
     }
     for (const path of remove) known.delete(path)
-    if (put.length > 0 || remove.length > 0)
-      await this.#store.commit(this.#sessionId, {
+    if (put.length > 0 || remove.length > 0) {
+      const generation = await this.#store.commit(this.#sessionId, {
         put,
         remove,
         check: ({ files, bytes }) => {
@@ -127,6 +142,9 @@ export class WorkspaceMirror {
           if (files > ws.maxEntries) throw unmeasurable(ws.maxEntries)
         },
       })
+      // Another process committed in between: catch up at the next pull.
+      this.#generation = generation === this.#generation + 1 ? generation : -1
+    }
     this.#known = known
     return { put: put.length, removed: remove.length }
   }
@@ -161,25 +179,26 @@ export class WorkspaceMirror {
     return out
   }
 
-  async #restoreNow(): Promise<number> {
+  /** Brings the local workspace to the stored one of `generation` (judged whole first). */
+  async #bringIn(generation: number): Promise<number> {
     const ws = await this.#workspace.open()
     const stored = await this.#store.manifest(this.#sessionId, ws.maxEntries)
     const files = judgeStored(stored, ws)
+    const wanted = files.filter((f) => {
+      const k = this.#known.get(f.path)
+      return k?.digest !== f.digest || k.mode !== f.mode
+    })
     let written = 0
-    for (const batch of batches(files)) {
+    for (const batch of batches(wanted)) {
       const blobs = await this.#store.blobs([...new Set(batch.map((f) => f.digest))])
-      const ready = batch.map((f) => {
-        const bytes = blobs.get(f.digest)
-        if (bytes === undefined) throw restoreRefused(`the bytes of ${quoteName(f.path)} are gone`)
-        if (bytes.byteLength !== f.size || sha256(bytes) !== f.digest)
-          throw restoreRefused(`the bytes of ${quoteName(f.path)} do not match their digest`)
-        return { file: f, bytes }
-      })
+      const ready = batch.map((f) => ({ file: f, bytes: checkedBlob(f, blobs.get(f.digest)) }))
       for (const { file, bytes } of ready) {
         await ws.put(file.path, bytes, { executable: (file.mode & 0o111) !== 0 })
         written++
       }
     }
+    const names = new Set(files.map((f) => f.path))
+    for (const path of this.#known.keys()) if (!names.has(path)) await ws.remove(path)
     const { entries } = await ws.snapshot()
     const known = new Map<string, Known>()
     for (const f of files) {
@@ -187,8 +206,17 @@ export class WorkspaceMirror {
       if (tag !== undefined) known.set(f.path, { tag, digest: f.digest, mode: f.mode })
     }
     this.#known = known
+    this.#generation = generation
     return written
   }
+}
+
+/** A stored file's bytes, checked against its size and sha-256. */
+function checkedBlob(f: StoredWorkspaceFile, bytes: Uint8Array | undefined): Uint8Array {
+  if (bytes === undefined) throw restoreRefused(`the bytes of ${quoteName(f.path)} are gone`)
+  if (bytes.byteLength !== f.size || sha256(bytes) !== f.digest)
+    throw restoreRefused(`the bytes of ${quoteName(f.path)} do not match their digest`)
+  return bytes
 }
 
 /**

@@ -303,7 +303,12 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
     expect(text(listed)).not.toContain('NOT here')
     expect(text(listed)).toContain('notes.txt')
     expect(text(await call(onB, 'workspace_read', { path: 'notes.txt' }))).toContain('draft 1')
-  })
+    // Back on A, which still holds the session: it sees what B wrote.
+    await call(onB, 'workspace_write', { path: 'notes.txt', content: 'draft 2 from B' })
+    expect(text(await call(onA, 'workspace_read', { path: 'notes.txt' }))).toContain(
+      'draft 2 from B',
+    )
+  }, 120_000)
 })
 
 describe('serve --postgres at startup', () => {

@@ -119,6 +119,30 @@ describe('PostgresWorkspaceStore with WorkspaceMirror', () => {
     expect(files[0]?.size).toBe('one, again'.length)
   })
 
+  it('a process holding the session catches up with what another stored (pull): writes, rewrites, removals', async () => {
+    const id = newSession()
+    const a = await workspace()
+    const b = await workspace()
+    const onA = mirror(id, a.mw)
+    const onB = mirror(id, b.mw)
+    await a.ws.put('x.txt', 'x from A')
+    await a.ws.put('y.txt', 'y from A')
+    await onA.store()
+    expect(await onB.restore()).toBe(2)
+    expect(await onB.pull()).toBe(0) // nothing new: one query, nothing written
+    await b.ws.put('x.txt', 'x from B')
+    await b.ws.remove('y.txt')
+    await b.ws.put('z.bin', BINARY)
+    await onB.store()
+    expect(await onA.pull()).toBe(2)
+    expect(readFileSync(join(a.ws.path, 'x.txt'), 'utf8')).toBe('x from B')
+    expect(existsSync(join(a.ws.path, 'y.txt'))).toBe(false)
+    expect(readFileSync(join(a.ws.path, 'z.bin')).equals(BINARY)).toBe(true)
+    // A's own next store sends nothing: what it pulled is what is stored.
+    expect(await onA.store()).toEqual({ put: 0, removed: 0 })
+    expect(await onA.pull()).toBe(0)
+  })
+
   it('deduplicates: two sessions holding the same bytes share one blob', async () => {
     const before = await blobCount()
     const bytes = Buffer.from(`shared ${Date.now()}`)
@@ -270,6 +294,7 @@ describe('restore refuses what the database says when it is not a workspace (E_W
         (await store.manifest(s, n)).map((f, i) => (i === 0 ? { ...f, path: 'a\0b' } : f)),
       blobs: (d) => store.blobs(d),
       commit: (s, c) => store.commit(s, c),
+      generation: (s) => store.generation(s),
       remove: (s) => store.remove(s),
     }
     await refusedWhole(id, lying)
@@ -338,7 +363,8 @@ describe('restore refuses what the database says when it is not a workspace (E_W
       const lying: SessionWorkspaceStore = {
         manifest: async () => [f],
         blobs: async () => new Map(),
-        commit: async () => undefined,
+        commit: async () => 1,
+        generation: async () => 1,
         remove: async () => undefined,
       }
       const w = await workspace()

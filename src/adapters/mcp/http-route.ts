@@ -116,6 +116,8 @@ async function serveHeld(
     let state: 'ok' | 'gone'
     try {
       state = await entry.shared.sync()
+      // A call here sees what another process stored for the session meanwhile.
+      if (state === 'ok' && req.method === 'POST') await entry.shared.pullWorkspace()
     } catch (err) {
       const failure = sessionStoreFailed('revision', err)
       if (isSessionStoreFailure(failure)) throw failure

@@ -71,6 +71,11 @@ export class SharedSession {
     return this.#mirror !== undefined
   }
 
+  /** Catches up with workspace files another process stored for the session; nothing without a store. */
+  async pullWorkspace(): Promise<void> {
+    await this.#mirror?.pull()
+  }
+
   /** Stores what changed in the workspace (after every tool call, before its result); nothing without a store. */
   async storeWorkspace(): Promise<void> {
     await this.#mirror?.store()

@@ -91,10 +91,22 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
     return out
   }
 
-  async commit(sessionId: string, change: WorkspaceStoreChange): Promise<void> {
+  async generation(sessionId: string): Promise<number> {
+    if (!validSession(sessionId)) return 0
+    const { rows } = await guardSessionStore('restore-workspace', () =>
+      this.#pool.query<{ generation: string }>(
+        `SELECT generation FROM ${this.#t.heads} WHERE session = $1`,
+        [sessionId],
+      ),
+    )
+    return Number(rows[0]?.generation ?? 0)
+  }
+
+  async commit(sessionId: string, change: WorkspaceStoreChange): Promise<number> {
     if (!validSession(sessionId)) throw new TypeError('a session id is 1–128 printable characters')
     for (const f of change.put)
       if (!DIGEST.test(f.digest)) throw new TypeError('a digest is 64 lower-case hex digits')
+    let generation = 0
     await this.#retrying('store-workspace', async (client) => {
       await this.#lockSession(client, sessionId)
       const touched = [...change.put.map((f) => f.path), ...change.remove]
@@ -131,7 +143,15 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
         client,
         before.rows.map((r) => r.digest),
       )
+      const head = await client.query<{ generation: string }>(
+        `INSERT INTO ${this.#t.heads} (session, generation) VALUES ($1, 1)
+         ON CONFLICT (session) DO UPDATE SET generation = ${this.#t.heads}.generation + 1
+         RETURNING generation`,
+        [sessionId],
+      )
+      generation = Number(head.rows[0]?.generation)
     })
+    return generation
   }
 
   async remove(sessionId: string): Promise<void> {
@@ -142,6 +162,7 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
         `DELETE FROM ${this.#t.files} WHERE session = $1 RETURNING digest`,
         [sessionId],
       )
+      await client.query(`DELETE FROM ${this.#t.heads} WHERE session = $1`, [sessionId])
       await this.#prune(
         client,
         rows.map((r) => r.digest),

@@ -13,6 +13,7 @@ export interface WorkspaceTables {
   readonly schema: string
   readonly blobs: string
   readonly files: string
+  readonly heads: string
   readonly migrations: string
 }
 
@@ -23,6 +24,7 @@ export function workspaceTables(schema: string = DEFAULT_POSTGRES_SCHEMA): Works
     schema: s,
     blobs: `${s}.workspace_blobs`,
     files: `${s}.workspace_files`,
+    heads: `${s}.workspace_heads`,
     migrations: `${s}.workspace_migrations`,
   }
 }
@@ -45,14 +47,20 @@ const STEPS: readonly ((t: WorkspaceTables) => string)[] = [
       mode integer NOT NULL,
       PRIMARY KEY (session, path)
     );
-    CREATE INDEX ON ${t.files} (digest);`,
+    CREATE INDEX ON ${t.files} (digest);
+    CREATE TABLE ${t.heads} (
+      session text PRIMARY KEY,
+      generation bigint NOT NULL
+    );`,
 ]
 
 /**
  * Creates or upgrades the workspace tables in `schema` (default
  * `skillhost`): `workspace_blobs` (bytes by sha-256, once however many
  * sessions hold them), `workspace_files` (each session's names → digest,
- * size, mode) and `workspace_migrations`. Idempotent and safe when several
+ * size, mode), `workspace_heads` (each session's generation, bumped by
+every commit, so a replica holding the session knows when to catch up) and
+`workspace_migrations`. Idempotent and safe when several
  * replicas start at once (one transaction under an advisory lock).
  */
 export async function migratePostgresWorkspaces(pool: Pool, schema?: string): Promise<void> {
