@@ -73,6 +73,8 @@ export class Tally {
   sessions = 0
   /** Sessions the soak could not end with a DELETE (their rows stay until pruned by age). */
   abandoned = 0
+  /** File losses on a replica process that had served the session before (it kept a stale copy). */
+  lostOnHolder = 0
   bytesVerified = 0
   reads = 0
   filesChecked = 0
@@ -160,6 +162,7 @@ export class SoakSession {
   async open() {
     await this.call('initialize', () => this.connect())
     this.sessionId = this.transport.sessionId
+    this.heldBy = new Map([[this.replica.name, this.replica.epoch]])
     this.loaded = false
     this.loadedUnknown = false
     this.files = []
@@ -177,6 +180,9 @@ export class SoakSession {
     try {
       await this.client?.close().catch(() => undefined)
       this.at = index
+      // The same replica process served this session before: it may still hold a stale copy.
+      this.backToHolder = this.heldBy.get(this.replica.name) === this.replica.epoch
+      this.heldBy.set(this.replica.name, this.replica.epoch)
       await this.connect(this.sessionId)
       this.tally.moves++
       // The first request on the new replica restores the session there.
@@ -199,9 +205,10 @@ export class SoakSession {
       const got = await this.tool('workspace_read (kept file)', 'workspace_read', { path: f.path })
       const bytes = await this.fileBytes(got, f.path)
       if (bytes === undefined) {
+        if (this.backToHolder) this.tally.lostOnHolder++
         this.tally.fail(
           'fileLoss',
-          `${f.path} (${f.size} B, made on ${f.replica}) absent on ${this.replica.name}`,
+          `${f.path} (${f.size} B, made on ${f.replica}) absent on ${this.replica.name}${this.backToHolder ? ', which held the session before' : ''}`,
         )
         continue
       }

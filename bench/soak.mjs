@@ -302,7 +302,7 @@ Command: \`npm run bench -- soak\` (\`node bench/soak.mjs --minutes ${MINUTES} -
 | output and input reads checked byte for byte | ${fmt(tally.reads)} (${mb(tally.bytesVerified)}) |
 | session moves between replicas | ${fmt(tally.moves)} (restored-session notices seen: ${fmt(tally.restoredNotices)}) |
 | errors: calls in flight on the killed replica | ${fmt(e.inflight)} |
-| errors: files of moved sessions absent on the new replica | ${fmt(e.fileLoss)} of ${fmt(tally.filesChecked)} checked |
+| errors: files of moved sessions absent on the new replica | ${fmt(e.fileLoss)} of ${fmt(tally.filesChecked)} checked (${fmt(tally.lostOnHolder)} on a replica process that had served the session before, ${fmt(e.fileLoss - tally.lostOnHolder)} on one restoring it for the first time) |
 | errors: everything else (goal 0) | ${fmt(e.other)} |
 | processes left in the killed replica's group | ${orphans ?? 'n/a'} |
 | rows left after every session ended | ${left.sessions} sessions, ${left.spool} spool items (${left.spoolOwners}), ${left.workspaces} workspace files, ${left.blobs} workspace blobs (sessions the soak could not end with a DELETE: ${tally.abandoned}) |

@@ -219,8 +219,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const log = serveMcpLogging(server)
   const announceResources = coalesced(lifetime.signal, () => server.sendResourceListChanged())
 
-  // Every change to the workspace is announced from its one home, whoever made it: a tool
-  // call, a script, or the host (`manager.workspace.put`).
+  // Whoever changes the workspace (a call, a script, the host's put), its one home announces it.
   const stopWorkspace = manager.workspace?.onChange(announceResources)
   serveToolCalls(server, {
     ctx,
