@@ -152,6 +152,29 @@ export function skillMcpServerIdentity(
   }
 }
 
+/** Answers `tools/list` in pages; `list_skills`' description carries the catalog when one is set. */
+function serveToolsList(
+  server: SkillServer,
+  ctx: TurnContext,
+  lifecycle: readonly Tool[] | undefined | false,
+  options: SkillMcpServerOptions,
+): void {
+  const listTool = lifecycle ? lifecycle.find((t) => t.name === LIFECYCLE_TOOL.list) : undefined
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const page = toolsListPage(ctx.tools.all(), request.params?.cursor)
+    return {
+      tools: page.items.map(
+        (tool): McpTool => ({
+          name: tool.name,
+          description: listedDescription(tool, listTool, options.manager, options.catalog),
+          inputSchema: tool.jsonSchema as McpTool['inputSchema'],
+        }),
+      ),
+      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+    }
+  })
+}
+
 /**
  * An MCP server (official SDK, low-level `Server`: tool lists here are
  * dynamic and described by plain JSON Schemas, which the high-level
@@ -192,20 +215,7 @@ export function createSkillMcpServer(options: SkillMcpServerOptions): SkillMcpSe
   const { serverInfo, ...identity } = skillMcpServerIdentity(options)
   const server = new SkillServer(serverInfo, identity)
 
-  const listTool = lifecycle ? lifecycle.find((t) => t.name === LIFECYCLE_TOOL.list) : undefined
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const page = toolsListPage(ctx.tools.all(), request.params?.cursor)
-    return {
-      tools: page.items.map(
-        (tool): McpTool => ({
-          name: tool.name,
-          description: listedDescription(tool, listTool, manager, options.catalog),
-          inputSchema: tool.jsonSchema as McpTool['inputSchema'],
-        }),
-      ),
-      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
-    }
-  })
+  serveToolsList(server, ctx, lifecycle, options)
 
   const extension = options.skillsExtension
   const workspace =
