@@ -183,3 +183,41 @@ describe('serveMcpHttp limits (bounded sessions)', () => {
     expect(server.sessionCount()).toBe(1)
   })
 })
+
+describe('kept-alive connections', () => {
+  it('stay open longer than a balancer or the SDK client keeps one idle, and say so', async () => {
+    const { server } = await serve()
+    const { Agent } = await import('node:http')
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    // Two requests over one agent with one socket: the second reuses the first's connection.
+    const ask = () =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const req = request(server.url, {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        })
+        req.on('response', (res) => {
+          res.resume()
+          res.on('end', () => resolve(res))
+        })
+        req.on('error', reject)
+        req.end(JSON.stringify(initialize))
+      })
+    try {
+      const first = await ask()
+      // The server's idle limit, as every client reads it (undici keeps a socket for this less 2 s).
+      expect(first.headers['keep-alive']).toBe('timeout=65')
+      const sockets = new Set([first.socket])
+      const second = await ask()
+      sockets.add(second.socket)
+      expect(second.headers['keep-alive']).toBe('timeout=65')
+      expect(sockets.size).toBe(1)
+    } finally {
+      agent.destroy()
+    }
+  })
+})

@@ -64,6 +64,13 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       rpcError(res, typeof err?.status === 'number' ? err.status : 500, 'Internal error')
     })
   })
+  // Node closes an idle kept-alive socket after 5 s; a client that reuses it as
+  // it closes (its own expiry timer late under load) loses the request with
+  // "fetch failed" (12 in the two-replica soak at load 20-31). Idle sockets
+  // stay longer than any client or balancer keeps one (undici: the server's
+  // hint minus 2 s; balancers: 60 s); headers must still arrive in time.
+  server.keepAliveTimeout = KEEP_ALIVE_MS
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000
   const bound = await listen(server, port, host)
   if (options.allowedHosts) allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()))
   else if (LOOPBACK.has(host))
@@ -98,6 +105,9 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     [Symbol.asyncDispose]: close,
   }
 }
+
+/** How long an idle kept-alive connection stays open: longer than a load balancer's 60 s idle timeout. */
+const KEEP_ALIVE_MS = 65_000
 
 /** The state every stage shares, from the options. */
 function serveContext(options: ServeMcpHttpOptions): HttpServeContext {
