@@ -192,22 +192,27 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
           { name: 'p', path: 'p.py', description: 'Needs a package.', interpreter: 'python3' },
         ],
       }
-      await using manager = await createSkillManager({
-        sources: [memorySource([skill])],
-        gate: async () => undefined,
-        scripts: sandbox.config,
-      })
-      const ctx = manager.createTurnContext()
-      await manager.load('warm', ctx)
-      // No call yet: the load alone started the build.
-      await started
-      expect(heard.map((e) => e.phase)).toEqual(['started'])
-      // Called while it builds: the call waits for that build and runs in its environment.
-      const out = String(await ctx.tools.get('run_warm_p')!.execute({}, ctx))
-      expect(out).toContain('from-the-wheel')
-      expect(heard.filter((e) => e.phase === 'started')).toHaveLength(1)
-      expect(heard.filter((e) => e.phase === 'built')).toHaveLength(1)
-      expect(readdirSync(warmCache).filter((f) => !f.startsWith('.'))).toHaveLength(1)
+      try {
+        await using manager = await createSkillManager({
+          sources: [memorySource([skill])],
+          gate: async () => undefined,
+          scripts: sandbox.config,
+        })
+        const ctx = manager.createTurnContext()
+        await manager.load('warm', ctx)
+        // No call yet: the load alone started the build.
+        await started
+        expect(heard.map((e) => e.phase)).toEqual(['started'])
+        // Called while it builds: the call waits for that build and runs in its environment.
+        const out = String(await ctx.tools.get('run_warm_p')!.execute({}, ctx))
+        expect(out).toContain('from-the-wheel')
+        expect(heard.filter((e) => e.phase === 'started')).toHaveLength(1)
+        expect(heard.filter((e) => e.phase === 'built')).toHaveLength(1)
+        expect(readdirSync(warmCache).filter((f) => !f.startsWith('.'))).toHaveLength(1)
+      } finally {
+        // After the manager (disposed as this block ends), which owns the build.
+        await sandbox.dispose()
+      }
     }, 180_000)
 
     it('the load result names what a script with requirements runs with: the env’s python when provisioned', async () => {
