@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setCallProgressScope } from '../../../src/common/call-progress.js'
 import { personText, SkillHostError } from '../../../src/common/errors.js'
 import { createSkillManager } from '../../../src/manager/create-skill-manager.js'
 import {
@@ -203,9 +204,20 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
         // No call yet: the load alone started the build.
         await started
         expect(heard.map((e) => e.phase)).toEqual(['started'])
-        // Called while it builds: the call waits for that build and runs in its environment.
+        // Called while it builds: the call waits for that build and runs in its environment,
+        // and tells its client why it waits, as the call that builds would.
+        const told: (string | undefined)[] = []
+        let inCall = false
+        setCallProgressScope({
+          current: () => (inCall ? (m: string | undefined) => void told.push(m) : undefined),
+        })
+        inCall = true
         const out = String(await ctx.tools.get('run_warm_p')!.execute({}, ctx))
+        inCall = false
+        setCallProgressScope({ current: () => undefined })
         expect(out).toContain('from-the-wheel')
+        expect(told[0]).toBe('building a python environment')
+        expect(told.at(-1)).toBeUndefined()
         expect(heard.filter((e) => e.phase === 'started')).toHaveLength(1)
         expect(heard.filter((e) => e.phase === 'built')).toHaveLength(1)
         expect(readdirSync(warmCache).filter((f) => !f.startsWith('.'))).toHaveLength(1)

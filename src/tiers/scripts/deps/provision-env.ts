@@ -218,9 +218,12 @@ async function readyOrLocked(
   signal: AbortSignal | undefined,
 ): Promise<ProvisionedEnv | undefined> {
   const deadline = Date.now() + BUILD_TIMEOUT_MS
+  let waited = false
   for (;;) {
     signal?.throwIfAborted()
     const ready = await readEnv(dir, key)
+    // A call waiting on another builder (one started at load) says so, as the builder's own call does.
+    if (waited) noteCallProgress(undefined)
     if (ready !== undefined) return ready
     let taken: 'taken' | 'held'
     try {
@@ -230,6 +233,8 @@ async function readyOrLocked(
     }
     if (taken === 'taken') return undefined
     if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
+    noteCallProgress('building a python environment')
+    waited = true
     await sleep(250)
   }
 }
