@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setCallProgressScope } from '../../../src/common/call-progress.js'
 import { personText, SkillHostError } from '../../../src/common/errors.js'
 import { createSkillManager } from '../../../src/manager/create-skill-manager.js'
 import {
@@ -165,6 +166,66 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       ])
       expect(builds[before + 1]?.ms).toBeGreaterThanOrEqual(0)
     }, 120_000)
+
+    it('loading a skill starts its environment building; a call arriving mid-build waits for that build (issue 39 item 2)', async () => {
+      const warmCache = join(dir, 'envs-warm')
+      const heard: ProvisionBuild[] = []
+      let startedNow: () => void = () => undefined
+      const started = new Promise<void>((resolve) => {
+        startedNow = resolve
+      })
+      const sandbox = await createScriptSandbox({
+        provision: {
+          cacheDir: warmCache,
+          index: { findLinks: join(dir, 'wheels') },
+          onBuild: (e) => {
+            heard.push(e)
+            if (e.phase === 'started') startedNow()
+          },
+        },
+      })
+      const skill = {
+        name: 'warm',
+        description: 'A script with requirements.',
+        body: '# Warm\n',
+        files: { 'p.py': PEP723 },
+        scripts: [
+          { name: 'p', path: 'p.py', description: 'Needs a package.', interpreter: 'python3' },
+        ],
+      }
+      try {
+        await using manager = await createSkillManager({
+          sources: [memorySource([skill])],
+          gate: async () => undefined,
+          scripts: sandbox.config,
+        })
+        const ctx = manager.createTurnContext()
+        await manager.load('warm', ctx)
+        // No call yet: the load alone started the build.
+        await started
+        expect(heard.map((e) => e.phase)).toEqual(['started'])
+        // Called while it builds: the call waits for that build and runs in its environment,
+        // and tells its client why it waits, as the call that builds would.
+        const told: (string | undefined)[] = []
+        let inCall = false
+        setCallProgressScope({
+          current: () => (inCall ? (m: string | undefined) => void told.push(m) : undefined),
+        })
+        inCall = true
+        const out = String(await ctx.tools.get('run_warm_p')!.execute({}, ctx))
+        inCall = false
+        setCallProgressScope({ current: () => undefined })
+        expect(out).toContain('from-the-wheel')
+        expect(told[0]).toBe('building a python environment')
+        expect(told.at(-1)).toBeUndefined()
+        expect(heard.filter((e) => e.phase === 'started')).toHaveLength(1)
+        expect(heard.filter((e) => e.phase === 'built')).toHaveLength(1)
+        expect(readdirSync(warmCache).filter((f) => !f.startsWith('.'))).toHaveLength(1)
+      } finally {
+        // After the manager (disposed as this block ends), which owns the build.
+        await sandbox.dispose()
+      }
+    }, 180_000)
 
     it('the load result names what a script with requirements runs with: the env’s python when provisioned', async () => {
       const skill = {

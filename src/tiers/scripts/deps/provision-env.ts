@@ -215,10 +215,15 @@ async function readyOrLocked(
   dir: string,
   key: string,
   lock: string,
+  signal: AbortSignal | undefined,
 ): Promise<ProvisionedEnv | undefined> {
   const deadline = Date.now() + BUILD_TIMEOUT_MS
+  let waited = false
   for (;;) {
+    signal?.throwIfAborted()
     const ready = await readEnv(dir, key)
+    // A call waiting on another builder (one started at load) says so, as the builder's own call does.
+    if (waited) noteCallProgress(undefined)
     if (ready !== undefined) return ready
     let taken: 'taken' | 'held'
     try {
@@ -228,6 +233,8 @@ async function readyOrLocked(
     }
     if (taken === 'taken') return undefined
     if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
+    noteCallProgress('building a python environment')
+    waited = true
     await sleep(250)
   }
 }
@@ -242,9 +249,13 @@ async function pipInstall(
   requirements: readonly Requirement[],
   index: PackageIndex | undefined,
   pins: readonly PinnedPackage[] | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<PinnedPackage[]> {
   const run = runFile
-  const opts = { timeout: BUILD_TIMEOUT_MS, env: { LANG: 'C.UTF-8' }, maxBuffer: 16 << 20 }
+  const opts = {
+    ...{ timeout: BUILD_TIMEOUT_MS, env: { LANG: 'C.UTF-8' }, maxBuffer: 16 << 20 },
+    ...(signal && { signal }),
+  }
   await run(python.executable, ['-I', '-m', 'venv', join(tmp, 'venv')], opts)
   const indexArgs =
     index === undefined
@@ -288,13 +299,17 @@ async function pipInstall(
  * never in the sandbox, and gives the sandbox no network. A venv or pip
  * that fails is `E_SKILL_ENV_BUILD_FAILED` (`buildRefusal`: a one-line
  * cause, pip's whole output in `<cacheDir>/logs/<key>.log`); the cache
- * itself failing is `E_SKILL_WORKSPACE_FAILED`.
+ * itself failing is `E_SKILL_WORKSPACE_FAILED`. `signal` (a background
+ * build's owner going away) stops waiting for another builder and kills a
+ * running venv or pip: its temp folder is removed, nothing is renamed into
+ * place, the lock is released, and the promise rejects with the abort.
  */
 export async function provisionEnv(
   python: PythonLayout,
   requirements: readonly Requirement[],
   options: ProvisionOptions,
   writeShim: (dir: string) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<ProvisionedEnv> {
   const pins = options.pins?.get(requirementSetKey(requirements))
   if (options.locked && !pins?.length) throw notPinnedEnv('environment-not-pinned', requirements)
@@ -304,11 +319,11 @@ export async function provisionEnv(
   const dir = join(options.cacheDir, key)
   await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
   const lock = `${dir}.lock`
-  const ready = await readyOrLocked(dir, key, lock)
+  const ready = await readyOrLocked(dir, key, lock, signal)
   if (ready !== undefined) return ready
   // One span per build this process runs (`skillhost.provision`), a child of the call that waits on it.
   return traced('skillhost.provision', { count: requirements.length }, () =>
-    buildEnv(python, requirements, options, writeShim, { key, dir, lock, pins }),
+    buildEnv(python, requirements, options, writeShim, { key, dir, lock, pins, signal }),
   )
 }
 
@@ -318,9 +333,15 @@ async function buildEnv(
   requirements: readonly Requirement[],
   options: ProvisionOptions,
   writeShim: (dir: string) => Promise<void>,
-  at: { key: string; dir: string; lock: string; pins: readonly PinnedPackage[] | undefined },
+  at: {
+    key: string
+    dir: string
+    lock: string
+    pins: readonly PinnedPackage[] | undefined
+    signal: AbortSignal | undefined
+  },
 ): Promise<ProvisionedEnv> {
-  const { key, dir, lock, pins } = at
+  const { key, dir, lock, pins, signal } = at
   const tmp = await mkdtemp(join(options.cacheDir, `.build-${key}-`))
   const started = performance.now()
   const metrics = activeMetrics()
@@ -339,8 +360,10 @@ async function buildEnv(
   }
   tell('started')
   try {
-    const packages = await pipInstall(python, tmp, requirements, options.index, pins)
+    const packages = await pipInstall(python, tmp, requirements, options.index, pins, signal)
     await writeShim(join(tmp, 'shim'))
+    // Aborted after pip: the half-kept build is dropped, never renamed into place.
+    signal?.throwIfAborted()
     await writeFile(
       join(tmp, 'env.json'),
       `${JSON.stringify({ requirements, packages }, null, 2)}\n`,
@@ -361,6 +384,12 @@ async function buildEnv(
     return { key, venv: join(dir, 'venv'), shim: join(dir, 'shim'), packages }
   } catch (err) {
     await rm(tmp, { recursive: true, force: true }).catch(() => undefined)
+    if (signal?.aborted) {
+      // Released before it is told, so a listener that hears the cancel finds the cache as it was.
+      await releaseBuildLock(lock)
+      tell('failed', { cause: 'cancelled: its owner went away (skill unloaded, server closed)' })
+      throw signal.reason
+    }
     const refused = await buildRefusal(err, requirements, pins, options, key)
     tell('failed', refused.failure)
     throw refused.error

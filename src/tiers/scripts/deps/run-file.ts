@@ -3,12 +3,13 @@
  * probes and builds of this folder. The root entry reaches these modules, so
  * `node:child_process` and `node:util` are loaded on first use, never at
  * import: an ESM import of `node:util` alone makes Node 22.23/24.21 load
- * `worker_threads` (test/barrel.test.ts).
+ * `worker_threads` (test/barrel.test.ts). With `signal`, an abort kills the
+ * child (SIGTERM) and the promise rejects once it has exited.
  */
 export function runFile(
   file: string,
   args: readonly string[],
-  options: { timeout: number; env: NodeJS.ProcessEnv; maxBuffer: number },
+  options: { timeout: number; env: NodeJS.ProcessEnv; maxBuffer: number; signal?: AbortSignal },
 ): Promise<{ stdout: string; stderr: string }> {
   const { execFile } = process.getBuiltinModule('node:child_process')
   const { promisify } = process.getBuiltinModule('node:util')

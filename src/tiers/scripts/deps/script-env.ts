@@ -1,3 +1,5 @@
+import type { DisposableStore } from '../../../common/disposable.js'
+import { trackResource } from '../../../common/leak-tracker.js'
 import { SYSTEM_READ_PATHS } from '../policy/script-interpreters.js'
 import { describePython } from '../policy/user-python.js'
 import type { PathMount } from '../sandbox/types.js'
@@ -75,6 +77,7 @@ export async function provisionedInterpreter(
   requirements: readonly Requirement[],
   provision: ProvisionOptions,
   mounts: readonly PathMount[] = [],
+  signal?: AbortSignal,
 ): Promise<{ call: CallInterpreter; env: ProvisionedEnv } | undefined> {
   const layout = describePython(program)
   if (layout === undefined) return undefined
@@ -84,9 +87,8 @@ export async function provisionedInterpreter(
   const baseView = await pythonView(base, SYSTEM_READ_PATHS, '/nonexistent', plan)
   const baseBinary = baseView?.argv[0]
   if (baseView === undefined || baseBinary === undefined) return undefined
-  const env = await provisionEnv(base, requirements, provision, (dir) =>
-    writeVenvShim(dir, baseBinary, base),
-  )
+  const shim = (dir: string) => writeVenvShim(dir, baseBinary, base)
+  const env = await provisionEnv(base, requirements, provision, shim, signal)
   const at = `${INTERPRETER_MOUNT_ROOT}/env`
   const call = {
     view: { argv: [PROVISIONED_PYTHON], env: baseView.env, version: layout.version },
@@ -97,4 +99,40 @@ export async function provisionedInterpreter(
     ],
   }
   return { call, env }
+}
+
+/**
+ * Starts building, without waiting, the environment a call of `script`
+ * would need (`config.provision` on, a python script, `requirements` not
+ * empty), so a build starts when a skill is loaded rather than at its first
+ * call. It is the build a call would start (`provisionedInterpreter`, same
+ * key, same cache): a call arriving mid-build waits on its lock instead of
+ * starting another, and `provision.onBuild` hears it as any build. `store`
+ * (the loaded skill version's) owns the build: disposing it (unload, the
+ * manager disposed) aborts it, kills its venv or pip, and waits until it
+ * has ended, so nothing outlives its owner and a half build is never kept.
+ * A failure is left to the call, which meets it again and reports it.
+ */
+export function warmScriptEnv(
+  config: SkillScriptConfig,
+  script: { readonly interpreter: string; readonly path: string },
+  requirements: readonly Requirement[],
+  store: DisposableStore,
+): void {
+  const program = config.interpreters[script.interpreter]?.[0]
+  const provision = config.provision
+  if (program === undefined || provision === undefined || requirements.length === 0) return
+  if (!runsWithPython(config, script) || store.isDisposed) return
+  const stop = new AbortController()
+  const untrack = trackResource('process', `environment build for ${script.path}`)
+  const mounts = config.interpreterMounts
+  const build = provisionedInterpreter(program, requirements, provision, mounts, stop.signal)
+    .catch(() => undefined)
+    .finally(() => untrack())
+  store.add(() => {
+    stop.abort()
+    // Under way until the killed build has ended: a leak check waits for it.
+    untrack(build)
+    return build.then(() => undefined)
+  })
 }

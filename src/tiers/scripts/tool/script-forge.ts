@@ -1,3 +1,4 @@
+import type { DisposableStore } from '../../../common/disposable.js'
 import { skillhostOwnFolders } from '../../../common/door/own-folders.js'
 import type { ToolGate } from '../../../common/gate.js'
 import { SCRIPT_GATE_CODES } from '../../../common/gate.js'
@@ -12,7 +13,7 @@ import { scriptToolName } from '../../../skill-model/script-tool-name.js'
 import type { SkillDescriptor, SkillSource } from '../../../sources/types.js'
 import { forgeSkillTool } from '../../skill-tool-envelope.js'
 import type { ForgeTarget, SkillFileHeads, TierForge } from '../../tier-forge.js'
-import { PROVISIONED_PYTHON, runsWithPython } from '../deps/script-env.js'
+import { PROVISIONED_PYTHON, runsWithPython, warmScriptEnv } from '../deps/script-env.js'
 import { scriptRequirementsOf } from '../deps/script-requirements.js'
 import { PermissionGrants, unusedPermissions } from '../policy/permission-grants.js'
 import { runScriptCall } from '../run/run-script-call.js'
@@ -132,7 +133,9 @@ async function forgeScriptTools(
   const judged = await grants.judge(target, requested, ctx)
   if (judged !== undefined) target.permissions = judged.outcomes
   const copy = await scope.copy.get(signal, judged?.grant)
-  const requires = await Promise.all(scripts.map((s) => requirementTexts(config, copy, s)))
+  const requires = await Promise.all(
+    scripts.map((s) => requirementTexts(config, copy, s, target.store)),
+  )
   // Each tool holds the load's copy: a call runs from it without asking the maker again.
   const tools = scripts.map((script, i) => forgeDeclared(scope, copy, script, requires[i] ?? []))
   if (undeclared) {
@@ -153,10 +156,13 @@ async function requirementTexts(
   config: SkillScriptConfig,
   copy: SkillCopy,
   script: ValidatedSkillScript,
+  store: DisposableStore,
 ): Promise<string[]> {
   if (!runsWithPython(config, script)) return []
   const found = await scriptRequirementsOf(copy.root, script.path).catch(() => undefined)
   if (found === undefined || (found.inferred && config.provision === undefined)) return []
+  // Provisioning on: the environment starts building now, at load, not at the first call.
+  warmScriptEnv(config, script, found.requirements, store)
   return found.requirements.map((r) => r.text)
 }
 
