@@ -70,6 +70,8 @@ function modernRequest(method: string, params: Record<string, unknown> = {}): Re
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',

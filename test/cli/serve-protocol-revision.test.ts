@@ -43,6 +43,9 @@ async function modern(
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': version,
+      // What a 2026-07-28 client sends beside the body (request-headers.ts checks them).
+      'mcp-method': method,
+      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',

@@ -95,7 +95,7 @@ async function route(
   if (entry && typeof sessionId === 'string')
     return serveHeld(ctx, entry, sessionId, req, res, parsed)
   if (sessionId !== undefined) return rpcError(res, 404, 'Session not found')
-  if (isStatelessRequest(req, parsed)) return serveStatelessRequest(ctx, res, parsed)
+  if (isStatelessRequest(req, parsed)) return serveStatelessRequest(ctx, req, res, parsed)
   if (req.method !== 'POST' || !isInitializeRequest(parsed))
     return rpcError(res, 400, 'No session: send initialize first')
   return openHttpSession(ctx, req, res, parsed)

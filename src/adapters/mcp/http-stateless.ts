@@ -10,6 +10,7 @@ import {
 import { createSkillMcpServer, skillMcpServerIdentity } from './create-skill-mcp-server.js'
 import type { HttpServeContext } from './http-session-start.js'
 import { discoverResult, isModernRevision, requestedRevision } from './protocol-revision.js'
+import { checkRequestHeaders, headerMismatchError } from './request-headers.js'
 import { openSessionManager } from './serve-stdio.js'
 
 /**
@@ -35,13 +36,22 @@ export function isStatelessRequest(req: IncomingMessage, parsed: unknown): boole
  * the next (a client that needs loaded skills across calls uses 2025-11-25,
  * whose sessions keep them). A client that disconnects first ends the
  * session, and its call with it. A notification is accepted (202) and
- * dropped.
+ * dropped. Before any of this, the standard headers must agree with the
+ * body (`checkRequestHeaders`): 400 with -32020 otherwise.
  */
 export async function serveStatelessRequest(
   ctx: HttpServeContext,
+  req: IncomingMessage,
   res: ServerResponse,
   parsed: unknown,
 ): Promise<void> {
+  const mismatch = checkRequestHeaders(req, parsed as Record<string, unknown>)
+  if (mismatch) {
+    const id = isJSONRPCRequest(parsed) ? parsed.id : null
+    res.writeHead(400, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(headerMismatchError(id, mismatch)))
+    return
+  }
   if (!isJSONRPCRequest(parsed)) {
     res.writeHead(202).end()
     return

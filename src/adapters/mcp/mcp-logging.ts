@@ -1,7 +1,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { type LoggingLevel, LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { isModernRevision, requestedRevision } from './protocol-revision.js'
 import { invalidParams } from './skill-server.js'
+
+/** The `_meta` key of a 2026-07-28 request's log level (that revision's stand-in for `logging/setLevel`). */
+export const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel'
 
 /** `logging/setLevel` with any params: the level is checked by the handler. */
 const SetLevelRequest = z.object({
@@ -43,9 +47,13 @@ export interface McpSessionLog {
    * Sends the records at or above the session's level through `send` (a
    * request handler's `extra.sendNotification`, so they travel with that
    * request's response). A record that cannot be sent is dropped: logging
-   * never fails a call.
+   * never fails a call. For a `request` that states 2026-07-28 the level
+   * is the one in its `_meta` (`LOG_LEVEL_META_KEY`), and without one (or
+   * with a level not among the eight) nothing is sent: that revision says
+   * the server MUST NOT log for a request that did not ask. A 2025 request
+   * gets the session's level.
    */
-  emit(send: SendNotification, records: readonly McpLogRecord[]): Promise<void>
+  emit(send: SendNotification, records: readonly McpLogRecord[], request?: unknown): Promise<void>
 }
 
 /**
@@ -66,13 +74,15 @@ export function serveMcpLogging(server: Server): McpSessionLog {
     current = level.data
     return {}
   })
-  const wanted = (level: LoggingLevel): boolean =>
-    (SEVERITY.get(level) ?? 0) >= (SEVERITY.get(current) ?? 0)
+  const atLeast = (level: LoggingLevel, floor: LoggingLevel): boolean =>
+    (SEVERITY.get(level) ?? 0) >= (SEVERITY.get(floor) ?? 0)
   return {
     level: () => current,
-    emit: async (send, records) => {
+    emit: async (send, records, request) => {
+      const floor = requestLogLevel(request) ?? current
+      if (floor === 'none') return
       for (const record of records) {
-        if (!wanted(record.level)) continue
+        if (!atLeast(record.level, floor)) continue
         await send({
           method: 'notifications/message',
           params: { level: record.level, logger: record.logger, data: record.data },
@@ -80,4 +90,16 @@ export function serveMcpLogging(server: Server): McpSessionLog {
       }
     },
   }
+}
+
+/**
+ * The level a 2026-07-28 request asked for in its `_meta`, `'none'` when
+ * it states 2026-07-28 without a valid one, undefined for a 2025 request
+ * (the session's level applies).
+ */
+function requestLogLevel(request: unknown): LoggingLevel | 'none' | undefined {
+  if (!isModernRevision(requestedRevision(request))) return undefined
+  const meta = (request as { params?: { _meta?: Record<string, unknown> } }).params?._meta
+  const level = LoggingLevelSchema.safeParse(meta?.[LOG_LEVEL_META_KEY])
+  return level.success ? level.data : 'none'
 }

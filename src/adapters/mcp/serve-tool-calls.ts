@@ -154,7 +154,8 @@ async function answerToolCall(
     // Both before the response, on its stream: the last progress report, then the log records.
     await progress.finish(outcome.ok)
     const gated = tool !== undefined && (scope.lifecycleSet.has(tool) || 'tier' in tool.meta)
-    await scope.log.emit(extra.sendNotification, callLogRecords(tool, name, gated, outcome))
+    const records = callLogRecords(tool, name, gated, outcome)
+    await scope.log.emit(extra.sendNotification, records, request)
     countToolCall(options.metrics, { tool, lifecycle: scope.lifecycleSet, outcome, started })
   }
 }
