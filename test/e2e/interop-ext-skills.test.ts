@@ -7,20 +7,8 @@ import {
   readSkillResource,
   serverSupportsSkills,
 } from '@olaservo/ext-skills/client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  bytesFixtureRoot,
-  connectSdk2,
-  diskBytes,
-  type Era,
-  EXAMPLES,
-  expectedSkills,
-  fileCount,
-  serveHttp,
-  stopServe,
-  type Target,
-} from '../helpers/interop.js'
-import type { ServeProcess } from '../helpers/spawn-serve.js'
+import { describe, expect, it } from 'vitest'
+import { connectSdk2, diskBytes, type Era, fileCount, serveForInterop } from '../helpers/interop.js'
 
 // Issue 36 item 7: `@olaservo/ext-skills` (the Skills Extension SDK, an
 // independent implementation over the official SDK 2.x client) lists, gets,
@@ -28,22 +16,7 @@ import type { ServeProcess } from '../helpers/spawn-serve.js'
 // to the entry's) every skill of the built `skillhost serve`, over HTTP and
 // stdio, on 2025-11-25 and 2026-07-28.
 
-const fixture = bytesFixtureRoot()
-const roots = [EXAMPLES, fixture.root]
-const expected = expectedSkills(roots)
-let http: { served: ServeProcess; url: URL }
-
-beforeAll(async () => {
-  http = await serveHttp(roots)
-  // Discovery and the first session on a loaded machine can outlast the default hook timeout.
-}, 120_000)
-afterAll(async () => {
-  if (http) await stopServe(http.served)
-  fixture.remove()
-})
-
-const target = (kind: 'http' | 'stdio'): Target =>
-  kind === 'http' ? { http: http.url } : { stdio: roots }
+const { roots, expected, target } = serveForInterop()
 
 /** Each served file read through ext-skills' verified readers; returns how many. */
 async function verifyAll(client: Client): Promise<number> {

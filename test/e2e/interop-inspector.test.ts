@@ -2,17 +2,9 @@ import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  bytesFixtureRoot,
-  EXAMPLES,
-  expectedSkills,
-  fileCount,
-  serveArgs,
-  serveHttp,
-  stopServe,
-} from '../helpers/interop.js'
-import { ROOT, type ServeProcess } from '../helpers/spawn-serve.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fileCount, serveArgs, serveForInterop } from '../helpers/interop.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 // Issue 36 items 4 and 7: the MCP Inspector's CLI (`--method skills/list
 // --verify`: "SEP-2640 conformance and digest checks") passes over every skill
@@ -24,22 +16,10 @@ const INSPECTOR = join(
   ROOT,
   'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js',
 )
-const fixture = bytesFixtureRoot()
-const roots = [EXAMPLES, fixture.root]
-const expected = expectedSkills(roots)
+const { roots, expected, target } = serveForInterop()
 // The Inspector keeps its catalog and client config under HOME: a private one.
 const home = mkdtempSync(join(tmpdir(), 'skillhost-inspector-home-'))
-let http: { served: ServeProcess; url: URL }
-
-beforeAll(async () => {
-  http = await serveHttp(roots)
-  // Discovery and the first session on a loaded machine can outlast the default hook timeout.
-}, 120_000)
-afterAll(async () => {
-  if (http) await stopServe(http.served)
-  fixture.remove()
-  rmSync(home, { recursive: true, force: true })
-})
+afterAll(() => rmSync(home, { recursive: true, force: true }))
 
 interface Run {
   readonly code: number
@@ -108,7 +88,7 @@ function checkReports(run: Run): void {
 
 describe.each(['legacy', 'modern'] as const)('MCP Inspector --verify, %s era', (era) => {
   it('over Streamable HTTP', { timeout: 120_000 }, async () => {
-    checkReports(await inspect(era, [http.url.href]))
+    checkReports(await inspect(era, [(target('http') as { http: URL }).http.href]))
   })
 
   it('over stdio', { timeout: 120_000 }, async () => {

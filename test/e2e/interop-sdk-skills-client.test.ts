@@ -1,19 +1,13 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   BYTES_SKILL,
-  bytesFixtureRoot,
   connectSdk2,
   diskBytes,
-  EXAMPLES,
-  expectedSkills,
   fileCount,
-  serveHttp,
-  stopServe,
-  type Target,
+  serveForInterop,
 } from '../helpers/interop.js'
-import type { ServeProcess } from '../helpers/spawn-serve.js'
 
 // Issue 36 items 4 and 7: the official SDK 2.x `SkillsClient` lists, reads and
 // verifies (size, digest, SKILL.md frontmatter) every skill the built
@@ -21,22 +15,7 @@ import type { ServeProcess } from '../helpers/spawn-serve.js'
 // eras: 2025-11-25 (initialize, a session) and 2026-07-28 (server/discover,
 // no handshake, a per-request envelope).
 
-const fixture = bytesFixtureRoot()
-const roots = [EXAMPLES, fixture.root]
-const expected = expectedSkills(roots)
-let http: { served: ServeProcess; url: URL }
-
-beforeAll(async () => {
-  http = await serveHttp(roots)
-  // Discovery and the first session on a loaded machine can outlast the default hook timeout.
-}, 120_000)
-afterAll(async () => {
-  if (http) await stopServe(http.served)
-  fixture.remove()
-})
-
-const target = (kind: 'http' | 'stdio'): Target =>
-  kind === 'http' ? { http: http.url } : { stdio: roots }
+const { roots, expected, target } = serveForInterop()
 
 /** Every served file read back through `SkillsClient.read`, verified, equal to the bytes on disk. */
 async function verifyAll(client: Client): Promise<number> {

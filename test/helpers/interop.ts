@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { afterAll, beforeAll } from 'vitest'
 import { listeningUrl, ROOT, type ServeProcess, spawnServe } from './spawn-serve.js'
 
 // Interop (issue 36 item 7): independent clients list, read and verify every
@@ -145,4 +146,40 @@ export function diskBytes(roots: readonly string[], uri: string): Buffer {
 /** How many files `expected` lists over all skills. */
 export function fileCount(expected: Map<string, ExpectedFile[]>): number {
   return [...expected.values()].reduce((n, files) => n + files.length, 0)
+}
+
+/** What one interop test file serves: the roots, what they should list, and a target per transport. */
+export interface InteropServed {
+  readonly roots: readonly string[]
+  readonly expected: Map<string, ExpectedFile[]>
+  /** The file's `serve --http` (started before its tests) or a `serve` of its own over stdio. */
+  target(kind: 'http' | 'stdio'): Target
+}
+
+/**
+ * Serves the examples and the bytes fixture for one test file: `serve --http`
+ * started in `beforeAll` (discovery on a loaded machine can outlast the
+ * default hook timeout: 120 s) and stopped, with the fixture removed, in
+ * `afterAll`. Call at the file's top level.
+ */
+export function serveForInterop(): InteropServed {
+  const fixture = bytesFixtureRoot()
+  const roots = [EXAMPLES, fixture.root]
+  let http: { served: ServeProcess; url: URL } | undefined
+  beforeAll(async () => {
+    http = await serveHttp(roots)
+  }, 120_000)
+  afterAll(async () => {
+    if (http) await stopServe(http.served)
+    fixture.remove()
+  })
+  return {
+    roots,
+    expected: expectedSkills(roots),
+    target: (kind) => {
+      if (kind === 'stdio') return { stdio: roots }
+      if (http === undefined) throw new Error('serve --http has not started (beforeAll)')
+      return { http: http.url }
+    },
+  }
 }
