@@ -59,8 +59,8 @@ const STEPS: readonly ((t: WorkspaceTables) => string)[] = [
  * `skillhost`): `workspace_blobs` (bytes by sha-256, once however many
  * sessions hold them), `workspace_files` (each session's names → digest,
  * size, mode), `workspace_heads` (each session's generation, bumped by
-every commit, so a replica holding the session knows when to catch up) and
-`workspace_migrations`. Idempotent and safe when several
+ * every commit, so a replica holding the session knows when to catch up) and
+ * `workspace_migrations`. Idempotent and safe when several
  * replicas start at once (one transaction under an advisory lock).
  */
 export async function migratePostgresWorkspaces(pool: Pool, schema?: string): Promise<void> {
