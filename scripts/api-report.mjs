@@ -24,6 +24,8 @@ const program = ts.createProgram(
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     noEmit: true,
     skipLibCheck: true,
+    // Only Node's globals, as tsconfig.json: not every @types package installed (chai, estree…).
+    types: ['node'],
   },
 )
 const checker = program.getTypeChecker()
