@@ -2,6 +2,10 @@
 export interface TestPostgres extends AsyncDisposable {
   /** `postgresql://postgres@127.0.0.1:<port>/postgres` — trust auth, loopback only. */
   readonly url: string
+  /** Its loopback port. */
+  readonly port: number
+  /** The folder holding its data and log (`stopPostgresIn` takes it). */
+  readonly dir: string
   /** A fresh, empty database on this server; its URL. */
   createDatabase(name: string): string
   /**
@@ -24,3 +28,9 @@ export function postgresBinDir(): string
 
 /** Starts a private server: `initdb`, then `pg_ctl start` on a free loopback port. */
 export function startPostgres(): Promise<TestPostgres>
+
+/** `CREATE DATABASE name` on the server at `port`: a fresh, empty database; its URL. */
+export function createDatabaseOn(port: number, name: string): string
+
+/** Stops the server `startPostgres` made in `dir`, from any process, and removes `dir`. */
+export function stopPostgresIn(dir: string): void

@@ -135,26 +135,16 @@ export async function startPostgres() {
       } catch {
         // Already down.
       }
-      as(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'])
-      rmSync(dir, { recursive: true, force: true })
+      stopPostgresIn(dir)
     })()
     return stopped
   }
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`
   return {
     url,
-    createDatabase(name) {
-      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`bad database name ${name}`)
-      const made = spawnSync(
-        join(bin, 'psql'),
-        ['-X', '-q', '-d', url, '-c', `CREATE DATABASE ${name}`],
-        {
-          encoding: 'utf8',
-        },
-      )
-      if (made.status !== 0) throw new Error(`CREATE DATABASE failed: ${made.stderr}`)
-      return `postgresql://postgres@127.0.0.1:${port}/${name}`
-    },
+    port,
+    dir,
+    createDatabase: (name) => createDatabaseOn(port, name),
     pause: () => signal('SIGSTOP'),
     resume: () => signal('SIGCONT'),
     down() {
@@ -165,4 +155,36 @@ export async function startPostgres() {
     stop,
     [Symbol.asyncDispose]: stop,
   }
+}
+
+/**
+ * `CREATE DATABASE name` on the server at `port` (trust auth, loopback): a
+ * fresh, empty database; its URL. `name` is a plain lowercase identifier.
+ * @param {number} port
+ * @param {string} name
+ */
+export function createDatabaseOn(port, name) {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`bad database name ${name}`)
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`
+  const made = spawnSync(
+    join(postgresBinDir(), 'psql'),
+    ['-X', '-q', '-d', url, '-c', `CREATE DATABASE ${name}`],
+    { encoding: 'utf8' },
+  )
+  if (made.status !== 0) throw new Error(`CREATE DATABASE failed: ${made.stderr}`)
+  return `postgresql://postgres@127.0.0.1:${port}/${name}`
+}
+
+/**
+ * Stops the server `startPostgres` made in `dir` (immediate mode; nothing if
+ * it is down already) and removes `dir`: from any process, so the run that
+ * shares one server (test/helpers/shared-postgres.ts) stops it at its end.
+ * @param {string} dir
+ */
+export function stopPostgresIn(dir) {
+  const cmd = join(postgresBinDir(), 'pg_ctl')
+  const args = ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']
+  if (process.getuid?.() === 0) spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args])
+  else spawnSync(cmd, args)
+  rmSync(dir, { recursive: true, force: true })
 }

@@ -12,8 +12,8 @@ cd "$(dirname "$0")/.."
 # skill's scripts (run by Debian's /usr/bin/python3, inside and outside the
 # sandbox), and python3-venv where the system python3 cannot make a venv (the
 # sandbox tests run a real venv interpreter), and postgresql for the
-# skillhost/postgres tests (a private server per test file; nothing system-wide
-# is started).
+# skillhost/postgres tests (a private server per vitest run, one per outage
+# test file; nothing system-wide is started).
 missing=()
 if [[ "$(uname -s)" == "Linux" ]]; then
   command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
@@ -23,8 +23,9 @@ if [[ "$(uname -s)" == "Linux" ]]; then
     missing+=(python3-venv)
   fi
   rm -rf "$venv_probe"
-  # postgresql for the skillhost/postgres tests: each test file starts its own
-  # throwaway server from Debian's binaries (scripts/postgres-server.mjs).
+  # postgresql for the skillhost/postgres tests: a vitest run starts one
+  # throwaway server from Debian's binaries (scripts/postgres-server.mjs), each
+  # file in its own database; a file that takes its server down starts its own.
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
   # fontconfig: a sandboxed script matches fonts as it does outside (/etc/fonts is granted).
   command -v fc-match >/dev/null 2>&1 || missing+=(fontconfig)

@@ -1,5 +1,10 @@
 import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { TestProject } from 'vitest/node'
+import { stopSharedPostgres } from './helpers/shared-postgres.js'
 
 /**
  * Builds `dist/` before the suite unless it is current (`scripts/build-dist.sh`,
@@ -7,8 +12,11 @@ import { fileURLToPath } from 'node:url'
  * worker threads load compiled JavaScript. Type errors do not stop the emit
  * (`--emit-on-type-errors`); `scripts/test.sh` typechecks strictly before this
  * runs, so here only a failure to emit is fatal.
+ * Also gives the run a folder for its one shared PostgreSQL server, started by
+ * the first file that needs it (test/helpers/shared-postgres.ts), and stops
+ * that server when the run ends.
  */
-export default function setup(): void {
+export default function setup(project: TestProject): () => void {
   const root = fileURLToPath(new URL('..', import.meta.url))
   const run = spawnSync('bash', ['scripts/build-dist.sh', '--emit-on-type-errors'], {
     cwd: root,
@@ -16,5 +24,11 @@ export default function setup(): void {
   })
   if (run.status !== 0) {
     throw new Error(`building dist failed (exit ${run.status}):\n${run.stdout}${run.stderr}`)
+  }
+  const postgresRunDir = mkdtempSync(join(tmpdir(), 'skillhost-pg-run-'))
+  project.provide('postgresRunDir', postgresRunDir)
+  return () => {
+    stopSharedPostgres(postgresRunDir)
+    rmSync(postgresRunDir, { recursive: true, force: true })
   }
 }

@@ -15,7 +15,7 @@ import {
   skillResourceUri,
 } from '../../src/adapters/mcp/index.js'
 import { parseSkillLock } from '../../src/sources/index.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 import {
   connectHttp,
   listeningUrl,
@@ -33,9 +33,8 @@ const TOKEN = 'skills-extension-token'
 const work = mkdtempSync(join(tmpdir(), 'skillhost-skills-ext-'))
 const root = join(work, 'skills')
 cpSync(join(ROOT, 'examples/skills'), root, { recursive: true })
-let pgServer: TestPostgres | undefined
+let pgServer: SharedPostgres | undefined
 afterAll(async () => {
-  await pgServer?.stop()
   rmSync(work, { recursive: true, force: true })
 })
 
@@ -152,7 +151,7 @@ describe('skillhost serve: the MCP Skills Extension', () => {
 
   describe('with --postgres', () => {
     beforeAll(async () => {
-      pgServer = await startPostgres()
+      pgServer = await sharedPostgres()
     })
 
     it('over HTTP with shared sessions', async () => {

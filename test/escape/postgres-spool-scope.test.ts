@@ -9,9 +9,9 @@ import { openServePostgres, type ServePostgres } from '../../src/cli/serve/serve
 import { textReaders } from '../../src/common/artifacts/text-readers.js'
 import { SkillHostError } from '../../src/common/errors.js'
 import { createTurnContext } from '../../src/common/turn-context.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
-let server: TestPostgres
+let server: SharedPostgres
 let url: string
 const pools: pg.Pool[] = []
 const newPool = (): pg.Pool => {
@@ -23,7 +23,7 @@ const newPool = (): pg.Pool => {
 let replicaA: pg.Pool
 let replicaB: pg.Pool
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
   url = server.createDatabase('scope')
   replicaA = newPool()
   replicaB = newPool()
@@ -31,7 +31,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.end().catch(() => undefined)))
-  await server?.stop()
 })
 
 const storeOf = (pool: pg.Pool, session?: string) =>

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 import {
   connectHttp,
   listeningUrl,
@@ -20,13 +20,12 @@ import {
 
 const TOKEN = 'replica-test-token'
 const work = mkdtempSync(join(tmpdir(), 'skillhost-replicas-'))
-let server: TestPostgres
+let server: SharedPostgres
 let dbCount = 0
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
 })
 afterAll(async () => {
-  await server?.stop()
   rmSync(work, { recursive: true, force: true })
 })
 
@@ -247,7 +246,8 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
     // Cut every LISTEN connection; the replicas make them again.
     const listeners = () =>
       pool.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND application_name = 'skillhost'",
+        // This file's database only: the run's other files share the server (test/helpers/shared-postgres.ts).
+        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND application_name = 'skillhost' AND datname = current_database()",
       )
     const old = (await listeners()).rows.map((r) => r.pid)
     expect(old.length).toBe(2)

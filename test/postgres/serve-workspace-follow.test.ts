@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 import { connectHttp, listeningUrl, type ServeProcess, spawnServe } from '../helpers/spawn-serve.js'
 
 // Issue 36, "done when": files written and outputs made on replica A are read
@@ -16,10 +16,10 @@ const linux = process.platform === 'linux'
 const TOKEN = 'workspace-follow-token'
 const temp = mkdtempSync(join(tmpdir(), 'skillhost-ws-follow-'))
 chmodSync(temp, 0o755)
-let server: TestPostgres
+let server: SharedPostgres
 let dbs = 0
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
 })
 const spawned: ServeProcess[] = []
 const clients: Client[] = []
@@ -31,7 +31,6 @@ afterEach(async () => {
   }
 })
 afterAll(async () => {
-  await server?.stop()
   rmSync(temp, { recursive: true, force: true })
 })
 

@@ -5,7 +5,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.js'
 import {
   migratePostgresSessions,
@@ -16,16 +16,15 @@ import { Tool } from '../../src/common/tool.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
-let server: TestPostgres
+let server: SharedPostgres
 let url: string
 let pool: pg.Pool
 let dbCount = 0
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
 })
-afterAll(() => server?.stop())
 
 const greet = (greeting: string) =>
   new Tool<{ name: string }>({

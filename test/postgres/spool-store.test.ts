@@ -11,9 +11,9 @@ import {
   formatConformanceReport,
   runSpoolStoreConformance,
 } from '../../src/sources/conformance/index.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
-let server: TestPostgres
+let server: SharedPostgres
 let url: string
 const pools: pg.Pool[] = []
 const newPool = (connectionString = url, max = 8): pg.Pool => {
@@ -27,14 +27,13 @@ let otherPool: pg.Pool
 let schemas = 0
 
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
   url = server.createDatabase('spool')
   pool = newPool()
   otherPool = newPool()
 })
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.end().catch(() => undefined)))
-  await server?.stop()
 })
 
 async function freshStore(session?: string): Promise<PostgresSpoolStore> {

@@ -23,12 +23,12 @@ import {
   WorkspaceMirror,
 } from '../../src/manager/internal.js'
 import { type ManagerWorkspace, SessionWorkspace } from '../../src/tiers/scripts/index.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
 // Issue 36 item 2: a session's workspace kept in PostgreSQL, content-addressed,
 // counted against the workspace's caps, removed with the session, and
 // restored through the door on another server process.
-let server: TestPostgres
+let server: SharedPostgres
 let pool: pg.Pool
 let store: PostgresWorkspaceStore
 const temp = mkdtempSync(join(tmpdir(), 'skillhost-ws-store-'))
@@ -36,7 +36,7 @@ const opened: SessionWorkspace[] = []
 let sessions = 0
 
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
   pool = new pg.Pool({ connectionString: server.createDatabase('workspaces'), max: 8 })
   pool.on('error', () => undefined)
   await migratePostgresWorkspaces(pool)
@@ -46,7 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(opened.map((w) => w.dispose()))
   await pool?.end()
-  await server?.stop()
   rmSync(temp, { recursive: true, force: true })
 })
 
