@@ -1,4 +1,15 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+/**
+ * prom-client, loaded when the first metrics are made: every command and host
+ * that imports the common barrel would otherwise load it (and its default
+ * collectors) at start, metrics or not. The same module an import would give.
+ */
+function promClient(): typeof import('prom-client') {
+  const { createRequire } = process.getBuiltinModule('node:module')
+  return createRequire(import.meta.url)('prom-client') as typeof import('prom-client')
+}
+
 import { runWithMetrics } from './active-metrics.js'
 import { BoundedLabel } from './bounded-label.js'
 import { outcomeLabel } from './outcome-label.js'
@@ -62,6 +73,7 @@ export class SkillHostMetrics {
   readonly #httpLimits: Counter
 
   constructor(options: SkillHostMetricsOptions = {}) {
+    const { Counter, Gauge, Histogram, Registry } = promClient()
     this.registry = options.registry ?? new Registry()
     const registers = [this.registry]
     this.#skills = new BoundedLabel(options.maxSkillLabels ?? SKILL_LABEL_CAP)

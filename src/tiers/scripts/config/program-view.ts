@@ -24,6 +24,7 @@ function nodeVersion(real: string): string | undefined {
   const st = statSync(real)
   const key = `${real}\0${st.size}\0${st.mtimeMs}`
   if (nodeVersions.has(key)) return nodeVersions.get(key)
+  if (isRunningBinary(st)) return process.versions.node
   let version: string | undefined
   try {
     const out = execFileSync(real, ['--version'], {
@@ -38,6 +39,21 @@ function nodeVersion(real: string): string | undefined {
   }
   nodeVersions.set(key, version)
   return version
+}
+
+/**
+ * Whether the file `st` describes is the binary this process runs (Linux:
+ * the same device and inode as `/proc/self/exe`), so its `--version` is this
+ * process's own: no process started to ask. A running binary cannot be
+ * rewritten in place (ETXTBSY), and a replaced one has another inode.
+ */
+function isRunningBinary(st: { dev: number; ino: number }): boolean {
+  try {
+    const self = statSync('/proc/self/exe')
+    return self.dev === st.dev && self.ino === st.ino
+  } catch {
+    return false
+  }
 }
 
 /**
