@@ -7,6 +7,7 @@ import { InMemorySkillSource } from '../../src/sources/index.js'
 import {
   type ModelCall,
   offeredTools,
+  recordingStep,
   scriptedModel,
   toolResults,
 } from '../helpers/scripted-model.js'
@@ -38,12 +39,7 @@ describe('read_skill_file through the AI SDK (MockLanguageModel)', () => {
     const ctx = manager.createTurnContext()
     const skills = createSkillTools({ manager, ctx })
     const calls: ModelCall[] = []
-    const step =
-      (out: ReturnType<Parameters<typeof scriptedModel>[0][number]>) =>
-      (c: ModelCall): typeof out => {
-        calls.push(c)
-        return out
-      }
+    const step = recordingStep(calls)
     const model = scriptedModel([
       step([{ tool: 'load_skill', args: { skill: 'pdf' } }]),
       step([

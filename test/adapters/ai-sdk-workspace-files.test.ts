@@ -14,7 +14,12 @@ import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { FileSystemSkillSource } from '../../src/sources/index.js'
 import { makeRig, onLinux, type Rig } from '../helpers/sandbox.js'
-import { type ModelCall, scriptedModel, toolResults } from '../helpers/scripted-model.js'
+import {
+  type ModelCall,
+  recordingStep,
+  scriptedModel,
+  toolResults,
+} from '../helpers/scripted-model.js'
 
 // Issue 36 item 1, the AI SDK's shape: a tool output carries the workspace
 // files the call read or wrote (`workspaceFiles`: path, size, media type,
@@ -118,12 +123,7 @@ describe.skipIf(!onLinux)('AI SDK adapter: workspace files in tool outputs', () 
     const ctx = manager.createTurnContext()
     const skills = createSkillTools({ manager, ctx })
     const calls: ModelCall[] = []
-    const step =
-      (out: ReturnType<Parameters<typeof scriptedModel>[0][number]>) =>
-      (c: ModelCall): typeof out => {
-        calls.push(c)
-        return out
-      }
+    const step = recordingStep(calls)
     const model = scriptedModel([
       step([
         {

@@ -12,6 +12,7 @@ import {
   ROOT,
   type ServeProcess,
   spawnServe,
+  stopServed,
 } from '../helpers/spawn-serve.js'
 
 const TOKEN = 'metrics-test-token'
@@ -22,13 +23,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 const spawned: ServeProcess[] = []
 const clients: Client[] = []
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)))
-  for (const p of spawned.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM')
-    await p.exited
-  }
-})
+afterEach(() => stopServed({ spawned, clients }))
 
 async function serve(extra: readonly string[]): Promise<URL> {
   const served = spawnServe([

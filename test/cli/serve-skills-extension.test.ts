@@ -22,6 +22,7 @@ import {
   ROOT,
   type ServeProcess,
   spawnServe,
+  stopServed,
 } from '../helpers/spawn-serve.js'
 
 // The Skills Extension through the real `skillhost serve` binary, over stdio,
@@ -40,13 +41,7 @@ afterAll(async () => {
 
 const clients: Client[] = []
 const spawned: ServeProcess[] = []
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)))
-  for (const p of spawned.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM')
-    await p.exited
-  }
-})
+afterEach(() => stopServed({ spawned, clients }))
 
 const sha256 = (bytes: Uint8Array): string =>
   `sha256:${createHash('sha256').update(bytes).digest('hex')}`

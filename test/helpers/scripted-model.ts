@@ -11,6 +11,14 @@ export interface ScriptedCall {
 /** One scripted step: tool calls, or final text. It may inspect what the model was sent. */
 export type ScriptedStep = (call: ModelCall) => readonly ScriptedCall[] | string
 
+/** Makes steps that answer as told and record, in `calls`, each call they answered, in order. */
+export function recordingStep(calls: ModelCall[]): (out: ReturnType<ScriptedStep>) => ScriptedStep {
+  return (out) => (call) => {
+    calls.push(call)
+    return out
+  }
+}
+
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 5, text: 5, reasoning: undefined },

@@ -98,3 +98,18 @@ export async function connectStdio(
   await client.connect(transport)
   return { client, stderr: () => err }
 }
+
+/** What a test file started: its serve processes and its clients, ended after each test by `stopServed`. */
+export interface Served {
+  readonly spawned: ServeProcess[]
+  readonly clients: Client[]
+}
+
+/** Closes every client, then SIGTERMs each serve still running and waits for its exit; empties both. */
+export async function stopServed({ spawned, clients }: Served): Promise<void> {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)))
+  for (const p of spawned.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM')
+    await p.exited
+  }
+}

@@ -1,21 +1,22 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import {
   type CallToolResult,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { continueSession, startReplicas } from '../helpers/serve-replicas.js'
 import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 import {
   connectHttp,
   listeningUrl,
   ROOT,
-  type ServeProcess,
+  type Served,
   spawnServe,
+  stopServed,
 } from '../helpers/spawn-serve.js'
 
 const TOKEN = 'replica-test-token'
@@ -29,15 +30,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
-const spawned: ServeProcess[] = []
-const clients: Client[] = []
+const served: Served = { spawned: [], clients: [] }
 const pools: pg.Pool[] = []
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)))
-  for (const p of spawned.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM')
-    await p.exited
-  }
+  await stopServed(served)
   await Promise.all(pools.splice(0).map((p) => p.end()))
 })
 
@@ -51,42 +47,18 @@ async function replicas(n: number, extra: readonly string[] = ['--no-scripts']) 
   cpSync(join(ROOT, 'examples/skills'), root, { recursive: true })
   const pool = new pg.Pool({ connectionString: db, max: 4 })
   pools.push(pool)
-  const urls: URL[] = []
-  const procs: ServeProcess[] = []
-  for (let i = 0; i < n; i++) {
-    const served = spawnServe([
-      '--http',
-      '0',
-      '--token',
-      TOKEN,
-      '--postgres',
-      db,
-      '--state-dir',
-      join(work, `state-${dbCount}-${i}`),
-      ...extra,
-      root,
-    ])
-    spawned.push(served)
-    procs.push(served)
-    urls.push(await listeningUrl(served))
-  }
+  const { urls, procs } = await startReplicas(served, {
+    ...{ count: n, db, root, token: TOKEN, extra: () => extra },
+    stateDir: (i) => join(work, `state-${dbCount}-${i}`),
+  })
   return { db, root, pool, urls, procs }
 }
 
-async function continueOn(url: URL, sessionId: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(url, {
-    sessionId,
-    requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-  })
-  const client = new Client({ name: 'replica-test', version: '1.0.0' })
-  await client.connect(transport)
-  clients.push(client)
-  return client
-}
+const continueOn = (url: URL, sessionId: string) => continueSession(served, url, sessionId, TOKEN)
 
 async function open(url: URL): Promise<{ client: Client; sessionId: string }> {
   const { client, transport } = await connectHttp(url, TOKEN)
-  clients.push(client)
+  served.clients.push(client)
   return { client, sessionId: transport.sessionId as string }
 }
 
@@ -168,7 +140,7 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
       join(work, `state-restart-${dbCount}`),
       root,
     ])
-    spawned.push(again)
+    served.spawned.push(again)
     const after = await continueOn(await listeningUrl(again), sessionId)
     expect(await names(after)).toContain('json_stats')
     expect((await call(after, 'artifact_cat', { id })).isError).toBeFalsy()
@@ -216,13 +188,7 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
       join(root, 'commit-messages', 'SKILL.md'),
       '---\nname: commit-messages\ndescription: Changed since the session loaded it.\n---\n\n# Changed\n',
     )
-    const transport = new StreamableHTTPClientTransport(b, {
-      sessionId,
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    })
-    const onB = new Client({ name: 'replica-test', version: '1.0.0' })
-    await onB.connect(transport)
-    clients.push(onB)
+    const onB = await continueOn(b, sessionId)
     const failure = await onB.listTools().then(
       () => 'served',
       (err: Error) => err.message,

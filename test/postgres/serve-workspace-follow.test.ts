@@ -1,13 +1,13 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { continueSession, startReplicas } from '../helpers/serve-replicas.js'
 import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
-import { connectHttp, listeningUrl, type ServeProcess, spawnServe } from '../helpers/spawn-serve.js'
+import { connectHttp, type Served, type ServeProcess, stopServed } from '../helpers/spawn-serve.js'
 
 // Issue 36, "done when": files written and outputs made on replica A are read
 // on replica B after A is killed with SIGKILL, over MCP alone, with the
@@ -21,15 +21,8 @@ let dbs = 0
 beforeAll(async () => {
   server = await sharedPostgres()
 })
-const spawned: ServeProcess[] = []
-const clients: Client[] = []
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)))
-  for (const p of spawned.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM')
-    await p.exited
-  }
-})
+const served: Served = { spawned: [], clients: [] }
+afterEach(() => stopServed(served))
 afterAll(async () => {
   rmSync(temp, { recursive: true, force: true })
 })
@@ -67,40 +60,15 @@ async function replicas(
 ): Promise<{ urls: URL[]; procs: ServeProcess[]; db: string }> {
   const db = server.createDatabase(`follow_${++dbs}`)
   const root = binarySkill()
-  const urls: URL[] = []
-  const procs: ServeProcess[] = []
-  for (let i = 0; i < 2; i++) {
-    const served = spawnServe([
-      '--http',
-      '0',
-      '--token',
-      TOKEN,
-      '--postgres',
-      db,
-      '--state-dir',
-      join(temp, `state-${dbs}-${i}`),
-      '--interpreter',
-      'sh=/bin/sh',
-      ...extra(i),
-      root,
-    ])
-    spawned.push(served)
-    procs.push(served)
-    urls.push(await listeningUrl(served))
-  }
+  const { urls, procs } = await startReplicas(served, {
+    ...{ count: 2, db, root, token: TOKEN },
+    stateDir: (i) => join(temp, `state-${dbs}-${i}`),
+    extra: (i) => ['--interpreter', 'sh=/bin/sh', ...extra(i)],
+  })
   return { urls, procs, db }
 }
 
-async function continueOn(url: URL, sessionId: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(url, {
-    sessionId,
-    requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-  })
-  const client = new Client({ name: 'follow-test', version: '1.0.0' })
-  await client.connect(transport)
-  clients.push(client)
-  return client
-}
+const continueOn = (url: URL, sessionId: string) => continueSession(served, url, sessionId, TOKEN)
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = (await client.callTool({ name, arguments: args }, undefined, {
@@ -126,7 +94,7 @@ describe.skipIf(!linux)(
       const { urls, procs, db } = await replicas()
       const [a, b] = urls as [URL, URL]
       const opened = await connectHttp(a, TOKEN)
-      clients.push(opened.client)
+      served.clients.push(opened.client)
       const onA = opened.client
       const sessionId = opened.transport.sessionId as string
       await call(onA, 'load_skill', { skill: 'bin-double' })
@@ -194,7 +162,7 @@ describe.skipIf(!linux)(
       const { urls, db } = await replicas((i) => ['--workspace', dirs[i] as string])
       const [a, b] = urls as [URL, URL]
       const opened = await connectHttp(a, TOKEN)
-      clients.push(opened.client)
+      served.clients.push(opened.client)
       const sessionId = opened.transport.sessionId as string
       await call(opened.client, 'workspace_write', { path: 'notes.txt', content: 'draft 1' })
       expect(readdirSync(dirs[0] as string)).toContain('notes.txt')
