@@ -26,6 +26,13 @@ with zipfile.ZipFile(sys.argv[1] + "/skillhost_probe_pkg-1.0.0-py3-none-any.whl"
   execFileSync(python, ['-c', code, dir])
 }
 
+/** A PEP 723 script's `lines` under a header that declares `skillhost-probe-pkg>=1`, one text. */
+export function probePep723(...lines: string[]): string {
+  return ['# /// script', '# dependencies = ["skillhost-probe-pkg>=1"]', '# ///', ...lines].join(
+    '\n',
+  )
+}
+
 /** A PEP 723 script that needs the probe package and prints its VALUE (`from-the-wheel`). */
 export const PROBE_USE_PY =
   '# /// script\n# dependencies = ["skillhost-probe-pkg"]\n# ///\nimport skillhost_probe_pkg as p\nprint(p.VALUE)\n'

@@ -17,15 +17,14 @@ import {
   scriptInterpreters,
 } from '../../../src/tiers/scripts/index.js'
 import { runSkillScript } from '../../../src/tiers/scripts/internal.js'
-import { buildProbeWheel } from '../../helpers/probe-wheel.js'
+import { buildProbeWheel, probePep723 } from '../../helpers/probe-wheel.js'
 import { files, onLinux, script } from '../../helpers/sandbox.js'
 
 // Issue 41 item 3: an environment build this process runs is one
 // `skillhost.provision` span, a child of the call waiting on it; a cached
 // environment is no build and no span.
 const PYTHON = scriptInterpreters().python3?.[0]
-const PEP723 =
-  '# /// script\n# dependencies = ["skillhost-probe-pkg>=1"]\n# ///\nimport skillhost_probe_pkg\n'
+const PEP723 = probePep723('import skillhost_probe_pkg', '')
 
 const exporter = new InMemorySpanExporter()
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })

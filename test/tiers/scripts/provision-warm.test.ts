@@ -13,6 +13,7 @@ import {
   scriptInterpreters,
 } from '../../../src/tiers/scripts/index.js'
 import { memorySource } from '../../helpers/manager-fixtures.js'
+import { probePep723 } from '../../helpers/probe-wheel.js'
 import { onLinux } from '../../helpers/sandbox.js'
 
 // Issue 39 item 2: a build started at load is owned by the loaded skill. Unloading it or
@@ -22,12 +23,7 @@ import { onLinux } from '../../helpers/sandbox.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 
-const PEP723 = [
-  '# /// script',
-  '# dependencies = ["skillhost-probe-pkg>=1"]',
-  '# ///',
-  'import skillhost_probe_pkg',
-].join('\n')
+const PEP723 = probePep723('import skillhost_probe_pkg')
 
 const skill = {
   name: 'warm',

@@ -14,18 +14,15 @@ import {
 } from '../../../src/tiers/scripts/index.js'
 import { runSkillScript } from '../../../src/tiers/scripts/internal.js'
 import { memorySource } from '../../helpers/manager-fixtures.js'
-import { buildProbeWheel } from '../../helpers/probe-wheel.js'
+import { buildProbeWheel, probePep723 } from '../../helpers/probe-wheel.js'
 import { files, onLinux, script } from '../../helpers/sandbox.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 
-const PEP723 = [
-  '# /// script',
-  '# dependencies = ["skillhost-probe-pkg>=1"]',
-  '# ///',
+const PEP723 = probePep723(
   'import sys, skillhost_probe_pkg',
   'print(skillhost_probe_pkg.VALUE, sys.prefix)',
-].join('\n')
+)
 
 async function run(sandbox: ScriptSandbox, body: Record<string, string>, path = 'p.py') {
   const { workspace } = sandbox.config
