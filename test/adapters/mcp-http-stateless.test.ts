@@ -77,7 +77,13 @@ function modernRequest(method: string, params: Record<string, unknown> = {}): Re
       jsonrpc: '2.0',
       id: 1,
       method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
     }),
   }
 }
