@@ -25,6 +25,8 @@ export interface HttpServeContext {
   readonly table: HttpSessionTable
   /** Restores under way, by session id, so concurrent requests share one. */
   readonly restoring: Map<string, Promise<HttpSessionEntry | undefined>>
+  /** How to end each open `subscriptions/listen` stream gracefully (its result, then its end) when the server closes. */
+  readonly listens: Set<() => void>
 }
 
 /**

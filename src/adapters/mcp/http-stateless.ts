@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { checkClientCapabilities, clientCapabilitiesMessage } from './client-capabilities.js'
 import { createSkillMcpServer, skillMcpServerIdentity } from './create-skill-mcp-server.js'
+import { serveListen } from './http-listen.js'
 import type { HttpServeContext } from './http-session-start.js'
 import { discoverResult, isModernRevision, requestedRevision } from './protocol-revision.js'
 import { checkRequestHeaders, headerMismatchError } from './request-headers.js'
@@ -30,7 +31,8 @@ export function isStatelessRequest(req: IncomingMessage, parsed: unknown): boole
 
 /**
  * Serves one 2026-07-28 request over HTTP, as that revision wants: on its
- * own. `server/discover` is answered from the server's identity; any other
+ * own. `server/discover` is answered from the server's identity;
+ * `subscriptions/listen` opens a stream of change notices (`serveListen`); any other
  * request gets a session of its own (its own manager, counted against the
  * session limits while it runs), answered on the POST's response
  * (`StatelessAnswer`: JSON, or an SSE stream when the request makes progress
@@ -67,6 +69,7 @@ export async function serveStatelessRequest(
     const error = { code: ErrorCode.InvalidParams, message: clientCapabilitiesMessage(declared) }
     return answer(res, { jsonrpc: '2.0', id: parsed.id, error }, 400)
   }
+  if (parsed.method === 'subscriptions/listen') return serveListen(ctx, res, parsed)
   if (parsed.method === 'server/discover') {
     const result = discoverResult(skillMcpServerIdentity(ctx.sessionOptions))
     return answer(res, { jsonrpc: '2.0', id: parsed.id, result })

@@ -89,6 +89,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       stopTimers()
       unsubscribeFeed?.()
       await Promise.allSettled([...ctx.restoring.values()])
+      // A listener is told its subscription ended (the listen result) before its connection goes.
+      for (const end of [...ctx.listens]) end()
       const taken = ctx.table.takeAll()
       for (const _ of taken) options.metrics?.sessionEnded()
       await Promise.allSettled(taken.map(({ session }) => session.close()))
@@ -153,6 +155,7 @@ function serveContext(options: ServeMcpHttpOptions): HttpServeContext {
       countedSessions(options.metrics, onSession),
     ),
     restoring: new Map(),
+    listens: new Set(),
   }
 }
 
