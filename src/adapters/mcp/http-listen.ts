@@ -11,6 +11,7 @@ import {
   type SkillMcpServerIdentity,
   skillMcpServerIdentity,
 } from './create-skill-mcp-server.js'
+import { responseClosed } from './http-replies.js'
 import type { HttpServeContext } from './http-session-start.js'
 import { stampModernResult } from './protocol-revision.js'
 import { openSessionManager } from './serve-stdio.js'
@@ -117,6 +118,11 @@ export async function serveListen(
   if (Object.keys(honoured).length === 0) return stream.open(honoured).end()
   // Refused (503) before the stream opens when the session limits are reached.
   const release = ctx.table.admit(ctx.owner)
+  // Listened for before anything is awaited: a client gone while the session is made is not missed.
+  let gone = false
+  const ended = responseClosed(res).then(() => {
+    gone = true
+  })
   try {
     const { manager, disposables } = await openSessionManager(ctx.createManager, randomUUID())
     const session = createSkillMcpServer({
@@ -125,10 +131,10 @@ export async function serveListen(
       disposeManager: true,
       disposables,
     })
-    const ended = new Promise<void>((resolve) => res.once('close', resolve))
     const end = (): void => stream.end()
     ctx.listens.add(end)
     try {
+      if (gone) return
       await session.server.connect(stream.open(honoured))
       await ended
     } finally {
@@ -164,6 +170,7 @@ class ListenStream implements Transport {
   /** Opens the stream with its acknowledgement; keep-alives while it is quiet. */
   open(honoured: SubscriptionFilter): this {
     this.#admits = new Set(CHANGE_BITS.filter(([bit]) => honoured[bit]).map(([, method]) => method))
+    if (!this.#live()) return this
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',

@@ -9,6 +9,7 @@ import {
 import { checkClientCapabilities, clientCapabilitiesMessage } from './client-capabilities.js'
 import { createSkillMcpServer, skillMcpServerIdentity } from './create-skill-mcp-server.js'
 import { serveListen } from './http-listen.js'
+import { responseClosed } from './http-replies.js'
 import type { HttpServeContext } from './http-session-start.js'
 import { discoverResult, isModernRevision, requestedRevision } from './protocol-revision.js'
 import { checkRequestHeaders, headerMismatchError } from './request-headers.js'
@@ -75,6 +76,11 @@ export async function serveStatelessRequest(
     return answer(res, { jsonrpc: '2.0', id: parsed.id, result })
   }
   const release = ctx.table.admit(ctx.owner)
+  // Listened for before anything is awaited: a client gone while its session is made is not missed.
+  let gone = false
+  const closed = responseClosed(res).then(() => {
+    gone = true
+  })
   try {
     const { manager, disposables } = await openSessionManager(ctx.createManager, randomUUID())
     const session = createSkillMcpServer({
@@ -84,14 +90,15 @@ export async function serveStatelessRequest(
       disposables,
     })
     // A client that goes away is owed nothing: its call is aborted with the session.
-    const gone = (): void => void session.close().catch(() => undefined)
-    res.once('close', gone)
+    void closed.then(() => session.close()).catch(() => undefined)
     try {
+      // Nothing runs for a client already gone.
+      if (gone) return
       const transport = new StatelessAnswer(parsed, res, acceptedAnswers(req))
       await session.server.connect(transport)
-      await transport.answered
+      // A client gone (even before the call began) stops the wait; the call is aborted with the session.
+      await Promise.race([transport.answered, closed])
     } finally {
-      res.off('close', gone)
       await session.close()
     }
   } finally {
