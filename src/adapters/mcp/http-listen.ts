@@ -12,7 +12,7 @@ import {
   skillMcpServerIdentity,
 } from './create-skill-mcp-server.js'
 import { responseClosed } from './http-replies.js'
-import type { HttpServeContext } from './http-session-start.js'
+import type { HttpServeContext, OpenListen } from './http-session-start.js'
 import { stampModernResult } from './protocol-revision.js'
 import { openSessionManager } from './serve-stdio.js'
 import { SSE_EVENT_LIMITS } from './sse-event-store.js'
@@ -131,14 +131,17 @@ export async function serveListen(
       disposeManager: true,
       disposables,
     })
-    const end = (): void => stream.end()
-    ctx.listens.add(end)
+    const open: OpenListen = {
+      end: () => stream.end(),
+      refresh: async () => void (await manager.refresh()),
+    }
+    ctx.listens.add(open)
     try {
       if (gone) return
       await session.server.connect(stream.open(honoured))
       await ended
     } finally {
-      ctx.listens.delete(end)
+      ctx.listens.delete(open)
       await session.close()
     }
   } finally {
