@@ -77,7 +77,13 @@ function modernRequest(method: string, params: Record<string, unknown> = {}): Re
       jsonrpc: '2.0',
       id: 1,
       method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
     }),
   }
 }
@@ -135,5 +141,68 @@ describe('stateless 2026-07-28 requests over HTTP', () => {
       await expect.poll(() => counts.disposed).toBe(round)
     }
     expect(counts.made).toBe(3)
+  })
+
+  it('a client gone while its session is still being made: disposed, the call never runs, the slot comes back (request and listen)', async () => {
+    // The manager is made only when the test says, after the client left:
+    // the server must not miss a close that came before it listened.
+    let made = 0
+    let disposed = 0
+    let started = 0
+    const gates: Array<() => void> = []
+    const hold = new Tool({
+      name: 'hold',
+      description: 'Waits until its call is aborted.',
+      inputSchema: { type: 'object', properties: {} },
+      handler: (_args, ctx) =>
+        new Promise<string>((resolve) => {
+          started++
+          if (ctx.abortSignal.aborted) resolve('aborted')
+          ctx.abortSignal.addEventListener('abort', () => resolve('aborted'))
+        }),
+    })
+    const server = await serveMcpHttp({
+      host: '127.0.0.1',
+      maxSessions: 1,
+      hostTools: [hold],
+      createManager: async (scope) => {
+        made++
+        scope.disposables.add(() => {
+          disposed++
+        })
+        await new Promise<void>((resolve) => gates.push(resolve))
+        return createSkillManager({
+          sources: [new InMemorySkillSource({ skills: [] })],
+          gate: async () => undefined,
+        })
+      },
+    })
+    servers.push(server)
+    const listen = {
+      ...modernRequest('subscriptions/listen', { notifications: { resourcesListChanged: true } }),
+    }
+    const rounds = [
+      modernRequest('tools/call', { name: 'hold', arguments: {} }),
+      listen,
+      modernRequest('tools/call', { name: 'hold', arguments: {} }),
+      listen,
+    ]
+    for (const [i, init] of rounds.entries()) {
+      const controller = new AbortController()
+      const pending = fetch(server.url, { ...init, signal: controller.signal }).catch(() => 'gone')
+      await expect.poll(() => made).toBe(i + 1)
+      controller.abort()
+      expect(await pending).toBe('gone')
+      // Let the server's side of the connection see the close before the manager is made.
+      for (let turn = 0; turn < 20; turn++) await new Promise((r) => setImmediate(r))
+      gates.shift()?.()
+      await expect.poll(() => disposed).toBe(i + 1)
+    }
+    expect(started).toBe(0)
+    // The one slot is free: a request is served.
+    const served = fetch(server.url, modernRequest('tools/list'))
+    await expect.poll(() => made).toBe(rounds.length + 1)
+    gates.shift()?.()
+    expect((await served).status).toBe(200)
   })
 })

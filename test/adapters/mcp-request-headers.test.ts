@@ -14,7 +14,10 @@ import { connectSdk2 } from '../helpers/interop.js'
 // what one does send; a 2025 client's headers are not looked at.
 
 const MODERN = '2026-07-28'
-const META = { 'io.modelcontextprotocol/protocolVersion': MODERN }
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+}
 let server: McpHttpServer
 let calls = 0
 

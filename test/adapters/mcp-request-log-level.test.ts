@@ -14,7 +14,10 @@ import { InMemorySkillSource } from '../../src/sources/index.js'
 // one (mcp-logging.ts). Over a real HTTP session, whose session level is
 // `debug`, so every record a call makes would go out to a 2025 request.
 
-const MODERN = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }
+const MODERN = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+}
 let server: McpHttpServer
 let client: Client
 const levels: string[] = []

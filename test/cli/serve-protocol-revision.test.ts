@@ -17,6 +17,8 @@ import { ROOT, type ServeProcess } from '../helpers/spawn-serve.js'
 
 const MODERN = '2026-07-28'
 const META_KEY = 'io.modelcontextprotocol/protocolVersion'
+// Required beside the revision on every 2026-07-28 request (client-capabilities.ts).
+const CAPS_KEY = 'io.modelcontextprotocol/clientCapabilities'
 let http: { served: ServeProcess; url: URL }
 
 beforeAll(async () => {
@@ -51,7 +53,7 @@ async function modern(
       jsonrpc: '2.0',
       id: 7,
       method,
-      params: { ...params, _meta: { [META_KEY]: version } },
+      params: { ...params, _meta: { [META_KEY]: version, [CAPS_KEY]: {} } },
     }),
   })
   return {

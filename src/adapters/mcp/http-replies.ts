@@ -12,6 +12,17 @@ export function rpcError(res: ServerResponse, status: number, message: string): 
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
 }
 
+/**
+ * Resolves when the connection `res` answers on is done: the client went
+ * away, or the response ended. At once when that already happened, so work
+ * begun after an await (a session's manager) is never left waiting on a
+ * `close` that fired before it listened.
+ */
+export function responseClosed(res: ServerResponse): Promise<void> {
+  if (res.destroyed || res.writableEnded || res.socket?.destroyed === true) return Promise.resolve()
+  return new Promise((resolve) => res.once('close', () => resolve()))
+}
+
 /** Which server limit refused a request (`ServeMcpHttpOptions.onLimit`). */
 export type HttpLimit =
   | 'sessions'

@@ -25,6 +25,16 @@ export interface HttpServeContext {
   readonly table: HttpSessionTable
   /** Restores under way, by session id, so concurrent requests share one. */
   readonly restoring: Map<string, Promise<HttpSessionEntry | undefined>>
+  /** The open `subscriptions/listen` streams (`serveListen`), ended with the server and refreshed with the catalog. */
+  readonly listens: Set<OpenListen>
+}
+
+/** One open `subscriptions/listen` stream, as the server that holds it sees it. */
+export interface OpenListen {
+  /** Ends it gracefully: the listen request's result, then the end of the stream. */
+  end(): void
+  /** Refreshes its session's catalog (another replica refreshed), so its change notices follow. */
+  refresh(): Promise<void>
 }
 
 /**

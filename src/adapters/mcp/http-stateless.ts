@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
+  ErrorCode,
   isInitializeRequest,
   isJSONRPCRequest,
   type JSONRPCMessage,
-  type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js'
+import { checkClientCapabilities, clientCapabilitiesMessage } from './client-capabilities.js'
 import { createSkillMcpServer, skillMcpServerIdentity } from './create-skill-mcp-server.js'
+import { serveListen } from './http-listen.js'
+import { responseClosed } from './http-replies.js'
 import type { HttpServeContext } from './http-session-start.js'
 import { discoverResult, isModernRevision, requestedRevision } from './protocol-revision.js'
 import { checkRequestHeaders, headerMismatchError } from './request-headers.js'
 import { openSessionManager } from './serve-stdio.js'
+import { acceptedAnswers, StatelessAnswer } from './stateless-answer.js'
 
 /**
  * True for a POST without a session that states 2026-07-28 or later (in its
@@ -29,15 +32,20 @@ export function isStatelessRequest(req: IncomingMessage, parsed: unknown): boole
 
 /**
  * Serves one 2026-07-28 request over HTTP, as that revision wants: on its
- * own. `server/discover` is answered from the server's identity; any other
+ * own. `server/discover` is answered from the server's identity;
+ * `subscriptions/listen` opens a stream of change notices (`serveListen`); any other
  * request gets a session of its own (its own manager, counted against the
- * session limits while it runs), answered as JSON, then closed. Nothing
+ * session limits while it runs), answered on the POST's response
+ * (`StatelessAnswer`: JSON, or an SSE stream when the request makes progress
+ * or log records), then closed. Nothing
  * outlives the request: a skill loaded by one request is not loaded for
  * the next (a client that needs loaded skills across calls uses 2025-11-25,
  * whose sessions keep them). A client that disconnects first ends the
  * session, and its call with it. A notification is accepted (202) and
  * dropped. Before any of this, the standard headers must agree with the
- * body (`checkRequestHeaders`): 400 with -32020 otherwise.
+ * body (`checkRequestHeaders`): 400 with -32020 otherwise; then a request
+ * must state valid client capabilities (`checkClientCapabilities`): 400
+ * with -32602 otherwise.
  */
 export async function serveStatelessRequest(
   ctx: HttpServeContext,
@@ -56,11 +64,23 @@ export async function serveStatelessRequest(
     res.writeHead(202).end()
     return
   }
+  // Refused before a session is made for it: a malformed envelope is a bad request (HTTP 400).
+  const declared = checkClientCapabilities(parsed)
+  if (declared) {
+    const error = { code: ErrorCode.InvalidParams, message: clientCapabilitiesMessage(declared) }
+    return answer(res, { jsonrpc: '2.0', id: parsed.id, error }, 400)
+  }
+  if (parsed.method === 'subscriptions/listen') return serveListen(ctx, res, parsed)
   if (parsed.method === 'server/discover') {
     const result = discoverResult(skillMcpServerIdentity(ctx.sessionOptions))
     return answer(res, { jsonrpc: '2.0', id: parsed.id, result })
   }
   const release = ctx.table.admit(ctx.owner)
+  // Listened for before anything is awaited: a client gone while its session is made is not missed.
+  let gone = false
+  const closed = responseClosed(res).then(() => {
+    gone = true
+  })
   try {
     const { manager, disposables } = await openSessionManager(ctx.createManager, randomUUID())
     const session = createSkillMcpServer({
@@ -70,14 +90,15 @@ export async function serveStatelessRequest(
       disposables,
     })
     // A client that goes away is owed nothing: its call is aborted with the session.
-    const gone = (): void => void session.close().catch(() => undefined)
-    res.once('close', gone)
+    void closed.then(() => session.close()).catch(() => undefined)
     try {
-      const transport = new OneRequestTransport(parsed)
+      // Nothing runs for a client already gone.
+      if (gone) return
+      const transport = new StatelessAnswer(parsed, res, acceptedAnswers(req))
       await session.server.connect(transport)
-      answer(res, await transport.answered)
+      // A client gone (even before the call began) stops the wait; the call is aborted with the session.
+      await Promise.race([transport.answered, closed])
     } finally {
-      res.off('close', gone)
       await session.close()
     }
   } finally {
@@ -85,47 +106,8 @@ export async function serveStatelessRequest(
   }
 }
 
-function answer(res: ServerResponse, message: JSONRPCMessage): void {
+function answer(res: ServerResponse, message: JSONRPCMessage, status = 200): void {
   if (res.headersSent) return
-  res.writeHead(200, { 'content-type': 'application/json' })
+  res.writeHead(status, { 'content-type': 'application/json' })
   res.end(JSON.stringify(message))
-}
-
-/**
- * A transport carrying one request in and its answer out. What the server
- * sends before the answer (progress, log records, change notices) has no
- * stream to go on and is dropped.
- */
-class OneRequestTransport implements Transport {
-  onclose?: () => void
-  onerror?: (error: Error) => void
-  onmessage?: (message: JSONRPCMessage) => void
-  readonly answered: Promise<JSONRPCMessage>
-  readonly #request: JSONRPCRequest
-  #resolve: (message: JSONRPCMessage) => void = () => undefined
-
-  constructor(request: JSONRPCRequest) {
-    this.#request = request
-    this.answered = new Promise((resolve) => {
-      this.#resolve = resolve
-    })
-  }
-
-  async start(): Promise<void> {
-    queueMicrotask(() => this.onmessage?.(this.#request))
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if ('id' in message && !('method' in message) && message.id === this.#request.id)
-      this.#resolve(message)
-  }
-
-  async close(): Promise<void> {
-    this.#resolve({
-      jsonrpc: '2.0',
-      id: this.#request.id,
-      error: { code: -32603, message: 'The server closed before answering.' },
-    })
-    this.onclose?.()
-  }
 }

@@ -77,10 +77,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     allowed = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`])
   const stopTimers = startSweeps(ctx, options)
   // After another process refreshed: every session's catalog here, one pass at a time.
-  const refreshAll = coalescedPasses(async () => {
-    for (const [sessionId, entry] of ctx.table.entries())
-      await entry.manager.refresh().catch((error) => ctx.onSharedError?.({ sessionId, error }))
-  })
+  const refreshAll = coalescedPasses(() => refreshCatalogs(ctx))
   const unsubscribeFeed = ctx.store && ctx.feed ? ctx.feed.subscribe(refreshAll) : undefined
 
   let closing: Promise<void> | undefined
@@ -89,6 +86,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
       stopTimers()
       unsubscribeFeed?.()
       await Promise.allSettled([...ctx.restoring.values()])
+      // A listener is told its subscription ended (the listen result) before its connection goes.
+      for (const listen of [...ctx.listens]) listen.end()
       const taken = ctx.table.takeAll()
       for (const _ of taken) options.metrics?.sessionEnded()
       await Promise.allSettled(taken.map(({ session }) => session.close()))
@@ -104,6 +103,14 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<McpHtt
     close,
     [Symbol.asyncDispose]: close,
   }
+}
+
+/** Refreshes the catalog of every session held here, and of every open listen stream (its change notices follow). */
+async function refreshCatalogs(ctx: HttpServeContext): Promise<void> {
+  for (const [sessionId, entry] of ctx.table.entries())
+    await entry.manager.refresh().catch((error) => ctx.onSharedError?.({ sessionId, error }))
+  for (const listen of [...ctx.listens])
+    await listen.refresh().catch((error) => ctx.onSharedError?.({ error }))
 }
 
 /** How long an idle kept-alive connection stays open: longer than a load balancer's 60 s idle timeout. */
@@ -153,6 +160,7 @@ function serveContext(options: ServeMcpHttpOptions): HttpServeContext {
       countedSessions(options.metrics, onSession),
     ),
     restoring: new Map(),
+    listens: new Set(),
   }
 }
 

@@ -7,6 +7,7 @@ import {
   type JSONRPCMessage,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js'
+import { checkClientCapabilities, clientCapabilitiesMessage } from './client-capabilities.js'
 import type { SkillMcpServerIdentity } from './create-skill-mcp-server.js'
 import {
   DiscoverRequestSchema,
@@ -56,7 +57,9 @@ function withoutPrefix(message: JSONRPCMessage): JSONRPCMessage {
  *   answers `server/discover`; a request whose `_meta` states 2026-07-28 is
  *   served without a handshake and its result carries what that revision
  *   requires (`stampModernResult`); a request stating a revision it does
- *   not speak is answered -32022 with the supported ones. Every handler is
+ *   not speak is answered -32022 with the supported ones, and one without
+ *   valid client capabilities in its `_meta` -32602
+ *   (`checkClientCapabilities`). Every handler is
  *   wrapped so (the SDK's own included), whenever its request arrives. A
  *   2025 client's traffic is untouched.
  */
@@ -89,6 +92,8 @@ export class SkillServer extends Server {
           'Unsupported protocol version',
           unsupported,
         )
+      const declared = checkClientCapabilities(request)
+      if (declared) throw invalidParams(clientCapabilitiesMessage(declared))
       const result = await handler(request, extra)
       if (!isModernRevision(version)) return result
       // Read here, not captured: the SDK registers its handlers before this class's fields exist.
