@@ -10,7 +10,7 @@ import {
 } from '../../src/adapters/postgres/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
 // A 2026-07-28 `subscriptions/listen` stream on replica B hears of a
 // refresh made on replica A (`refresh_skills`, published through the
@@ -18,14 +18,13 @@ import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
 // refreshes its own sessions' (serve-http.ts), and the stream carries the
 // change. Two real replicas on a private PostgreSQL.
 
-let server: TestPostgres
+let server: SharedPostgres
 const closers: Array<() => Promise<unknown>> = []
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
 })
 afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => undefined)
-  server?.stop()
 })
 
 const skill = (name: string) => ({
