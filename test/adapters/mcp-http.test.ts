@@ -117,7 +117,10 @@ describe('skillhost MCP server over Streamable HTTP', () => {
     const managers: SkillManager[] = []
     const events: string[] = []
     server = await serveMcpHttp({
-      idleTimeoutMs: 150,
+      // Long enough that a loaded machine's gap between `initialize` and the
+      // client's stream opening is not itself idleness (it was 150 ms, and at
+      // load 17 the session expired before `connect` finished).
+      idleTimeoutMs: 2_000,
       onSession: (e) => events.push(e.kind),
       createManager: async () => {
         const m = await createSkillManager({ sources: [makeSource()], gate: async () => undefined })
@@ -127,13 +130,14 @@ describe('skillhost MCP server over Streamable HTTP', () => {
     })
     const { client } = await connect(server.url)
     await client.callTool({ name: 'load_skill', arguments: { skill: 'greeter' } })
-    // A connected client holds its notification stream open: never idle.
-    await new Promise((r) => setTimeout(r, 600))
+    // A connected client holds its notification stream open: never idle,
+    // even past the idle time.
+    await new Promise((r) => setTimeout(r, 2_500))
     expect(server.sessionCount()).toBe(1)
     // The client vanishes without a DELETE: its streams drop, the session stays.
     await client.close()
     expect(server.sessionCount()).toBe(1)
-    await expect.poll(() => server?.sessionCount()).toBe(0)
+    await expect.poll(() => server?.sessionCount(), { timeout: 30_000 }).toBe(0)
     expect(events).toEqual(['opened', 'closed'])
     // The manager is gone: mutations refuse.
     const err = await managers[0]!
