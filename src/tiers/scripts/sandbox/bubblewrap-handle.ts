@@ -261,12 +261,17 @@ class BubblewrapHandle implements SandboxHandle {
     const plan = warmPlan(input, { bwrapPath: this.#s.bwrapPath, hostUser })
     if (plan === undefined) return undefined
     const { request } = input
-    return this.#warm.run(plan, {
+    const options = {
       timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
       graceMs: this.#s.graceMs,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
-    })
+    }
+    return this.#warm.run(plan, options, request.owner)
+  }
+
+  async release(owner: object): Promise<void> {
+    await this.#warm?.release(owner)
   }
 
   /** The call's host identity: its `runAs` when this handle runs as a distinct user, never root. */

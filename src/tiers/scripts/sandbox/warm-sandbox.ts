@@ -177,6 +177,21 @@ export class WarmSandbox {
     return false
   }
 
+  /**
+   * Whether this sandbox keeps the host process alive: yes during a call,
+   * no while idle (its supervisor exits when this process's pipes to it
+   * close, which ends the sandbox, so an idle one never outlives its host).
+   */
+  hold(on: boolean): void {
+    if (on) this.#child.ref()
+    else this.#child.unref()
+    for (const stream of this.#child.stdio) {
+      const pipe = stream as (typeof stream & { ref?(): void; unref?(): void }) | null
+      if (on) pipe?.ref?.()
+      else pipe?.unref?.()
+    }
+  }
+
   /** Kills the whole sandbox (bwrap's group: the supervisor and every call process). */
   kill(): void {
     this.#dead = true
