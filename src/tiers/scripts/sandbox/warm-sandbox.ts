@@ -130,8 +130,10 @@ export class WarmSandbox {
       await rm(folder, { recursive: true, force: true })
       return undefined
     }
-    const real = new Map<string, string>([[CONTROL_HOST_PLACEHOLDER, control]])
-    stages.forEach((stage, i) => real.set(stagePlaceholder(i), stage))
+    const real = new Map<string, string>([
+      [CONTROL_HOST_PLACEHOLDER, control],
+      ...stages.map((stage, i): [string, string] => [stagePlaceholder(i), stage]),
+    ])
     const args = s.args.map((a) => real.get(a) ?? a)
     const staged = s.staged.map((host, i) => ({ host, stage: stages[i] as string }))
     const command = launchCommand(s.bwrapPath, args, staged, s.hostUser)
@@ -208,9 +210,11 @@ export class WarmSandbox {
     if (on) this.#child.ref()
     else this.#child.unref()
     for (const stream of this.#child.stdio) {
-      const pipe = stream as (typeof stream & { ref?(): void; unref?(): void }) | null
-      if (on) pipe?.ref?.()
-      else pipe?.unref?.()
+      // A closed pipe has no handle left to hold (and `ref` would wait for a `connect`).
+      if (stream == null || stream.destroyed) continue
+      const pipe = stream as typeof stream & { ref?(): void; unref?(): void }
+      if (on) pipe.ref?.()
+      else pipe.unref?.()
     }
   }
 
@@ -220,7 +224,9 @@ export class WarmSandbox {
     killGroup(this.#child)
   }
 
+  /** Kills it and waits until it is gone, holding the host process alive until then. */
   async dispose(): Promise<void> {
+    this.hold(true)
     this.kill()
     await this.#closed
   }
