@@ -208,6 +208,39 @@ describe.skipIf(process.platform !== 'linux')('warm sandboxes belong to their se
     }
   })
 
+  it('warmIdleMs 0 (serve --no-warm-sandbox) runs every call cold; a value a timer cannot hold is refused', async () => {
+    const cold = await createScriptSandbox({
+      baseDir: mkdtempSync(join(temp, 'cold-')),
+      warmIdleMs: 0,
+    })
+    const slot = new SessionWorkspaceSlot(cold.config)
+    try {
+      const copyRoot = await cold.config.workspace.materialize({ id: 'warmwhere', version: '1' }, [
+        { path: 'where.sh', read: async () => new TextEncoder().encode(WHERE) },
+      ])
+      const one = () =>
+        slot.open().then((workspace) =>
+          runSkillScript(cold.config, {
+            skill: 'warmwhere',
+            root: copyRoot,
+            script: script({ path: 'where.sh' }),
+            args: {},
+            workspace,
+          }),
+        )
+      const [a, b] = [await one(), await one()]
+      expect(field(a.stdout, 'init')).not.toContain('skillhost-warm')
+      expect(ns(b)).not.toBe(ns(a))
+    } finally {
+      await slot.dispose()
+      await cold.dispose()
+    }
+    for (const warmIdleMs of [-1, 1.5, Number.NaN, 2 ** 31])
+      await expect(createScriptSandbox({ warmIdleMs }), String(warmIdleMs)).rejects.toMatchObject({
+        code: 'E_INVALID_SKILLS_CONFIG',
+      })
+  })
+
   it('the sandbox dispose leaves no warm process, control folder or descriptor', async () => {
     const fds = readdirSync('/proc/self/fd').length
     const others = new Set(warmSandboxesOf())
