@@ -268,7 +268,16 @@ class BubblewrapHandle implements SandboxHandle {
       graceMs: this.#s.graceMs,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     }
-    return this.#warm.run(plan, options, request.owner)
+    // Counted as a cold run is: one sandboxed process started per call, failed when it never set up.
+    const metrics = activeMetrics()
+    try {
+      const result = await this.#warm.run(plan, options, request.owner)
+      if (result !== undefined) metrics?.sandboxStart(true)
+      return result
+    } catch (cause) {
+      metrics?.sandboxStart(false)
+      throw cause
+    }
   }
 
   async release(owner: object): Promise<void> {
