@@ -81,6 +81,11 @@ describe('--interpreter and --read-path parsing (serve, run, validate)', () => {
     expect(o.sandbox.readPaths).toEqual([tmp])
   })
 
+  it('--no-warm-sandbox turns the warm sandbox off; without it serve keeps the default (on)', () => {
+    expect(parseServeOptions(['--no-warm-sandbox', 'examples/skills']).warmSandbox).toBe(false)
+    expect(parseServeOptions(['examples/skills']).warmSandbox).toBeUndefined()
+  })
+
   it('refuses relative, missing and non-executable paths, odd names and / as usage errors', () => {
     const bad: [string, string][] = [
       ['interpreter', 'py=venv/bin/python'],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBubblewrapHandle, type SandboxHandle } from '../../src/tiers/scripts/index.js'
 import { runSkillScript, type ScriptRunResult } from '../../src/tiers/scripts/internal.js'
-import { processesWithMarker } from '../helpers/proc-scan.js'
+import { processesWithMarker, warmSandboxesOf } from '../helpers/proc-scan.js'
 import { files, makeRig, onLinux, type Rig, script } from '../helpers/sandbox.js'
 
 // Calls of one key share a warm sandbox (docs/security.md, "Warm sandbox");
@@ -205,10 +205,10 @@ describe.skipIf(!onLinux)('warm sandbox: nothing of one call reaches the next', 
     expect(field(a, 'ns')).not.toBe(field(b, 'ns'))
     const handle = await createBubblewrapHandle({ warmIdleMs: 60_000 })
     await run('where.sh', {}, handle)
-    expect(processesWithMarker('skillhost-warm').length).toBeGreaterThan(0)
+    expect(warmSandboxesOf().length).toBeGreaterThan(0)
     await handle.dispose?.()
     await warm.dispose?.()
-    expect(processesWithMarker('skillhost-warm')).toEqual([])
+    expect(warmSandboxesOf()).toEqual([])
   })
 
   it('an idle warm sandbox ends by itself, and the next call of its key starts another', async () => {
@@ -216,14 +216,14 @@ describe.skipIf(!onLinux)('warm sandbox: nothing of one call reaches the next', 
     try {
       const first = await run('where.sh', {}, handle)
       expect(field(first, 'init')).toContain('skillhost-warm')
-      expect(processesWithMarker('skillhost-warm').length).toBeGreaterThan(0)
+      expect(warmSandboxesOf().length).toBeGreaterThan(0)
       // Polled, not timed: at most 100 looks, 100 ms apart.
       let looks = 0
-      while (processesWithMarker('skillhost-warm').length > 0 && looks < 100) {
+      while (warmSandboxesOf().length > 0 && looks < 100) {
         await new Promise((resolve) => setTimeout(resolve, 100))
         looks++
       }
-      expect(processesWithMarker('skillhost-warm')).toEqual([])
+      expect(warmSandboxesOf()).toEqual([])
       const second = await run('where.sh', {}, handle)
       expect(field(second, 'init')).toContain('skillhost-warm')
       expect(field(second, 'ns')).not.toBe(field(first, 'ns'))

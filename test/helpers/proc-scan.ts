@@ -33,3 +33,15 @@ export function processesOfUid(uid: number): number[] {
   }
   return found
 }
+
+/** Host pids of the warm sandboxes (their bwrap) that process `parent` started: one per warm sandbox. */
+export function warmSandboxesOf(parent: number = process.pid): number[] {
+  return processesWithMarker('skillhost-warm').filter((pid) => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'latin1')
+      return Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) === parent
+    } catch {
+      return false
+    }
+  })
+}

@@ -201,7 +201,11 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const say = opts.printJson
       ? undefined
       : (line: string) => io.stderr(`[skillhost run: ${line}]\n`)
-    sandbox = await createScriptSandbox(sandboxOptionsFrom(flags, skill.lock, say, false))
+    // One call per process: a warm sandbox would never be reused, so none is kept.
+    sandbox = await createScriptSandbox({
+      ...sandboxOptionsFrom(flags, skill.lock, say, false),
+      warmIdleMs: 0,
+    })
   } catch (err) {
     if (!SkillHostError.isInstance(err)) throw err
     return reportError(err, { io, command: 'run', json, status: RUN_EXIT.unavailable })

@@ -33,6 +33,10 @@ const HELP: HelpSpec = {
           text: "leave a loaded skill's !`command` lines unrun (default: each runs at load as a gated, sandboxed script call of the skill, its output in their place)",
         },
         {
+          term: '--no-warm-sandbox',
+          text: 'start a fresh bubblewrap sandbox for every script call (default: a call reuses a sandbox left set up by an earlier call of the same skill copy, session and limits, emptied between calls, ended after 30 s idle and when its session closes)',
+        },
+        {
           term: '--workspace DIR',
           text: 'the folder every session works in, mounted read-write at /work for scripts (default: a fresh private folder per session, removed when it closes; with --postgres the private folders follow their sessions to other replicas, a --workspace DIR is never stored there)',
         },

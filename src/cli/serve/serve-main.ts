@@ -186,6 +186,7 @@ function startRuntime(
     ...sandboxOptionsFrom(options.sandbox, lock, log),
     // serve's own state (spools, sessions) and lockfile: no skill's grant reaches them.
     ownFolders: [resolve(options.stateDir), ...(options.locked ? [resolve(options.locked)] : [])],
+    ...(options.warmSandbox === false && { warmIdleMs: 0 }),
   }))
   // Observed here; awaited (and its failure reported) only when scripts are set up.
   scriptSandbox.catch(() => undefined)

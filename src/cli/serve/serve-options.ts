@@ -97,6 +97,8 @@ export interface ServeOptions {
   readonly undeclaredScripts?: boolean
   /** A loaded skill's `` !`command` `` lines run at load (off with `--no-dynamic-context`). */
   readonly dynamicContext?: boolean
+  /** Warm sandboxes for script calls (`ScriptSandboxOptions.warmIdleMs`; off with `--no-warm-sandbox`). */
+  readonly warmSandbox?: boolean
   /** `--workspace DIR`: the directory every session works in. */
   readonly workspace?: string
   readonly gate: { readonly mode: ServeGateMode } | { readonly policyFile: string }
@@ -257,6 +259,7 @@ const SERVE_FLAGS = {
     'no-scripts',
     'no-undeclared-scripts',
     'no-dynamic-context',
+    'no-warm-sandbox',
     'no-watch',
     'lenient-skills',
     'durable-spool',
@@ -321,6 +324,7 @@ export function parseServeOptions(
     scripts: args.booleans['no-scripts'] !== true,
     undeclaredScripts: args.booleans['no-undeclared-scripts'] !== true,
     dynamicContext: args.booleans['no-dynamic-context'] !== true,
+    ...(args.booleans['no-warm-sandbox'] === true && { warmSandbox: false }),
     watch: args.booleans['no-watch'] !== true,
     ...(args.booleans['lenient-skills'] === true && { lenientSkills: true }),
     ...(workspace === undefined ? {} : { workspace }),

@@ -19,6 +19,7 @@
 export {
   createScriptSandbox,
   credentialDenyPaths,
+  DEFAULT_WARM_IDLE_MS,
   type ScriptSandbox,
   type ScriptSandboxOptions,
 } from './config/create-script-sandbox.js'

@@ -88,7 +88,18 @@ export interface ScriptSandboxOptions {
    * requirements are then `E_SKILL_SCRIPT_DEPS_MISSING`.
    */
   readonly provision?: ProvisionOptions
+  /**
+   * How long a warm sandbox waits idle for the next call of the same
+   * derived policy before it ends (docs/security.md, "Warm sandbox"); 0
+   * turns warm sandboxes off, so every call starts a fresh bwrap. Default
+   * `DEFAULT_WARM_IDLE_MS`. An idle one never keeps the process alive, and
+   * `dispose` (or the end of the session that owns it) ends it.
+   */
+  readonly warmIdleMs?: number
 }
+
+/** The default of `ScriptSandboxOptions.warmIdleMs`: 30 s, on for long-lived hosts. */
+export const DEFAULT_WARM_IDLE_MS = 30_000
 
 /** A ready tier-3 configuration and the one call that tears it all down. */
 export interface ScriptSandbox {
@@ -146,6 +157,7 @@ export async function createScriptSandbox(
 ): Promise<ScriptSandbox> {
   // The system folders' walk is the slow part of the set-up: start it first.
   void hostSystemLinks(SYSTEM_READ_PATHS.filter((p) => existsSync(p)))
+  const warmIdleMs = warmIdle(options.warmIdleMs)
   const owned = options.baseDir === undefined
   const baseDir = options.baseDir ?? (await mkdtemp(join(neutralTempRoot(), 'skillhost-')))
   try {
@@ -156,7 +168,9 @@ export async function createScriptSandbox(
     const reads = await readSetup(options, baseDir, sandboxUser, denyRead)
     const skillCopies = await createDirectoryWorkspace({ baseDir: join(baseDir, 'ws') })
     const policy = sessionPolicy(skillCopies, reads.readPaths, denyRead)
-    const handle = await createBubblewrapHandle()
+    const handle = await createBubblewrapHandle({
+      warmIdleMs,
+    })
     const config: SkillScriptConfig = {
       handle,
       workspace: skillCopies,
@@ -193,6 +207,17 @@ export async function createScriptSandbox(
     if (owned) await removeTree(baseDir).catch(() => undefined)
     throw err
   }
+}
+
+/** `warmIdleMs` checked: whole milliseconds a timer can hold, 0 for off. */
+function warmIdle(ms: number | undefined): number {
+  if (ms === undefined) return DEFAULT_WARM_IDLE_MS
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 2 ** 31 - 1)
+    refuse(
+      'warmIdleMs must be a whole number of milliseconds (0 turns warm sandboxes off).',
+      `warmIdleMs ${String(ms)} must be a whole number of milliseconds from 0 to 2147483647 (0 turns warm sandboxes off).`,
+    )
+  return ms
 }
 
 /** The base directory made traversable by the sandbox's host identity, and only it; that identity. */

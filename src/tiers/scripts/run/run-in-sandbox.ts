@@ -207,6 +207,8 @@ function sandboxRequest(
       ],
     }),
     ...(workspace?.runAs === undefined ? {} : { runAs: workspace.runAs }),
+    // Warm sandboxes are the session's: never shared with another, ended with its workspace.
+    ...(workspace === undefined ? {} : { owner: workspace }),
     ...(opened === undefined ? {} : { grantedFds: opened.fds }),
     ...(protectedEntries.length + (opened?.readOnly.length ?? 0) === 0
       ? {}

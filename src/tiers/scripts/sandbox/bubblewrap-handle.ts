@@ -31,7 +31,7 @@ import {
 } from './run-request.js'
 import { type HostIdentity, resolveSandboxHostUser } from './sandbox-host-user.js'
 import type { SandboxHandle, SandboxLimits, SandboxRunRequest, SandboxRunResult } from './types.js'
-import { launchCommand, stageUnreachableReads } from './unreachable-reads.js'
+import { launchCommand, stageUnreachableReads, unreachableReads } from './unreachable-reads.js'
 import { warmPlan } from './warm-plan.js'
 import { WarmPool } from './warm-pool.js'
 
@@ -229,7 +229,7 @@ class BubblewrapHandle implements SandboxHandle {
       }
     }
     const byPath = request.policy.filesystem.allowRead.filter((p) => !request.grantedFds?.has(p))
-    const staged = await stageUnreachableReads(byPath, facts, hostUser, request.scratch)
+    const unreachable = await unreachableReads(byPath, facts, hostUser)
     const argvInput = {
       request,
       limits,
@@ -239,8 +239,9 @@ class BubblewrapHandle implements SandboxHandle {
       disableUserns: this.#s.disableUserns,
       facts,
     }
-    const warm = await this.#runWarm(argvInput, staged.length, hostUser, timeoutMs)
+    const warm = await this.#runWarm(argvInput, unreachable, hostUser, timeoutMs)
     if (warm !== undefined) return warm
+    const staged = await stageUnreachableReads(unreachable, request.scratch)
     const { args, dataFiles, fdBinds } = buildBwrapCommand({
       ...argvInput,
       ...{ statusFd: 3, firstDataFd: FIRST_DATA_FD },
@@ -253,20 +254,34 @@ class BubblewrapHandle implements SandboxHandle {
   /** The call run in a warm sandbox, when it can be; undefined: run it cold. */
   async #runWarm(
     input: Omit<BwrapArgsInput, 'statusFd'>,
-    staged: number,
+    unreachable: readonly string[],
     hostUser: HostIdentity | undefined,
     timeoutMs: number,
   ): Promise<SandboxRunResult | undefined> {
-    if (this.#warm === undefined || this.#probing || staged > 0) return undefined
-    const plan = warmPlan(input, { bwrapPath: this.#s.bwrapPath, hostUser })
+    if (this.#warm === undefined || this.#probing) return undefined
+    const plan = warmPlan(input, { bwrapPath: this.#s.bwrapPath, hostUser, unreachable })
     if (plan === undefined) return undefined
     const { request } = input
-    return this.#warm.run(plan, {
+    const options = {
       timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
       graceMs: this.#s.graceMs,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
-    })
+    }
+    // Counted as a cold run is: one sandboxed process started per call, failed when it never set up.
+    const metrics = activeMetrics()
+    try {
+      const result = await this.#warm.run(plan, options, request.owner)
+      if (result !== undefined) metrics?.sandboxStart(true)
+      return result
+    } catch (cause) {
+      metrics?.sandboxStart(false)
+      throw cause
+    }
+  }
+
+  async release(owner: object): Promise<void> {
+    await this.#warm?.release(owner)
   }
 
   /** The call's host identity: its `runAs` when this handle runs as a distinct user, never root. */

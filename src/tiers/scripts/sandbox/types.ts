@@ -112,6 +112,12 @@ export interface SandboxRunRequest {
    * `E_SANDBOX_UNAVAILABLE`); ignored by a handle that runs as this process.
    */
   readonly runAs?: { readonly uid: number; readonly gid: number }
+  /**
+   * Who the call belongs to (the session's workspace): a handle that keeps
+   * warm sandboxes never lets calls of two owners share one, and
+   * `release(owner)` ends the owner's. Unset: the handle's own calls.
+   */
+  readonly owner?: object
 }
 
 /** Why and how a sandboxed process ended, and what it wrote. */
@@ -146,6 +152,11 @@ export interface SandboxHandle {
    * readiness check asks); rejects with `E_SANDBOX_UNAVAILABLE` otherwise.
    */
   probe?(): Promise<void>
+  /**
+   * Ends whatever the handle keeps for `owner` between calls (its warm
+   * sandboxes, idle or running): called when the owner's session ends.
+   */
+  release?(owner: object): Promise<void>
   dispose?(): Promise<void>
 }
 

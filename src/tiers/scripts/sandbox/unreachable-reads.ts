@@ -13,27 +13,43 @@ export interface StagedRead {
 }
 
 /**
- * The read entries of a call that `identity` cannot reach by path (a folder
- * above them it cannot search, such as a 0700 `/root`), each given an empty
- * mount point in the call's host scratch, where `stagedCommand` binds it
- * before bwrap starts. The policy already grants them; the host user's own
- * permissions only decide how they are bound. (bwrap resolves even a
- * `--ro-bind-fd` source by path, as its own user, so a descriptor is no way in.)
+ * The read entries (folders) of a call that `identity` cannot reach by path
+ * (a folder above them it cannot search, such as a 0700 `/root`),
+ * normalized, each once, in policy order. The policy already grants them;
+ * the host user's own permissions only decide how they are bound: from a
+ * stage (`stageUnreachableReads`, or a warm sandbox's own stage folders).
+ * (bwrap resolves even a `--ro-bind-fd` source by path, as its own user, so
+ * a descriptor is no way in.) None without an identity of its own.
  */
-export async function stageUnreachableReads(
+export async function unreachableReads(
   allowRead: readonly string[],
   facts: ReadonlyMap<string, HostPathFact>,
   identity: HostIdentity | undefined,
-  scratch: string | undefined,
-): Promise<StagedRead[]> {
-  const staged: StagedRead[] = []
-  // Without a host scratch there is nowhere to stage: bwrap reports the path as before.
-  if (identity === undefined || scratch === undefined) return staged
+): Promise<string[]> {
+  const found: string[] = []
+  if (identity === undefined) return found
   for (const entry of allowRead) {
     const host = normalizeAbsolutePath(entry)
     if (host === undefined || facts.get(host)?.kind !== 'dir') continue
-    if (staged.some((s) => s.host === host)) continue
-    if ((await blockedAncestor(host, identity)) === undefined) continue
+    if (found.includes(host)) continue
+    if ((await blockedAncestor(host, identity)) !== undefined) found.push(host)
+  }
+  return found
+}
+
+/**
+ * `unreachable` (`unreachableReads`), each given an empty mount point in
+ * the call's host scratch, where `stagedCommand` binds it before bwrap
+ * starts. Without a host scratch there is nowhere to stage: none (bwrap
+ * reports the path as before).
+ */
+export async function stageUnreachableReads(
+  unreachable: readonly string[],
+  scratch: string | undefined,
+): Promise<StagedRead[]> {
+  if (scratch === undefined) return []
+  const staged: StagedRead[] = []
+  for (const host of unreachable) {
     const stage = join(scratch, '.skillhost-stage', String(staged.length))
     await mkdir(stage, { recursive: true, mode: 0o755 })
     staged.push({ host, stage })

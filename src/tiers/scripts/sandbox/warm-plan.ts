@@ -11,7 +11,7 @@ import {
 import { STARTED_FD } from './close-inherited-fds.js'
 import { ulimitCommand } from './run-request.js'
 import type { HostIdentity } from './sandbox-host-user.js'
-import { CONTROL_HOST_PLACEHOLDER, type WarmStart } from './warm-sandbox.js'
+import { CONTROL_HOST_PLACEHOLDER, stagePlaceholder, type WarmStart } from './warm-sandbox.js'
 import { SUPERVISOR_SCRIPT, WARM_CONTROL_MOUNT, type WarmCallRequest } from './warm-supervisor.js'
 import { PINNED_SKILL_MOUNT } from './writable-skill.js'
 
@@ -32,6 +32,8 @@ export interface WarmPlan {
 export interface WarmPlanSettings {
   readonly bwrapPath: string
   readonly hostUser: HostIdentity | undefined
+  /** The call's read folders its host user cannot reach (`unreachableReads`): bound from the sandbox's stage folders. */
+  readonly unreachable?: readonly string[]
 }
 
 function firstExisting(paths: readonly string[]): string | undefined {
@@ -51,7 +53,9 @@ const TOOLS = {
  * descriptors (`grantedFds`, `readOnlyFds`: per call, so no key names them),
  * its argv[0] holds `=` (`env` would take it for a variable), or the tools
  * the supervisor runs (`env`, `rm`, `chmod`, `sleep`) are not readable under its
- * policy. Staged reads are the caller's to exclude.
+ * policy. A read folder its host user cannot reach (`settings.unreachable`)
+ * is bound from a stage folder of the sandbox, as a cold call's is from one
+ * of its scratch.
  */
 export function warmPlan(
   input: Omit<BwrapArgsInput, 'supervisor' | 'statusFd' | 'firstDataFd'>,
@@ -88,21 +92,32 @@ export function warmPlan(
     controlHost: CONTROL_HOST_PLACEHOLDER,
   }
   const { signal: _signal, ...neutral } = request
+  const staged = settings.unreachable ?? []
   const { args, dataFiles } = buildBwrapCommand({
     ...input,
     request: { ...neutral, argv: ['/'] },
     supervisor,
     statusFd: 3,
     firstDataFd: STARTED_FD + 1,
+    stagedReads: new Map(staged.map((host, i) => [host, stagePlaceholder(i)])),
   })
+  // The staged host folders by name: their binds' sources are placeholders in `args`.
   const key = createHash('sha256')
-    .update(JSON.stringify([settings.hostUser ?? null, args, dataFiles]))
+    .update(JSON.stringify([settings.hostUser ?? null, staged, args, dataFiles]))
     .digest('hex')
   const cwd = posix.normalize(request.cwd)
   const callEnv = { ...sandboxCallEnv(request), PWD: cwd, SHLVL: '0' }
   return {
     key,
-    start: { ...settings, args, dataFiles, shell: input.fdCloserShell, mkfifo },
+    start: {
+      bwrapPath: settings.bwrapPath,
+      hostUser: settings.hostUser,
+      staged,
+      args,
+      dataFiles,
+      shell: input.fdCloserShell,
+      mkfifo,
+    },
     call: {
       cwd,
       limits: ulimitCommand(input.limits).split(' ').slice(1),

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile } from 'node:child_process'
 import { closeSync, constants, openSync } from 'node:fs'
-import { chmod, chown, copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, chown, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +14,7 @@ import { type BwrapStatus, readBwrapStatus } from './read-bwrap-status.js'
 import { unavailable } from './run-request.js'
 import type { HostIdentity } from './sandbox-host-user.js'
 import type { SandboxRunResult } from './types.js'
+import { launchCommand } from './unreachable-reads.js'
 import {
   encodeWarmRequest,
   MAX_REPORT_LINE,
@@ -25,12 +26,19 @@ import {
 /** Stands for the control folder's host path in a warm sandbox's argv until it is made. */
 export const CONTROL_HOST_PLACEHOLDER = '\u0000skillhost-warm-control'
 
+/** Stands for the host path of stage folder `i` (`WarmStart.staged[i]` is bound there) until it is made. */
+export function stagePlaceholder(i: number): string {
+  return `\u0000skillhost-warm-stage-${i}`
+}
+
 /** What starting one warm sandbox takes: its bwrap argv (with the placeholder) and /etc files. */
 export interface WarmStart {
   readonly bwrapPath: string
   readonly args: readonly string[]
   readonly dataFiles: readonly BwrapDataFile[]
   readonly hostUser: HostIdentity | undefined
+  /** Read folders the host user cannot reach, each bound (as root, in bwrap's own mount namespace) onto stage folder `i`. */
+  readonly staged: readonly string[]
   /** The bash copied, exec-only, as the supervisor (non-dumpable: no ptrace, no /proc/1/mem). */
   readonly shell: string
   readonly mkfifo: string
@@ -78,7 +86,7 @@ export class WarmSandbox {
   #buffer = ''
   #dead = false
 
-  private constructor(child: ChildProcess, control: string) {
+  private constructor(child: ChildProcess, control: string, folder: string) {
     this.#child = child
     this.#control = control
     this.#status = readBwrapStatus(child.stdio[3])
@@ -91,30 +99,46 @@ export class WarmSandbox {
       child.once('error', () => undefined)
       child.once('close', () => {
         this.#end()
-        void rm(control, { recursive: true, force: true }).then(() => resolve())
+        // bwrap's mount namespace (the stages' binds) ended with it: the stages are empty folders again.
+        void rm(folder, { recursive: true, force: true }).then(() => resolve())
       })
     })
     untrack(this.#closed)
   }
 
-  /** Starts one; undefined when it could not be set up (the caller runs cold). */
+  /**
+   * Starts one; undefined when it could not be set up (the caller runs
+   * cold). Its host folder holds `c` (the control folder, bound read-only
+   * at `WARM_CONTROL_MOUNT`: the FIFOs and the supervisor's bash) and `s/N`,
+   * the stage folders, outside what the sandbox sees.
+   */
   static async start(s: WarmStart): Promise<WarmSandbox | undefined> {
-    const control = await mkdtemp(join(tmpdir(), 'skillhost-warm-'))
+    const folder = await mkdtemp(join(tmpdir(), 'skillhost-warm-'))
+    const control = join(folder, 'c')
+    const stages = s.staged.map((_, i) => join(folder, 's', String(i)))
     try {
+      await mkdir(control, { mode: 0o700 })
+      for (const stage of stages) await mkdir(stage, { recursive: true, mode: 0o755 })
       const fifos = ['o', 'e'].map((n) => join(control, n))
       await promisify(execFile)(s.mkfifo, ['-m', '0600', '--', ...fifos], { env: {} })
       await copyFile(s.shell, join(control, 'sh'))
       await chmod(join(control, 'sh'), 0o111)
       if (s.hostUser !== undefined) {
-        for (const p of [control, ...fifos]) await chown(p, s.hostUser.uid, s.hostUser.gid)
+        for (const p of [folder, control, ...fifos]) await chown(p, s.hostUser.uid, s.hostUser.gid)
       }
     } catch {
-      await rm(control, { recursive: true, force: true })
+      await rm(folder, { recursive: true, force: true })
       return undefined
     }
-    const args = s.args.map((a) => (a === CONTROL_HOST_PLACEHOLDER ? control : a))
-    const command = { program: s.bwrapPath, args, hostUser: s.hostUser }
-    const sandbox = new WarmSandbox(startBwrap(command, s.dataFiles, [], 'pipe'), control)
+    const real = new Map<string, string>([
+      [CONTROL_HOST_PLACEHOLDER, control],
+      ...stages.map((stage, i): [string, string] => [stagePlaceholder(i), stage]),
+    ])
+    const args = s.args.map((a) => real.get(a) ?? a)
+    const staged = s.staged.map((host, i) => ({ host, stage: stages[i] as string }))
+    const command = launchCommand(s.bwrapPath, args, staged, s.hostUser)
+    const child = startBwrap(command, s.dataFiles, [], 'pipe')
+    const sandbox = new WarmSandbox(child, control, folder)
     if ((await sandbox.#next())?.kind === 'ready') return sandbox
     await sandbox.dispose()
     return undefined
@@ -177,13 +201,32 @@ export class WarmSandbox {
     return false
   }
 
+  /**
+   * Whether this sandbox keeps the host process alive: yes during a call,
+   * no while idle (its supervisor exits when this process's pipes to it
+   * close, which ends the sandbox, so an idle one never outlives its host).
+   */
+  hold(on: boolean): void {
+    if (on) this.#child.ref()
+    else this.#child.unref()
+    for (const stream of this.#child.stdio) {
+      // A closed pipe has no handle left to hold (and `ref` would wait for a `connect`).
+      if (stream == null || stream.destroyed) continue
+      const pipe = stream as typeof stream & { ref?(): void; unref?(): void }
+      if (on) pipe.ref?.()
+      else pipe.unref?.()
+    }
+  }
+
   /** Kills the whole sandbox (bwrap's group: the supervisor and every call process). */
   kill(): void {
     this.#dead = true
     killGroup(this.#child)
   }
 
+  /** Kills it and waits until it is gone, holding the host process alive until then. */
   async dispose(): Promise<void> {
+    this.hold(true)
     this.kill()
     await this.#closed
   }

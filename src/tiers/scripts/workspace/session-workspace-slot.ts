@@ -102,13 +102,21 @@ export class SessionWorkspaceSlot implements ManagerWorkspace {
     return (await this.open()).remove(path)
   }
 
-  /** Removes a private workspace; a deployer's directory stays. Idempotent. */
+  /**
+   * Ends the session's warm sandboxes (`SandboxHandle.release`), then
+   * removes a private workspace; a deployer's directory stays. Idempotent.
+   */
   async dispose(): Promise<void> {
     this.#disposed = true
     const pending = this.#workspace
     this.#workspace = undefined
     const workspace = await pending?.catch(() => undefined)
-    await workspace?.dispose()
+    if (workspace === undefined) return
+    try {
+      await this.#config.handle.release?.(workspace)
+    } finally {
+      await workspace.dispose()
+    }
   }
 }
 
