@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import { guardSessionStore } from '../../common/internal.js'
+import { activeMetrics, guardSessionStore } from '../../common/internal.js'
 import type {
   SessionWorkspaceStore,
   StoredWorkspaceFile,
@@ -115,6 +115,8 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
     for (const f of change.put)
       if (!DIGEST.test(f.digest)) throw new TypeError('a digest is 64 lower-case hex digits')
     let generation = 0
+    // Captured before the first await: the call's metrics, when a call stores.
+    const metrics = activeMetrics()
     await this.#retrying('store-workspace', async (client) => {
       await this.#lockSession(client, sessionId)
       const touched = [...change.put.map((f) => f.path), ...change.remove]
@@ -159,6 +161,11 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
       )
       generation = Number(head.rows[0]?.generation)
     })
+    // The files' bytes, as `store="disk"` counts what a call wrote (a blob shared is still counted).
+    metrics?.workspaceBytes(
+      'postgres',
+      change.put.reduce((n, f) => n + f.size, 0),
+    )
     return generation
   }
 
