@@ -113,6 +113,9 @@ function startReplica(r, db, skills) {
   const child = spawn(
     process.execPath,
     [
+      // `kill -USR2 <pid>` writes a heap snapshot into the run's temp folder (to find what grows).
+      '--heapsnapshot-signal=SIGUSR2',
+      `--diagnostic-dir=${temp}`,
       'dist/cli/main.js',
       'serve',
       '--http',
@@ -222,16 +225,24 @@ async function main() {
       )
     })
   })
-  const samples = []
+  // Each minute: each replica's RSS and the sessions it holds (its /metrics), and the load.
+  const minutes = []
+  const sample = async () => {
+    const row = { t: Date.now() - t0, load: loadavg()[0] }
+    for (const r of replicas) {
+      row[r.name] = r.up ? rssOf(r.child.pid) : 0
+      row[`${r.name}held`] = r.up ? await sessionsHeld(r) : 'down'
+    }
+    minutes.push(row)
+    log(
+      `RSS A ${mb(row.A)} (${row.Aheld} sessions held), B ${row.B ? mb(row.B) : 'down'} (${row.Bheld}), load ${row.load.toFixed(1)}`,
+    )
+  }
   const sampler = setInterval(() => {
-    samples.push({
-      t: Date.now() - t0,
-      a: rssOf(a.child.pid),
-      b: b.up ? rssOf(b.child.pid) : 0,
-      load: loadavg()[0],
-    })
     loads.push(loadavg()[0])
-  }, 15_000)
+    void sample()
+  }, 60_000)
+  void sample()
 
   const workers = Array.from(
     { length: SESSIONS },
@@ -251,6 +262,7 @@ async function main() {
   for (const t of timers) clearTimeout(t)
   await restarted
   for (const r of replicas) r.rss.end = rssOf(r.child.pid)
+  await sample()
   loads.push(loadavg()[0])
   const pool = new pg.Pool({ connectionString: db, max: 1 })
   // A table this build does not have (workspaces before they followed the session) is 'n/a'.
@@ -276,10 +288,24 @@ async function main() {
   }
   await pool.end()
   const elapsed = Date.now() - t0
-  report({ tally, replicas, iterations, elapsed, loads, left, events, orphans })
+  report({ tally, replicas, iterations, elapsed, loads, left, events, orphans, minutes })
 }
 
-function report({ tally, replicas, iterations, elapsed, loads, left, events, orphans }) {
+/** The sessions replica `r` holds now (`skillhost_sessions_open` on its /metrics), or '?'. */
+async function sessionsHeld(r) {
+  try {
+    const res = await fetch(new URL('/metrics', r.url), {
+      headers: { authorization: `Bearer ${TOKEN}` },
+      signal: AbortSignal.timeout(10_000),
+    })
+    const m = /^skillhost_sessions_open(?:\{[^}]*\})? (\d+)/m.exec(await res.text())
+    return m ? Number(m[1]) : '?'
+  } catch {
+    return '?'
+  }
+}
+
+function report({ tally, replicas, iterations, elapsed, loads, left, events, orphans, minutes }) {
   const [a, b] = replicas
   const kinds = [...tally.latency.keys()].sort()
   const rows = kinds.map((k) => {
@@ -313,7 +339,16 @@ ${rows.join('\n')}
 
 | replica RSS (VmRSS) | start | after warm-up (${(WARMUP_MS / 1000).toFixed(0)} s) | end |
 |---|---:|---:|---:|
-${memory.join('\n')}`
+${memory.join('\n')}
+
+| minute | RSS A | sessions held on A | RSS B | sessions held on B | load |
+|---:|---:|---:|---:|---:|---:|
+${minutes
+  .map(
+    (m) =>
+      `| ${(m.t / 60_000).toFixed(1)} | ${mb(m.A)} | ${m.Aheld} | ${m.B ? mb(m.B) : 'down'} | ${m.Bheld} | ${m.load.toFixed(1)} |`,
+  )
+  .join('\n')}`
   console.log(body)
   for (const [k, list] of Object.entries(tally.samples))
     for (const s of list) console.log(`sample ${k}: ${s}`)

@@ -151,7 +151,7 @@ console.log(`${table}\n\n${calls}`)
 writeSection(
   'Workspaces in PostgreSQL: store, restore, added cost per call',
   `Machine: ${machine()}; 1-min load average ${loadStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end (shared
-machine: 8 engineers' builds and tests ran at once, so absolute times are high; compare within the table).
+machine: other engineers' builds and tests ran at once, so absolute times are high; compare within the table).
 Command: \`npm run bench -- workspace-postgres\` (or \`npx tsc -p tsconfig.build.json && node bench/workspace-postgres.mjs\`).
 PostgreSQL is a private Debian server on loopback (\`fsync=off\`, like the test server), one \`pg.Pool\` of 4.
 ${FILES} files of ${FILE_BYTES / 1024} KiB of random bytes (10 MB, in 20 folders), ${ROUNDS} rounds: \`WorkspaceMirror.store\`

@@ -23,6 +23,37 @@ export interface CompiledSchema<A> {
   readonly validateSync?: (value: unknown) => A
 }
 
+/**
+ * Distinct schemas one ajv compiles before it is replaced. ajv keeps every
+ * schema it compiled (its cache and its code scope hold them), so a server
+ * that makes tools for every session must not hand it each session's new
+ * schema objects: compiled validators are shared by content
+ * (`compiledByContent`), and past this many distinct ones a fresh ajv
+ * starts (validators already made keep working; the old one is freed with
+ * the last of them).
+ */
+export const AJV_MAX_SCHEMAS = 2048
+let compiledByContent = new Map<string, ValidateFunction>()
+
+/** One validator per distinct schema content, however many tools (sessions) carry it. */
+function compileShared(schema: object): ValidateFunction {
+  let key: string | undefined
+  try {
+    key = JSON.stringify(schema)
+  } catch {
+    key = undefined // not JSON (a cycle): ajv refuses or compiles it alone
+  }
+  const known = key === undefined ? undefined : compiledByContent.get(key)
+  if (known) return known
+  if (compiledByContent.size >= AJV_MAX_SCHEMAS) {
+    sharedAjv = undefined
+    compiledByContent = new Map()
+  }
+  const check = ajv().compile(schema)
+  if (key !== undefined) compiledByContent.set(key, check)
+  return check
+}
+
 let sharedAjv: Ajv | undefined
 function ajv(): Ajv {
   // Schemas can come from skills: their regexes run on RE2 semantics, never backtracking.
@@ -101,7 +132,7 @@ export function compileInputSchema<A>(
   }
   let check: ValidateFunction
   try {
-    check = ajv().compile(schema as object)
+    check = compileShared(schema as object)
   } catch (cause) {
     throw new SkillHostError(
       'E_INVALID_SKILLS_CONFIG',

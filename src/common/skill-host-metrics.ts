@@ -113,7 +113,7 @@ export class SkillHostMetrics {
     ])
     this.#workspaceBytes = c(
       'workspace_bytes_total',
-      'Bytes of session-workspace files calls wrote, by store kind.',
+      'Bytes of session-workspace files calls wrote, by where they are kept: disk (every byte), postgres (also stored so the workspace follows the session).',
       ['store'],
     )
     this.#builds = c('provision_builds_total', 'Script environment builds, by outcome.', [

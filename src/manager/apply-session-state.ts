@@ -51,7 +51,7 @@ function loadKey(s: {
   return JSON.stringify([s.ref ?? s.id, s.version, s.arguments ?? null])
 }
 
-/** True when two states name the same skills, versions, channels, arguments and workspace. */
+/** True when two states name the same skills, versions, channels, arguments, workspace and holder. */
 export function sameSessionState(a: SkillSessionState, b: SkillSessionState): boolean {
   return JSON.stringify(normal(a)) === JSON.stringify(normal(b))
 }
@@ -66,5 +66,6 @@ function normal(s: SkillSessionState): unknown {
       args ?? null,
     ]),
     workspace: s.workspace ? [s.workspace.replica, s.workspace.path] : null,
+    holder: s.holder ?? null,
   }
 }

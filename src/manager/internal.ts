@@ -17,4 +17,8 @@ export type {
   StoredWorkspaceFile,
   WorkspaceStoreChange,
 } from './session-state.js'
-export { MIRRORED_FILE_MAX_BYTES, WorkspaceMirror } from './workspace-mirror.js'
+export {
+  MIRRORED_FILE_MAX_BYTES,
+  RESTORE_BATCH_FILES,
+  WorkspaceMirror,
+} from './workspace-mirror.js'

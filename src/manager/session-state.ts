@@ -27,10 +27,17 @@ export interface SkillSessionWorkspace {
   readonly path: string
 }
 
-/** What a session has loaded, in load order, and where its workspace is. */
+/** What a session has loaded, in load order, where its workspace is, and which process holds it. */
 export interface SkillSessionState {
   readonly skills: readonly SkillSessionSkill[]
   readonly workspace?: SkillSessionWorkspace
+  /**
+   * The server process that last took the session over or changed it
+   * (absent in states stored before it existed). A process that serves a
+   * session held by another writes its own name, so the revision moves and
+   * the process that held it before can let its copy go.
+   */
+  readonly holder?: string
 }
 
 /** A stored session: who owns it, what its transport needs to accept it again, and its state. */
@@ -61,6 +68,13 @@ export interface SkillSessionStore {
   get(sessionId: string): Promise<StoredSkillSession | undefined>
   /** The session's revision alone (a cheap check before each request), or undefined when gone. */
   revision(sessionId: string): Promise<number | undefined>
+  /**
+   * The revisions of many sessions in one round trip (a sweep of the
+   * sessions a process holds); a session that is gone is absent. Optional:
+   * without it a process keeps a session another took over until its idle
+   * timeout.
+   */
+  revisions?(sessionIds: readonly string[]): Promise<ReadonlyMap<string, number>>
   /**
    * Runs `task` holding the session's lock (other `update`s of the session
    * wait) and writes the state it returns in the same transaction, bumping

@@ -17,6 +17,8 @@ import type { SessionWorkspaceStore, StoredWorkspaceFile } from './session-state
 export const MIRRORED_FILE_MAX_BYTES = 64 * 1024 * 1024
 /** Bytes of stored files fetched per round trip while restoring. */
 const RESTORE_BATCH_BYTES = 16 * 1024 * 1024
+/** Stored files fetched per round trip while restoring (one query each: `blobs`). */
+export const RESTORE_BATCH_FILES = 256
 /** Linux's bounds on one name and a whole path, in bytes. */
 const NAME_MAX_BYTES = 255
 const PATH_MAX_BYTES = 4095
@@ -179,7 +181,13 @@ export class WorkspaceMirror {
     return out
   }
 
-  /** Brings the local workspace to the stored one of `generation` (judged whole first). */
+  /**
+   * Brings the local workspace to the stored one of `generation` (judged
+   * whole first). Blobs come in batches bounded by count and bytes, one
+   * query each; a batch is checked whole before any of it is written, and a
+   * refusal or failure in a later batch removes what this restore created,
+   * so a refused restore leaves no file it wrote.
+   */
   async #bringIn(generation: number): Promise<number> {
     const ws = await this.#workspace.open()
     const stored = await this.#store.manifest(this.#sessionId, ws.maxEntries)
@@ -188,14 +196,20 @@ export class WorkspaceMirror {
       const k = this.#known.get(f.path)
       return k?.digest !== f.digest || k.mode !== f.mode
     })
-    let written = 0
-    for (const batch of batches(wanted)) {
-      const blobs = await this.#store.blobs([...new Set(batch.map((f) => f.digest))])
-      const ready = batch.map((f) => ({ file: f, bytes: checkedBlob(f, blobs.get(f.digest)) }))
-      for (const { file, bytes } of ready) {
-        await ws.put(file.path, bytes, { executable: (file.mode & 0o111) !== 0 })
-        written++
+    const before = wanted.length > 0 ? (await ws.snapshot()).entries : new Map()
+    const written: string[] = []
+    try {
+      for (const batch of batches(wanted)) {
+        const blobs = await this.#store.blobs([...new Set(batch.map((f) => f.digest))])
+        const ready = batch.map((f) => ({ file: f, bytes: checkedBlob(f, blobs.get(f.digest)) }))
+        for (const { file, bytes } of ready) {
+          await ws.put(file.path, bytes, { executable: (file.mode & 0o111) !== 0 })
+          written.push(file.path)
+        }
       }
+    } catch (err) {
+      await removeCreated(ws, written, before)
+      throw err
     }
     const names = new Set(files.map((f) => f.path))
     for (const path of this.#known.keys()) if (!names.has(path)) await ws.remove(path)
@@ -207,8 +221,31 @@ export class WorkspaceMirror {
     }
     this.#known = known
     this.#generation = generation
-    return written
+    return written.length
   }
+}
+
+/**
+ * Removes what a failed restore created: for each written name, its
+ * outermost folder (or itself) that was not there before. Best effort: the
+ * restore's own error is what the caller gets.
+ */
+async function removeCreated(
+  ws: SessionWorkspace,
+  written: readonly string[],
+  before: ReadonlyMap<string, unknown>,
+): Promise<void> {
+  const created = new Set<string>()
+  for (const path of written) {
+    const parts = path.split('/')
+    for (let i = 1; i <= parts.length; i++) {
+      const prefix = parts.slice(0, i).join('/')
+      if (before.has(prefix)) continue
+      created.add(prefix)
+      break
+    }
+  }
+  for (const path of created) await ws.remove(path).catch(() => undefined)
 }
 
 /** A stored file's bytes, checked against its size and sha-256. */
@@ -278,12 +315,15 @@ function storedFileRefusal(f: StoredWorkspaceFile): string | undefined {
   return undefined
 }
 
-/** `files` in runs of at most `RESTORE_BATCH_BYTES` (a larger file alone). */
+/** `files` in runs of at most `RESTORE_BATCH_FILES` files and `RESTORE_BATCH_BYTES` bytes (a larger file alone). */
 function* batches(files: readonly StoredWorkspaceFile[]): Generator<StoredWorkspaceFile[]> {
   let run: StoredWorkspaceFile[] = []
   let bytes = 0
   for (const f of files) {
-    if (run.length > 0 && bytes + f.size > RESTORE_BATCH_BYTES) {
+    if (
+      run.length >= RESTORE_BATCH_FILES ||
+      (run.length > 0 && bytes + f.size > RESTORE_BATCH_BYTES)
+    ) {
       yield run
       run = []
       bytes = 0

@@ -172,7 +172,12 @@ describe('two skillhost serve --http --postgres replicas sharing one database', 
     // Each successful load was followed by a successful unload before the next
     // load could succeed: never two loads of one skill at once.
     expect(ok('load_skill') - ok('unload_skill')).toBe(loadedNow)
-    expect(Number(rows[0].revision)).toBe(ok('load_skill') + ok('unload_skill'))
+    // Every successful load and unload wrote once; besides them only a replica
+    // taking the session over writes (its name as holder): at most once per
+    // request, and once for B's restore.
+    const writes = ok('load_skill') + ok('unload_skill')
+    expect(Number(rows[0].revision)).toBeGreaterThanOrEqual(writes)
+    expect(Number(rows[0].revision)).toBeLessThanOrEqual(writes + ops.length + 1)
     for (const client of [onA, onB]) {
       const offered = await names(client)
       expect(offered.filter((n) => n === 'json_stats').length).toBe(loadedNow)

@@ -152,6 +152,37 @@ describe.skipIf(!linux)(
       }
     }, 180_000)
 
+    it('workspace_bytes_total says where the bytes are kept: disk for every byte written, postgres for what was stored', async () => {
+      const { urls } = await replicas()
+      const [a] = urls as [URL, URL]
+      const opened = await connectHttp(a, TOKEN)
+      clients.push(opened.client)
+      const bytes = async (): Promise<{ disk: number; postgres: number }> => {
+        const res = await fetch(new URL('/metrics', a), {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        })
+        const body = await res.text()
+        const of = (store: string) =>
+          Number(
+            new RegExp(`^skillhost_workspace_bytes_total\\{store="${store}"\\} (\\d+)`, 'm').exec(
+              body,
+            )?.[1] ?? 0,
+          )
+        return { disk: of('disk'), postgres: of('postgres') }
+      }
+      const write = (path: string, content: string) =>
+        call(opened.client, 'workspace_write', { path, content })
+      const start = await bytes()
+      await write('a.txt', 'abc')
+      expect(await bytes()).toEqual({ disk: start.disk + 3, postgres: start.postgres + 3 })
+      // The same bytes under another name: stored as a file of the session (its blob shared).
+      await write('b.txt', 'abc')
+      expect(await bytes()).toEqual({ disk: start.disk + 6, postgres: start.postgres + 6 })
+      // Written again unchanged: on disk, but nothing new stored.
+      await write('a.txt', 'abc')
+      expect(await bytes()).toEqual({ disk: start.disk + 9, postgres: start.postgres + 6 })
+    }, 180_000)
+
     it('a deployer’s --workspace DIR is not stored: a session restored elsewhere is told its files are not there', async () => {
       const dirs = [0, 1].map((i) => {
         const d = join(temp, `deployer-${dbs + 1}-${i}`)

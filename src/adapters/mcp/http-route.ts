@@ -126,7 +126,7 @@ async function serveHeld(
   if (entry.shared) {
     let state: 'ok' | 'gone'
     try {
-      state = await entry.shared.sync()
+      state = await entry.shared.sync({ claim: true })
       // A call here sees what another process stored for the session meanwhile.
       if (state === 'ok' && req.method === 'POST') await entry.shared.pullWorkspace()
     } catch (err) {

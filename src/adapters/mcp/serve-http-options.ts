@@ -8,8 +8,9 @@ import type { McpSessionFactoryOptions } from './serve-stdio.js'
  * The defaults of `serveMcpHttp`'s limits: open sessions (a session holds a
  * manager, about 145 KB, until its idle timeout), request body size, body
  * bytes in flight over all requests (the buffers bodies are read into), the
- * deadline for a body to arrive, and how often a shared session with an
- * open notification stream has its stored revision checked.
+ * deadline for a body to arrive, how often a shared session with an open
+ * notification stream has its stored revision checked, and how often the
+ * sessions held here are checked for having moved to another process.
  */
 export const SERVE_HTTP_LIMITS = {
   maxSessions: 256,
@@ -17,6 +18,7 @@ export const SERVE_HTTP_LIMITS = {
   maxBodyBytesInFlight: 64 * 1024 * 1024,
   bodyTimeoutMs: 30_000,
   storeCheckMs: 5_000,
+  moveCheckMs: 30_000,
 } as const
 
 /** Options for `serveMcpHttp`. */
@@ -128,6 +130,16 @@ export interface ServeMcpHttpOptions extends McpSessionFactoryOptions {
    * Default 5,000; 0 disables it.
    */
   readonly storeCheckMs?: number
+  /**
+   * With `sessionStore`: every this many ms, one query checks the stored
+   * revision of every session held here; a session another process wrote
+   * since this one last served it (took it over, or changed it), with
+   * nothing in flight here and no request for this long, is let go here
+   * (its manager and workspace folder disposed; stored state and files
+   * stay), so a session that moved is not held until `idleTimeoutMs`. A
+   * later request for it restores it. Default 30,000; 0 disables it.
+   */
+  readonly moveCheckMs?: number
   /**
    * With `sessionStore`: tells other processes when a session here ran
    * `refresh_skills`, and refreshes every session's catalog here (catalog

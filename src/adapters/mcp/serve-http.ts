@@ -7,6 +7,7 @@ import { HttpRefusal, refuse, rpcError, sha256 } from './http-replies.js'
 import { httpRequestHandler } from './http-route.js'
 import type { HttpServeContext } from './http-session-start.js'
 import { HttpSessionTable } from './http-session-table.js'
+import { sweepMovedSessions } from './moved-session-sweep.js'
 import {
   type McpHttpServer,
   SERVE_HTTP_LIMITS,
@@ -139,6 +140,7 @@ function serveContext(options: ServeMcpHttpOptions): HttpServeContext {
     onSharedError,
     idleTimeoutMs: _i,
     storeCheckMs: _c,
+    moveCheckMs: _mv,
     port: _p,
     host: _h,
     path: _pa,
@@ -189,7 +191,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 
 /**
  * The server's timers: the idle sweep (a session with nothing in flight for
- * `idleTimeoutMs` ends here), and with a store the stream check (a session
+ * `idleTimeoutMs` ends here), with a store the moved-session sweep
+ * (`sweepMovedSessions`, every `moveCheckMs`) and the stream check (a session
  * with an open notification stream has its stored revision checked every
  * `storeCheckMs`, so a DELETE through another process ends it here too; a
  * store that fails the check ends nothing). Returns their stop.
@@ -219,6 +222,11 @@ function startSweeps(ctx: HttpServeContext, options: ServeMcpHttpOptions): () =>
       }
     })
     timers.push(setInterval(check, checkMs))
+  }
+  const moveMs = options.moveCheckMs ?? SERVE_HTTP_LIMITS.moveCheckMs
+  if (ctx.store?.revisions && moveMs > 0) {
+    const sweep = coalescedPasses(async () => void (await sweepMovedSessions(ctx, moveMs)))
+    timers.push(setInterval(sweep, moveMs))
   }
   for (const timer of timers) timer.unref()
   return () => {

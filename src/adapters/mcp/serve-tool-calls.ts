@@ -127,7 +127,9 @@ async function answerToolCall(
     const collected = await runKnownTool(scope, tool, request, extra, progress)
     noted = collected
     // Stored before the result goes out; a store that failed is the call's outcome.
-    await options.afterToolCall?.()
+    // Counted as the call's (`workspace_bytes_total{store="postgres"}`).
+    const after = options.afterToolCall
+    if (after) await (options.metrics ? options.metrics.run(after) : after())
     if (!collected.outcome.ok) throw collected.outcome.error
     const value = collected.outcome.value
     const result = await withFiles(withNotice(toCallToolResult(value), options.takeNotice?.()))

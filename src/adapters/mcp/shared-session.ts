@@ -38,6 +38,8 @@ export class SharedSession {
   readonly #ctx: () => TurnContext
   /** The stored revision the local manager reflects; -1 forces a catch-up. */
   #revision = -1
+  /** The holder stored at `#revision` (this process once it restored, claimed or wrote). */
+  #holder: string | undefined
   #notice: string | undefined
   /** The session's workspace kept in `workspaceStore`, when one is given (and the manager has a workspace). */
   readonly #mirror: WorkspaceMirror | undefined
@@ -66,6 +68,15 @@ export class SharedSession {
         : undefined
   }
 
+  /**
+   * The stored revision this process's copy reflects (-1: unknown). When the
+   * store holds another, a process wrote the session since this one last
+   * served it: the copy here is stale, and an idle one may be let go.
+   */
+  get revision(): number {
+    return this.#revision
+  }
+
   /** True when the session's workspace follows it through a `SessionWorkspaceStore`. */
   get mirrored(): boolean {
     return this.#mirror !== undefined
@@ -84,6 +95,7 @@ export class SharedSession {
   /** The state to store for a session this process just opened. */
   async initialState(): Promise<SkillSessionState> {
     this.#revision = 0
+    this.#holder = this.#replica
     return this.#state()
   }
 
@@ -106,19 +118,26 @@ export class SharedSession {
           this.#notice = WORKSPACE_MOVED_NOTICE
         return { state, result: undefined }
       })
-      this.#revision = revision
+      this.#written(revision)
     })
   }
 
-  /** Catches up with writes of other processes; `gone` once the session was ended elsewhere. */
-  sync(): Promise<'ok' | 'gone'> {
+  /**
+   * Catches up with writes of other processes; `gone` once the session was
+   * ended elsewhere. With `claim` (a request served here), a session another
+   * process took over is taken back: its state is written naming this
+   * process, so the revision moves and the other lets its copy go.
+   */
+  sync(options: { readonly claim?: boolean } = {}): Promise<'ok' | 'gone'> {
     return this.#queue.run(async () => {
       const revision = await this.#store.revision(this.#id)
       if (revision === undefined) return 'gone'
-      if (revision === this.#revision) return 'ok'
+      const mine = this.#holder === this.#replica || options.claim !== true
+      if (revision === this.#revision && mine) return 'ok'
       const stored = await this.#store.get(this.#id)
       if (!stored) return 'gone'
-      await this.#apply(stored)
+      if (stored.revision !== this.#revision) await this.#apply(stored)
+      if (options.claim === true && stored.state.holder !== this.#replica) await this.#claim()
       return 'ok'
     })
   }
@@ -137,7 +156,7 @@ export class SharedSession {
           }
           return { state: await this.#state(), result: outcome }
         })
-        this.#revision = revision
+        this.#written(revision)
         if (!result.ok) throw result.error
         return result.value
       } catch (err) {
@@ -159,6 +178,22 @@ export class SharedSession {
     this.#revision = -1
     await applySessionState(this.#manager, this.#ctx(), stored.state)
     this.#revision = stored.revision
+    this.#holder = stored.state.holder
+  }
+
+  /** Writes the session's state naming this process as its holder (under the session lock). */
+  async #claim(): Promise<void> {
+    const { revision } = await this.#store.update(this.#id, async (current) => {
+      if (current.revision !== this.#revision) await this.#apply(current)
+      return { state: await this.#state(), result: undefined }
+    })
+    this.#written(revision)
+  }
+
+  /** This process wrote (or found unchanged) the state at `revision`: it is the holder. */
+  #written(revision: number): void {
+    this.#revision = revision
+    this.#holder = this.#replica
   }
 
   async #state(): Promise<SkillSessionState> {
@@ -166,6 +201,7 @@ export class SharedSession {
     return {
       skills: sessionSkills(this.#manager),
       ...(workspace ? { workspace: { replica: this.#replica, path: await workspace.path() } } : {}),
+      holder: this.#replica,
     }
   }
 }

@@ -20,6 +20,8 @@ export interface PostgresSessionStoreOptions {
 
 /** Session ids accepted at all: anything else is not looked up. */
 const SESSION_ID = /^[\x21-\x7e]{1,128}$/
+/** Session ids asked for in one query of `revisions`. */
+const REVISIONS_PER_QUERY = 1000
 /** How stale `seen_at` may get before a revision check refreshes it. */
 const SEEN_EVERY = "interval '10 minutes'"
 
@@ -33,7 +35,7 @@ interface Row {
 
 /** A stored state, checked: a row that does not hold one is an error, not a session. */
 function parseState(value: unknown): SkillSessionState {
-  const v = value as { skills?: unknown; workspace?: unknown } | null
+  const v = value as { skills?: unknown; workspace?: unknown; holder?: unknown } | null
   const skills = Array.isArray(v?.skills) ? v.skills : undefined
   const ok =
     skills?.every(
@@ -44,7 +46,9 @@ function parseState(value: unknown): SkillSessionState {
         (s.channel === 'inline' || s.channel === 'handle'),
     ) === true
   const w = v?.workspace as { replica?: unknown; path?: unknown } | undefined
-  if (!ok || (w !== undefined && (typeof w?.replica !== 'string' || typeof w.path !== 'string')))
+  const badWorkspace =
+    w !== undefined && (typeof w?.replica !== 'string' || typeof w.path !== 'string')
+  if (!ok || badWorkspace || (v?.holder !== undefined && typeof v.holder !== 'string'))
     throw new SkillHostError('E_INTERNAL', 'A stored session state is malformed.')
   return v as SkillSessionState
 }
@@ -111,6 +115,24 @@ export class PostgresSessionStore implements SkillSessionStore {
         .query(`UPDATE ${this.#t.sessions} SET seen_at = now() WHERE id = $1`, [sessionId])
         .catch(() => undefined)
     return Number(row.revision)
+  }
+
+  /** One query for all of `sessionIds` (at most `REVISIONS_PER_QUERY` per query); malformed ids are absent. */
+  async revisions(sessionIds: readonly string[]): Promise<ReadonlyMap<string, number>> {
+    const ids = [...new Set(sessionIds)].filter(
+      (id) => typeof id === 'string' && SESSION_ID.test(id),
+    )
+    const out = new Map<string, number>()
+    for (let at = 0; at < ids.length; at += REVISIONS_PER_QUERY) {
+      const { rows } = await guardSessionStore('revision', () =>
+        this.#pool.query<{ id: string; revision: string }>(
+          `SELECT id, revision FROM ${this.#t.sessions} WHERE id = ANY($1::text[])`,
+          [ids.slice(at, at + REVISIONS_PER_QUERY)],
+        ),
+      )
+      for (const r of rows) out.set(r.id, Number(r.revision))
+    }
+    return out
   }
 
   async update<T>(

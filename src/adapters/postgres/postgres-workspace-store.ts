@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import { guardSessionStore } from '../../common/internal.js'
+import { activeMetrics, guardSessionStore } from '../../common/internal.js'
 import type {
   SessionWorkspaceStore,
   StoredWorkspaceFile,
@@ -20,6 +20,8 @@ export interface PostgresWorkspaceStoreOptions {
 /** Session ids accepted at all (as the session store's): anything else holds no files. */
 const SESSION_ID = /^[\x21-\x7e]{1,128}$/
 const DIGEST = /^[0-9a-f]{64}$/
+/** Digests asked for in one SELECT of `blobs` (the caller bounds their bytes). */
+const BLOBS_PER_QUERY = 256
 /** Bytes of new blobs sent in one INSERT. */
 const INSERT_BATCH_BYTES = 8 * 1024 * 1024
 /**
@@ -77,17 +79,23 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
     return rows.map((r) => ({ path: r.path, digest: r.digest, size: Number(r.size), mode: r.mode }))
   }
 
+  /**
+   * One query per `BLOBS_PER_QUERY` digests, never one unbounded result: the
+   * mirror asks in batches bounded by count and bytes (`RESTORE_BATCH_FILES`).
+   */
   async blobs(digests: readonly string[]): Promise<Map<string, Uint8Array>> {
-    const wanted = digests.filter((d) => typeof d === 'string' && DIGEST.test(d))
+    const wanted = [...new Set(digests.filter((d) => typeof d === 'string' && DIGEST.test(d)))]
     const out = new Map<string, Uint8Array>()
-    if (wanted.length === 0) return out
-    const { rows } = await guardSessionStore('restore-workspace', () =>
-      this.#pool.query<{ digest: string; data: Buffer }>(
-        `SELECT digest, data FROM ${this.#t.blobs} WHERE digest = ANY($1::text[])`,
-        [wanted],
-      ),
-    )
-    for (const r of rows) out.set(r.digest, new Uint8Array(r.data))
+    for (let at = 0; at < wanted.length; at += BLOBS_PER_QUERY) {
+      const chunk = wanted.slice(at, at + BLOBS_PER_QUERY)
+      const { rows } = await guardSessionStore('restore-workspace', () =>
+        this.#pool.query<{ digest: string; data: Buffer }>(
+          `SELECT digest, data FROM ${this.#t.blobs} WHERE digest = ANY($1::text[])`,
+          [chunk],
+        ),
+      )
+      for (const r of rows) out.set(r.digest, new Uint8Array(r.data))
+    }
     return out
   }
 
@@ -107,6 +115,8 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
     for (const f of change.put)
       if (!DIGEST.test(f.digest)) throw new TypeError('a digest is 64 lower-case hex digits')
     let generation = 0
+    // Captured before the first await: the call's metrics, when a call stores.
+    const metrics = activeMetrics()
     await this.#retrying('store-workspace', async (client) => {
       await this.#lockSession(client, sessionId)
       const touched = [...change.put.map((f) => f.path), ...change.remove]
@@ -151,6 +161,11 @@ export class PostgresWorkspaceStore implements SessionWorkspaceStore {
       )
       generation = Number(head.rows[0]?.generation)
     })
+    // The files' bytes, as `store="disk"` counts what a call wrote (a blob shared is still counted).
+    metrics?.workspaceBytes(
+      'postgres',
+      change.put.reduce((n, f) => n + f.size, 0),
+    )
     return generation
   }
 

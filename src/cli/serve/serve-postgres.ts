@@ -112,6 +112,7 @@ function endingEverything(
     create: (session) => sessions.create(session),
     get: (id) => sessions.get(id),
     revision: (id) => sessions.revision(id),
+    revisions: (ids) => sessions.revisions(ids),
     update: (id, task) => sessions.update(id, task),
     remove: async (id) => {
       await spool.prune({ session: id })
