@@ -8,18 +8,17 @@ import { migratePostgresSessions, PostgresSessionStore } from '../../src/adapter
 import { Tool } from '../../src/common/tool.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
 // Soak brief item 2: a session another replica took over is let go by the
 // replica that held it (one query per sweep for all held sessions), never
 // while a request of it is in flight there; a later request takes it back.
 const MOVE_CHECK_MS = 40
-let server: TestPostgres
+let server: SharedPostgres
 let dbCount = 0
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
 })
-afterAll(() => server?.stop())
 const opened: { close(): Promise<void> }[] = []
 afterEach(async () => {
   for (const c of opened.splice(0).reverse()) await c.close().catch(() => undefined)

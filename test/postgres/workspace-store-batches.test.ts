@@ -11,19 +11,19 @@ import {
 import { SkillHostError } from '../../src/common/errors.js'
 import { RESTORE_BATCH_FILES, WorkspaceMirror } from '../../src/manager/internal.js'
 import { type ManagerWorkspace, SessionWorkspace } from '../../src/tiers/scripts/index.js'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
 // Issue 36 item 2 (soak brief item 1): a restore fetches its blobs in a few
 // queries, bounded by count and bytes, never one per file and never one
 // unbounded result; a refusal in a later batch leaves nothing written.
-let server: TestPostgres
+let server: SharedPostgres
 let pool: pg.Pool
 const temp = mkdtempSync(join(tmpdir(), 'skillhost-ws-batches-'))
 const opened: SessionWorkspace[] = []
 let sessions = 0
 
 beforeAll(async () => {
-  server = await startPostgres()
+  server = await sharedPostgres()
   pool = new pg.Pool({ connectionString: server.createDatabase('batches'), max: 4 })
   pool.on('error', () => undefined)
   await migratePostgresWorkspaces(pool)
@@ -31,7 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(opened.map((w) => w.dispose()))
   await pool?.end()
-  await server?.stop()
   rmSync(temp, { recursive: true, force: true })
 })
 
