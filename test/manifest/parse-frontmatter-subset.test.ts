@@ -2,34 +2,14 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseFrontmatterSubset } from '../../src/manifest/parse-frontmatter-subset.js'
 import { parseSimpleFrontmatter } from '../../src/manifest/parse-simple-frontmatter.js'
-import { keepExactIntegers, parseYamlDocument } from '../../src/manifest/parse-yaml-document.js'
 import { numRuns } from '../helpers/fuzz-config.js'
-
-/** What `parseSkillMd`'s `yaml` path gives for `text`, or a marker when `yaml` reports an error. */
-function yamlPath(text: string): unknown {
-  const doc = parseYamlDocument(text, 'SKILL.md frontmatter', { strict: true })
-  if (doc.errors.length > 0) return '<yaml error>'
-  keepExactIntegers(doc)
-  return doc.toJS({ maxAliasCount: 100 })
-}
-
-/** A canonical text of a value: types, -0 and NaN kept apart; prototypes ignored. */
-function canon(v: unknown): string {
-  if (typeof v === 'number') return Object.is(v, -0) ? 'n:-0' : `n:${v}`
-  if (typeof v === 'string') return `s:${JSON.stringify(v)}`
-  if (v === null || typeof v !== 'object') return `${typeof v}:${String(v)}`
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`
-  const o = v as Record<string, unknown>
-  return `{${Object.keys(o)
-    .map((k) => `${JSON.stringify(k)}:${canon(o[k])}`)
-    .join(',')}}`
-}
+import { canonicalValue as canon, yamlPathValue } from '../helpers/yaml-path.js'
 
 /** The fast path gives `yaml`'s value or declines; never a different value. Returns whether it accepted. */
 function agrees(text: string): boolean {
   const fast = parseSimpleFrontmatter(text)
   if (fast === undefined) return false
-  expect(canon(fast), JSON.stringify(text)).toBe(canon(yamlPath(text)))
+  expect(canon(fast), JSON.stringify(text)).toBe(canon(yamlPathValue(text)))
   return true
 }
 
