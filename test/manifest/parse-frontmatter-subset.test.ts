@@ -96,6 +96,26 @@ describe('parseFrontmatterSubset', () => {
         { v: 1, w: 31, x: '12345678901234567890', y: null, z: null },
       ],
       ['m:\n  a: [x]\n  b: |\n    t\n', { m: { a: ['x'], b: 't\n' } }],
+      // Shaped like the public collections' frontmatter (pyyaml's output, metadata blocks).
+      [
+        "name: a-b\ndescription: 'Analyzes X (MBR),\n  or UEFI. Covers ''Y''.\n\n  '\ntags:\n- malware\n- MBR-analysis\nversion: 1.0.0\nnist_csf:\n- DE.AE-02\n",
+        {
+          name: 'a-b',
+          description: "Analyzes X (MBR), or UEFI. Covers 'Y'.\n",
+          tags: ['malware', 'MBR-analysis'],
+          version: '1.0.0',
+          nist_csf: ['DE.AE-02'],
+        },
+      ],
+      [
+        'name: x\ndescription: "Automate tasks via Rube MCP (Composio)."\nrequires:\n  mcp: [rube]\nversion: 2.1\n',
+        {
+          name: 'x',
+          description: 'Automate tasks via Rube MCP (Composio).',
+          requires: { mcp: ['rube'] },
+          version: 2.1,
+        },
+      ],
     ]
     for (const [text, want] of cases) {
       expect(canon(parseFrontmatterSubset(text)), text).toBe(canon(want))
