@@ -300,6 +300,8 @@ export const validateCommand: CliCommand = {
       overlays,
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
       progress,
+      // Validate reads no skill's tools: only the files the loader reads are stat'd.
+      statLoadedOnly: true,
     }
     const entries: ValidateEntry[] = []
     const notSearched: SkillProblem[] = []
