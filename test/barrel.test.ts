@@ -29,6 +29,43 @@ process.stdout.write(String(Object.keys(cache).some((k) => k.includes('/node_mod
   )
 }
 
+/**
+ * The heavy packages (CommonJS, so in the require cache) Node loaded after
+ * importing `specifier` and running `then` (code using the import as `m`).
+ */
+function packagesLoaded(specifier: string, then = ''): string[] {
+  const script = `import { createRequire } from 'node:module'
+const m = await import(${JSON.stringify(specifier)})
+${then}
+const cache = Object.keys(createRequire(import.meta.url).cache)
+const heavy = ['prom-client', 'ajv', '@opentelemetry/api']
+process.stdout.write(JSON.stringify(heavy.filter((p) => cache.some((k) => k.includes(\`/node_modules/\${p}/\`)))))`
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    }),
+  ) as string[]
+}
+
+describe('metrics, schemas and tracing load their packages on first use', () => {
+  it('the root entry and skillhost/common load none of prom-client, ajv, @opentelemetry/api', () => {
+    expect(packagesLoaded('skillhost')).toEqual([])
+    expect(packagesLoaded('skillhost/common')).toEqual([])
+    expect(packagesLoaded('skillhost/sources')).toEqual([])
+  })
+
+  it('each loads when first used: a metrics object, a Tool with a JSON Schema', () => {
+    // prom-client's process metrics pull the OpenTelemetry API in with it.
+    expect(packagesLoaded('skillhost/common', 'new m.SkillHostMetrics()')).toEqual([
+      'prom-client',
+      '@opentelemetry/api',
+    ])
+    const tool = "new m.Tool({ name: 't', inputSchema: { type: 'object' }, handler: () => 1 })"
+    expect(packagesLoaded('skillhost', tool)).toEqual(['ajv'])
+  })
+})
+
 describe('entry points stay clean', () => {
   const baseline = new Set(builtinsLoadedBy(''))
   const added = (specifier: string) => builtinsLoadedBy(specifier).filter((m) => !baseline.has(m))

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import { Ajv, type ValidateFunction } from 'ajv'
+import type { Ajv, ValidateFunction } from 'ajv'
 import { assertArgumentDepth } from './argument-depth.js'
 import { SkillHostError } from './errors.js'
 import { linearRegExp, NonLinearPatternError } from './linear-regexp.js'
@@ -57,7 +58,9 @@ function compileShared(schema: object): ValidateFunction {
 let sharedAjv: Ajv | undefined
 function ajv(): Ajv {
   // Schemas can come from skills: their regexes run on RE2 semantics, never backtracking.
-  sharedAjv ??= new Ajv({
+  // ajv is loaded with the first JSON Schema compiled, not with `skillhost/common`:
+  // a command that compiles none (`skillhost validate`) skips its ~70 modules.
+  sharedAjv ??= new (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv({
     allErrors: false,
     strict: false,
     useDefaults: true,

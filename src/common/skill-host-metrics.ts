@@ -1,15 +1,5 @@
+import { createRequire } from 'node:module'
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
-
-/**
- * prom-client, loaded when the first metrics are made: every command and host
- * that imports the common barrel would otherwise load it (and its default
- * collectors) at start, metrics or not. The same module an import would give.
- */
-function promClient(): typeof import('prom-client') {
-  const { createRequire } = process.getBuiltinModule('node:module')
-  return createRequire(import.meta.url)('prom-client') as typeof import('prom-client')
-}
-
 import { runWithMetrics } from './active-metrics.js'
 import { BoundedLabel } from './bounded-label.js'
 import { outcomeLabel } from './outcome-label.js'
@@ -45,6 +35,13 @@ export const SKILL_LABEL_CAP = 100
 
 const seconds = (buckets: number[]) => ({ buckets })
 
+// prom-client (and the OpenTelemetry API it pulls) is loaded when the first
+// metrics object is made, not with `skillhost/common`: a command that keeps no
+// metrics (`skillhost validate`, `list`) does not pay for ~80 modules it never uses.
+let promClient: typeof import('prom-client') | undefined
+const loadPromClient = (): typeof import('prom-client') =>
+  (promClient ??= createRequire(import.meta.url)('prom-client') as typeof import('prom-client'))
+
 /**
  * skillhost's Prometheus metrics (prom-client), every name prefixed
  * `skillhost_` (docs/operations.md lists them). Serve `registry.metrics()`
@@ -73,7 +70,7 @@ export class SkillHostMetrics {
   readonly #httpLimits: Counter
 
   constructor(options: SkillHostMetricsOptions = {}) {
-    const { Counter, Gauge, Histogram, Registry } = promClient()
+    const { Counter, Gauge, Histogram, Registry } = loadPromClient()
     this.registry = options.registry ?? new Registry()
     const registers = [this.registry]
     this.#skills = new BoundedLabel(options.maxSkillLabels ?? SKILL_LABEL_CAP)
@@ -113,7 +110,7 @@ export class SkillHostMetrics {
     ])
     this.#workspaceBytes = c(
       'workspace_bytes_total',
-      'Bytes of session-workspace files calls wrote, by where they are kept: disk (every byte), postgres (also stored so the workspace follows the session).',
+      'Bytes of session-workspace files calls wrote, by store kind.',
       ['store'],
     )
     this.#builds = c('provision_builds_total', 'Script environment builds, by outcome.', [

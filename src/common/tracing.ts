@@ -1,13 +1,5 @@
-import {
-  type Attributes,
-  context,
-  INVALID_TRACEID,
-  type Span,
-  SpanStatusCode,
-  type Tracer,
-  type TracerProvider,
-  trace,
-} from '@opentelemetry/api'
+import { createRequire } from 'node:module'
+import type { Attributes, Span, Tracer, TracerProvider } from '@opentelemetry/api'
 import { escapeLine } from './escape-text.js'
 import { failureLabel } from './outcome-label.js'
 
@@ -87,9 +79,19 @@ const NOT_RECORDING: TracedSpan = Object.freeze({ note: () => undefined })
 function end(span: Span, err: unknown, failed: boolean): void {
   const outcome = failed ? failureLabel(err) : 'ok'
   span.setAttribute(SPAN_ATTRIBUTE.outcome, outcome)
-  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome })
+  if (failed) span.setStatus({ code: otel().SpanStatusCode.ERROR, message: outcome })
   span.end()
 }
+
+// The OpenTelemetry API is loaded with the first traced call, not with the
+// modules that trace: a command that traces nothing (`skillhost validate`)
+// skips its ~50 modules. Node resolves `import` and `require` of the package to
+// the same CommonJS build, so this is the one instance the adapters import too.
+let otelApi: typeof import('@opentelemetry/api') | undefined
+const otel = (): typeof import('@opentelemetry/api') =>
+  (otelApi ??= createRequire(import.meta.url)(
+    '@opentelemetry/api',
+  ) as typeof import('@opentelemetry/api'))
 
 let provider: TracerProvider | undefined
 let tracer: Tracer | undefined
@@ -100,7 +102,7 @@ let tracer: Tracer | undefined
  * `trace.disable()` (a host or a test re-registering) gets a new tracer.
  */
 function skillhostTracer(): Tracer {
-  const current = trace.getTracerProvider()
+  const current = otel().trace.getTracerProvider()
   if (current !== provider || tracer === undefined) {
     provider = current
     tracer = current.getTracer('skillhost')
@@ -135,11 +137,12 @@ export function traced<T>(
 ): Promise<T> {
   const span = skillhostTracer().startSpan(name)
   const recording = span.isRecording()
-  if (!recording && span.spanContext().traceId === INVALID_TRACEID) return untraced(run)
+  if (!recording && span.spanContext().traceId === otel().INVALID_TRACEID) return untraced(run)
   if (recording) span.setAttributes(attributesOf(facts))
   const noted: TracedSpan = recording
     ? { note: (more) => span.setAttributes(attributesOf(more)) }
     : NOT_RECORDING
+  const { context, trace } = otel()
   return context.with(trace.setSpan(context.active(), span), async () => {
     try {
       const value = await run(noted)

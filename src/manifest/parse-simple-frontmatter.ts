@@ -1,21 +1,27 @@
+import { parseFrontmatterSubset } from './parse-frontmatter-subset.js'
+
 /**
- * A fast path for the frontmatter most skills have: `key: value` lines with
- * plain or simply-quoted string values, and one level of nested `key: value`
- * mappings (e.g. `metadata`). It accepts only a strict subset of YAML whose
- * meaning is unambiguous, and returns `undefined` for anything else — numbers,
- * booleans, nulls, lists, block scalars, anchors, escapes, comments after
- * values, duplicate keys — so the `yaml` package decides every other case.
- * Tests check it agrees with `yaml` on everything it accepts.
+ * The fast path for frontmatter: `undefined` unless the text is in a subset
+ * of YAML whose meaning is certain, else exactly the value `yaml` gives it
+ * (core schema, integers beyond 2^53 kept as text, null-prototype maps).
+ * The most common shape (`key: value` lines with plain or simply-quoted
+ * strings, one level of nested mapping) is read by a character scan; the
+ * rest of the subset (typed scalars, multi-line and escaped quoted scalars,
+ * block scalars, sequences) by `parseFrontmatterSubset`. Anything else —
+ * anchors, tags, flow maps, comments after values, duplicate keys — is left
+ * to the `yaml` package. Tests check it agrees with `yaml` on everything it
+ * accepts.
  */
 export function parseSimpleFrontmatter(yamlText: string): Record<string, unknown> | undefined {
   const fast = scanFrontmatter(yamlText)
-  return fast === UNSURE ? parseSimpleFrontmatterByRegex(yamlText) : fast
+  return fast === UNSURE ? parseFrontmatterSubset(yamlText) : fast
 }
 
 /**
- * The definition of the subset `parseSimpleFrontmatter` accepts, line by line
- * with regular expressions. `scanFrontmatter` is a faster character scan of
- * its common case; tests check the two agree.
+ * The definition of the subset the character scan reads, line by line with
+ * regular expressions: the scan is a faster form of it, and tests check the
+ * two agree (and that `parseSimpleFrontmatter` gives the same wherever it
+ * gives a value).
  */
 export function parseSimpleFrontmatterByRegex(
   yamlText: string,

@@ -60,6 +60,15 @@ export interface FileSystemSkillSourceOptions {
    */
   readonly discoveryIo?: 'sync' | 'async'
   /**
+   * For a one-shot check that reads no tool (`skillhost validate`): in a skill
+   * with no `skillhost.yaml`, stat only the files the loader reads (SKILL.md,
+   * agents/openai.yaml), not every file for the version. The version is then
+   * blind to changes of the other files, which list as 0 bytes, and reading
+   * them fails (`E_SKILL_SOURCE_FAILED`). Ignored with `overlays` or `lock`, whose
+   * sidecars and pins name files. Off by default.
+   */
+  readonly statLoadedOnly?: boolean
+  /**
    * Watch every folder discovery reads (one OS watch per folder, inotify on
    * Linux) and tell `onDidChange` listeners when one changes. While nothing
    * changed, `discover` answers from memory without touching the disk, which
@@ -148,8 +157,12 @@ export class FileSystemSkillSource implements SkillSource {
     this.#pins =
       options.lock === undefined ? undefined : new SkillPins(toSkillLock(options.lock), digests)
     const rows = new CatalogRows(options.importModules)
+    // An overlay's sidecar or a lock's pins name files: those need every stat.
+    const statLoadedOnly =
+      options.statLoadedOnly === true && this.overlays.length === 0 && options.lock === undefined
     const served = new ServedSkills({
       limits: this.limits,
+      statLoadedOnly,
       overlays: this.overlays,
       cache: this.#cache,
       pins: this.#pins,
@@ -158,6 +171,7 @@ export class FileSystemSkillSource implements SkillSource {
     const walk = {
       roots: this.roots,
       limits: this.limits,
+      statLoadedOnly,
       strict: options.strict === true,
       overlays: this.overlays,
       firstRootNumber: first,

@@ -212,6 +212,7 @@ describe('declared: what discovery saw, from memory', () => {
       scripts: descriptor.scripts,
       isolatedTools: ['add'],
       unavailableTools: descriptor.unavailableTools,
+      ignored: descriptor.ignored ?? [],
     })
     expect(seen?.unavailableTools.map((t) => t.name)).toEqual(['module:tools.mjs'])
     // Moved away: every read fails, the memory still answers for this version.
@@ -220,5 +221,16 @@ describe('declared: what discovery saw, from memory', () => {
     expect(s.declared(skill)?.isolatedTools).toEqual(['add'])
     expect(s.declared({ id: 'tools', version: 'other' })).toBeUndefined()
     expect(s.declared({ id: 'nope', version: skill.version })).toBeUndefined()
+  })
+
+  it("gives the manifest's ignored Claude Code keys as descriptor does (what validate reads without a rescan)", async () => {
+    const root = await makeTree({ 'cc/SKILL.md': skillMd('cc', 'Forks.', 'context: fork\n') })
+    roots.push(root)
+    const s = source(root)
+    const [skill] = (await discover(s)).skills
+    if (!skill) throw new Error('no skill')
+    const ignored = (await s.descriptor(skill)).ignored
+    expect(ignored?.map((k) => k.key)).toEqual(['context'])
+    expect(s.declared(skill)?.ignored).toEqual(ignored)
   })
 })

@@ -31,6 +31,8 @@ export interface CollectOptions {
   readonly lock?: SkillLock
   /** Where each root's walk reports its progress (`discoveryProgress`). */
   readonly progress?: Pick<DiscoveryProgressLine, 'walk'>
+  /** A one-shot check reading no tool (`validate`): see `FileSystemSkillSourceOptions.statLoadedOnly`. */
+  readonly statLoadedOnly?: boolean
 }
 
 /**
@@ -41,7 +43,7 @@ export async function collectSkills(
   roots: readonly string[],
   options: CollectOptions = {},
 ): Promise<RootScan[]> {
-  const { strict = false, overlays = [], maxDepth, lock, progress } = options
+  const { strict = false, overlays = [], maxDepth, lock, progress, statLoadedOnly } = options
   const scans: RootScan[] = []
   for (const raw of roots) {
     const root = resolve(raw)
@@ -55,6 +57,7 @@ export async function collectSkills(
       firstRootNumber: scans.length + 1,
       overlays,
       ...(lock && { lock }),
+      ...(statLoadedOnly === true && { statLoadedOnly }),
       ...(maxDepth !== undefined && { limits: { maxDepth } }),
     })
     try {

@@ -7,7 +7,7 @@ import {
   type SkillProblem,
   type SkillSource,
 } from '../../index.js'
-import { SKILL_SIDECAR_FILE } from '../../manifest/index.js'
+import { type IgnoredKey, SKILL_SIDECAR_FILE } from '../../manifest/index.js'
 import { type SkillScript, scriptInterpreters } from '../../tiers/scripts/index.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
@@ -92,12 +92,13 @@ async function interpreterProblems(
   source: SkillSource,
   skill: DiscoveredSkill,
   allowed: Readonly<Record<string, readonly string[]>>,
+  plain: boolean,
 ): Promise<{ errors: string[]; warnings: string[] }> {
   const errors: string[] = []
   const warnings: string[] = []
   let scripts: readonly SkillScript[] = []
   try {
-    const descriptor = await source.descriptor(skill)
+    const descriptor = (plain && seenPlain(source, skill)) || (await source.descriptor(skill))
     scripts = (descriptor.scripts ?? []) as readonly SkillScript[]
     // Claude Code keys skillhost reads but does not act on: named, never silent.
     for (const { key, reason } of descriptor.ignored ?? [])
@@ -122,6 +123,22 @@ async function interpreterProblems(
     }
   }
   return { errors, warnings }
+}
+
+/**
+ * What discovery saw of a skill with no sidecar, when that is all its
+ * descriptor would say: no scripts, no tools to read or import, only the
+ * manifest's ignored keys. Its folder is then not scanned a second time
+ * (the walk read it a moment ago). Undefined when the skill has a sidecar:
+ * its descriptor reads and checks the tools it declares.
+ */
+function seenPlain(
+  source: SkillSource,
+  skill: DiscoveredSkill,
+): { readonly scripts?: undefined; readonly ignored: readonly IgnoredKey[] } | undefined {
+  const seen = source instanceof FileSystemSkillSource ? source.declared(skill) : undefined
+  if (seen === undefined || seen.files.includes(SKILL_SIDECAR_FILE)) return undefined
+  return { ignored: seen.ignored }
 }
 
 /** Skills whose descriptor is read at once: enough to keep the thread pool busy, few enough to bound memory. */
@@ -151,9 +168,12 @@ async function validateRoot(
   // pool): several in flight, so the main thread does not wait on each in turn. The
   // results are applied in walk order, so the report is the same as one at a time.
   const skills = scan?.skills ?? []
+  // Without a lock or overlays, a skill with no sidecar is judged by what the walk saw;
+  // a lock's pins and an overlay's sidecar are checked by the descriptor's fresh scan.
+  const plain = options.lock === undefined && (options.overlays ?? []).length === 0
   const problems = scan
     ? await mapLimit(skills, DESCRIPTORS_IN_FLIGHT, (skill) =>
-        interpreterProblems(scan.source, skill, allowed),
+        interpreterProblems(scan.source, skill, allowed, plain),
       )
     : []
   for (const [i, skill] of skills.entries()) {
@@ -280,6 +300,8 @@ export const validateCommand: CliCommand = {
       overlays,
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
       progress,
+      // Validate reads no skill's tools: only the files the loader reads are stat'd.
+      statLoadedOnly: true,
     }
     const entries: ValidateEntry[] = []
     const notSearched: SkillProblem[] = []

@@ -17,6 +17,8 @@ export interface DiscoverSkillsOptions {
   readonly roots: readonly string[]
   readonly limits: SkillSourceLimits
   readonly strict: boolean
+  /** Stat only the files the loader reads in a skill without a sidecar (see `scanSkillFolderSteps`'s `lean`). */
+  readonly statLoadedOnly?: boolean
   /** The overlay directories, absolute, earlier first. */
   readonly overlays: readonly string[]
   /** The first root's number in copy keys (see `FileSystemSkillSourceOptions.firstRootNumber`). */
@@ -45,6 +47,7 @@ function startWalk(
     limits: options.limits,
     strict: options.strict,
     overlays: options.overlays,
+    ...(options.statLoadedOnly === true && { statLoadedOnly: true }),
     io: options.sync ? { sync: syncSkillFs } : { async: asyncSkillFs },
     report,
     signal: options.signal,

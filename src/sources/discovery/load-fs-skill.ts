@@ -89,6 +89,8 @@ export interface LoadFsSkillOptions {
    * it again. When absent, the read may use a reused buffer.
    */
   readonly onSkillMd?: ((dir: string, bytes: Uint8Array) => void) | undefined
+  /** Stat only the files the loader reads in a skill without a sidecar (see `scanSkillFolderSteps`'s `lean`). */
+  readonly statLoadedOnly?: boolean
 }
 
 /** The entry of `rel` in a scan, when it exists and fits in `max` bytes. */
@@ -348,7 +350,7 @@ export function* loadFsSkillSteps(
         ino: file.ino,
       })
     }
-    scan = yield* scanSkillFolderSteps(dir, options.limits, entries, known)
+    scan = yield* scanSkillFolderSteps(dir, options.limits, entries, known, options.statLoadedOnly)
     if (text === undefined) {
       const file = sizedFile(scan, 'SKILL.md', max)
       const keep = options.onSkillMd

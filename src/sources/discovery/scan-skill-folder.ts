@@ -2,6 +2,8 @@ import * as crypto from 'node:crypto'
 import type { Dirent, Stats } from 'node:fs'
 import { sep } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
+import { OPENAI_YAML_FILE } from '../../manifest/parse-openai-yaml.js'
+import { SKILL_SIDECAR_FILE } from '../../manifest/parse-skill-sidecar.js'
 import type { SkillSourceLimits } from '../source-limits.js'
 import {
   allSteps,
@@ -82,6 +84,16 @@ export function isInside(root: string, target: string): boolean {
   return target === root || target.startsWith(root.endsWith(sep) ? root : root + sep)
 }
 
+/**
+ * The entry a lean scan (`scanSkillFolderSteps`'s `lean`) gives a file it did
+ * not stat: in the file list and the file count, blind in the version hash,
+ * and never read (no file has inode 0, so a read's identity check refuses it).
+ */
+const UNSTATTED: SkillFileEntry = Object.freeze({ size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 })
+
+/** The files the loader reads from a skill without a sidecar: all a lean scan stats. */
+const LOADER_READS: ReadonlySet<string> = new Set(['SKILL.md', OPENAI_YAML_FILE])
+
 /** A directory entry's name order: the same whatever order `readdir` returns. */
 const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
@@ -97,6 +109,9 @@ export function inNameOrder(entries: readonly Dirent[]): readonly Dirent[] {
 type Slot =
   | { readonly warning: string }
   | { readonly rel: string; readonly call: number; readonly link: boolean }
+
+/** A slot's `call` when a lean scan makes none for the file (`UNSTATTED`). */
+const NO_CALL = -1
 
 type Resolved = { readonly target: string; readonly s: Stats } | { readonly cause: unknown }
 
@@ -175,7 +190,11 @@ function classifyEntries(
   abs: string,
   depth: number,
   limits: SkillSourceLimits,
-  seen: { readonly known: Map<string, SkillFileEntry> | undefined; readonly nested: string[] },
+  seen: {
+    readonly known: Map<string, SkillFileEntry> | undefined
+    readonly nested: string[]
+    readonly lean: boolean
+  },
 ): FolderPlan {
   const plan: FolderPlan = { slots: [], calls: [], subfolders: [] }
   const { slots, calls } = plan
@@ -192,6 +211,10 @@ function classifyEntries(
     } else if (entry.isFile()) {
       if (name === 'SKILL.md' && rel !== '') seen.nested.push(rel)
       if (seen.known?.has(relPath)) continue
+      if (seen.lean && !LOADER_READS.has(relPath)) {
+        slots.push({ rel: relPath, call: NO_CALL, link: false })
+        continue
+      }
       slots.push({ rel: relPath, call: calls.length, link: false })
       calls.push(statStep(absPath))
     } else if (entry.isSymbolicLink()) {
@@ -216,12 +239,19 @@ function classifyEntries(
  * depth-first after their own files, and the calls of one folder are made
  * together (concurrently when async), their results kept in entry order: the
  * warnings come out the same for either driver and any `readdir` order.
+ * `lean` (a one-shot check such as `skillhost validate`): in a folder with no
+ * `skillhost.yaml`, only the files the loader reads (SKILL.md,
+ * agents/openai.yaml) are stat'd; every other regular file is listed and
+ * counted as `UNSTATTED`, so the hash misses its changes and reads of it fail.
+ * The decision depends on the listing alone, so a rescan with the same `lean`
+ * gives the same hash.
  */
 export function* scanSkillFolderSteps(
   dir: string,
   limits: SkillSourceLimits,
   top?: readonly Dirent[],
   known?: Map<string, SkillFileEntry>,
+  lean = false,
 ): FsSteps<SkillFolderScan> {
   // Each path comes up once, so an entry already present came from `known`.
   const files = known ?? new Map<string, SkillFileEntry>()
@@ -236,9 +266,12 @@ export function* scanSkillFolderSteps(
     const [rel, abs, depth, given] = pending.pop()!
     folders.push(rel)
     const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
+    // A sidecar declares tool files its descriptor reads: its skill is scanned in full.
+    if (rel === '') lean &&= !entries.some((e) => e.name === SKILL_SIDECAR_FILE)
     const { slots, calls, subfolders } = classifyEntries(entries, rel, abs, depth, limits, {
       known,
       nested,
+      lean,
     })
     // One round of calls per folder (concurrent when async), answered in entry order.
     const results =
@@ -250,7 +283,7 @@ export function* scanSkillFolderSteps(
       }
       const result = results[slot.call]
       if (!slot.link) {
-        files.set(slot.rel, entryOf(result as Stats))
+        files.set(slot.rel, slot.call === NO_CALL ? UNSTATTED : entryOf(result as Stats))
         continue
       }
       const isSkillMd = slot.rel === 'SKILL.md'
@@ -285,9 +318,13 @@ export function* scanSkillFolderSteps(
   }
 }
 
-/** `scanSkillFolderSteps` through the thread pool: the rescan that proves a ref current. */
-export function scanSkillFolder(dir: string, limits: SkillSourceLimits): Promise<SkillFolderScan> {
-  return runAsync(scanSkillFolderSteps(dir, limits), asyncSkillFs)
+/** `scanSkillFolderSteps` through the thread pool: the rescan that proves a ref current (`lean` as the walk's). */
+export function scanSkillFolder(
+  dir: string,
+  limits: SkillSourceLimits,
+  lean = false,
+): Promise<SkillFolderScan> {
+  return runAsync(scanSkillFolderSteps(dir, limits, undefined, undefined, lean), asyncSkillFs)
 }
 
 // One-shot hashing (Node >= 20.12) is about 3x cheaper than a Hash object.

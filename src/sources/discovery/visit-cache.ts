@@ -244,7 +244,13 @@ function reuseUnchanged(previous: FsSkillEntry) {
     entries?: readonly Dirent[],
   ): FsSteps<FsSkillOutcome> {
     try {
-      const scan = yield* scanSkillFolderSteps(dir, options.limits, entries)
+      const scan = yield* scanSkillFolderSteps(
+        dir,
+        options.limits,
+        entries,
+        undefined,
+        options.statLoadedOnly,
+      )
       if (scan.hash === previous.scan.hash && dir === previous.dir) {
         // Same files, same version; a folder added or removed (empty) changes only what to watch.
         const same = sameList(scan.folders, previous.scan.folders)

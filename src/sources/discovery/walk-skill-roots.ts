@@ -39,6 +39,7 @@ export interface WalkSkillRootsOptions {
   readonly overlays?: readonly string[]
   /** Receives each SKILL.md's bytes (see `LoadFsSkillOptions.onSkillMd`). */
   readonly onSkillMd?: LoadFsSkillOptions['onSkillMd']
+  readonly statLoadedOnly?: LoadFsSkillOptions['statLoadedOnly']
   readonly io: DiscoveryIo
   readonly signal?: AbortSignal
   readonly report: (problem: SkillProblem) => void

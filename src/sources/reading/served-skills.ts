@@ -31,6 +31,8 @@ export interface CurrentSkill {
 /** Options for `ServedSkills`. */
 export interface ServedSkillsOptions {
   readonly limits: SkillSourceLimits
+  /** The walk's `statLoadedOnly`: a rescan stats as the walk did, so an unchanged skill keeps its hash. */
+  readonly statLoadedOnly?: boolean
   /** The overlay directories, absolute, earlier first (see `resolveOverlayDirs`). */
   readonly overlays: readonly string[]
   /** Told of a folder that changed without a watch saying so, so the next walk reads it again. */
@@ -76,6 +78,7 @@ function unreadable(ref: SkillRef, cause: unknown): SkillHostError {
  */
 export class ServedSkills {
   readonly #limits: SkillSourceLimits
+  readonly #statLoadedOnly: boolean
   readonly #overlays: readonly string[]
   readonly #cache: Pick<VisitCache, 'invalidate'>
   readonly #pins: SkillPins | undefined
@@ -85,6 +88,7 @@ export class ServedSkills {
 
   constructor(options: ServedSkillsOptions) {
     this.#limits = options.limits
+    this.#statLoadedOnly = options.statLoadedOnly === true
     this.#overlays = options.overlays
     this.#cache = options.cache
     this.#pins = options.pins
@@ -124,7 +128,7 @@ export class ServedSkills {
     if (entry.version !== ref.version) throw notFound(ref, 'is stale')
     let scan: SkillFolderScan
     try {
-      scan = await scanSkillFolder(entry.dir, this.#limits)
+      scan = await scanSkillFolder(entry.dir, this.#limits, this.#statLoadedOnly)
     } catch (cause) {
       throw unreadable(ref, cause)
     }

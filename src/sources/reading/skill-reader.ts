@@ -1,5 +1,6 @@
 import { SkillHostError } from '../../common/errors.js'
 import type { Tool } from '../../common/tool.js'
+import type { IgnoredKey } from '../../manifest/claude-code-keys.js'
 import { parseSkillMd } from '../../manifest/parse-skill-md.js'
 import type { SkillPermissionRequest } from '../../skill-model/permission-request.js'
 import { normalizeSkillPath } from '../../skill-model/skill-path.js'
@@ -42,6 +43,8 @@ export interface DeclaredSkill {
   readonly unavailableTools: readonly UnavailableTool[]
   /** What its scripts ask for (the sidecar's `permissions`, else `agents/openai.yaml`'s), as `descriptor` reports it. */
   readonly permissions?: SkillPermissionRequest
+  /** Claude Code keys its manifest has that skillhost does not honour, as `descriptor` reports them. */
+  readonly ignored: readonly IgnoredKey[]
 }
 
 /** Options for `SkillReader`. */
@@ -226,6 +229,7 @@ export class SkillReader {
       isolatedTools: (sidecar?.isolatedTools ?? []).map((t) => t.name),
       unavailableTools: this.#rows.notImported(ref.id, entry),
       ...(entry.permissions && { permissions: entry.permissions }),
+      ignored: entry.manifest.ignored,
     }
   }
 

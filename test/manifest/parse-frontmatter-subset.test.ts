@@ -1,0 +1,160 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { parseFrontmatterSubset } from '../../src/manifest/parse-frontmatter-subset.js'
+import { parseSimpleFrontmatter } from '../../src/manifest/parse-simple-frontmatter.js'
+import { numRuns } from '../helpers/fuzz-config.js'
+import { canonicalValue as canon, yamlPathValue } from '../helpers/yaml-path.js'
+
+/** The fast path gives `yaml`'s value or declines; never a different value. Returns whether it accepted. */
+function agrees(text: string): boolean {
+  const fast = parseSimpleFrontmatter(text)
+  if (fast === undefined) return false
+  expect(canon(fast), JSON.stringify(text)).toBe(canon(yamlPathValue(text)))
+  return true
+}
+
+// Words biased towards what changes YAML's meaning: indicators, quotes,
+// escapes, core-schema nulls, bools and numbers, spaces, non-ASCII.
+const atom = fc.constantFrom(
+  ...['a', 'Zed', 'é', '😀', '1', '0', '-', '.', ':', '#', ' ', '  ', "'", "''", '"', '\\'],
+  ...['\\n', '\\t', '\\x41', '\\u00e9', '\\U0001F600', '\\q', '\\ ', '[', ']', '{', ',', '&'],
+  ...['*', '!', '|', '>', '?', '%', '@', '`', '~', 'null', 'True', 'false', '12', '-7', '0o17'],
+  ...['0x1F', '1.5', '1e3', '.inf', '-.Inf', '.nan', '12345678901234567890', '1.0', 'yes', '\t'],
+)
+const hostile = fc.array(atom, { minLength: 0, maxLength: 6 }).map((a) => a.join(''))
+const safe = fc.constantFrom('Use', 'when: x', 'it', 'reads', 'PDF', 'v1.2', 'a-b', 'é😀', 'x y')
+const word = fc.oneof(
+  { weight: 2, arbitrary: fc.array(safe, { minLength: 1, maxLength: 3 }).map((a) => a.join(' ')) },
+  { weight: 1, arbitrary: hostile },
+)
+const indent = fc.constantFrom('', ' ', '  ', '    ')
+
+/** A value as it is written after `key:`, possibly over several lines indented by `pad`. */
+function valueText(pad: string): fc.Arbitrary<string> {
+  const lines = fc.array(fc.oneof(word, fc.constant('')), { minLength: 1, maxLength: 4 })
+  const cont = (ls: string[], extra: string) => ls.map((l) => (l === '' ? '' : pad + extra + l))
+  return fc.oneof(
+    word.map((w) => ` ${w}`),
+    fc.tuple(word, lines, indent).map(([w, ls, x]) => ` ${w}\n${cont(ls, x).join('\n')}`),
+    fc
+      .tuple(fc.constantFrom("'", '"'), word, lines, indent, word)
+      .map(([q, w, ls, x, last]) => ` ${q}${w}\n${cont(ls, x).join('\n')}\n${pad}${x}${last}${q}`),
+    fc.tuple(fc.constantFrom("'", '"'), word).map(([q, w]) => ` ${q}${w}${q}`),
+    fc
+      .tuple(fc.constantFrom('|', '>'), fc.constantFrom('', '-', '+', '2', ' # c'), lines, indent)
+      .map(([h, c, ls, x]) => ` ${h}${c}\n${cont(ls, ` ${x}`).join('\n')}`),
+    fc.array(word, { maxLength: 4 }).map((ws) => ` [${ws.join(', ')}]`),
+    fc.constant(''),
+  )
+}
+
+/** A frontmatter document: top-level keys with values, sequences, nested maps, comments, blanks. */
+const documents = fc
+  .array(
+    fc.oneof(
+      fc
+        .tuple(
+          fc.constantFrom('name', 'description', 'on', 'x_1', 'a-b', 'null', '__proto__'),
+          valueText(' '),
+        )
+        .map(([k, v]) => `${k}:${v}`),
+      fc
+        .tuple(
+          fc.constantFrom('tags', 'list'),
+          indent,
+          fc.array(valueText('  '), { minLength: 1, maxLength: 3 }),
+        )
+        .map(([k, pad, vs]) => `${k}:\n${vs.map((v) => `${pad}-${v}`).join('\n')}`),
+      fc
+        .tuple(
+          fc.constantFrom('metadata', 'm'),
+          fc.array(fc.tuple(fc.constantFrom('author', 'v.1', 'k'), valueText('    ')), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+        )
+        .map(([k, kvs]) => `${k}:\n${kvs.map(([kk, v]) => `  ${kk}:${v}`).join('\n')}`),
+      fc.constantFrom('# comment', '', '  # indented comment', '   '),
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
+  .map((parts) => `${parts.join('\n')}\n`)
+
+describe('parseFrontmatterSubset', () => {
+  it('reads the shapes real frontmatter has, as yaml does', () => {
+    const cases: [string, unknown][] = [
+      ["d: 'a\n  b\n\n  c\n\n  '\n", { d: 'a b\nc\n' }],
+      ['d: a\n  b  \n\n\n  c\n', { d: 'a b\n\nc' }],
+      ['d: "x\\ty\\u00e9 \\\n    z"\n', { d: 'x\tyé z' }],
+      ['d: |-\n  one\n    two\n\n  three\nn: 1\n', { d: 'one\n  two\n\nthree', n: 1 }],
+      ['d: >\n  one\n  two\n\n  three\n', { d: 'one two\nthree\n' }],
+      ['d: |+\n  a\n\nn: x\n', { d: 'a\n\n', n: 'x' }],
+      ['t: [a, "b, c", \'d\', 1, true, null]\n', { t: ['a', 'b, c', 'd', 1, true, null] }],
+      ['t:\n- a\n- 1.0\nu:\n  - b\n', { t: ['a', 1], u: ['b'] }],
+      [
+        'v: 1.0\nw: 0x1F\nx: 12345678901234567890\ny: ~\nz:\n',
+        { v: 1, w: 31, x: '12345678901234567890', y: null, z: null },
+      ],
+      ['m:\n  a: [x]\n  b: |\n    t\n', { m: { a: ['x'], b: 't\n' } }],
+      // Shaped like the public collections' frontmatter (pyyaml's output, metadata blocks).
+      [
+        "name: a-b\ndescription: 'Analyzes X (MBR),\n  or UEFI. Covers ''Y''.\n\n  '\ntags:\n- malware\n- MBR-analysis\nversion: 1.0.0\nnist_csf:\n- DE.AE-02\n",
+        {
+          name: 'a-b',
+          description: "Analyzes X (MBR), or UEFI. Covers 'Y'.\n",
+          tags: ['malware', 'MBR-analysis'],
+          version: '1.0.0',
+          nist_csf: ['DE.AE-02'],
+        },
+      ],
+      [
+        'name: x\ndescription: "Automate tasks via Rube MCP (Composio)."\nrequires:\n  mcp: [rube]\nversion: 2.1\n',
+        {
+          name: 'x',
+          description: 'Automate tasks via Rube MCP (Composio).',
+          requires: { mcp: ['rube'] },
+          version: 2.1,
+        },
+      ],
+    ]
+    for (const [text, want] of cases) {
+      expect(canon(parseFrontmatterSubset(text)), text).toBe(canon(want))
+      expect(agrees(text), text).toBe(true)
+    }
+  })
+
+  it('declines what it cannot be certain of', () => {
+    for (const text of [
+      'a: &x y\n',
+      'a: {b: c}\n',
+      'a: x # c\n',
+      'a: [x,]\n',
+      'a: |2\n   x\n',
+      'a: |\n    \n  x\n',
+      'a: >\n  x\n    y\n',
+      'a: "\\q"\n',
+      "a: 'x\nb: y'\n",
+      'a: x\n\tb\n',
+      'a:\n  b:\n    c: d\n',
+      'a:\n  - x\n   - y\n',
+      'a: x',
+      'a: x\na: y\n',
+      'a: x\u2028\n',
+    ])
+      expect(parseFrontmatterSubset(text), JSON.stringify(text)).toBeUndefined()
+  })
+
+  it('gives the yaml value or declines, on generated frontmatter (property)', () => {
+    let accepted = 0
+    let runs = 0
+    fc.assert(
+      fc.property(documents, (text) => {
+        runs++
+        if (agrees(text)) accepted++
+      }),
+      { numRuns: numRuns * 50 },
+    )
+    // The generator reaches the subset often, not only its refusals.
+    expect(accepted).toBeGreaterThan(runs / 20)
+  })
+})
