@@ -156,7 +156,7 @@ describe.skipIf(!linux)(
       const { urls } = await replicas()
       const [a] = urls as [URL, URL]
       const opened = await connectHttp(a, TOKEN)
-      clients.push(opened.client)
+      served.clients.push(opened.client)
       const bytes = async (): Promise<{ disk: number; postgres: number }> => {
         const res = await fetch(new URL('/metrics', a), {
           headers: { authorization: `Bearer ${TOKEN}` },
