@@ -82,6 +82,9 @@ export class WarmPool {
     const list = this.#idle.get(key)
     for (let idle = list?.pop(); idle !== undefined; idle = list?.pop()) {
       clearTimeout(idle.timer)
+      // Held before waiting for its `R`: an idle sandbox holds nothing, and a
+      // host with nothing else on its event loop would exit mid-wait.
+      idle.sandbox.hold(true)
       if (await idle.ready) return idle.sandbox
       await this.#drop(idle.sandbox)
     }
