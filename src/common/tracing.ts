@@ -110,6 +110,24 @@ function skillhostTracer(): Tracer {
   return tracer
 }
 
+let noopProvider: TracerProvider | undefined
+
+/**
+ * Whether a span made now could be neither recorded nor carried: no provider
+ * registered (the API's proxy still delegates to its no-op) and no valid span
+ * active (a client's `traceparent` included). Exactly when the no-op tracer's
+ * span would have an invalid trace id, decided without making that span.
+ */
+function nothingToTrace(): boolean {
+  const api = otel()
+  const current = api.trace.getTracerProvider()
+  if (!(current instanceof api.ProxyTracerProvider)) return false
+  noopProvider ??= new api.ProxyTracerProvider().getDelegate()
+  if (current.getDelegate() !== noopProvider) return false
+  const active = api.trace.getSpanContext(api.context.active())
+  return active === undefined || !api.trace.isSpanContextValid(active)
+}
+
 /** `run` called as a traced function is, with a synchronous throw as a rejection. */
 function untraced<T>(run: (span: TracedSpan) => T | Promise<T>): Promise<T> {
   try {
@@ -135,6 +153,7 @@ export function traced<T>(
   facts: SpanFacts,
   run: (span: TracedSpan) => T | Promise<T>,
 ): Promise<T> {
+  if (nothingToTrace()) return untraced(run)
   const span = skillhostTracer().startSpan(name)
   const recording = span.isRecording()
   if (!recording && span.spanContext().traceId === otel().INVALID_TRACEID) return untraced(run)

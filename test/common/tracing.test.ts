@@ -59,6 +59,31 @@ describe('traced (issue 41, item 3)', () => {
     expect(spans()).toEqual([])
   })
 
+  it('with no SDK registered still carries a client trace: the work runs under a span of that trace', async () => {
+    // A remote parent (a client's traceparent) must still reach the work
+    // when no SDK is registered, whichever way `traced` skips its own span.
+    context.setGlobalContextManager(contextManager.enable())
+    const parent = {
+      traceId: 'a1'.repeat(16),
+      spanId: 'b2'.repeat(8),
+      traceFlags: 1,
+      isRemote: true,
+    }
+    let seen: string | undefined = 'unset'
+    await context.with(trace.setSpanContext(context.active(), parent), () =>
+      traced('skillhost.discovery', {}, () => {
+        seen = trace.getActiveSpan()?.spanContext().traceId
+      }),
+    )
+    expect(seen).toBe(parent.traceId)
+    // Outside it, nothing is active.
+    await traced('skillhost.discovery', {}, () => {
+      seen = trace.getActiveSpan()?.spanContext().traceId
+    })
+    expect(seen).toBeUndefined()
+    context.disable()
+  })
+
   it('keeps to the closed keys, escapes and bounds ids, and records a failure by its code only', async () => {
     withSdk()
     const facts = {
