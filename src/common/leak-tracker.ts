@@ -231,13 +231,20 @@ export function trackResource(
 }
 
 /**
- * Runs `fn` in `owner`'s name: what it tracks, now or after an await, is
- * owned by `owner` (the innermost owner wins). Outside tests, or with no
- * owner, it only calls `fn`.
+ * Runs `fn(a, b)` in `owner`'s name: what it tracks, now or after an await,
+ * is owned by `owner` (the innermost owner wins). Outside tests, or with no
+ * owner, it only calls `fn(a, b)`.
  */
-export function withResourceOwner<T>(owner: object | undefined, fn: () => T): T {
+export function withResourceOwner<T, A = undefined, B = undefined>(
+  owner: object | undefined,
+  fn: (a: A, b: B) => T,
+  a?: A,
+  b?: B,
+): T {
   const scope = (globalThis as TrackerSlot)[SLOT]?.scope
-  return scope === undefined || owner === undefined ? fn() : scope.run(owner, fn)
+  // `a` and `b` are handed on so a hot caller need not make a closure per call.
+  if (scope === undefined || owner === undefined) return fn(a as A, b as B)
+  return scope.run(owner, () => fn(a as A, b as B))
 }
 
 /**

@@ -113,12 +113,32 @@ function skillhostTracer(): Tracer {
 let noopProvider: TracerProvider | undefined
 
 /**
+ * Where `@opentelemetry/api` 1.x keeps what was registered with it (a
+ * provider under `trace`, a context manager under `context`): the key its
+ * `registerGlobal` uses, shared by every copy of the API of that major.
+ */
+const OTEL_GLOBAL = Symbol.for('opentelemetry.js.api.1')
+type OtelGlobalSlot = { [OTEL_GLOBAL]?: { readonly trace?: unknown; readonly context?: unknown } }
+
+/**
  * Whether a span made now could be neither recorded nor carried: no provider
  * registered (the API's proxy still delegates to its no-op) and no valid span
  * active (a client's `traceparent` included). Exactly when the no-op tracer's
  * span would have an invalid trace id, decided without making that span.
+ * `traced` skips its span when this holds; a hot path may ask first and call
+ * its work directly, sparing the closure `traced` takes.
  */
-function nothingToTrace(): boolean {
+export function nothingToTrace(): boolean {
+  // Nothing registered with the API at all (no provider, no context manager):
+  // its proxy delegates to the no-op and the active context is the root, so
+  // the answer is known without loading the API or asking it (one lookup).
+  const registered = (globalThis as OtelGlobalSlot)[OTEL_GLOBAL]
+  if (
+    registered === undefined ||
+    (registered.trace === undefined && registered.context === undefined)
+  ) {
+    return true
+  }
   const api = otel()
   const current = api.trace.getTracerProvider()
   if (!(current instanceof api.ProxyTracerProvider)) return false

@@ -9,10 +9,10 @@ import {
 import { withResourceOwner } from '../common/leak-tracker.js'
 import type { JsonSchemaObject, ToolInputSchema } from '../common/schema.js'
 import { Tool, type ToolResult } from '../common/tool.js'
-import { type SkillhostSpanName, traced } from '../common/tracing.js'
+import { nothingToTrace, type SkillhostSpanName, traced } from '../common/tracing.js'
 import type { TurnContext } from '../common/turn-context.js'
 import type { SkillRef } from '../skill-model/declarations.js'
-import { spoolToolResult } from './spool-result.js'
+import { type ResultKeeping, resultKeeping, spoolToolResult } from './spool-result.js'
 
 /** Counts calls in and out of a loaded skill, refusing once it is retired. */
 export interface CallGuard {
@@ -37,8 +37,9 @@ export interface SkillToolSpec<A> {
   /**
    * The tier's own work, after the gate allowed the call: returns a checked
    * result, or throws a tier code. Everything around it is the envelope's.
+   * Called as a plain function (no `this`).
    */
-  run(args: A, ctx: TurnContext): ToolResult | Promise<ToolResult>
+  readonly run: (args: A, ctx: TurnContext) => ToolResult | Promise<ToolResult>
   /**
    * How the result is kept: by default it is spooled (untrusted, with
    * provenance) as `artifactClass()` or a plain `SpooledArtifact`, and the
@@ -81,13 +82,25 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
   const spooling = spec.spool
   const span = CALL_SPAN[tier]
   const facts = Object.freeze({ tool: name, skillId: skill.id, skillVersion: skill.version, tier })
+  // The artifact class is resolved per call (a deployer may bind it later); its keeping is made once per class.
+  let keeping: ResultKeeping | undefined
+  let keepingClass: typeof SpooledArtifact | undefined
+  const keepingFor = (cls: typeof SpooledArtifact | undefined): ResultKeeping => {
+    if (keeping === undefined || cls !== keepingClass) {
+      keeping = resultKeeping(cls, provenance)
+      keepingClass = cls
+    }
+    return keeping
+  }
   return new Tool<A>({
     name,
     description: spec.description,
     inputSchema: spec.inputSchema as ToolInputSchema<A>,
     trusted: false,
     meta: { ...spec.meta, skill: skill.id, skillVersion: skill.version, tier },
-    handler: (args, ctx) => traced(span, facts, () => call(args, ctx)),
+    // With nothing to trace the call runs as it is: no closure, no span.
+    handler: (args, ctx) =>
+      nothingToTrace() ? call(args, ctx) : traced(span, facts, () => call(args, ctx)),
   })
   async function call(args: A, ctx: TurnContext): Promise<ToolResult> {
     guard?.enter(name)
@@ -103,15 +116,11 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
         }
       }
       // What a call makes (a process, a scratch folder) is the loaded skill's (leak reports).
-      let result = withResourceOwner(guard, () => spec.run(args, ctx))
+      let result = withResourceOwner(guard, spec.run, args, ctx)
       // Most tier-1 handlers answer synchronously; only a thenable costs a hop.
       if (isThenable(result)) result = await result
       if (spooling === false) return result
-      const spooled = spoolToolResult(result, {
-        spool: ctx.spool,
-        artifactClass: spooling?.artifactClass?.(),
-        provenance,
-      })
+      const spooled = spoolToolResult(result, ctx.spool, keepingFor(spooling?.artifactClass?.()))
       return isThenable(spooled) ? await spooled : spooled
     } finally {
       guard?.exit()

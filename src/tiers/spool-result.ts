@@ -1,18 +1,36 @@
 import { SpooledArtifact } from '../common/artifacts/index.js'
 import { Media } from '../common/media.js'
 import type { Provenance, Retrievable } from '../common/retrievable.js'
-import type { SpoolStore } from '../common/spool-store.js'
+import type { SpoolMeta, SpoolStore } from '../common/spool-store.js'
 import type { ToolResult } from '../common/tool.js'
 
 /** Bytes of a text result shown inline before the model is told to page with the readers. */
 export const INLINE_PREVIEW_BYTES = 8 * 1024
 
-/** How one skill-tool result is spooled. */
-export interface SpoolResultOptions {
-  readonly spool: SpoolStore
-  /** The artifact class the deployer bound to this tool; `SpooledArtifact` otherwise. */
-  readonly artifactClass?: typeof SpooledArtifact
+/**
+ * How one tool's results are spooled: the artifact class the deployer bound
+ * (`SpooledArtifact` otherwise), the skill's provenance, and the record
+ * metadata of a text result, made once per tool and class rather than per call.
+ */
+export interface ResultKeeping {
+  readonly artifactClass: typeof SpooledArtifact
   readonly provenance: Provenance
+  readonly textMeta: SpoolMeta
+}
+
+/** The `ResultKeeping` of results spooled as `artifactClass` with `provenance`: always untrusted. */
+export function resultKeeping(
+  artifactClass: typeof SpooledArtifact | undefined,
+  provenance: Provenance,
+): ResultKeeping {
+  const cls = artifactClass ?? SpooledArtifact
+  const textMeta = Object.freeze({
+    kind: cls.kind,
+    mimeType: 'text/plain',
+    provenance,
+    trusted: false,
+  })
+  return Object.freeze({ artifactClass: cls, provenance, textMeta })
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false })
@@ -25,30 +43,25 @@ function footer(id: string, size: number, kind: string, truncated: boolean): str
 }
 
 /**
- * Spools a validated skill-tool result so it outlives the skill, and returns
- * what the model sees: text results inline up to `INLINE_PREVIEW_BYTES` plus
- * the retrievable id; binary results as a description with the id; `Media`
- * passed through after spooling. Skill output is always spooled untrusted.
- * Text results complete synchronously when the store offers `putSync`.
+ * Spools a validated skill-tool result into `spool` so it outlives the skill,
+ * and returns what the model sees: text results inline up to
+ * `INLINE_PREVIEW_BYTES` plus the retrievable id; binary results as a
+ * description with the id; `Media` passed through after spooling. Skill
+ * output is always spooled untrusted. Text results complete synchronously
+ * when the store offers `putSync`.
  */
 export function spoolToolResult(
   result: ToolResult,
-  options: SpoolResultOptions,
+  spool: SpoolStore,
+  keeping: ResultKeeping,
 ): ToolResult | Promise<ToolResult> {
-  if (typeof result !== 'string') return spoolBinaryResult(result, options)
-  const cls = options.artifactClass ?? SpooledArtifact
+  if (typeof result !== 'string') return spoolBinaryResult(result, spool, keeping)
   // Text goes to the store as a string: no encode or copy on the hot path.
   // A UTF-16 unit is at most 3 UTF-8 bytes, so a short text needs no count.
   const truncated =
     result.length * 3 > INLINE_PREVIEW_BYTES &&
     Buffer.byteLength(result, 'utf8') > INLINE_PREVIEW_BYTES
-  const meta = {
-    kind: cls.kind,
-    mimeType: 'text/plain',
-    provenance: options.provenance,
-    trusted: false,
-  }
-  const { spool } = options
+  const meta = keeping.textMeta
   if (spool.putSync) return describeTextResult(result, truncated, spool.putSync(result, meta))
   return spool.put(result, meta).then((r) => describeTextResult(result, truncated, r))
 }
@@ -63,12 +76,13 @@ function describeTextResult(result: string, truncated: boolean, r: Retrievable):
 
 async function spoolBinaryResult(
   result: Exclude<ToolResult, string>,
-  options: SpoolResultOptions,
+  spool: SpoolStore,
+  keeping: ResultKeeping,
 ): Promise<ToolResult> {
-  const cls = options.artifactClass ?? SpooledArtifact
-  const meta = { provenance: options.provenance, trusted: false }
+  const cls = keeping.artifactClass
+  const meta = { provenance: keeping.provenance, trusted: false }
   if (result instanceof Uint8Array) {
-    const artifact = await cls.spool(options.spool, result, {
+    const artifact = await cls.spool(spool, result, {
       ...meta,
       mimeType: 'application/octet-stream',
     })
@@ -77,7 +91,7 @@ async function spoolBinaryResult(
   }
   const items = Array.isArray(result) ? result : [result]
   for (const media of items) {
-    await options.spool.put(media.data, { ...meta, kind: 'media', mimeType: media.mimeType })
+    await spool.put(media.data, { ...meta, kind: 'media', mimeType: media.mimeType })
   }
   return Array.isArray(result) ? result : (result as Media)
 }

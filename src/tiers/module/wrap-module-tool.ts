@@ -76,9 +76,9 @@ export function wrapModuleTool(original: Tool, binding: ModuleToolBinding): Tool
   const handler: ToolHandler<unknown> | undefined = Tool.handlerOf(original)
   // A foreign tool object without our handler slot is still callable through
   // its own `execute`, which validates a second time; ours skips that.
-  const call: (args: unknown, ctx: TurnContext) => unknown = handler
-    ? (args, ctx) => handler(args, ctx)
-    : (args, ctx) => original.execute(args, ctx)
+  // The handler is called as a plain function (no `this`), as `Tool.execute` calls it.
+  const call: (args: unknown, ctx: TurnContext) => unknown =
+    handler ?? ((args, ctx) => original.execute(args, ctx))
   const { skill } = binding
   return forgeSkillTool({
     name,
