@@ -36,21 +36,37 @@ function startTimeOf(pid: number | 'self'): string | undefined {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
 }
 
-let self: WarmFolderOwner | undefined
+let self: WarmFolderOwner | null | undefined
 
-/** This process as the owner of the warm folders it makes (read once). */
-export function thisWarmOwner(): WarmFolderOwner {
-  self ??= {
-    boot: readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim().replaceAll('-', ''),
-    pidNamespace: /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0',
-    pid: process.pid,
-    startTime: startTimeOf('self') ?? '0',
+function readOwner(): WarmFolderOwner | undefined {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'latin1')
+      .trim()
+      .replaceAll('-', '')
+    const pidNamespace = /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1]
+    const startTime = startTimeOf('self')
+    if (!/^[0-9a-f]{32}$/.test(boot) || pidNamespace === undefined) return undefined
+    if (startTime === undefined || !/^\d+$/.test(startTime)) return undefined
+    return { boot, pidNamespace, pid: process.pid, startTime }
+  } catch {
+    return undefined
   }
-  return self
 }
 
-/** The name before `mkdtemp`'s six characters of the warm folders `owner` makes. */
-export function warmFolderPrefix(owner: WarmFolderOwner = thisWarmOwner()): string {
+/** This process as the owner of the warm folders it makes (read once); undefined when `/proc` cannot say. */
+export function thisWarmOwner(): WarmFolderOwner | undefined {
+  if (self === undefined) self = readOwner() ?? null
+  return self ?? undefined
+}
+
+/**
+ * The name before `mkdtemp`'s six characters of the warm folders `owner`
+ * makes. Without an owner (a process `/proc` cannot name), a prefix no
+ * sweep ever takes: such a folder may be left behind, but never removed
+ * under a live host.
+ */
+export function warmFolderPrefix(owner: WarmFolderOwner | undefined = thisWarmOwner()): string {
+  if (owner === undefined) return `${WARM_FOLDER_PREFIX}unowned-`
   return `${WARM_FOLDER_PREFIX}${owner.boot}-${owner.pidNamespace}-${owner.pid}-${owner.startTime}-`
 }
 
@@ -58,11 +74,15 @@ export function warmFolderPrefix(owner: WarmFolderOwner = thisWarmOwner()): stri
  * Whether the owner a warm folder's name gives is gone for sure: it ran in
  * an earlier boot, or in this boot and this pid namespace with no process
  * of that pid and start time left. A name this process cannot judge (not
- * a warm folder's, another pid namespace's) is never gone.
+ * a warm folder's, another pid namespace's, or this process cannot name
+ * itself) is never gone.
  */
-export function warmOwnerGone(name: string, me: WarmFolderOwner = thisWarmOwner()): boolean {
+export function warmOwnerGone(
+  name: string,
+  me: WarmFolderOwner | undefined = thisWarmOwner(),
+): boolean {
   const parsed = NAME.exec(name)
-  if (parsed === null) return false
+  if (parsed === null || me === undefined) return false
   const [, boot, pidNamespace, pid, startTime] = parsed as unknown as string[]
   if (boot !== me.boot) return true
   if (pidNamespace !== me.pidNamespace) return false

@@ -155,6 +155,7 @@ describe.skipIf(process.platform !== 'linux')('warm sandbox folders left by a de
 
 describe.skipIf(process.platform !== 'linux')('ways around the sweep', () => {
   const me = thisWarmOwner()
+  if (me === undefined) throw new Error('this process cannot name itself from /proc')
   // This pid with another start time: a process that is gone (its pid reused by this one).
   const gonePrefix = warmFolderPrefix({ ...me, startTime: '1' })
   const canary = mkdtempSync(join(tmpdir(), 'skillhost-leftovers-canary-'))
@@ -191,6 +192,8 @@ describe.skipIf(process.platform !== 'linux')('ways around the sweep', () => {
       `${warmFolderPrefix()}live01`,
       `${warmFolderPrefix({ ...me, pidNamespace: '1', startTime: '1' })}nsp001`,
       `${WARM_FOLDER_PREFIX}not-a-warm-folder`,
+      // What a host that /proc cannot name makes (warmFolderPrefix without an owner).
+      `${WARM_FOLDER_PREFIX}unowned-abc123`,
     ]
     for (const name of names) {
       mkdirSync(inTemp(name))
