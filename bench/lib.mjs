@@ -33,3 +33,42 @@ export function writeSection(title, body) {
   }
   writeFileSync(file, text)
 }
+
+/** System directories the script benches' interpreters read (merged-/usr symlinks included). */
+export const SYSTEM_READ_PATHS = ['/usr', '/bin', '/lib', '/lib64']
+
+/**
+ * The `runSkillScript` config the script benches (and the warm back-to-back
+ * host of test/helpers/) run with: `handle` and `workspace` as given; a
+ * policy that reads the workspace's skills and the system, writes its
+ * scratch, reaches no network; `sh` only; host paths hidden by
+ * `translator`; no host environment.
+ */
+export function scriptBenchConfig({ handle, workspace, translator }) {
+  return {
+    handle,
+    workspace,
+    policy: {
+      filesystem: {
+        allowRead: [workspace.skillsDir, ...SYSTEM_READ_PATHS],
+        denyRead: [],
+        allowWrite: [workspace.scratchDir],
+        denyWrite: [],
+      },
+      network: { allowedDomains: [] },
+    },
+    translator,
+    interpreters: { sh: ['/bin/sh'] },
+    interpreterReadPaths: SYSTEM_READ_PATHS,
+    maxTimeoutSeconds: 30,
+    defaultTimeoutSeconds: 20,
+    maxOutputBytes: 65_536,
+    hostEnvIsolated: true,
+  }
+}
+
+/** A script that does nothing (`:`), in `sh`: its workspace file and its descriptor. */
+export const NOOP_SH = {
+  file: { path: 'noop.sh', read: async () => new TextEncoder().encode(':\n') },
+  script: { name: 'noop', path: 'noop.sh', description: 'noop', interpreter: 'sh' },
+}

@@ -20,8 +20,9 @@ import {
   createPathTranslator,
 } from '../dist/tiers/scripts/index.js'
 import { filesFromSource, runSkillScript } from '../dist/tiers/scripts/internal.js'
+import { NOOP_SH, SYSTEM_READ_PATHS, scriptBenchConfig } from './lib.mjs'
 
-const SYSTEM = ['/usr', '/bin', '/lib', '/lib64']
+const SYSTEM = SYSTEM_READ_PATHS
 const ROUNDS = { true: 200, python: 40, node: 40 }
 
 function plain(argv) {
@@ -60,15 +61,6 @@ const base = mkdtempSync(join(tmpdir(), 'skillhost-bench-'))
 chmodSync(base, 0o755)
 const handle = await createBubblewrapHandle()
 const workspace = await createDirectoryWorkspace({ baseDir: join(base, 'ws') })
-const policy = {
-  filesystem: {
-    allowRead: [workspace.skillsDir, ...SYSTEM],
-    denyRead: [],
-    allowWrite: [workspace.scratchDir],
-    denyWrite: [],
-  },
-  network: { allowedDomains: [] },
-}
 const rawPolicy = {
   filesystem: { allowRead: SYSTEM, denyRead: [], allowWrite: [], denyWrite: [] },
   network: { allowedDomains: [] },
@@ -159,20 +151,13 @@ for (const [label, argv, rounds] of cases) {
 }
 
 // End to end through runSkillScript (scratch dir, policy derivation + check, argv, redaction).
-const config = {
+const config = scriptBenchConfig({
   handle,
   workspace,
-  policy,
   translator: createPathTranslator({ hiddenHostPaths: [base] }),
-  interpreters: { sh: ['/bin/sh'] },
-  interpreterReadPaths: SYSTEM,
-  maxTimeoutSeconds: 30,
-  defaultTimeoutSeconds: 20,
-  maxOutputBytes: 65_536,
-  hostEnvIsolated: true,
-}
+})
 const root = await workspace.materialize({ id: 'bench', version: '1' }, [
-  { path: 'noop.sh', read: async () => new TextEncoder().encode(':\n') },
+  NOOP_SH.file,
   {
     path: 'busy.sh',
     read: async () =>
@@ -181,7 +166,7 @@ const root = await workspace.materialize({ id: 'bench', version: '1' }, [
       ),
   },
 ])
-const noop = { name: 'noop', path: 'noop.sh', description: 'noop', interpreter: 'sh' }
+const noop = NOOP_SH.script
 const e2e = []
 for (let i = 0; i < 60; i++) {
   const t = performance.now()

@@ -2,10 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.js'
-import { Tool } from '../../src/common/index.js'
-import { createSkillManager } from '../../src/manager/index.js'
-import { InMemorySkillSource } from '../../src/sources/index.js'
+import type { McpHttpServer } from '../../src/adapters/mcp/index.js'
+import { serveEchoHttp } from '../helpers/echo-http-server.js'
 import { connectSdk2 } from '../helpers/interop.js'
 
 // 2026-07-28 has no initialize: a request declares its client capabilities
@@ -19,27 +17,12 @@ const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion'
 const CAPS_KEY = 'io.modelcontextprotocol/clientCapabilities'
 const MARKER = 'echo-me-not-7f3a'
 let server: McpHttpServer
-let calls = 0
+let counts: { calls: number }
 
 beforeAll(async () => {
-  const echo = new Tool({
-    name: 'echo',
-    description: 'Answers ok.',
-    inputSchema: { type: 'object', properties: {} },
-    handler: async () => {
-      calls++
-      return 'ok'
-    },
-  })
-  server = await serveMcpHttp({
-    host: '127.0.0.1',
-    hostTools: [echo],
-    createManager: async () =>
-      createSkillManager({
-        sources: [new InMemorySkillSource({ skills: [] })],
-        gate: async () => undefined,
-      }),
-  })
+  const echo = await serveEchoHttp()
+  server = echo.server
+  counts = echo.counts
 })
 afterAll(async () => {
   await server?.close()
@@ -90,11 +73,11 @@ describe('2026-07-28 client capabilities per request', () => {
       extensions: { 'io.modelcontextprotocol/skills': {} },
     }
     for (const caps of [{}, full]) {
-      const before = calls
+      const before = counts.calls
       const { status, body } = await callEcho({ [VERSION_KEY]: '2026-07-28', [CAPS_KEY]: caps })
       expect(status).toBe(200)
       expect(body.result.content).toEqual([{ type: 'text', text: 'ok' }])
-      expect(calls).toBe(before + 1)
+      expect(counts.calls).toBe(before + 1)
     }
   })
 
@@ -120,7 +103,7 @@ describe('2026-07-28 client capabilities per request', () => {
       [{ [VERSION_KEY]: '2026-07-28', [CAPS_KEY]: { experimental: deep(40) } }, 'too large'],
       [{ [VERSION_KEY]: '2026-07-28', [CAPS_KEY]: { experimental: wide } }, 'too large'],
     ]
-    const before = calls
+    const before = counts.calls
     for (const [meta, says] of cases) {
       const { status, body, text } = await callEcho(meta)
       expect(status).toBe(400)
@@ -129,7 +112,7 @@ describe('2026-07-28 client capabilities per request', () => {
       expect(body.error.message).toContain(says)
       expect(text).not.toContain(MARKER)
     }
-    expect(calls).toBe(before)
+    expect(counts.calls).toBe(before)
   })
 
   it('a revision not served is answered -32022 first, even without capabilities', async () => {
@@ -144,7 +127,7 @@ describe('2026-07-28 client capabilities per request', () => {
       const legacy = await client.callTool({ name: 'echo', arguments: {} })
       expect(legacy.content).toEqual([{ type: 'text', text: 'ok' }])
       expect(legacy).not.toHaveProperty('resultType')
-      const before = calls
+      const before = counts.calls
       await expect(
         client.request(
           {
@@ -154,7 +137,7 @@ describe('2026-07-28 client capabilities per request', () => {
           CallToolResultSchema,
         ),
       ).rejects.toMatchObject({ code: -32602 })
-      expect(calls).toBe(before)
+      expect(counts.calls).toBe(before)
     } finally {
       await client.close()
     }

@@ -5,6 +5,7 @@ import { type HttpLimit, type McpHttpServer, serveMcpHttp } from '../../src/adap
 import { Tool } from '../../src/common/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
+import { modernRequest } from '../helpers/mcp-http-requests.js'
 
 // 2026-07-28 over HTTP has no session: each request gets one of its own
 // (http-stateless.ts). What that must not cost: the session cap, and a
@@ -61,31 +62,6 @@ async function serve(maxSessions: number): Promise<{
   })
   servers.push(server)
   return { server, counts, limits }
-}
-
-function modernRequest(method: string, params: Record<string, unknown> = {}): RequestInit {
-  return {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  }
 }
 
 describe('stateless 2026-07-28 requests over HTTP', () => {

@@ -1,11 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.js'
-import { Tool } from '../../src/common/index.js'
-import { createSkillManager } from '../../src/manager/index.js'
-import { InMemorySkillSource } from '../../src/sources/index.js'
+import type { McpHttpServer } from '../../src/adapters/mcp/index.js'
+import { serveEchoHttp } from '../helpers/echo-http-server.js'
 import { connectSdk2 } from '../helpers/interop.js'
+import { MODERN_ENVELOPE } from '../helpers/mcp-http-requests.js'
 
 // 2026-07-28 over HTTP: the standard headers (MCP-Protocol-Version,
 // Mcp-Method, Mcp-Name) must be present and agree with the JSON-RPC body,
@@ -14,32 +13,13 @@ import { connectSdk2 } from '../helpers/interop.js'
 // what one does send; a 2025 client's headers are not looked at.
 
 const MODERN = '2026-07-28'
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientCapabilities': {},
-}
 let server: McpHttpServer
-let calls = 0
+let counts: { calls: number }
 
 beforeAll(async () => {
-  const echo = new Tool({
-    name: 'echo',
-    description: 'Answers ok.',
-    inputSchema: { type: 'object', properties: {} },
-    handler: async () => {
-      calls++
-      return 'ok'
-    },
-  })
-  server = await serveMcpHttp({
-    host: '127.0.0.1',
-    hostTools: [echo],
-    createManager: async () =>
-      createSkillManager({
-        sources: [new InMemorySkillSource({ skills: [] })],
-        gate: async () => undefined,
-      }),
-  })
+  const echo = await serveEchoHttp()
+  server = echo.server
+  counts = echo.counts
 })
 afterAll(async () => {
   await server?.close()
@@ -71,7 +51,7 @@ function callEcho(headers: Record<string, string>, name = 'echo') {
   return post(headers, {
     id: 3,
     method: 'tools/call',
-    params: { name, arguments: {}, _meta: META },
+    params: { name, arguments: {}, _meta: MODERN_ENVELOPE },
   })
 }
 
@@ -85,7 +65,7 @@ function expectMismatch(reply: { status: number; body: Reply | undefined }, head
 
 describe('2026-07-28 standard request headers over HTTP', () => {
   it('serves a request whose headers agree with its body, plain or base64-encoded', async () => {
-    const before = calls
+    const before = counts.calls
     const plain = await callEcho(GOOD)
     expect(plain.status).toBe(200)
     expect(plain.body?.result?.content?.[0]?.text).toBe('ok')
@@ -94,7 +74,7 @@ describe('2026-07-28 standard request headers over HTTP', () => {
     expect(spaced.status).toBe(200)
     const encoded = await callEcho({ ...GOOD, 'mcp-name': '=?base64?ZWNobw==?=' })
     expect(encoded.status).toBe(200)
-    expect(calls - before).toBe(3)
+    expect(counts.calls - before).toBe(3)
   })
 
   it('passes a non-ASCII name sent base64-encoded (the tool is then unknown, in-band)', async () => {
@@ -107,12 +87,12 @@ describe('2026-07-28 standard request headers over HTTP', () => {
   })
 
   it('refuses Mcp-Method naming another method, and runs nothing', async () => {
-    const before = calls
+    const before = counts.calls
     // (OWS around a value is stripped by the HTTP layers, so 'tools/call ' is 'tools/call'.)
     for (const method of ['tools/list', 'TOOLS/CALL', 'tools/callx', 'tools/call, tools/call']) {
       expectMismatch(await callEcho({ ...GOOD, 'mcp-method': method }), 'Mcp-Method')
     }
-    expect(calls).toBe(before)
+    expect(counts.calls).toBe(before)
   })
 
   it('refuses a missing MCP-Protocol-Version, Mcp-Method or Mcp-Name, in that order', async () => {
@@ -124,7 +104,7 @@ describe('2026-07-28 standard request headers over HTTP', () => {
     // A method without a name to mirror needs no Mcp-Name.
     const list = await post(
       { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
-      { id: 4, method: 'tools/list', params: { _meta: META } },
+      { id: 4, method: 'tools/list', params: { _meta: MODERN_ENVELOPE } },
     )
     expect(list.status).toBe(200)
     expect(list.body?.result?.tools).toBeDefined()
@@ -138,7 +118,7 @@ describe('2026-07-28 standard request headers over HTTP', () => {
   })
 
   it('refuses hostile Mcp-Name values and never echoes them', async () => {
-    const before = calls
+    const before = counts.calls
     const hostile: [string, string][] = [
       ['other', 'mismatch'],
       ['ECHO', 'mismatch'],
@@ -155,7 +135,7 @@ describe('2026-07-28 standard request headers over HTTP', () => {
       expect(reply.body?.error?.data?.problem).toBe(problem)
       expect(reply.text).not.toContain(value.slice(0, 12))
     }
-    expect(calls).toBe(before)
+    expect(counts.calls).toBe(before)
   })
 
   it('refuses a header with CR/LF before it reaches the server (Node itself)', async () => {
@@ -165,12 +145,12 @@ describe('2026-07-28 standard request headers over HTTP', () => {
   it('checks a notification for disagreement only, and a request of an unserved revision is -32022', async () => {
     const note = await post(
       { 'mcp-protocol-version': MODERN },
-      { method: 'notifications/cancelled', params: { requestId: 1, _meta: META } },
+      { method: 'notifications/cancelled', params: { requestId: 1, _meta: MODERN_ENVELOPE } },
     )
     expect(note.status).toBe(202)
     const wrong = await post(
       { 'mcp-protocol-version': MODERN, 'mcp-method': 'notifications/progress' },
-      { method: 'notifications/cancelled', params: { requestId: 1, _meta: META } },
+      { method: 'notifications/cancelled', params: { requestId: 1, _meta: MODERN_ENVELOPE } },
     )
     expectMismatch(wrong, 'Mcp-Method')
     const future = await post(
@@ -201,10 +181,10 @@ describe('2026-07-28 standard request headers over HTTP', () => {
   it('the SDK 2.x client, pinned to 2026-07-28, sends headers that pass', async () => {
     const client = await connectSdk2({ http: server.url }, '2026-07-28', 'sdk2')
     try {
-      const before = calls
+      const before = counts.calls
       const result = await client.callTool({ name: 'echo', arguments: {} })
       expect(result.content).toEqual([{ type: 'text', text: 'ok' }])
-      expect(calls - before).toBe(1)
+      expect(counts.calls - before).toBe(1)
     } finally {
       await client.close()
     }

@@ -8,16 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
+import { MODERN_ENVELOPE } from '../helpers/mcp-http-requests.js'
 
 // 2026-07-28 replaces logging/setLevel by a level in each request's _meta,
 // and the server MUST NOT send notifications/message for a request without
 // one (mcp-logging.ts). Over a real HTTP session, whose session level is
 // `debug`, so every record a call makes would go out to a 2025 request.
 
-const MODERN = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-}
+const MODERN = MODERN_ENVELOPE
 let server: McpHttpServer
 let client: Client
 const levels: string[] = []

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.js'
+import type { McpHttpServer } from '../../src/adapters/mcp/index.js'
 import { Tool } from '../../src/common/index.js'
-import { createSkillManager } from '../../src/manager/index.js'
-import { InMemorySkillSource } from '../../src/sources/index.js'
+import { serveEchoHttp } from '../helpers/echo-http-server.js'
 import { connectSdk2 } from '../helpers/interop.js'
+import { modernRequest } from '../helpers/mcp-http-requests.js'
 
 // 2026-07-28 over HTTP: a request's progress and the log records its _meta
 // level admits go out on its POST's own response, an SSE stream carrying
@@ -11,20 +11,10 @@ import { connectSdk2 } from '../helpers/interop.js'
 // makes none is answered as plain JSON. Over real HTTP: raw fetch to read
 // the bytes, the SDK 2.x client pinned to 2026-07-28 to see a client take them.
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-}
 let server: McpHttpServer
 const counts = { started: 0, aborted: 0 }
 
 beforeAll(async () => {
-  const echo = new Tool({
-    name: 'echo',
-    description: 'Answers ok.',
-    inputSchema: { type: 'object', properties: {} },
-    handler: async () => 'ok',
-  })
   const hold = new Tool({
     name: 'hold',
     description: 'Waits until its call is aborted.',
@@ -38,15 +28,7 @@ beforeAll(async () => {
         })
       }),
   })
-  server = await serveMcpHttp({
-    host: '127.0.0.1',
-    hostTools: [echo, hold],
-    createManager: async () =>
-      createSkillManager({
-        sources: [new InMemorySkillSource({ skills: [] })],
-        gate: async () => undefined,
-      }),
-  })
+  server = (await serveEchoHttp([hold])).server
 })
 afterAll(async () => {
   await server?.close()
@@ -59,26 +41,11 @@ type Message = Record<string, any>
 function call(
   name: string,
   meta: Record<string, unknown>,
-  accept = 'application/json, text/event-stream',
+  accept?: string,
   signal?: AbortSignal,
 ): Promise<Response> {
-  return fetch(server.url, {
-    method: 'POST',
-    ...(signal && { signal }),
-    headers: {
-      'content-type': 'application/json',
-      accept,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 11,
-      method: 'tools/call',
-      params: { name, arguments: {}, _meta: { ...ENVELOPE, ...meta } },
-    }),
-  })
+  const params = { name, arguments: {}, _meta: meta }
+  return fetch(server.url, modernRequest('tools/call', params, { id: 11, accept, signal }))
 }
 
 /** The events of an SSE body: each one's fields, `data` parsed. */

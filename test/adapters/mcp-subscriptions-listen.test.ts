@@ -4,6 +4,7 @@ import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
 import { connectSdk2 } from '../helpers/interop.js'
+import { modernRequest } from '../helpers/mcp-http-requests.js'
 
 // 2026-07-28 `subscriptions/listen` over stateless HTTP (http-listen.ts):
 // the stream acknowledges what is honoured (list changes whose capability
@@ -12,10 +13,6 @@ import { connectSdk2 } from '../helpers/interop.js'
 // counts against the session cap while open, and ends with the listen
 // result when the server closes. Over real HTTP.
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-}
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 const servers: McpHttpServer[] = []
 afterEach(async () => {
@@ -50,22 +47,10 @@ async function serve(maxSessions = 4) {
 type Message = Record<string, any>
 
 function listen(server: McpHttpServer, notifications: unknown, signal?: AbortSignal) {
-  return fetch(server.url, {
-    method: 'POST',
-    ...(signal && { signal }),
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 'listen-1',
-      method: 'subscriptions/listen',
-      params: { notifications, _meta: ENVELOPE },
-    }),
-  })
+  return fetch(
+    server.url,
+    modernRequest('subscriptions/listen', { notifications }, { id: 'listen-1', signal }),
+  )
 }
 
 /** Reads SSE events off `res` as they come; `next()` resolves the next one's data. */

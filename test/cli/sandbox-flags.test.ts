@@ -4,6 +4,8 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
 import { createServeRuntime } from '../../src/cli/serve/serve-runtime.js'
@@ -11,6 +13,8 @@ import { UsageError } from '../../src/cli/shared/parse-args.js'
 import { parseSandboxFlags, sandboxOptionsFrom } from '../../src/cli/shared/sandbox-flags.js'
 import { parseSkillLock } from '../../src/sources/index.js'
 import { codeOf } from '../helpers/error-code.js'
+import { warmSandboxesOf } from '../helpers/proc-scan.js'
+import { connectStdio } from '../helpers/spawn-serve.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const bin = join(repo, 'dist/cli/main.js')
@@ -220,6 +224,37 @@ describe.skipIf(process.platform !== 'linux')('skillhost run and serve with sand
     } finally {
       await rm(stateDir, { recursive: true, force: true })
     }
+  })
+
+  it('serve --no-warm-sandbox reaches the sandbox: idle after one script call, serve keeps a warm sandbox only without it', async () => {
+    const root = join(tmp, 'warm-skills')
+    await skill(join(root, 'warm'), 'warm', { hi: ['hi.sh', 'sh', 'echo hi\n'] })
+    const home = join(tmp, 'warm-home')
+    await mkdir(home, { recursive: true })
+    const kept: Record<string, number> = {}
+    for (const [label, flags] of [
+      ['default', []],
+      ['--no-warm-sandbox', ['--no-warm-sandbox']],
+    ] as const) {
+      const state = await mkdtemp(join(tmp, 'warm-state-'))
+      const args = [...flags, '--state-dir', state, '--interpreter', 'sh=/bin/sh', root]
+      const { client } = await connectStdio(args, { cwd: repo, home, clientName: 'warm-flag' })
+      try {
+        await client.callTool({ name: 'load_skill', arguments: { skill: 'warm' } })
+        const ran = (await client.callTool({
+          name: 'run_warm_hi',
+          arguments: {},
+        })) as CallToolResult
+        expect(ran.isError, JSON.stringify(ran.content)).toBeFalsy()
+        expect(JSON.stringify(ran.content)).toContain('hi')
+        // The serve process's own warm sandboxes (a bwrap it started, named after its warm folder).
+        const pid = (client.transport as StdioClientTransport).pid as number
+        kept[label] = warmSandboxesOf(pid).length
+      } finally {
+        await client.close()
+      }
+    }
+    expect(kept).toEqual({ default: 1, '--no-warm-sandbox': 0 })
   })
 
   it('lists the flags in the help of serve and run', async () => {

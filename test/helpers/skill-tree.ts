@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { afterEach } from 'vitest'
 import { streamToBytes } from '../../src/sources/reading/bytes-to-stream.js'
 import type { DiscoveredSkill, SkillProblem, SkillSource } from '../../src/sources/types.js'
 
@@ -25,6 +26,25 @@ export async function writeTree(
 /** Removes a tree made by `makeTree`. */
 export function removeTree(root: string): Promise<void> {
   return rm(root, { recursive: true, force: true })
+}
+
+/**
+ * A `tree(files)` that makes a temp tree (`makeTree`) and removes every
+ * tree it made after each test. Call it at a test file's top level: it
+ * registers the `afterEach`.
+ */
+export function treesRemovedAfterEach(): (
+  files: Record<string, string | Uint8Array>,
+) => Promise<string> {
+  const made: string[] = []
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map(removeTree))
+  })
+  return async (files) => {
+    const root = await makeTree(files)
+    made.push(root)
+    return root
+  }
 }
 
 /** A minimal valid SKILL.md. */

@@ -7,6 +7,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { NOOP_SH, scriptBenchConfig } from '../../bench/lib.mjs'
 import {
   createBubblewrapHandle,
   createDirectoryWorkspace,
@@ -14,37 +15,15 @@ import {
 } from '../../dist/tiers/scripts/index.js'
 import { runSkillScript } from '../../dist/tiers/scripts/internal.js'
 
-const SYSTEM = ['/usr', '/bin', '/lib', '/lib64']
 const base = mkdtempSync(join(tmpdir(), 'skillhost-warm-host-'))
 chmodSync(base, 0o755)
 const workspace = await createDirectoryWorkspace({ baseDir: join(base, 'ws') })
 const handle = await createBubblewrapHandle({ warmIdleMs: 60_000 })
-const config = {
-  handle,
-  workspace,
-  policy: {
-    filesystem: {
-      allowRead: [workspace.skillsDir, ...SYSTEM],
-      denyRead: [],
-      allowWrite: [workspace.scratchDir],
-      denyWrite: [],
-    },
-    network: { allowedDomains: [] },
-  },
-  translator: createPathTranslator({ hiddenHostPaths: [base] }),
-  interpreters: { sh: ['/bin/sh'] },
-  interpreterReadPaths: SYSTEM,
-  maxTimeoutSeconds: 30,
-  defaultTimeoutSeconds: 20,
-  maxOutputBytes: 65_536,
-  hostEnvIsolated: true,
-}
-const root = await workspace.materialize({ id: 'host', version: '1' }, [
-  { path: 'noop.sh', read: async () => new TextEncoder().encode(':\n') },
-])
-const noop = { name: 'noop', path: 'noop.sh', description: 'noop', interpreter: 'sh' }
+const translator = createPathTranslator({ hiddenHostPaths: [base] })
+const config = scriptBenchConfig({ handle, workspace, translator })
+const root = await workspace.materialize({ id: 'host', version: '1' }, [NOOP_SH.file])
 for (let i = 0; i < 3; i++) {
-  const r = await runSkillScript(config, { skill: 'host', root, script: noop, args: {} })
+  const r = await runSkillScript(config, { skill: 'host', root, script: NOOP_SH.script, args: {} })
   console.log(`call ${i} exit ${r.exitCode}`)
 }
 await handle.dispose?.()

@@ -10,6 +10,7 @@ import {
 } from '../../src/adapters/postgres/index.js'
 import { createSkillManager } from '../../src/manager/index.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
+import { modernRequest } from '../helpers/mcp-http-requests.js'
 import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
 
 // A 2026-07-28 `subscriptions/listen` stream on replica B hears of a
@@ -69,27 +70,14 @@ describe('subscriptions/listen across replicas', () => {
   it("a refresh on A reaches B's listen stream as a list change stamped with the listen id", async () => {
     const source = new InMemorySkillSource({ skills: [skill('first-skill')] })
     const [a, b] = (await replicas(source)) as [McpHttpServer, McpHttpServer]
-    const res = await fetch(b.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 42,
-        method: 'subscriptions/listen',
-        params: {
-          notifications: { resourcesListChanged: true },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    })
+    const res = await fetch(
+      b.url,
+      modernRequest(
+        'subscriptions/listen',
+        { notifications: { resourcesListChanged: true } },
+        { id: 42 },
+      ),
+    )
     expect(res.headers.get('content-type')).toBe('text/event-stream')
     const reader = (res.body as ReadableStream<Uint8Array>).getReader()
     const decoder = new TextDecoder()

@@ -1,20 +1,12 @@
 import { symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Tool } from '../../src/common/tool.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd, text, writeTree } from '../helpers/skill-tree.js'
+import { discover, skillMd, text, treesRemovedAfterEach, writeTree } from '../helpers/skill-tree.js'
 
-const roots: string[] = []
-afterEach(async () => {
-  await Promise.all(roots.splice(0).map(removeTree))
-})
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await makeTree(files)
-  roots.push(root)
-  return root
-}
+const tree = treesRemovedAfterEach()
 
 describe('FileSystemSkillSource', () => {
   it('discovers skills breadth-first, skipping .git and node_modules, within maxDepth', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { rename, rm, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runSync } from '../../src/sources/discovery/fs-steps.js'
 import { loadFsSkillSteps } from '../../src/sources/discovery/load-fs-skill.js'
 import { type SyncSkillFs, syncSkillFs } from '../../src/sources/discovery/skill-fs.js'
@@ -9,18 +9,9 @@ import { FileSystemSkillSource } from '../../src/sources/file-system-skill-sourc
 import { SKILL_DIGEST_PATTERN, skillDigestSteps } from '../../src/sources/lock/skill-digest.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { discover, makeTree, removeTree, skillMd, writeTree } from '../helpers/skill-tree.js'
+import { discover, skillMd, treesRemovedAfterEach, writeTree } from '../helpers/skill-tree.js'
 
-const roots: string[] = []
-afterEach(async () => {
-  await Promise.all(roots.splice(0).map(removeTree))
-})
-
-async function tree(files: Record<string, string | Uint8Array>): Promise<string> {
-  const root = await makeTree(files)
-  roots.push(root)
-  return root
-}
+const tree = treesRemovedAfterEach()
 
 /** The digest of every skill a fresh source over `root` serves, by id. */
 async function digests(root: string, io: 'sync' | 'async' = 'sync'): Promise<Map<string, string>> {

@@ -1,27 +1,16 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/index.js'
 import { scanSkillFolder } from '../../src/sources/discovery/scan-skill-folder.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
 import { rejectsWith } from '../helpers/error-code.js'
-import { makeTree, removeTree, skillMd } from '../helpers/skill-tree.js'
+import { discover, skillMd, treesRemovedAfterEach } from '../helpers/skill-tree.js'
 
-const roots: string[] = []
-afterEach(async () => {
-  await Promise.all(roots.splice(0).map(removeTree))
-})
-
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await makeTree(files)
-  roots.push(root)
-  return root
-}
+const tree = treesRemovedAfterEach()
 
 async function discovered(source: FileSystemSkillSource) {
-  const skills = []
-  for await (const s of source.discover()) skills.push(s)
-  return skills
+  return (await discover(source)).skills
 }
 
 const SIDECAR = 'scripts:\n  - { name: go, path: run.sh, description: Go., interpreter: sh }\n'

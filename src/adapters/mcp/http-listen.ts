@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
@@ -6,15 +5,10 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js'
-import {
-  createSkillMcpServer,
-  type SkillMcpServerIdentity,
-  skillMcpServerIdentity,
-} from './create-skill-mcp-server.js'
-import { responseClosed } from './http-replies.js'
+import { type SkillMcpServerIdentity, skillMcpServerIdentity } from './create-skill-mcp-server.js'
 import type { HttpServeContext, OpenListen } from './http-session-start.js'
+import { withThrowawaySession } from './http-throwaway-session.js'
 import { stampModernResult } from './protocol-revision.js'
-import { openSessionManager } from './serve-stdio.js'
 import { SSE_EVENT_LIMITS } from './sse-event-store.js'
 
 /** The `_meta` key naming the `subscriptions/listen` request a notification was delivered for. */
@@ -117,36 +111,19 @@ export async function serveListen(
   const stream = new ListenStream(res, request.id, identity.serverInfo)
   if (Object.keys(honoured).length === 0) return stream.open(honoured).end()
   // Refused (503) before the stream opens when the session limits are reached.
-  const release = ctx.table.admit(ctx.owner)
-  // Listened for before anything is awaited: a client gone while the session is made is not missed.
-  let gone = false
-  const ended = responseClosed(res).then(() => {
-    gone = true
-  })
-  try {
-    const { manager, disposables } = await openSessionManager(ctx.createManager, randomUUID())
-    const session = createSkillMcpServer({
-      ...ctx.sessionOptions,
-      manager,
-      disposeManager: true,
-      disposables,
-    })
+  await withThrowawaySession(ctx, res, async ({ session, manager, closed }) => {
     const open: OpenListen = {
       end: () => stream.end(),
       refresh: async () => void (await manager.refresh()),
     }
     ctx.listens.add(open)
     try {
-      if (gone) return
       await session.server.connect(stream.open(honoured))
-      await ended
+      await closed
     } finally {
       ctx.listens.delete(open)
-      await session.close()
     }
-  } finally {
-    release()
-  }
+  })
 }
 
 /** One listen request's SSE stream and the transport its session's notices go out by. */

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   ErrorCode,
@@ -9,11 +8,10 @@ import {
 import { checkClientCapabilities, clientCapabilitiesMessage } from './client-capabilities.js'
 import { createSkillMcpServer, skillMcpServerIdentity } from './create-skill-mcp-server.js'
 import { serveListen } from './http-listen.js'
-import { responseClosed } from './http-replies.js'
 import type { HttpServeContext } from './http-session-start.js'
+import { withThrowawaySession } from './http-throwaway-session.js'
 import { discoverResult, isModernRevision, requestedRevision } from './protocol-revision.js'
 import { checkRequestHeaders, headerMismatchError } from './request-headers.js'
-import { openSessionManager } from './serve-stdio.js'
 import { acceptedAnswers, StatelessAnswer } from './stateless-answer.js'
 
 /**
@@ -75,35 +73,14 @@ export async function serveStatelessRequest(
     const result = discoverResult(skillMcpServerIdentity(ctx.sessionOptions))
     return answer(res, { jsonrpc: '2.0', id: parsed.id, result })
   }
-  const release = ctx.table.admit(ctx.owner)
-  // Listened for before anything is awaited: a client gone while its session is made is not missed.
-  let gone = false
-  const closed = responseClosed(res).then(() => {
-    gone = true
-  })
-  try {
-    const { manager, disposables } = await openSessionManager(ctx.createManager, randomUUID())
-    const session = createSkillMcpServer({
-      ...ctx.sessionOptions,
-      manager,
-      disposeManager: true,
-      disposables,
-    })
+  await withThrowawaySession(ctx, res, async ({ session, closed }) => {
     // A client that goes away is owed nothing: its call is aborted with the session.
     void closed.then(() => session.close()).catch(() => undefined)
-    try {
-      // Nothing runs for a client already gone.
-      if (gone) return
-      const transport = new StatelessAnswer(parsed, res, acceptedAnswers(req))
-      await session.server.connect(transport)
-      // A client gone (even before the call began) stops the wait; the call is aborted with the session.
-      await Promise.race([transport.answered, closed])
-    } finally {
-      await session.close()
-    }
-  } finally {
-    release()
-  }
+    const transport = new StatelessAnswer(parsed, res, acceptedAnswers(req))
+    await session.server.connect(transport)
+    // A client gone (even before the call began) stops the wait; the call is aborted with the session.
+    await Promise.race([transport.answered, closed])
+  })
 }
 
 function answer(res: ServerResponse, message: JSONRPCMessage, status = 200): void {

@@ -1,4 +1,5 @@
 import type { SandboxRunResult } from './types.js'
+import { sweepWarmLeftovers } from './warm-leftovers.js'
 import type { WarmPlan } from './warm-plan.js'
 import { type WarmCallOptions, WarmSandbox } from './warm-sandbox.js'
 
@@ -28,6 +29,7 @@ export class WarmPool {
   readonly #ownerIds = new WeakMap<object, number>()
   #nextOwner = 1
   #disposed = false
+  #swept: Promise<void> | undefined
 
   constructor(idleMs: number) {
     this.#idleMs = idleMs
@@ -48,6 +50,12 @@ export class WarmPool {
     if (sandbox === undefined) {
       if (this.#disposed) return undefined
       if (this.#all.size >= WARM_SANDBOX_LIMIT && !(await this.#evictOldest())) return undefined
+      // Once per pool, before its first sandbox: the folders of hosts that died without removing theirs.
+      this.#swept ??= sweepWarmLeftovers().then(
+        () => undefined,
+        () => undefined,
+      )
+      await this.#swept
       sandbox = await WarmSandbox.start(plan.start)
       if (sandbox === undefined) return undefined
       this.#all.set(sandbox, owner)

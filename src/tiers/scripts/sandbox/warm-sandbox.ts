@@ -15,6 +15,7 @@ import { unavailable } from './run-request.js'
 import type { HostIdentity } from './sandbox-host-user.js'
 import type { SandboxRunResult } from './types.js'
 import { launchCommand } from './unreachable-reads.js'
+import { warmFolderPrefix } from './warm-leftovers.js'
 import {
   encodeWarmRequest,
   MAX_REPORT_LINE,
@@ -113,7 +114,8 @@ export class WarmSandbox {
    * the stage folders, outside what the sandbox sees.
    */
   static async start(s: WarmStart): Promise<WarmSandbox | undefined> {
-    const folder = await mkdtemp(join(tmpdir(), 'skillhost-warm-'))
+    // Named after this process, so a later start can tell a leftover of a dead host (`sweepWarmLeftovers`).
+    const folder = await mkdtemp(join(tmpdir(), warmFolderPrefix()))
     const control = join(folder, 'c')
     const stages = s.staged.map((_, i) => join(folder, 's', String(i)))
     try {
@@ -124,7 +126,9 @@ export class WarmSandbox {
       await copyFile(s.shell, join(control, 'sh'))
       await chmod(join(control, 'sh'), 0o111)
       if (s.hostUser !== undefined) {
-        for (const p of [folder, control, ...fifos]) await chown(p, s.hostUser.uid, s.hostUser.gid)
+        // The folder stays this process's own (the sweep removes only its uid's): the host user only traverses it.
+        await chmod(folder, 0o711)
+        for (const p of [control, ...fifos]) await chown(p, s.hostUser.uid, s.hostUser.gid)
       }
     } catch {
       await rm(folder, { recursive: true, force: true })
