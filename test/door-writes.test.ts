@@ -51,6 +51,8 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
   'common/prune-spool-directories.ts': 'removes spool folders the host made',
   'tiers/scripts/sandbox/warm-sandbox.ts':
     "the warm sandbox's control folder: a host-made mkdtemp holding two FIFOs and an exec-only shell copy, bound read-only into the sandbox (no call can write it), removed whole when the sandbox ends",
+  'tiers/scripts/sandbox/warm-leftovers.ts':
+    "removes a warm control folder a dead host left: a name of the host's own form, this uid's, emptied through its descriptor first (removeBeneath), then its empty entry",
   'cli/lock/lock-command.ts': 'the lockfile writer: a path the user gave, host-computed digests',
   'cli/env/env-command.ts': 'the environment lock writer: a path the user gave, pins pip reported',
   'cli/demo/demo-main.ts': 'the demo: a temp folder of its own, files the demo ships',
