@@ -26,14 +26,14 @@ import {
   hostSystemLinks,
   walkSystemFolders,
 } from '../../../../src/tiers/scripts/sandbox/host-link-closure.js'
-import { onLinux } from '../../../helpers/sandbox.js'
 
 // Issue 39 item 3: a `skillhost run` running as root checks the identity of
 // the folders an earlier walk read instead of reading their 140,000 entries.
 // The cache is a hint, never a grant; these tests try the ways a stale or
 // foreign file could be taken for the walk.
 
-const asRoot = onLinux && process.geteuid?.() === 0
+// Root on Linux only: the cache is off for anyone else (the last test proves it).
+const asRoot = process.platform === 'linux' && process.geteuid?.() === 0
 const CACHE = 'system-links.json'
 const temps: string[] = []
 
