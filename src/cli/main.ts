@@ -47,7 +47,9 @@ if (unsupported !== undefined) process.stderr.write(unsupported)
 // A command remembers what a python says of itself across runs, keyed by the
 // interpreter's path and mtime (issue 40.12); --version and help ask no python.
 if (!ASKS_NO_PYTHON.has(process.argv[2] ?? '')) {
-  const { rememberPythonProbes } = await import('../tiers/scripts/internal.js')
+  const { rememberHostLinks, rememberPythonProbes } = await import('../tiers/scripts/internal.js')
   rememberPythonProbes(join(cacheHome(), 'python-probes'))
+  // The system folders' walk too, when running as root (host-link-cache.ts says why only then).
+  rememberHostLinks(join(cacheHome(), 'host-links'))
 }
 process.exitCode = await main(process.argv.slice(2), io)

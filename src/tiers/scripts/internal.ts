@@ -33,6 +33,7 @@ export { runSkillScript } from './run/run-skill-script.js'
 export type { ScriptOutcome, ScriptRan } from './run/script-call.js'
 export { WORKSPACE_SPOOL_LIMITS } from './run/spool-script-output.js'
 export { TIMEOUT_PARAM, validateSkillScript } from './run/validate-skill-script.js'
+export { rememberHostLinks } from './sandbox/host-link-cache.js'
 export {
   filesFromDirectory,
   filesFromSource,

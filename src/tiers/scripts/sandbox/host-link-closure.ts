@@ -2,6 +2,13 @@ import { lstatSync, readdirSync, readlinkSync } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { isPathInside } from '../policy/policy.js'
+import {
+  folderIdentity,
+  recordsWalks,
+  rememberedLinks,
+  rememberWalk,
+  type WalkRecord,
+} from './host-link-cache.js'
 
 /**
  * Where a link out of the granted system folders may lead for its target
@@ -68,9 +75,11 @@ function linkCandidates(roots: readonly string[]): Promise<string[]> {
 
 /**
  * Every symlink in `roots` (the expensive part of `hostLinkClosure`: about
- * 140,000 entries under a desktop `/usr`), walked once per process: a
- * command starts it early (`createScriptSandbox` does, first thing) so it
- * runs beside the rest of its set-up. Never rejects.
+ * 140,000 entries under a desktop `/usr`), walked once per process (or
+ * taken from an earlier process's walk of unchanged folders, when
+ * `rememberHostLinks` is on: `host-link-cache.ts`): a command starts it
+ * early (`createScriptSandbox` does, first thing) so it runs beside the
+ * rest of its set-up. Never rejects.
  */
 export function hostSystemLinks(roots: readonly string[]): Promise<string[]> {
   const key = JSON.stringify(roots)
@@ -82,14 +91,40 @@ export function hostSystemLinks(roots: readonly string[]): Promise<string[]> {
   return found
 }
 
+/**
+ * The links of `roots`: remembered from an earlier process when nothing
+ * they were read from has changed (`host-link-cache.ts`, root only), else
+ * walked, and the walk remembered when it finished within its budget.
+ */
 async function walkRoots(roots: readonly string[]): Promise<string[]> {
+  const remembered = rememberedLinks(roots)
+  if (remembered !== undefined) return remembered
+  const startedMs = Date.now()
+  const { links, record } = await walkSystemFolders(roots, recordsWalks())
+  if (record !== undefined) rememberWalk(record, startedMs)
+  return links
+}
+
+/**
+ * Walks `roots` for their symlinks (bounded by `LINK_CLOSURE_LIMITS`), and
+ * with `record` also gives the walk's record for `rememberWalk`: the
+ * identity of each root and of each folder read, each taken before the
+ * folder was read. No record for a walk cut short by its budget.
+ */
+export async function walkSystemFolders(
+  roots: readonly string[],
+  record: boolean,
+): Promise<{ links: string[]; record: WalkRecord | undefined }> {
   const links: string[] = []
   const budget = { entries: LINK_CLOSURE_LIMITS.entries }
+  const dirs = record ? ([] as [string, string][]) : undefined
+  const rootIds = roots.map((r) => [r, folderIdentity(r)] as const)
   for (const root of roots) {
     const st = tryFs(() => lstatSync(root))
-    if (st?.isDirectory()) await collectLinks(root, links, budget)
+    if (st?.isDirectory()) await collectLinks(root, links, budget, dirs)
   }
-  return links
+  const whole = dirs !== undefined && budget.entries >= 0
+  return { links, record: whole ? { roots: rootIds, dirs, links } : undefined }
 }
 
 async function closure(roots: readonly string[]): Promise<string[]> {
@@ -134,7 +169,7 @@ const WALK_SLICE_ENTRIES = 4096
 
 /**
  * Every symlink under `root` (real directories only; a linked folder is a
- * link, not walked). Each folder is read synchronously, in slices of
+ * link, not walked), and into `dirs` each folder read with its identity. Each folder is read synchronously, in slices of
  * `WALK_SLICE_ENTRIES`: one readdir per folder on this thread costs a third
  * of the CPU of as many thread-pool trips and their promises (0.5 s against
  * 1.6 s for the 144,000 entries of a Debian /usr, issue 39 item 3), and every
@@ -144,11 +179,14 @@ async function collectLinks(
   root: string,
   out: string[],
   budget: { entries: number },
+  dirs: [string, string][] | undefined,
 ): Promise<void> {
   const pending = [root]
   let slice = 0
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     const folder = dir
+    // Who the folder is before it is read: a change while reading shows next time.
+    dirs?.push([folder, folderIdentity(folder)])
     const entries = tryFs(() => readdirSync(folder, { withFileTypes: true })) ?? []
     for (const e of entries) {
       if (--budget.entries < 0) return
