@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { devNull } from 'node:os'
 import { join } from 'node:path'
 import { activeMetrics } from '../../../common/active-metrics.js'
 import { noteCallProgress } from '../../../common/call-progress.js'
@@ -15,9 +14,9 @@ import {
   type StepFailure,
   writeBuildLog,
 } from './env-build-failure.js'
-import { pipInstaller } from './pip-installer.js'
 import type { Requirement } from './requirement.js'
 import { runFile } from './run-file.js'
+import { type RunOptions, seededVenv } from './seeded-venv.js'
 
 /** Where environments come from: the deployer's package index or a folder of wheels. */
 export type PackageIndex = string | { readonly findLinks: string }
@@ -197,49 +196,6 @@ function pinsFromReport(report: unknown): PinnedPackage[] {
     const sha256 = archive?.hashes?.sha256 ?? archive?.hash?.replace(/^sha256[=:]/, '')
     return [{ name, version, ...(typeof sha256 === 'string' ? { sha256 } : {}) }]
   })
-}
-
-/**
- * A venv at `tmp/venv` holding what `python -m venv` gives (pip, and
- * setuptools where the interpreter bundles it): made `--without-pip` and
- * seeded by the cache's installer (`pipInstaller`) from the bundled wheels,
- * in a run of its own without `--report`, byte-compiled as ensurepip does;
- * or, for an interpreter without a usable bundled pip, by `python -m venv`
- * itself. Returns the seeded venv's python and the pip to run with it.
- */
-async function seededVenv(
-  python: PythonLayout,
-  tmp: string,
-  cacheDir: string,
-  opts: RunOptions,
-): Promise<{ venvPython: string; pip: readonly string[] }> {
-  const venv = join(tmp, 'venv')
-  const venvPython = join(venv, 'bin', 'python')
-  const installer = await pipInstaller(python, cacheDir, opts, opts.signal)
-  if (installer === undefined) {
-    await runFile(python.executable, ['-I', '-m', 'venv', venv], opts)
-    return { venvPython, pip: ['-I', '-m', 'pip'] }
-  }
-  await runFile(python.executable, ['-I', '-m', 'venv', '--without-pip', venv], opts)
-  const pip = ['-I', installer.pip]
-  await runFile(
-    venvPython,
-    [
-      ...[...pip, 'install', '--no-input', '--disable-pip-version-check', '--no-cache-dir'],
-      ...['--no-index', '--find-links', installer.wheels, '--no-deps', ...installer.seeds],
-    ],
-    // As ensurepip runs it: no pip configuration file (no deployer index to look at).
-    { ...opts, env: { ...opts.env, PIP_CONFIG_FILE: devNull } },
-  )
-  return { venvPython, pip }
-}
-
-/** The options every build step runs with. */
-interface RunOptions {
-  readonly timeout: number
-  readonly env: Readonly<Record<string, string>>
-  readonly maxBuffer: number
-  readonly signal?: AbortSignal
 }
 
 /**
