@@ -198,17 +198,23 @@ second builder (another session in the same process, or another process) waits o
 first calls started one build between them, and \`test/tiers/scripts/provision.test.ts\` ("sessions whose first calls
 for a fresh set race build it once") races four sessions' first calls in one process and counts the builds their
 listeners hear (1), then calls again in each (still 1). A warm call costs a read of the entry's \`env.json\` (about a
-millisecond); a second process's first call about 0.6 s at this load, most of it asking the python where it lives.
+millisecond); a second process's first call a few hundred ms at this load, most of it asking the python where it lives.
 
-The installer: PyPI is not reachable from this machine; the builds get wheels from a local index and wheel folder
-(\`/opt/pypi\`, pip's \`find-links\`). No alternative installer is reachable from the registries the project uses: \`uv\`
-is not on the local index, the npm package named \`uv\` is an unrelated UTF-8 validator and Astral publishes no uv on
-npm, and Debian's \`python3-*\` packages install into the system python, not into a per-set environment. Of a cold
-build, pip's own install of the wheel is the smaller part: \`python -m venv\` runs ensurepip, which installs pip and
-setuptools into every new environment from their bundled wheels (21 s of 28 s in the run of 2026-12-07, load 18); a venv made
-\`--without-pip\`, with the interpreter's bundled pip wheel run from outside it, built the same set in 15.4 s (0.7 s +
-14.7 s: pip running from a zip is slower than an installed one). Not adopted in this change: an environment without
-setuptools breaks packages that still import \`pkg_resources\` at run time, and installing the bundled setuptools in
-the same pip run puts pip and setuptools in pip's \`--report\`, which is what \`env --lock\` pins; both need their own
-tests. The build stays \`python -m venv\` + pip, wheels only (\`--only-binary :all:\`).`,
+The build (issue 39 item 2): a venv is made \`--without-pip\` and seeded with what \`python -m venv\` would have put in
+it (pip, and setuptools where the interpreter bundles it: ensurepip's own wheels, \`--no-index --no-deps\`, in a run
+of its own without \`--report\`, so \`packages\`, \`env --lock\` and \`--require-hashes\` see only the set, as before), by
+the cache's installer: the bundled pip unpacked and byte-compiled once per cache folder and interpreter
+(\`installer/<key>/\`, same lock discipline as sets; \`test/tiers/scripts/provision-installer.test.ts\` counts its
+builds through its span, compares the venv's \`pip freeze --all\`, \`bin/\` and \`site-packages\` with a \`python -m venv\`
+one, races two first builds, aborts and kills the unpack). What it saves is ensurepip running pip out of its wheel,
+a zip with no cached \`.pyc\`. The seeds are byte-compiled as ensurepip compiles them (same contents: a venv bound
+read-only into the sandbox imports \`pkg_resources\`, pip or \`_distutils_hack\` without compiling them on every call);
+that compile is most of what is left of a build, and seeding \`--no-compile\` would halve the build again (row "not
+adopted"), at the cost of those contents. An interpreter that bundles no pip 22.3 or later builds with
+\`python -m venv\` as before (tested with a real python 3.7, whose pip 22.0.4 still fails, as before, at the set's \`--report\`).
+
+No alternative installer is reachable from the registries the project uses: \`uv\` is not on the local index, the npm
+package named \`uv\` is an unrelated UTF-8 validator and Astral publishes no uv on npm, and Debian's \`python3-*\`
+packages install into the system python, not into a per-set environment. Builds stay pip, wheels only
+(\`--only-binary :all:\`).`,
 )
