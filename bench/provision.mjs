@@ -1,12 +1,13 @@
 // Script environments (issue 39 item 2): a requirement set builds once per
 // machine and is reused by every skill, session and process that needs it.
-// Measures, over one wheel folder (no network): a cold build, a warm reuse in
-// the same process, a reuse from a second process, and two processes whose
+// Measures, over one wheel folder (no network): a cold first set (the cache's
+// installer built with it), a cold second set (installer reused), a warm reuse
+// in the same process, a reuse from a second process, and two processes whose
 // first calls for a fresh set race (how many builds ran, counted by each
-// process's onBuild events). Then the installer itself: what the build runs
-// today (`python -m venv`, which runs ensurepip, then the venv's pip) against
-// a venv without pip and the interpreter's bundled pip wheel run from outside
-// it, interleaved, on the same set.
+// process's onBuild events). Then the build itself, interleaved on the same
+// set: the old build (`python -m venv`, which runs ensurepip, then the venv's
+// pip) against the new one (`venv --without-pip`, the seeds and the set
+// installed by the installer's pip), and the new one seeding `--no-compile`.
 // Run after `npx tsc -p tsconfig.build.json`:
 //   SKILLHOST_WHEELS=/opt/pypi/files node bench/provision.mjs
 // Without a wheel folder holding pypdf the benchmark says so and exits 0.
@@ -24,6 +25,8 @@ if (!existsSync(wheels) || !readdirSync(wheels).some((f) => /^pypdf-.*\.whl$/.te
   process.exit(0)
 }
 const REQUIREMENT = 'pypdf'
+/** A second set (another key, the same wheel): a cold build with the installer already there. */
+const SECOND = 'pypdf>=3'
 const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
   encoding: 'utf8',
 }).trim()
@@ -53,13 +56,19 @@ if (process.argv[2] === '--child') {
   const again = performance.now()
   await provisionedInterpreter(python, [parseRequirement(REQUIREMENT, 'bench')], options)
   const warmMs = performance.now() - again
-  console.log(JSON.stringify({ ms, warmMs, builds, key: got?.env.key }))
+  let secondMs
+  if (process.argv[4] === '--second') {
+    const t = performance.now()
+    await provisionedInterpreter(python, [parseRequirement(SECOND, 'bench')], options)
+    secondMs = performance.now() - t
+  }
+  console.log(JSON.stringify({ ms, warmMs, secondMs, builds, key: got?.env.key }))
   process.exit(0)
 }
 
-function child(cacheDir) {
+function child(cacheDir, ...more) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [self, '--child', cacheDir], {
+    const p = spawn(process.execPath, [self, '--child', cacheDir, ...more], {
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     let out = ''
@@ -81,75 +90,94 @@ const ROUNDS = Number(process.env.ROUNDS ?? 2)
 const rows = []
 for (let round = 0; round < ROUNDS; round++) {
   const cache = fresh()
-  const first = await child(cache) // cold, then warm in the same process
+  const load = loadavg()[0]
+  const first = await child(cache, '--second') // cold, warm, then a second set, in one process
   const second = await child(cache) // another process: reused
   const race = fresh()
   const [a, b] = await Promise.all([child(race), child(race)])
-  rows.push({ first, second, race: [a, b] })
+  rows.push({ first, second, race: [a, b], load })
   rmSync(cache, { recursive: true, force: true })
   rmSync(race, { recursive: true, force: true })
 }
 
-// The installer, interleaved: today's build steps against a venv without pip.
-const bundled = execFileSync(
-  python,
-  [
-    '-c',
-    'import ensurepip, glob, os; print(glob.glob(os.path.join(os.path.dirname(ensurepip.__file__), "_bundled", "pip-*.whl"))[0])',
-  ],
-  { encoding: 'utf8' },
-).trim()
-const pipArgs = [
+// The build, interleaved: the old steps against the new ones (the installer built once, timed apart).
+const { pipInstaller } = await import('../dist/tiers/scripts/deps/pip-installer.js')
+const { describePython } = await import('../dist/tiers/scripts/policy/user-python.js')
+const installerCache = fresh()
+const installerStarted = performance.now()
+const installer = await pipInstaller(
+  describePython(python),
+  installerCache,
+  { timeout: 600_000, env: { LANG: 'C.UTF-8' } },
+  undefined,
+)
+const installerMs = performance.now() - installerStarted
+if (installer === undefined) throw new Error(`${python} has no usable bundled pip`)
+const setArgs = [
   ...['install', '--no-input', '--disable-pip-version-check', '--no-cache-dir', '-q'],
   ...['--no-index', '--find-links', wheels, '--only-binary', ':all:', REQUIREMENT],
 ]
+const seedArgs = (compile) => [
+  ...['install', '--no-input', '--disable-pip-version-check', '--no-cache-dir', '-q'],
+  ...['--no-index', '--find-links', installer.wheels, '--no-deps', ...installer.seeds],
+  ...(compile ? [] : ['--no-compile']),
+]
 const timed = (steps) => {
   const started = performance.now()
+  const load = loadavg()[0]
   const split = []
-  for (const [cmd, args] of steps) {
+  for (const [cmd, args, env = {}] of steps) {
     const t = performance.now()
-    execFileSync(cmd, args, { stdio: 'ignore', env: { LANG: 'C.UTF-8', PATH: process.env.PATH } })
+    execFileSync(cmd, args, { stdio: 'ignore', env: { LANG: 'C.UTF-8', ...env } })
     split.push(performance.now() - t)
   }
-  return { ms: performance.now() - started, split }
+  return { ms: performance.now() - started, split, load }
 }
-const installers = { ensurepip: [], withoutPip: [] }
+const noConfig = { PIP_CONFIG_FILE: '/dev/null' }
+const newBuild = (venv, compile) => [
+  [python, ['-I', '-m', 'venv', '--without-pip', venv]],
+  [join(venv, 'bin', 'python'), ['-I', installer.pip, ...seedArgs(compile)], noConfig],
+  [join(venv, 'bin', 'python'), ['-I', installer.pip, ...setArgs]],
+]
+const installers = { old: [], new: [], noCompile: [] }
 for (let round = 0; round < ROUNDS; round++) {
   const dir = fresh()
-  const a = join(dir, 'a')
-  const b = join(dir, 'b')
-  installers.ensurepip.push(
+  installers.old.push(
     timed([
-      [python, ['-I', '-m', 'venv', a]],
-      [join(a, 'bin', 'python'), ['-I', '-m', 'pip', ...pipArgs]],
+      [python, ['-I', '-m', 'venv', join(dir, 'a')]],
+      [join(dir, 'a', 'bin', 'python'), ['-I', '-m', 'pip', ...setArgs]],
     ]),
   )
-  installers.withoutPip.push(
-    timed([
-      [python, ['-I', '-m', 'venv', '--without-pip', b]],
-      [join(b, 'bin', 'python'), ['-I', join(bundled, 'pip'), ...pipArgs]],
-    ]),
-  )
+  installers.new.push(timed(newBuild(join(dir, 'b'), true)))
+  installers.noCompile.push(timed(newBuild(join(dir, 'c'), false)))
   rmSync(dir, { recursive: true, force: true })
 }
+rmSync(installerCache, { recursive: true, force: true })
 const loadAtEnd = loadavg()[0]
 
 const s = (ms) => (ms / 1000).toFixed(2)
 const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
 const buildsInRace = rows.map((r) => r.race[0].builds + r.race[1].builds)
+const cell = (r) => `${s(r.ms)} (${r.split.map(s).join(' + ')}; load ${r.load.toFixed(1)})`
+const ratio = (i) => (installers.new[i].ms / installers.old[i].ms).toFixed(2)
 const table = `| measure | ${rows.map((_, i) => `round ${i + 1}`).join(' | ')} |
 |---|${rows.map(() => '---:').join('|')}|
-| cold: first call, fresh cache (venv, pip install from the wheel folder) | ${rows.map((r) => `${s(r.first.ms)} s`).join(' | ')} |
-| warm: the same set again, same process | ${rows.map((r) => `${r.first.warmMs.toFixed(1)} ms`).join(' | ')} |
+| 1-min load at the round's start | ${rows.map((r) => r.load.toFixed(1)).join(' | ')} |
+| cold first set: fresh cache, the installer built with it | ${rows.map((r) => `${s(r.first.ms)} s`).join(' | ')} |
+| cold second set: same cache and process, installer reused | ${rows.map((r) => `${s(r.first.secondMs)} s`).join(' | ')} |
+| warm: the first set again, same process | ${rows.map((r) => `${r.first.warmMs.toFixed(1)} ms`).join(' | ')} |
 | reused: a second process's first call | ${rows.map((r) => `${r.second.ms.toFixed(1)} ms (builds: ${r.second.builds})`).join(' | ')} |
 | race: two processes' first calls at once, fresh cache | ${rows.map((r) => `${s(Math.max(r.race[0].ms, r.race[1].ms))} s, builds: ${r.race[0].builds + r.race[1].builds}`).join(' | ')} |
 
-Installer (same set, interleaved rounds; seconds, venv step + install step):
+The build, interleaved rounds on the same set (seconds: steps; 1-min load at the build's start). Installer built
+once beforehand in ${s(installerMs)} s (unpack and byte-compile the bundled pip).
 
-| how | ${installers.ensurepip.map((_, i) => `round ${i + 1}`).join(' | ')} | median |
-|---|${installers.ensurepip.map(() => '---:').join('|')}|---:|
-| \`python -m venv\` (ensurepip: pip and setuptools) + the venv's pip (what builds run) | ${installers.ensurepip.map((r) => `${s(r.ms)} (${r.split.map(s).join(' + ')})`).join(' | ')} | ${s(med(installers.ensurepip.map((r) => r.ms)))} |
-| \`python -m venv --without-pip\` + the bundled pip wheel run from outside | ${installers.withoutPip.map((r) => `${s(r.ms)} (${r.split.map(s).join(' + ')})`).join(' | ')} | ${s(med(installers.withoutPip.map((r) => r.ms)))} |
+| build | ${installers.old.map((_, i) => `round ${i + 1}`).join(' | ')} | median |
+|---|${installers.old.map(() => '---:').join('|')}|---:|
+| old: \`python -m venv\` (ensurepip) + the venv's pip installs the set | ${installers.old.map(cell).join(' | ')} | ${s(med(installers.old.map((r) => r.ms)))} |
+| new: \`venv --without-pip\` + seeds (byte-compiled) + the set, by the installer's pip | ${installers.new.map(cell).join(' | ')} | ${s(med(installers.new.map((r) => r.ms)))} |
+| new, seeds \`--no-compile\` (not adopted) | ${installers.noCompile.map(cell).join(' | ')} | ${s(med(installers.noCompile.map((r) => r.ms)))} |
+| new / old, same round | ${installers.old.map((_, i) => ratio(i)).join(' | ')} | |
 
 1-min load average ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end.`
 console.log(table)
@@ -170,17 +198,23 @@ second builder (another session in the same process, or another process) waits o
 first calls started one build between them, and \`test/tiers/scripts/provision.test.ts\` ("sessions whose first calls
 for a fresh set race build it once") races four sessions' first calls in one process and counts the builds their
 listeners hear (1), then calls again in each (still 1). A warm call costs a read of the entry's \`env.json\` (about a
-millisecond); a second process's first call about 0.6 s at this load, most of it asking the python where it lives.
+millisecond); a second process's first call a few hundred ms at this load, most of it asking the python where it lives.
 
-The installer: PyPI is not reachable from this machine; the builds get wheels from a local index and wheel folder
-(\`/opt/pypi\`, pip's \`find-links\`). No alternative installer is reachable from the registries the project uses: \`uv\`
-is not on the local index, the npm package named \`uv\` is an unrelated UTF-8 validator and Astral publishes no uv on
-npm, and Debian's \`python3-*\` packages install into the system python, not into a per-set environment. Of a cold
-build, pip's own install of the wheel is the smaller part: \`python -m venv\` runs ensurepip, which installs pip and
-setuptools into every new environment from their bundled wheels (21 s of 28 s in the run of 2026-12-07, load 18); a venv made
-\`--without-pip\`, with the interpreter's bundled pip wheel run from outside it, built the same set in 15.4 s (0.7 s +
-14.7 s: pip running from a zip is slower than an installed one). Not adopted in this change: an environment without
-setuptools breaks packages that still import \`pkg_resources\` at run time, and installing the bundled setuptools in
-the same pip run puts pip and setuptools in pip's \`--report\`, which is what \`env --lock\` pins; both need their own
-tests. The build stays \`python -m venv\` + pip, wheels only (\`--only-binary :all:\`).`,
+The build (issue 39 item 2): a venv is made \`--without-pip\` and seeded with what \`python -m venv\` would have put in
+it (pip, and setuptools where the interpreter bundles it: ensurepip's own wheels, \`--no-index --no-deps\`, in a run
+of its own without \`--report\`, so \`packages\`, \`env --lock\` and \`--require-hashes\` see only the set, as before), by
+the cache's installer: the bundled pip unpacked and byte-compiled once per cache folder and interpreter
+(\`installer/<key>/\`, same lock discipline as sets; \`test/tiers/scripts/provision-installer.test.ts\` counts its
+builds through its span, compares the venv's \`pip freeze --all\`, \`bin/\` and \`site-packages\` with a \`python -m venv\`
+one, races two first builds, aborts and kills the unpack). What it saves is ensurepip running pip out of its wheel,
+a zip with no cached \`.pyc\`. The seeds are byte-compiled as ensurepip compiles them (same contents: a venv bound
+read-only into the sandbox imports \`pkg_resources\`, pip or \`_distutils_hack\` without compiling them on every call);
+that compile is most of what is left of a build, and seeding \`--no-compile\` would halve the build again (row "not
+adopted"), at the cost of those contents. An interpreter that bundles no pip 22.3 or later builds with
+\`python -m venv\` as before (tested with a real python 3.7, whose pip 22.0.4 still fails, as before, at the set's \`--report\`).
+
+No alternative installer is reachable from the registries the project uses: \`uv\` is not on the local index, the npm
+package named \`uv\` is an unrelated UTF-8 validator and Astral publishes no uv on npm, and Debian's \`python3-*\`
+packages install into the system python, not into a per-set environment. Builds stay pip, wheels only
+(\`--only-binary :all:\`).`,
 )

@@ -17,6 +17,7 @@ export type SkillhostSpanName =
   | 'skillhost.discovery'
   | 'skillhost.materialize'
   | 'skillhost.provision'
+  | 'skillhost.provision_installer'
   | 'skillhost.module_call'
   | 'skillhost.isolated_call'
   | 'skillhost.script_call'

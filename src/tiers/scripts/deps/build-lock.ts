@@ -1,6 +1,9 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { noteCallProgress } from '../../../common/call-progress.js'
+import { SkillHostError } from '../../../common/errors.js'
 
 /** Who holds a build lock: written inside the lock folder once it is taken. */
 interface LockOwner {
@@ -63,4 +66,52 @@ export async function takeBuildLock(lock: string): Promise<'taken' | 'held'> {
 /** Gives the lock up (its owner file with it). */
 export async function releaseBuildLock(lock: string): Promise<void> {
   await rm(lock, { recursive: true, force: true }).catch(() => undefined)
+}
+
+/** How long one build step may take, and how long a second builder waits for the first. */
+export const BUILD_TIMEOUT_MS = 10 * 60_000
+
+/**
+ * `E_SKILL_WORKSPACE_FAILED`: the env cache itself failed (a lock, a
+ * folder, a rename). The message is model-safe; `why` is person text.
+ */
+export function cacheFailed(why: string, cause?: unknown): SkillHostError {
+  return new SkillHostError(
+    'E_SKILL_WORKSPACE_FAILED',
+    "A script environment could not be built; the host operator can see why in the host's log.",
+    { cause, person: why },
+  )
+}
+
+/**
+ * What `read` finds once it is ready, or undefined once this process holds
+ * the build lock at `lock` (the caller then builds and releases it): waits
+ * for another builder up to `BUILD_TIMEOUT_MS`, polling, and says so to the
+ * waiting call. The one wait of every cache entry (environments, installers).
+ */
+export async function readyOrLocked<T>(
+  read: () => Promise<T | undefined>,
+  lock: string,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
+  const deadline = Date.now() + BUILD_TIMEOUT_MS
+  let waited = false
+  for (;;) {
+    signal?.throwIfAborted()
+    const ready = await read()
+    // A call waiting on another builder (one started at load) says so, as the builder's own call does.
+    if (waited) noteCallProgress(undefined)
+    if (ready !== undefined) return ready
+    let taken: 'taken' | 'held'
+    try {
+      taken = await takeBuildLock(lock)
+    } catch (err) {
+      throw cacheFailed(`cannot take the build lock ${lock}: ${String(err)}`, err)
+    }
+    if (taken === 'taken') return undefined
+    if (Date.now() > deadline) throw cacheFailed(`another build holds ${lock}`)
+    noteCallProgress('building a python environment')
+    waited = true
+    await sleep(250)
+  }
 }

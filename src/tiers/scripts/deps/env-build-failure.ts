@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
 import { escapeLine } from '../../../common/escape-text.js'
+import { INSTALLER_STEP } from './pip-installer.js'
 import type { PackageIndex } from './provision-env.js'
 import type { Requirement } from './requirement.js'
 
@@ -61,7 +62,12 @@ export function buildFailureCause(failure: StepFailure, where: string): string {
   if (lastError !== undefined)
     return `pip said: ${escapeLine(lastError.slice(6).trim().slice(0, 300))}`
   const status = failure.code === undefined ? '' : ` (status ${String(failure.code)})`
-  return `${failure.cmd?.includes(' -m venv ') ? 'python -m venv' : 'pip'} failed${status}`
+  const step = failure.cmd?.includes(' -m venv ')
+    ? 'python -m venv'
+    : failure.cmd?.includes(INSTALLER_STEP)
+      ? "unpacking the interpreter's bundled pip"
+      : 'pip'
+  return `${step} failed${status}`
 }
 
 /**

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { activeMetrics } from '../../../common/active-metrics.js'
 import { noteCallProgress } from '../../../common/call-progress.js'
 import { SkillHostError } from '../../../common/errors.js'
 import { traced } from '../../../common/tracing.js'
 import type { PythonLayout } from '../policy/user-python.js'
-import { releaseBuildLock, takeBuildLock } from './build-lock.js'
+import { BUILD_TIMEOUT_MS, cacheFailed, readyOrLocked, releaseBuildLock } from './build-lock.js'
 import {
   buildFailureCause,
   envBuildFailed,
@@ -17,6 +16,7 @@ import {
 } from './env-build-failure.js'
 import type { Requirement } from './requirement.js'
 import { runFile } from './run-file.js'
+import { type RunOptions, seededVenv } from './seeded-venv.js'
 
 /** Where environments come from: the deployer's package index or a folder of wheels. */
 export type PackageIndex = string | { readonly findLinks: string }
@@ -86,9 +86,6 @@ export interface ProvisionedEnv {
   readonly packages: readonly PinnedPackage[]
 }
 
-/** How long one pip install may take, and how long a second builder waits for the first. */
-const BUILD_TIMEOUT_MS = 10 * 60_000
-
 /** The cache key of a requirement set: sha256 of the interpreter (version and binary) and the sorted set. */
 export function envKey(
   layout: PythonLayout,
@@ -141,14 +138,6 @@ export function notPinnedEnv(
   )
 }
 
-function failed(why: string, cause?: unknown): SkillHostError {
-  return new SkillHostError(
-    'E_SKILL_WORKSPACE_FAILED',
-    "A script environment could not be built; the host operator can see why in the host's log.",
-    { cause, person: why },
-  )
-}
-
 /**
  * The error a failed build throws, and what the operator's log hears: a
  * pinned archive pip refused is `E_SKILL_NOT_PINNED`; a failed step (venv,
@@ -166,7 +155,10 @@ async function buildRefusal(
   const step = err as StepFailure | undefined
   if (typeof step?.cmd !== 'string' || typeof step.stderr !== 'string')
     return {
-      error: failed(`could not keep the environment in ${options.cacheDir}: ${String(err)}`, err),
+      error: cacheFailed(
+        `could not keep the environment in ${options.cacheDir}: ${String(err)}`,
+        err,
+      ),
     }
   // pip's words for an archive that is not the pinned one (--require-hashes).
   if (pins?.length && step.stderr.includes('DO NOT MATCH THE HASHES'))
@@ -207,56 +199,24 @@ function pinsFromReport(report: unknown): PinnedPackage[] {
 }
 
 /**
- * The environment at `dir` if one is ready, or undefined once this process
- * holds the build lock at `lock`: waits for another builder up to
- * `BUILD_TIMEOUT_MS`, polling.
- */
-async function readyOrLocked(
-  dir: string,
-  key: string,
-  lock: string,
-  signal: AbortSignal | undefined,
-): Promise<ProvisionedEnv | undefined> {
-  const deadline = Date.now() + BUILD_TIMEOUT_MS
-  let waited = false
-  for (;;) {
-    signal?.throwIfAborted()
-    const ready = await readEnv(dir, key)
-    // A call waiting on another builder (one started at load) says so, as the builder's own call does.
-    if (waited) noteCallProgress(undefined)
-    if (ready !== undefined) return ready
-    let taken: 'taken' | 'held'
-    try {
-      taken = await takeBuildLock(lock)
-    } catch (err) {
-      throw failed(`cannot take the build lock ${lock}: ${String(err)}`, err)
-    }
-    if (taken === 'taken') return undefined
-    if (Date.now() > deadline) throw failed(`another build holds ${lock}`)
-    noteCallProgress('building a python environment')
-    waited = true
-    await sleep(250)
-  }
-}
-
-/**
- * A venv at `tmp/venv` with `requirements` (or exactly `pins`, by hash when
- * every pin has one) installed from wheels only; the packages pip reports.
+ * A seeded venv at `tmp/venv` (`seededVenv`) with `requirements` (or
+ * exactly `pins`, by hash when every pin has one) installed from wheels
+ * only; the packages pip reports for that run.
  */
 async function pipInstall(
   python: PythonLayout,
   tmp: string,
   requirements: readonly Requirement[],
-  index: PackageIndex | undefined,
+  options: ProvisionOptions,
   pins: readonly PinnedPackage[] | undefined,
   signal: AbortSignal | undefined,
 ): Promise<PinnedPackage[]> {
-  const run = runFile
-  const opts = {
+  const { index } = options
+  const opts: RunOptions = {
     ...{ timeout: BUILD_TIMEOUT_MS, env: { LANG: 'C.UTF-8' }, maxBuffer: 16 << 20 },
     ...(signal && { signal }),
   }
-  await run(python.executable, ['-I', '-m', 'venv', join(tmp, 'venv')], opts)
+  const { venvPython, pip } = await seededVenv(python, tmp, options.cacheDir, opts)
   const indexArgs =
     index === undefined
       ? []
@@ -269,10 +229,10 @@ async function pipInstall(
     : requirements.map((r) => r.text)
   await writeFile(reqFile, `${lines.join('\n')}\n`)
   const report = join(tmp, 'report.json')
-  await run(
-    join(tmp, 'venv', 'bin', 'python'),
+  await runFile(
+    venvPython,
     [
-      ...['-I', '-m', 'pip', 'install', '--no-input', '--disable-pip-version-check'],
+      ...[...pip, 'install', '--no-input', '--disable-pip-version-check'],
       ...['--no-cache-dir', '--report', report, ...indexArgs],
       // Wheels only: building an sdist runs its setup code on the host, with the host's
       // authority, for a package a skill named. A deployer's wheelhouse covers the rest.
@@ -287,21 +247,23 @@ async function pipInstall(
 }
 
 /**
- * The environment for `requirements` under `python`, built once: `python -m
- * venv`, then `pip install --no-input --disable-pip-version-check` with the
- * deployer's index and `--report`, in a temp folder of the cache renamed into
+ * The environment for `requirements` under `python`, built once: a venv
+ * seeded as `python -m venv` seeds it (`seededVenv`: the cache's installer,
+ * itself built once per interpreter), then `pip install --no-input
+ * --disable-pip-version-check` with the deployer's index and `--report`,
+ * in a temp folder of the cache renamed into
  * place whole, under a lock folder so concurrent builders wait for one
  * another. `writeShim(dir)` adds the neutral-path shim before the rename.
  * A set `options.pins` holds (from a lockfile) installs exactly those
  * versions with `--require-hashes`; an archive whose hash differs is
  * `E_SKILL_NOT_PINNED` (`environment-mismatch`), and with `options.locked`
  * a set without pins is refused before anything runs. Runs on the host,
- * never in the sandbox, and gives the sandbox no network. A venv or pip
- * that fails is `E_SKILL_ENV_BUILD_FAILED` (`buildRefusal`: a one-line
+ * never in the sandbox, and gives the sandbox no network. A venv, pip or
+ * installer step that fails is `E_SKILL_ENV_BUILD_FAILED` (`buildRefusal`: a one-line
  * cause, pip's whole output in `<cacheDir>/logs/<key>.log`); the cache
  * itself failing is `E_SKILL_WORKSPACE_FAILED`. `signal` (a background
  * build's owner going away) stops waiting for another builder and kills a
- * running venv or pip: its temp folder is removed, nothing is renamed into
+ * running venv, pip or installer step: its temp folders is removed, nothing is renamed into
  * place, the lock is released, and the promise rejects with the abort.
  */
 export async function provisionEnv(
@@ -319,7 +281,7 @@ export async function provisionEnv(
   const dir = join(options.cacheDir, key)
   await mkdir(options.cacheDir, { recursive: true, mode: 0o755 })
   const lock = `${dir}.lock`
-  const ready = await readyOrLocked(dir, key, lock, signal)
+  const ready = await readyOrLocked(() => readEnv(dir, key), lock, signal)
   if (ready !== undefined) return ready
   // One span per build this process runs (`skillhost.provision`), a child of the call that waits on it.
   return traced('skillhost.provision', { count: requirements.length }, () =>
@@ -360,7 +322,7 @@ async function buildEnv(
   }
   tell('started')
   try {
-    const packages = await pipInstall(python, tmp, requirements, options.index, pins, signal)
+    const packages = await pipInstall(python, tmp, requirements, options, pins, signal)
     await writeShim(join(tmp, 'shim'))
     // Aborted after pip: the half-kept build is dropped, never renamed into place.
     signal?.throwIfAborted()
