@@ -4,6 +4,7 @@ import {
   typePlain,
   unfoldLines,
 } from './frontmatter-scalars.js'
+import { readJsonFlow } from './read-json-flow.js'
 
 /**
  * The wider subset of YAML the fast frontmatter path reads, line by line:
@@ -11,10 +12,11 @@ import {
  * schema, folded over more-indented lines), single- or double-quoted
  * scalars (escapes decoded, folded over lines), literal and folded block
  * scalars with a chomping indicator, one-line flow sequences of scalars,
- * block sequences of scalars, nested block mappings (up to
+ * block sequences of scalars, one-line JSON objects and arrays
+ * (`readJsonFlow`), nested block mappings (up to
  * `MAX_SUBSET_DEPTH` levels) of the same, a plain or quoted scalar on the
  * lines below its key, or nothing (null). It returns `undefined` for anything else (anchors, tags, flow
- * maps, comments after a value, tabs, control characters, duplicate or
+ * maps that are not JSON, comments after a value, tabs, control characters, duplicate or
  * non-string keys, more-indented lines it cannot place), so the `yaml`
  * package decides every other case. Property tests check that what it
  * accepts is exactly what `yaml` gives.
@@ -170,8 +172,9 @@ function readValue(lines: readonly string[], i: number, col: number, owner: numb
     if (!BLOCK_HEADER.test(line.slice(col))) return undefined
     return readBlockScalar(lines, i + 1, owner, c === '|', line[col + 1] ?? '')
   }
-  if (c === '[') {
-    const items = readFlowSequence(line, col)
+  if (c === '[' || c === '{') {
+    // Flow sequences of plain scalars, else one-line JSON (objects, nested arrays).
+    const items = (c === '[' ? readFlowSequence(line, col) : undefined) ?? readJsonFlow(line, col)
     return items === undefined ? undefined : { value: items, next: i + 1 }
   }
   if (c === "'" || c === '"') return readQuoted(lines, i, col, owner)

@@ -126,6 +126,28 @@ const documents = fc
   )
   .map((parts) => `${parts.join('\n')}\n`)
 
+// JSON values with keys and strings biased to YAML indicators and escapes.
+const jsonText = fc.string({
+  unit: fc.constantFrom('a', ':', '#', ' ', '"', '\\', '\n', 'é', '😀', '{', ',', '\u0000'),
+})
+const jsonValue = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    jsonText,
+    fc.constantFrom(true, false, null, 0, 1.5, -7, 1e21, 2 ** 53, -(2 ** 53) - 2, 1e-7),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(jsonText, tie('value'), { maxKeys: 3 }),
+  ),
+})).value
+// Written as tools write it, compact or spaced, or with a duplicate key spliced in.
+const jsonDocuments = fc
+  .tuple(fc.dictionary(jsonText, jsonValue, { minKeys: 1, maxKeys: 3 }), fc.constantFrom(0, 1, 2))
+  .map(([v, style]) => {
+    const text = style === 1 ? JSON.stringify(v, null, 1).replace(/\n */g, ' ') : JSON.stringify(v)
+    return `name: x\nmetadata: ${style === 2 ? text.replace(/^\{("[^"]*":)/, '{$1 1,$1') : text}\n`
+  })
+
 /** Documents of nested block mappings, up to four levels. */
 const nestedDocuments = fc
   .array(entry('', 3), { minLength: 1, maxLength: 3 })
@@ -158,6 +180,15 @@ describe('parseFrontmatterSubset', () => {
             list: ['x'],
           },
           n: 1,
+        },
+      ],
+      // One-line JSON, as tools write metadata.
+      [
+        'metadata: {"nanobot":{"emoji":"\\ud83e\\uddfe","requires":{"bins":["s"]},"n":[1.5,-2,1e3,true,null,{}]}}\n',
+        {
+          metadata: {
+            nanobot: { emoji: '🧾', requires: { bins: ['s'] }, n: [1.5, -2, 1000, true, null, {}] },
+          },
         },
       ],
       // A scalar on the lines below its key.
@@ -196,6 +227,14 @@ describe('parseFrontmatterSubset', () => {
     for (const text of [
       'a: &x y\n',
       'a: {b: c}\n',
+      'a: {"b":1,"b":2}\n',
+      'a: {"__proto__":1}\n',
+      'a: {"b" :1}\n',
+      'a: [{"b":1} ]\n',
+      'a: {"b":-0}\n',
+      'a: {"b":12345678901234567890}\n',
+      'a: {"b":1} # c\n',
+      `a: ${'['.repeat(17)}${']'.repeat(17)}\n`,
       'a: x # c\n',
       'a: [x,]\n',
       'a: |2\n   x\n',
@@ -220,20 +259,23 @@ describe('parseFrontmatterSubset', () => {
   it('gives the yaml value or declines, on generated frontmatter (property)', () => {
     let accepted = 0
     let deep = 0
+    let json = 0
     let runs = 0
     fc.assert(
-      fc.property(fc.oneof(documents, nestedDocuments), (text) => {
+      fc.property(fc.oneof(documents, nestedDocuments, jsonDocuments), (text) => {
         runs++
         if (!agrees(text)) return
         accepted++
         // A mapping two levels under the top: the nested shapes are reached too.
         const values = Object.values(parseSimpleFrontmatter(text)!)
         if (values.some((v) => isMap(v) && Object.values(v as object).some(isMap))) deep++
+        if (text.includes('metadata: {')) json++
       }),
       { numRuns: numRuns * 50 },
     )
     // The generator reaches the subset often, not only its refusals.
     expect(accepted).toBeGreaterThan(runs / 20)
     expect(deep, `${deep} of ${runs}`).toBeGreaterThan(runs / 200)
+    expect(json, `${json} of ${runs}`).toBeGreaterThan(runs / 25)
   })
 })
