@@ -12,7 +12,7 @@ const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/
  * its end, as `yaml` reads it: double-quoted strings (decoded as YAML
  * decodes them), numbers, `true`, `false`, `null`, objects with string keys
  * and arrays. Returns `undefined`, leaving the text to `yaml`, for anything
- * else: a duplicate or `__proto__` key, a space before `:` or `,`, `-0` or
+ * else: a duplicate or `__proto__` key, a space before `:`, `-0` or
  * an integer beyond 2^53, nesting past `MAX_JSON_DEPTH`, or text after the
  * closing bracket. Objects have a null prototype, as the fast path's maps do.
  */
@@ -80,6 +80,7 @@ class JsonFlowReader {
         if (item === FAIL) return FAIL
         out.push(item)
       } else if (this.line[this.p] !== '"' || !this.member(out, depth)) return FAIL
+      this.skipSpaces()
       const c = this.line[this.p]
       this.p++
       if (c === close) return out

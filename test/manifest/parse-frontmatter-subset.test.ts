@@ -191,6 +191,7 @@ describe('parseFrontmatterSubset', () => {
           },
         },
       ],
+      ['m: { "o": { "e": "x" }, "l": [ 1 , 2 ] }\n', { m: { o: { e: 'x' }, l: [1, 2] } }],
       // A scalar on the lines below its key.
       [
         'description:\n  Web search.\n  Use it.\nm:\n  k:\n    "q"\n  j:\n',
@@ -230,7 +231,7 @@ describe('parseFrontmatterSubset', () => {
       'a: {"b":1,"b":2}\n',
       'a: {"__proto__":1}\n',
       'a: {"b" :1}\n',
-      'a: [{"b":1} ]\n',
+      'a: [{"b":1}]x\n',
       'a: {"b":-0}\n',
       'a: {"b":12345678901234567890}\n',
       'a: {"b":1} # c\n',
