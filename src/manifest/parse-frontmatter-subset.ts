@@ -4,6 +4,7 @@ import {
   typePlain,
   unfoldLines,
 } from './frontmatter-scalars.js'
+import { readJsonFlow } from './read-json-flow.js'
 
 /**
  * The wider subset of YAML the fast frontmatter path reads, line by line:
@@ -11,9 +12,11 @@ import {
  * schema, folded over more-indented lines), single- or double-quoted
  * scalars (escapes decoded, folded over lines), literal and folded block
  * scalars with a chomping indicator, one-line flow sequences of scalars,
- * block sequences of scalars, one level of nested mapping, or nothing
- * (null). It returns `undefined` for anything else (anchors, tags, flow
- * maps, comments after a value, tabs, control characters, duplicate or
+ * block sequences of scalars, one-line JSON objects and arrays
+ * (`readJsonFlow`), nested block mappings (up to
+ * `MAX_SUBSET_DEPTH` levels) of the same, a plain or quoted scalar on the
+ * lines below its key, or nothing (null). It returns `undefined` for anything else (anchors, tags, flow
+ * maps that are not JSON, comments after a value, tabs, control characters, duplicate or
  * non-string keys, more-indented lines it cannot place), so the `yaml`
  * package decides every other case. Property tests check that what it
  * accepts is exactly what `yaml` gives.
@@ -35,7 +38,7 @@ export function parseFrontmatterSubset(text: string): Record<string, unknown> | 
     if (!m || !usableKey(m[1]!, out)) return undefined
     keys++
     const col = line.length - (m[2] ?? '').length
-    const read = col < line.length ? readValue(lines, i, col, 0) : readChildren(lines, i + 1)
+    const read = col < line.length ? readValue(lines, i, col, 0) : readChildren(lines, i + 1, 0, 1)
     if (read === undefined) return undefined
     out[m[1]!] = read.value
     i = read.next
@@ -80,22 +83,35 @@ function nextContent(lines: readonly string[], i: number): number {
   return i
 }
 
+/** Deepest mapping the subset reads (the top level is 1); deeper ones go to `yaml`. */
+const MAX_SUBSET_DEPTH = 8
+
 /**
- * The value of a top-level key written with nothing after its colon: a
- * block sequence or a nested mapping on the lines below, or null.
+ * The value of a key at indentation `owner` written with nothing after its
+ * colon: a block sequence (at the key's indentation or deeper), a mapping
+ * or a scalar on the more-indented lines below, or null. `depth` is the
+ * key's mapping's nesting level.
  */
-function readChildren(lines: readonly string[], from: number): Read {
+function readChildren(lines: readonly string[], from: number, owner: number, depth: number): Read {
   const k = nextContent(lines, from)
   const line = lines[k]
   if (line === undefined) return { value: null, next: k }
   const indent = indentOf(line)
-  if (line.startsWith('- ', indent)) return readSequence(lines, k, indent)
-  if (indent === 0) return { value: null, next: k }
-  return readNestedMap(lines, k, indent)
+  if (indent >= owner && line.startsWith('- ', indent)) return readSequence(lines, k, indent, owner)
+  if (indent <= owner) return { value: null, next: k }
+  if (NESTED_KEY.test(line)) {
+    return depth < MAX_SUBSET_DEPTH ? readNestedMap(lines, k, indent, depth + 1) : undefined
+  }
+  // A scalar on the lines below its key; a block scalar's header there is left to `yaml`.
+  const c = line[indent]
+  return c === '|' || c === '>' ? undefined : readValue(lines, k, indent, owner)
 }
 
-/** Block sequence items `- value` at `indent`, each a scalar or flow sequence. */
-function readSequence(lines: readonly string[], from: number, indent: number): Read {
+/**
+ * Block sequence items `- value` at `indent`, each a scalar or flow
+ * sequence, for a key at `owner` (the items may share its indentation).
+ */
+function readSequence(lines: readonly string[], from: number, indent: number, owner: number): Read {
   const items: unknown[] = []
   let i = from
   for (;;) {
@@ -103,8 +119,9 @@ function readSequence(lines: readonly string[], from: number, indent: number): R
     const line = lines[i]
     if (line === undefined) break
     const n = indentOf(line)
-    if (n === 0 && indent === 0 && !line.startsWith('- ')) break
-    if (n === 0 && indent > 0) break
+    if (n < indent) break
+    // At the key's own indentation, a line that is no item is the key's next sibling.
+    if (n === indent && indent === owner && !line.startsWith('- ', n)) break
     if (n !== indent || !line.startsWith('- ', n)) return undefined
     const col = indentOf(line.slice(n + 1)) + n + 1
     const c = line[col]
@@ -117,18 +134,26 @@ function readSequence(lines: readonly string[], from: number, indent: number): R
   return { value: items, next: i }
 }
 
-/** One level of `key: value` lines at `indent` (values on their key's line). */
-function readNestedMap(lines: readonly string[], from: number, indent: number): Read {
+/** `key: value` lines at `indent`, a mapping at nesting level `depth`; a key with nothing after it owns the lines below. */
+function readNestedMap(
+  lines: readonly string[],
+  from: number,
+  indent: number,
+  depth: number,
+): Read {
   const map: Record<string, unknown> = Object.create(null)
   let i = from
   for (;;) {
     i = nextContent(lines, i)
     const line = lines[i]
-    if (line === undefined || indentOf(line) === 0) break
+    if (line === undefined || indentOf(line) < indent) break
     const m = NESTED_KEY.exec(line)
-    if (!m || m[1]!.length !== indent || m[3] === undefined || m[3] === '') return undefined
-    if (!usableKey(m[2]!, map)) return undefined
-    const read = readValue(lines, i, line.length - m[3].length, indent)
+    if (!m || m[1]!.length !== indent || !usableKey(m[2]!, map)) return undefined
+    const rest = m[3] ?? ''
+    const read =
+      rest === ''
+        ? readChildren(lines, i + 1, indent, depth)
+        : readValue(lines, i, line.length - rest.length, indent)
     if (read === undefined) return undefined
     map[m[2]!] = read.value
     i = read.next
@@ -147,8 +172,9 @@ function readValue(lines: readonly string[], i: number, col: number, owner: numb
     if (!BLOCK_HEADER.test(line.slice(col))) return undefined
     return readBlockScalar(lines, i + 1, owner, c === '|', line[col + 1] ?? '')
   }
-  if (c === '[') {
-    const items = readFlowSequence(line, col)
+  if (c === '[' || c === '{') {
+    // Flow sequences of plain scalars, else one-line JSON (objects, nested arrays).
+    const items = (c === '[' ? readFlowSequence(line, col) : undefined) ?? readJsonFlow(line, col)
     return items === undefined ? undefined : { value: items, next: i + 1 }
   }
   if (c === "'" || c === '"') return readQuoted(lines, i, col, owner)

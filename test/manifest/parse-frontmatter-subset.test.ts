@@ -23,14 +23,20 @@ const atom = fc.constantFrom(
 )
 const hostile = fc.array(atom, { minLength: 0, maxLength: 6 }).map((a) => a.join(''))
 const safe = fc.constantFrom('Use', 'when: x', 'it', 'reads', 'PDF', 'v1.2', 'a-b', 'é😀', 'x y')
-const word = fc.oneof(
+const anyWord = fc.oneof(
   { weight: 2, arbitrary: fc.array(safe, { minLength: 1, maxLength: 3 }).map((a) => a.join(' ')) },
+  { weight: 1, arbitrary: hostile },
+)
+const isMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v)
+// Mostly safe words: nested documents then reach the subset, not only its refusals.
+const mildWord = fc.oneof(
+  { weight: 8, arbitrary: fc.array(safe, { minLength: 1, maxLength: 3 }).map((a) => a.join(' ')) },
   { weight: 1, arbitrary: hostile },
 )
 const indent = fc.constantFrom('', ' ', '  ', '    ')
 
 /** A value as it is written after `key:`, possibly over several lines indented by `pad`. */
-function valueText(pad: string): fc.Arbitrary<string> {
+function valueText(pad: string, word = anyWord): fc.Arbitrary<string> {
   const lines = fc.array(fc.oneof(word, fc.constant('')), { minLength: 1, maxLength: 4 })
   const cont = (ls: string[], extra: string) => ls.map((l) => (l === '' ? '' : pad + extra + l))
   return fc.oneof(
@@ -46,6 +52,46 @@ function valueText(pad: string): fc.Arbitrary<string> {
     fc.array(word, { maxLength: 4 }).map((ws) => ` [${ws.join(', ')}]`),
     fc.constant(''),
   )
+}
+
+const nestedKey = fc.constantFrom(
+  ...['author', 'v.1', 'k', 'on', 'a-b', 'emoji', 'requires', 'bins', 'tools', 'x_2', 'Y', 'n9'],
+)
+const extraIndent = fc.constantFrom(' ', '  ', '  ', '    ')
+// Mostly aligned with its siblings; sometimes one column off, which `yaml` refuses or reads otherwise.
+const jitter = fc.constantFrom('', '', '', '', '', '', '', '', ' ', '  ')
+
+/** One `key: …` entry of a block mapping at `pad`, its value possibly a mapping `depth` levels deep. */
+function entry(pad: string, depth: number): fc.Arbitrary<string> {
+  const leaves = [
+    fc.tuple(nestedKey, valueText(`${pad}  `, mildWord)).map(([k, v]) => `${pad}${k}:${v}`),
+    // A scalar on the line below its key (at the key's column it is a sibling, not a value).
+    fc
+      .tuple(nestedKey, fc.constantFrom('', ' ', '  ', '    '), mildWord, fc.option(mildWord))
+      .map(
+        ([k, x, w, more]) =>
+          `${pad}${k}:\n${pad}${x}${w}${more === null ? '' : `\n${pad}${x}${more}`}`,
+      ),
+    // A sequence under the key, at its column or deeper.
+    fc
+      .tuple(
+        nestedKey,
+        fc.constantFrom('', '  '),
+        fc.array(valueText(`${pad}   `, mildWord), { minLength: 1, maxLength: 3 }),
+      )
+      .map(([k, x, vs]) => `${pad}${k}:\n${vs.map((v) => `${pad}${x}-${v}`).join('\n')}`),
+  ]
+  if (depth === 0) return fc.oneof(...leaves)
+  const children = fc.tuple(nestedKey, extraIndent).chain(([k, x]) =>
+    fc
+      .array(
+        jitter.chain((j) => entry(`${pad}${x}${j}`, depth - 1)),
+        { minLength: 1, maxLength: 3 },
+      )
+      .map((es) => `${pad}${k}:\n${es.join('\n')}`),
+  )
+  const comment = fc.constantFrom(`${pad}# c`, '')
+  return fc.oneof(...leaves, { weight: 4, arbitrary: children }, comment)
 }
 
 /** A frontmatter document: top-level keys with values, sequences, nested maps, comments, blanks. */
@@ -80,6 +126,33 @@ const documents = fc
   )
   .map((parts) => `${parts.join('\n')}\n`)
 
+// JSON values with keys and strings biased to YAML indicators and escapes.
+const jsonText = fc.string({
+  unit: fc.constantFrom('a', ':', '#', ' ', '"', '\\', '\n', 'é', '😀', '{', ',', '\u0000'),
+})
+const jsonValue = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    jsonText,
+    fc.constantFrom(true, false, null, 0, 1.5, -7, 1e21, 2 ** 53, -(2 ** 53) - 2, 1e-7),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(jsonText, tie('value'), { maxKeys: 3 }),
+  ),
+})).value
+// Written as tools write it, compact or spaced, or with a duplicate key spliced in.
+const jsonDocuments = fc
+  .tuple(fc.dictionary(jsonText, jsonValue, { minKeys: 1, maxKeys: 3 }), fc.constantFrom(0, 1, 2))
+  .map(([v, style]) => {
+    const text = style === 1 ? JSON.stringify(v, null, 1).replace(/\n */g, ' ') : JSON.stringify(v)
+    return `name: x\nmetadata: ${style === 2 ? text.replace(/^\{("[^"]*":)/, '{$1 1,$1') : text}\n`
+  })
+
+/** Documents of nested block mappings, up to four levels. */
+const nestedDocuments = fc
+  .array(entry('', 3), { minLength: 1, maxLength: 3 })
+  .map((parts) => `${parts.join('\n')}\n`)
+
 describe('parseFrontmatterSubset', () => {
   it('reads the shapes real frontmatter has, as yaml does', () => {
     const cases: [string, unknown][] = [
@@ -96,6 +169,34 @@ describe('parseFrontmatterSubset', () => {
         { v: 1, w: 31, x: '12345678901234567890', y: null, z: null },
       ],
       ['m:\n  a: [x]\n  b: |\n    t\n', { m: { a: ['x'], b: 't\n' } }],
+      // Shaped like the corpus's metadata blocks: deeper maps, sequences under nested keys.
+      [
+        'metadata:\n  author: evos\n  clawdbot:\n    emoji: ""\n    requires:\n      bins: [a, b]\n  tools:\n  - Read\n  - Write\n  list:\n    - x\nn: 1\n',
+        {
+          metadata: {
+            author: 'evos',
+            clawdbot: { emoji: '', requires: { bins: ['a', 'b'] } },
+            tools: ['Read', 'Write'],
+            list: ['x'],
+          },
+          n: 1,
+        },
+      ],
+      // One-line JSON, as tools write metadata.
+      [
+        'metadata: {"nanobot":{"emoji":"\\ud83e\\uddfe","requires":{"bins":["s"]},"n":[1.5,-2,1e3,true,null,{}]}}\n',
+        {
+          metadata: {
+            nanobot: { emoji: '🧾', requires: { bins: ['s'] }, n: [1.5, -2, 1000, true, null, {}] },
+          },
+        },
+      ],
+      ['m: { "o": { "e": "x" }, "l": [ 1 , 2 ] }\n', { m: { o: { e: 'x' }, l: [1, 2] } }],
+      // A scalar on the lines below its key.
+      [
+        'description:\n  Web search.\n  Use it.\nm:\n  k:\n    "q"\n  j:\n',
+        { description: 'Web search. Use it.', m: { k: 'q', j: null } },
+      ],
       // Shaped like the public collections' frontmatter (pyyaml's output, metadata blocks).
       [
         "name: a-b\ndescription: 'Analyzes X (MBR),\n  or UEFI. Covers ''Y''.\n\n  '\ntags:\n- malware\n- MBR-analysis\nversion: 1.0.0\nnist_csf:\n- DE.AE-02\n",
@@ -127,6 +228,14 @@ describe('parseFrontmatterSubset', () => {
     for (const text of [
       'a: &x y\n',
       'a: {b: c}\n',
+      'a: {"b":1,"b":2}\n',
+      'a: {"__proto__":1}\n',
+      'a: {"b" :1}\n',
+      'a: [{"b":1}]x\n',
+      'a: {"b":-0}\n',
+      'a: {"b":12345678901234567890}\n',
+      'a: {"b":1} # c\n',
+      `a: ${'['.repeat(17)}${']'.repeat(17)}\n`,
       'a: x # c\n',
       'a: [x,]\n',
       'a: |2\n   x\n',
@@ -135,7 +244,11 @@ describe('parseFrontmatterSubset', () => {
       'a: "\\q"\n',
       "a: 'x\nb: y'\n",
       'a: x\n\tb\n',
-      'a:\n  b:\n    c: d\n',
+      'a:\n  b:\n  - x\n   - y\n',
+      'a:\n    b: 1\n  c: 2\n',
+      'a:\n  b:\n    |\n      x\n',
+      'a:\n  - x\n  b: 1\n',
+      `a:\n${Array.from({ length: 9 }, (_, i) => `${' '.repeat(i + 1)}k:`).join('\n')} x\n`,
       'a:\n  - x\n   - y\n',
       'a: x',
       'a: x\na: y\n',
@@ -146,15 +259,24 @@ describe('parseFrontmatterSubset', () => {
 
   it('gives the yaml value or declines, on generated frontmatter (property)', () => {
     let accepted = 0
+    let deep = 0
+    let json = 0
     let runs = 0
     fc.assert(
-      fc.property(documents, (text) => {
+      fc.property(fc.oneof(documents, nestedDocuments, jsonDocuments), (text) => {
         runs++
-        if (agrees(text)) accepted++
+        if (!agrees(text)) return
+        accepted++
+        // A mapping two levels under the top: the nested shapes are reached too.
+        const values = Object.values(parseSimpleFrontmatter(text)!)
+        if (values.some((v) => isMap(v) && Object.values(v as object).some(isMap))) deep++
+        if (text.includes('metadata: {')) json++
       }),
       { numRuns: numRuns * 50 },
     )
     // The generator reaches the subset often, not only its refusals.
     expect(accepted).toBeGreaterThan(runs / 20)
+    expect(deep, `${deep} of ${runs}`).toBeGreaterThan(runs / 200)
+    expect(json, `${json} of ${runs}`).toBeGreaterThan(runs / 25)
   })
 })
