@@ -53,6 +53,10 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
     "the warm sandbox's control folder: a host-made mkdtemp holding two FIFOs and an exec-only shell copy, bound read-only into the sandbox (no call can write it), removed whole when the sandbox ends",
   'tiers/scripts/sandbox/warm-leftovers.ts':
     "removes a warm control folder a dead host left: a name of the host's own form, this uid's, emptied through its descriptor first (removeBeneath), then its empty entry",
+  'tiers/scripts/deps/pip-installer.ts':
+    "the interpreter's installer beside the environment cache: a folder named by a hash of the interpreter, the interpreter's own bundled pip unpacked on the host (never in the sandbox), built in a temp folder and renamed into place whole",
+  'tiers/scripts/sandbox/host-link-cache.ts':
+    "the remembered walk of the host's system folders: one host-named file in a root-owned private folder of the CLI's cache, written by the host from its own walk, never by contained code",
   'cli/lock/lock-command.ts': 'the lockfile writer: a path the user gave, host-computed digests',
   'cli/env/env-command.ts': 'the environment lock writer: a path the user gave, pins pip reported',
   'cli/demo/demo-main.ts': 'the demo: a temp folder of its own, files the demo ships',

@@ -6,7 +6,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js'
 import { checkClientCapabilities, clientCapabilitiesMessage } from './client-capabilities.js'
-import { createSkillMcpServer, skillMcpServerIdentity } from './create-skill-mcp-server.js'
+import { skillMcpServerIdentity } from './create-skill-mcp-server.js'
 import { serveListen } from './http-listen.js'
 import type { HttpServeContext } from './http-session-start.js'
 import { withThrowawaySession } from './http-throwaway-session.js'

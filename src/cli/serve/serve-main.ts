@@ -1,7 +1,6 @@
 import { resolve } from 'node:path'
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
 import {
-  escapeLine,
   personText,
   quoteName,
   SkillHostError,
