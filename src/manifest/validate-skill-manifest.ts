@@ -162,6 +162,9 @@ function readDescription(
   return description
 }
 
+/** Unknown keys an "unexpected frontmatter keys" error names before it counts the rest. */
+const MAX_NAMED_KEYS = 20
+
 /** The keys the spec does not know, carried (an error when strict), and a top-level `version` among them as text. */
 function readExtra(
   frontmatter: Readonly<Record<string, unknown>>,
@@ -176,8 +179,12 @@ function readExtra(
     unknown.push(key)
   }
   if (unknown.length > 0 && options.strict) {
+    // A SKILL.md may carry thousands of keys: the message names the first few and counts the rest.
+    const named = unknown.slice(0, MAX_NAMED_KEYS).join(', ')
+    const more =
+      unknown.length > MAX_NAMED_KEYS ? ` and ${unknown.length - MAX_NAMED_KEYS} more` : ''
     errors.push(
-      `unexpected frontmatter keys: ${unknown.join(', ')} (allowed: ${[...KNOWN_FRONTMATTER_KEYS].join(', ')})`,
+      `unexpected frontmatter keys: ${named}${more} (allowed: ${[...KNOWN_FRONTMATTER_KEYS].join(', ')})`,
     )
   }
   const rawVersion = extra.version

@@ -105,4 +105,13 @@ describe('validateSkillManifest', () => {
     expect(strict.ok).toBe(false)
     expect(strict.errors.join()).toMatch(/unexpected frontmatter keys: author, tags, version/)
   })
+
+  it('names at most 20 unknown keys in strict mode and counts the rest', () => {
+    const many = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]))
+    const strict = validateSkillManifest({ ...base, ...many }, { strict: true })
+    const message = strict.errors.find((e) => e.startsWith('unexpected frontmatter keys'))
+    expect(message).toMatch(/^unexpected frontmatter keys: k0, k1, .*k19 and 9980 more \(allowed: /)
+    expect(message).not.toContain('k20,')
+    expect(message?.length).toBeLessThan(1_000)
+  })
 })
