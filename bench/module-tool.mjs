@@ -132,8 +132,22 @@ skill is unloaded) and the wrapper's own work (the gate, the guard's in/out coun
 footer) the remaining ${(cpuPerCall('wrapped') - cpuPerCall('rawSpooled')).toFixed(2)} µs. Issue 39 item 4 took four of the five promise hops a wrapped
 call made beside its caller's own await, without dropping a check: a JSON Schema (ajv) validates synchronously, so \`Tool.execute\` no longer
 awaits it, and hands back the handler's own promise instead of returning it from an async function (two hops);
-the envelope awaits the gate's own promise instead of a \`then\` of it (\`askToolGate\` / \`gateFailure\`, the
+the envelope chains on the gate's own promise instead of a \`then\` of it (\`askToolGate\` / \`gateFailure\`, the
 same classification as \`enforceToolGate\`); and a text result shorter than 8 KiB / 3 UTF-16 units is no longer
 measured in UTF-8 bytes for its preview (it cannot be truncated). Argument validation (depth check, the
-\`structuredClone\` ajv's defaults need, ajv) is a third of a raw call and stays: it is the boundary.`,
+\`structuredClone\` ajv's defaults need, ajv) is a third of a raw call and stays: it is the boundary.
+
+**The last cuts (2026-12-07, second session), no check dropped.** A CPU profile of 2 million wrapped calls put the
+largest wrapper-only costs in the tracing check (49 ns a call: the API's provider, its proxy's delegate, the active
+context), the closures made per call for \`traced\` and \`withResourceOwner\`, and the spool metadata built per call.
+Now: with nothing registered with the OpenTelemetry API (no provider, no context manager) \`nothingToTrace\` answers from
+one lookup of the API's global slot (12 ns) and the envelope calls its work directly; \`withResourceOwner\` hands its two
+arguments on instead of taking a closure; a tool's result keeping (artifact class, provenance, the text record's meta) is
+made once per class; the module handler is called without an extra arrow; and the envelope has no \`async\` frame
+of its own: a call whose gate answers synchronously runs in one go, one whose gate answers with a promise chains the
+rest on that promise once (\`test/tiers/skill-tool-envelope.test.ts\` counts every call out exactly once on all 48
+gate × run × store paths; dropping one \`exit\` fails 16 of them). \`test/common/tracing.test.ts\` fails if the
+global slot's key is wrong (4 of its 6 tests, tried). Stripping every wrapper feature at once (gate, guard, owner scope,
+tracing check, preview footer; a throwaway experiment, not kept) gives 0.94 of raw + spool put: the rest is the
+envelope's own frames and the outer \`Tool\`'s.`,
 )

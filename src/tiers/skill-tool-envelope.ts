@@ -102,28 +102,65 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
     handler: (args, ctx) =>
       nothingToTrace() ? call(args, ctx) : traced(span, facts, () => call(args, ctx)),
   })
-  async function call(args: A, ctx: TurnContext): Promise<ToolResult> {
+  // No async frame: a call whose gate answers synchronously runs in one go, and one whose gate
+  // answers with a promise chains the rest on it once. The guard counts the call out however it ends.
+  function call(args: A, ctx: TurnContext): ToolResult | Promise<ToolResult> {
     guard?.enter(name)
+    const request = { tool: name, args, skill: gateSkill, tier }
+    let pending: PromiseLike<void> | undefined
     try {
-      // The gate's own promise is awaited (one hop); `enforceToolGate` would add a second.
-      const request = { tool: name, args, skill: gateSkill, tier }
-      const pending = askToolGate(gate, ctx, request, codes)
-      if (pending !== undefined) {
-        try {
-          await pending
-        } catch (err) {
-          throw gateFailure(err, request, codes)
-        }
-      }
+      pending = askToolGate(gate, ctx, request, codes)
+    } catch (err) {
+      guard?.exit()
+      throw err
+    }
+    if (pending === undefined) return afterGate(args, ctx)
+    return Promise.resolve(pending).then(
+      () => afterGate(args, ctx),
+      (err: unknown) => {
+        guard?.exit()
+        throw gateFailure(err, request, codes)
+      },
+    )
+  }
+  /** The tier's work and the result's keeping, once the gate allowed; counts the call out. */
+  function afterGate(args: A, ctx: TurnContext): ToolResult | Promise<ToolResult> {
+    let later = false
+    try {
       // What a call makes (a process, a scratch folder) is the loaded skill's (leak reports).
-      let result = withResourceOwner(guard, spec.run, args, ctx)
+      const result = withResourceOwner(guard, spec.run, args, ctx)
       // Most tier-1 handlers answer synchronously; only a thenable costs a hop.
-      if (isThenable(result)) result = await result
-      if (spooling === false) return result
-      const spooled = spoolToolResult(result, ctx.spool, keepingFor(spooling?.artifactClass?.()))
-      return isThenable(spooled) ? await spooled : spooled
+      if (isThenable(result)) {
+        later = true
+        return keepLater(result, ctx)
+      }
+      const kept = keep(result, ctx)
+      if (isThenable(kept)) {
+        later = true
+        return exitAfter(kept)
+      }
+      return kept
+    } finally {
+      if (!later) guard?.exit()
+    }
+  }
+  async function keepLater(result: PromiseLike<ToolResult>, ctx: TurnContext): Promise<ToolResult> {
+    try {
+      const kept = keep(await result, ctx)
+      return isThenable(kept) ? await kept : kept
     } finally {
       guard?.exit()
     }
+  }
+  async function exitAfter(kept: PromiseLike<ToolResult>): Promise<ToolResult> {
+    try {
+      return await kept
+    } finally {
+      guard?.exit()
+    }
+  }
+  function keep(result: ToolResult, ctx: TurnContext): ToolResult | Promise<ToolResult> {
+    if (spooling === false) return result
+    return spoolToolResult(result, ctx.spool, keepingFor(spooling?.artifactClass?.()))
   }
 }
