@@ -1,11 +1,6 @@
 import { resolve } from 'node:path'
 import { serveMcpHttp, serveMcpStdio } from '../../adapters/mcp/index.js'
-import {
-  personText,
-  quoteName,
-  SkillHostError,
-  SkillHostMetrics,
-} from '../../common/index.js'
+import { personText, quoteName, SkillHostError, SkillHostMetrics } from '../../common/index.js'
 import { prepareScriptInterpreters } from '../../tiers/scripts/internal.js'
 import type { CliIo } from '../shared/cli-command.js'
 import { lockedFlag } from '../shared/locked-flag.js'
