@@ -75,23 +75,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * before the handler runs.
  */
 export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
-  const { name, skill, tier, gate, guard } = spec
-  const codes = spec.gateCodes ?? TOOL_GATE_CODES
-  const gateSkill = Object.freeze({ id: skill.id, version: skill.version })
-  const provenance = Object.freeze({ skill: skill.id, skillVersion: skill.version, tool: name })
-  const spooling = spec.spool
+  const { name, skill, tier } = spec
   const span = CALL_SPAN[tier]
   const facts = Object.freeze({ tool: name, skillId: skill.id, skillVersion: skill.version, tier })
-  // The artifact class is resolved per call (a deployer may bind it later); its keeping is made once per class.
-  let keeping: ResultKeeping | undefined
-  let keepingClass: typeof SpooledArtifact | undefined
-  const keepingFor = (cls: typeof SpooledArtifact | undefined): ResultKeeping => {
-    if (keeping === undefined || cls !== keepingClass) {
-      keeping = resultKeeping(cls, provenance)
-      keepingClass = cls
-    }
-    return keeping
-  }
+  const call = envelopeCall(spec, resultKeeper(spec))
   return new Tool<A>({
     name,
     description: spec.description,
@@ -102,8 +89,41 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
     handler: (args, ctx) =>
       nothingToTrace() ? call(args, ctx) : traced(span, facts, () => call(args, ctx)),
   })
-  // No async frame: a call whose gate answers synchronously runs in one go, and one whose gate
-  // answers with a promise chains the rest on it once. The guard counts the call out however it ends.
+}
+
+/** How `spec`'s results are kept: spooled as its artifact class (resolved per call), or as they are. */
+function resultKeeper<A>(spec: SkillToolSpec<A>): Keep {
+  const spooling = spec.spool
+  if (spooling === false) return (result) => result
+  const { skill, name } = spec
+  const provenance = Object.freeze({ skill: skill.id, skillVersion: skill.version, tool: name })
+  // The artifact class is resolved per call (a deployer may bind it later); its keeping is made once per class.
+  let keeping: ResultKeeping | undefined
+  let keepingClass: typeof SpooledArtifact | undefined
+  return (result, ctx) => {
+    const cls = spooling?.artifactClass?.()
+    if (keeping === undefined || cls !== keepingClass) {
+      keeping = resultKeeping(cls, provenance)
+      keepingClass = cls
+    }
+    return spoolToolResult(result, ctx.spool, keeping)
+  }
+}
+
+type Keep = (result: ToolResult, ctx: TurnContext) => ToolResult | Promise<ToolResult>
+
+/**
+ * One call through the envelope: guard in, gate, the tier's work, `keep`, guard out.
+ * No async frame: a call whose gate answers synchronously runs in one go, and one whose gate
+ * answers with a promise chains the rest on it once. The guard counts the call out however it ends.
+ */
+function envelopeCall<A>(
+  spec: SkillToolSpec<A>,
+  keep: Keep,
+): (args: A, ctx: TurnContext) => ToolResult | Promise<ToolResult> {
+  const { name, skill, tier, gate, guard, run } = spec
+  const codes = spec.gateCodes ?? TOOL_GATE_CODES
+  const gateSkill = Object.freeze({ id: skill.id, version: skill.version })
   function call(args: A, ctx: TurnContext): ToolResult | Promise<ToolResult> {
     guard?.enter(name)
     const request = { tool: name, args, skill: gateSkill, tier }
@@ -128,7 +148,7 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
     let later = false
     try {
       // What a call makes (a process, a scratch folder) is the loaded skill's (leak reports).
-      const result = withResourceOwner(guard, spec.run, args, ctx)
+      const result = withResourceOwner(guard, run, args, ctx)
       // Most tier-1 handlers answer synchronously; only a thenable costs a hop.
       if (isThenable(result)) {
         later = true
@@ -159,8 +179,5 @@ export function forgeSkillTool<A>(spec: SkillToolSpec<A>): Tool<A> {
       guard?.exit()
     }
   }
-  function keep(result: ToolResult, ctx: TurnContext): ToolResult | Promise<ToolResult> {
-    if (spooling === false) return result
-    return spoolToolResult(result, ctx.spool, keepingFor(spooling?.artifactClass?.()))
-  }
+  return call
 }
