@@ -1,16 +1,14 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { readdirSync, readlinkSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { procStatFields } from './proc-stat.js'
 
 // A zombie has exited and holds nothing but its pid; it is its parent's to
 // reap. The sandbox's init is reparented to the host's pid 1 when bwrap exits,
 // and some init processes (e.g. a microVM agent) reap lazily.
+// A process whose stat cannot be read is gone: counted as a zombie (not live).
 function isZombie(pid: string): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z'
-  } catch {
-    return true
-  }
+  const fields = procStatFields(pid)
+  return fields === undefined || fields[0] === 'Z'
 }
 
 /**

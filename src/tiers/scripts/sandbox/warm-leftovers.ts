@@ -2,6 +2,7 @@ import { constants, readFileSync, readlinkSync } from 'node:fs'
 import { type FileHandle, open, readdir, rmdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { at, openChildDir, removeBeneath } from '../../../common/door/beneath.js'
+import { procStatFields } from './proc-stat.js'
 
 /**
  * Who made a warm sandbox's host folder, as its name says: the boot, the
@@ -26,14 +27,7 @@ const NAME = /^skillhost-warm-([0-9a-f]{32})-(\d{1,20})-(\d{1,10})-(\d{1,20})-[A
 
 /** The start time of process `pid` as this process sees it; undefined when there is none. */
 function startTimeOf(pid: number | 'self'): string | undefined {
-  let stat: string
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-  } catch {
-    return undefined
-  }
-  // After the command name (which may hold spaces and parentheses): field 3 onwards.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  return procStatFields(pid)?.[19]
 }
 
 let self: WarmFolderOwner | null | undefined
