@@ -4,7 +4,7 @@ import { deny, type ToolGate } from '../../src/common/gate.js'
 import { MemorySpoolStore } from '../../src/common/memory-spool-store.js'
 import type { SpoolStore } from '../../src/common/spool-store.js'
 import { createTurnContext } from '../../src/common/turn-context.js'
-import { forgeSkillTool } from '../../src/tiers/skill-tool-envelope.js'
+import { type CallGuard, forgeSkillTool } from '../../src/tiers/skill-tool-envelope.js'
 
 // The envelope runs without an async frame: a synchronous gate runs the call
 // in one go, a promise gate chains the rest once. Every way a call can end
@@ -53,7 +53,8 @@ function asyncOnlySpool(): SpoolStore {
   }
 }
 
-function forge(gate: ToolGate, run: () => string | Promise<string>) {
+/** A module-tier tool through the envelope, with a guard that counts calls in and out (or `guard` as given). */
+function forge(gate: ToolGate, run: () => string | Promise<string>, guard?: CallGuard) {
   const counted = { inFlight: 0, entered: 0, exited: 0 }
   const tool = forgeSkillTool<Record<string, unknown>>({
     name: 'probe',
@@ -62,7 +63,7 @@ function forge(gate: ToolGate, run: () => string | Promise<string>) {
     tier: 'module',
     skill: { id: 'probe-skill', version: '1' },
     gate,
-    guard: {
+    guard: guard ?? {
       enter: () => {
         counted.inFlight += 1
         counted.entered += 1
@@ -122,23 +123,19 @@ describe('the skill-tool envelope', () => {
 
   it('a guard that refuses the call (a retired skill) rejects it and counts nothing out', async () => {
     let exited = 0
-    const tool = forgeSkillTool<Record<string, unknown>>({
-      name: 'probe',
-      description: 'probe',
-      inputSchema: { type: 'object' },
-      tier: 'module',
-      skill: { id: 'probe-skill', version: '1' },
-      gate: () => {},
-      guard: {
-        enter: () => {
-          throw deny('retired')
-        },
-        exit: () => {
-          exited += 1
-        },
+    const refusing: CallGuard = {
+      enter: () => {
+        throw deny('retired')
       },
-      run: () => 'never',
-    })
+      exit: () => {
+        exited += 1
+      },
+    }
+    const { tool } = forge(
+      () => {},
+      () => 'never',
+      refusing,
+    )
     await expect(tool.execute({}, createTurnContext())).rejects.toThrow('retired')
     expect(exited).toBe(0)
   })
