@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto'
-import type { Dirent, Stats } from 'node:fs'
+import type { Stats } from 'node:fs'
 import { sep } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
 import { OPENAI_YAML_FILE } from '../../manifest/parse-openai-yaml.js'
@@ -14,7 +14,7 @@ import {
   runAsync,
   statStep,
 } from './fs-steps.js'
-import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
+import { asyncSkillFs, type CappedFile, childPath, type DirEntry } from './skill-fs.js'
 
 /**
  * One regular file of a skill, as seen when the folder was scanned. Its path
@@ -95,10 +95,11 @@ const UNSTATTED: SkillFileEntry = Object.freeze({ size: 0, mtimeMs: 0, ctimeMs: 
 const LOADER_READS: ReadonlySet<string> = new Set(['SKILL.md', OPENAI_YAML_FILE])
 
 /** A directory entry's name order: the same whatever order `readdir` returns. */
-const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+const byName = (a: DirEntry, b: DirEntry): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
 
 /** `entries` in name order; the array itself when already sorted (the common case). */
-export function inNameOrder(entries: readonly Dirent[]): readonly Dirent[] {
+export function inNameOrder(entries: readonly DirEntry[]): readonly DirEntry[] {
   for (let i = 1; i < entries.length; i++) {
     if (byName(entries[i - 1]!, entries[i]!) > 0) return [...entries].sort(byName)
   }
@@ -185,7 +186,7 @@ interface FolderPlan {
  * filesystem call is made here.
  */
 function classifyEntries(
-  entries: readonly Dirent[],
+  entries: readonly DirEntry[],
   rel: string,
   abs: string,
   depth: number,
@@ -249,7 +250,7 @@ function classifyEntries(
 export function* scanSkillFolderSteps(
   dir: string,
   limits: SkillSourceLimits,
-  top?: readonly Dirent[],
+  top?: readonly DirEntry[],
   known?: Map<string, SkillFileEntry>,
   lean = false,
 ): FsSteps<SkillFolderScan> {
@@ -259,7 +260,7 @@ export function* scanSkillFolderSteps(
   const nested: string[] = []
   const folders: string[] = []
   let realDir: string | undefined
-  const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
+  const pending: [rel: string, abs: string, depth: number, entries?: readonly DirEntry[]][] = [
     ['', dir, 0, top],
   ]
   while (pending.length > 0) {
