@@ -78,7 +78,10 @@ const TIER_FACES = ['index.ts', 'tier.ts']
  * (helpers that are no deployer's business). Not in package.json `exports`;
  * only cli/ may import them.
  */
-const CLI_INTERNAL_ENTRIES: readonly string[] = ['tiers/scripts/internal.ts']
+const CLI_INTERNAL_ENTRIES: readonly string[] = [
+  'tiers/scripts/internal.ts',
+  'tiers/scripts/interpreter-checks.ts',
+]
 
 /** Every import from outside a tier folder into a file that is not one of its faces. */
 function tierInternalsReached(files: readonly string[], read: Read = readSource): string[] {
@@ -230,26 +233,28 @@ describe('layers only point down', () => {
     ])
   })
 
-  it("keeps tier 3's internal entry to the CLI: not public, and refused to the manager and the adapters", () => {
-    expect(PUBLIC_ENTRIES).not.toContain('tiers/scripts/internal.ts')
-    const files = sources(SRC)
-    const planted: Record<string, string> = {
-      [join(SRC, 'manager/catalog.ts')]: "import { x } from '../tiers/scripts/internal.js'\n",
-      [join(SRC, 'adapters/mcp/create-skill-mcp-server.ts')]:
-        "import { y } from '../../tiers/scripts/internal.js'\n",
-      [join(SRC, 'cli/list/list-tools.ts')]:
-        "import { z } from '../../tiers/scripts/internal.js'\n",
-    }
-    const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
-    expect(tierInternalsReached(files, read)).toEqual([
-      'adapters/mcp/create-skill-mcp-server.ts -> tiers/scripts/internal.ts',
-      'manager/catalog.ts -> tiers/scripts/internal.ts',
-    ])
-    // The entry rule refuses it to the adapter too; the CLI's is its own.
-    expect(entriesBypassed(files, read)).toEqual([
-      'adapters/mcp/create-skill-mcp-server.ts -> tiers/scripts/internal.ts',
-    ])
-  })
+  it.each(CLI_INTERNAL_ENTRIES)(
+    "keeps tier 3's internal entry %s to the CLI: not public, and refused to the manager and the adapters",
+    (entry) => {
+      expect(PUBLIC_ENTRIES).not.toContain(entry)
+      const js = entry.replace(/\.ts$/, '.js')
+      const files = sources(SRC)
+      const planted: Record<string, string> = {
+        [join(SRC, 'manager/catalog.ts')]: `import { x } from '../${js}'\n`,
+        [join(SRC, 'adapters/mcp/create-skill-mcp-server.ts')]: `import { y } from '../../${js}'\n`,
+        [join(SRC, 'cli/list/list-tools.ts')]: `import { z } from '../../${js}'\n`,
+      }
+      const read = (f: string) => planted[f] ?? readFileSync(f, 'utf8')
+      expect(tierInternalsReached(files, read)).toEqual([
+        `adapters/mcp/create-skill-mcp-server.ts -> ${entry}`,
+        `manager/catalog.ts -> ${entry}`,
+      ])
+      // The entry rule refuses it to the adapter too; the CLI's is its own.
+      expect(entriesBypassed(files, read)).toEqual([
+        `adapters/mcp/create-skill-mcp-server.ts -> ${entry}`,
+      ])
+    },
+  )
 
   it('runs the stage folders of tier 3 one way: policy < sandbox < workspace < skill-copy < deps < run < tool < config', () => {
     expect(stageViolations(sources(SRC))).toEqual([])

@@ -14,11 +14,8 @@ import { overlayDirs } from '../shared/overlay-dirs.js'
 import { UsageError } from '../shared/parse-args.js'
 import { plural } from '../shared/plural.js'
 import { reportError, wantsJson } from '../shared/report-error.js'
-import {
-  parseSandboxFlags,
-  SANDBOX_LIST_FLAGS,
-  sandboxOptionsFrom,
-} from '../shared/sandbox-flags.js'
+import { parseSandboxFlags, SANDBOX_LIST_FLAGS } from '../shared/sandbox-flags.js'
+import { sandboxOptionsFrom } from '../shared/sandbox-options.js'
 import { unusableRootError, usableRoots } from '../shared/usable-roots.js'
 import { optionValues, runTarget, scriptArgs, undeclaredArgv } from './run-args.js'
 import { RUN_HELP } from './run-help.js'

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
-import { defaultSkillRoots } from '../../index.js'
+import { defaultSkillRoots } from '../../sources/index.js'
 import type { HelpItem } from './help-text.js'
 import { type ParsedArgs, UsageError } from './parse-args.js'
 

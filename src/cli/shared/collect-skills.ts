@@ -6,7 +6,7 @@ import {
   type SkillLock,
   type SkillProblem,
   type SkillSource,
-} from '../../index.js'
+} from '../../sources/index.js'
 import type { DiscoveryProgressLine } from './discovery-progress.js'
 
 /** What one root yielded: its skills, the problems reported, and a thrown error if discovery failed. */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
-import { readSkillLock, type SkillLock } from '../../index.js'
+import { readSkillLock, type SkillLock } from '../../sources/index.js'
 import type { HelpItem } from './help-text.js'
 
 /** The help item of `--locked FILE`, for every command that takes it. */

@@ -1,5 +1,5 @@
 import type { SkillHostErrorCode } from '../../common/index.js'
-import type { SkillProblem } from '../../index.js'
+import type { SkillProblem } from '../../sources/index.js'
 
 /** The code discovery gives a folder it did not search (docs/errors.md). */
 const NOT_SEARCHED: SkillHostErrorCode = 'E_SKILL_NOT_SEARCHED'

@@ -1,18 +1,10 @@
 import { join, resolve } from 'node:path'
 import { SkillHostError } from '../../common/index.js'
-import type { SkillLock } from '../../sources/index.js'
-import {
-  lockedProvision,
-  type ProvisionBuild,
-  type ProvisionOptions,
-  type ScriptSandboxOptions,
-  scriptInterpreters,
-} from '../../tiers/scripts/index.js'
-import { assertInterpreterProgram, assertReadPath } from '../../tiers/scripts/internal.js'
+import type { ProvisionOptions } from '../../tiers/scripts/index.js'
+import { assertInterpreterProgram, assertReadPath } from '../../tiers/scripts/interpreter-checks.js'
 import { cacheHome } from './cache-home.js'
 import type { HelpItem } from './help-text.js'
 import { UsageError } from './parse-args.js'
-import { provisionBuildLine } from './provision-build-line.js'
 
 /** The repeatable flags `serve`, `run` and `validate` share to shape the script sandbox. */
 export const SANDBOX_LIST_FLAGS = [
@@ -114,36 +106,4 @@ export function parseSandboxFlags(
     }
   }
   return { interpreters, readPaths, ...(provision ? { provision: provisionFrom(lists) } : {}) }
-}
-
-/**
- * The `createScriptSandbox` options the flags ask for: the default
- * allow-list plus the flags. Under a lockfile (`--locked FILE`) provisioning
- * builds only the environments it pins (`ProvisionOptions.locked`). With
- * `say`, each environment build is told in one line (`provisionBuildLine`);
- * a failure's cause and log only when `sayWhy` (run reports its error itself).
- */
-export function sandboxOptionsFrom(
-  flags: SandboxFlags,
-  lock?: SkillLock,
-  say?: (line: string) => void,
-  sayWhy = true,
-): ScriptSandboxOptions {
-  const locked =
-    flags.provision === undefined || lock === undefined
-      ? flags.provision
-      : { ...flags.provision, ...lockedProvision(lock) }
-  const provision =
-    locked === undefined || say === undefined
-      ? locked
-      : {
-          ...locked,
-          onBuild: ({ failure, ...event }: ProvisionBuild) =>
-            say(provisionBuildLine(sayWhy && failure ? { ...event, failure } : event)),
-        }
-  return {
-    interpreters: scriptInterpreters(flags.interpreters),
-    ...(flags.readPaths.length > 0 ? { readPaths: flags.readPaths } : {}),
-    ...(provision === undefined ? {} : { provision }),
-  }
 }

@@ -1,19 +1,20 @@
 import { readdir } from 'node:fs/promises'
 import { relative, resolve } from 'node:path'
 import { escapeLine, personText, SkillHostError } from '../../common/index.js'
+import { type IgnoredKey, SKILL_SIDECAR_FILE } from '../../manifest/index.js'
 import {
   type DiscoveredSkill,
   FileSystemSkillSource,
   type SkillProblem,
   type SkillSource,
-} from '../../index.js'
-import { type IgnoredKey, SKILL_SIDECAR_FILE } from '../../manifest/index.js'
-import { type SkillScript, scriptInterpreters } from '../../tiers/scripts/index.js'
+} from '../../sources/index.js'
 import {
   DEFAULT_INTERPRETER_NAMES,
   prepareScriptInterpreters,
+  type SkillScript,
+  scriptInterpreters,
   validateSkillScript,
-} from '../../tiers/scripts/internal.js'
+} from '../../tiers/scripts/interpreter-checks.js'
 import type { CliCommand, CliIo } from '../shared/cli-command.js'
 import {
   cliRoots,
