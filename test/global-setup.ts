@@ -14,7 +14,8 @@ import { stopSharedPostgres } from './helpers/shared-postgres.js'
  * runs, so here only a failure to emit is fatal.
  * Also gives the run a folder for its one shared PostgreSQL server, started by
  * the first file that needs it (test/helpers/shared-postgres.ts), and stops
- * that server when the run ends.
+ * that server when the run ends, and a folder for the run's one shared pip
+ * installer (test/helpers/shared-installer.ts), removed when the run ends.
  */
 export default function setup(project: TestProject): () => void {
   const root = fileURLToPath(new URL('..', import.meta.url))
@@ -27,8 +28,11 @@ export default function setup(project: TestProject): () => void {
   }
   const postgresRunDir = mkdtempSync(join(tmpdir(), 'skillhost-pg-run-'))
   project.provide('postgresRunDir', postgresRunDir)
+  const installerRunDir = mkdtempSync(join(tmpdir(), 'skillhost-installer-run-'))
+  project.provide('installerRunDir', installerRunDir)
   return () => {
     stopSharedPostgres(postgresRunDir)
     rmSync(postgresRunDir, { recursive: true, force: true })
+    rmSync(installerRunDir, { recursive: true, force: true })
   }
 }

@@ -15,6 +15,7 @@ import {
   scriptInterpreters,
 } from '../../src/tiers/scripts/index.js'
 import { buildProbeWheel } from '../helpers/probe-wheel.js'
+import { cacheWithInstaller } from '../helpers/shared-installer.js'
 
 // Issue 37.8: while a script's environment builds, the MCP client that asked
 // for progress hears it ("building a python environment", fixed words, never
@@ -44,7 +45,8 @@ beforeAll(async () => {
     maxTimeoutSeconds: 60,
     defaultTimeoutSeconds: 60,
     provision: {
-      cacheDir: join(root, 'cache'),
+      // With the run's pip installer in it: the subject is the set's build progress.
+      cacheDir: await cacheWithInstaller(join(root, 'cache'), PYTHON),
       index: { findLinks: wheels },
       onBuild: (event) => void builds.push(event),
     },

@@ -4,7 +4,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { McpHttpServer } from '../../src/adapters/mcp/index.js'
 import { serveEchoHttp } from '../helpers/echo-http-server.js'
-import { connectSdk2 } from '../helpers/interop.js'
+import { connectSdk2 } from '../helpers/sdk2-client.js'
 
 // 2026-07-28 has no initialize: a request declares its client capabilities
 // in `_meta["io.modelcontextprotocol/clientCapabilities"]`, a required key

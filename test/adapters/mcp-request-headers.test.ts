@@ -3,8 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { McpHttpServer } from '../../src/adapters/mcp/index.js'
 import { serveEchoHttp } from '../helpers/echo-http-server.js'
-import { connectSdk2 } from '../helpers/interop.js'
 import { MODERN_ENVELOPE } from '../helpers/mcp-http-requests.js'
+import { connectSdk2 } from '../helpers/sdk2-client.js'
 
 // 2026-07-28 over HTTP: the standard headers (MCP-Protocol-Version,
 // Mcp-Method, Mcp-Name) must be present and agree with the JSON-RPC body,

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { McpHttpServer } from '../../src/adapters/mcp/index.js'
 import { Tool } from '../../src/common/index.js'
 import { serveEchoHttp } from '../helpers/echo-http-server.js'
-import { connectSdk2 } from '../helpers/interop.js'
 import { modernRequest } from '../helpers/mcp-http-requests.js'
+import { connectSdk2 } from '../helpers/sdk2-client.js'
 
 // 2026-07-28 over HTTP: a request's progress and the log records its _meta
 // level admits go out on its POST's own response, an SSE stream carrying

@@ -3,8 +3,8 @@ import { type McpHttpServer, serveMcpHttp } from '../../src/adapters/mcp/index.j
 import { createSkillManager } from '../../src/manager/index.js'
 import type { SkillManager } from '../../src/manager/types.js'
 import { InMemorySkillSource } from '../../src/sources/index.js'
-import { connectSdk2 } from '../helpers/interop.js'
 import { modernRequest } from '../helpers/mcp-http-requests.js'
+import { connectSdk2 } from '../helpers/sdk2-client.js'
 
 // 2026-07-28 `subscriptions/listen` over stateless HTTP (http-listen.ts):
 // the stream acknowledges what is honoured (list changes whose capability

@@ -10,6 +10,7 @@ import { provisionedInterpreter, type Requirement } from '../../src/tiers/script
 import { probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { onLinux } from '../helpers/sandbox.js'
+import { cacheWithInstaller } from '../helpers/shared-installer.js'
 import { ROOT } from '../helpers/spawn-serve.js'
 
 // Issue 40 item 4: a pip failure is E_SKILL_ENV_BUILD_FAILED with a one-line
@@ -41,9 +42,11 @@ describe.skipIf(!onLinux || PYTHON === undefined)('a pip failure has its own cod
     }))
   })
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  // Each cache starts with the run's pip installer (helpers/shared-installer.ts): the subject
+  // is a set's failed build.
 
   it('skillhost env: one line naming the package and the folder, the log path, the prefix once', async () => {
-    const cache = join(dir, 'cache-env')
+    const cache = await cacheWithInstaller(join(dir, 'cache-env'), PYTHON as string)
     const r = await skillhost(['env', skill, '--find-links', wheels, '--env-cache', cache])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
@@ -67,7 +70,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)('a pip failure has its own cod
   }, 120_000)
 
   it('run --provision: the same code, in text and as JSON; the failed build line does not repeat it', async () => {
-    const cache = join(dir, 'cache-run')
+    const cache = await cacheWithInstaller(join(dir, 'cache-run'), PYTHON as string)
     const flags = ['--provision', '--find-links', wheels, '--env-cache', cache]
     const text = await runCli(['run', skill, 'scripts/use.py', ...flags])
     expect(text.code).not.toBe(0)
@@ -83,7 +86,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)('a pip failure has its own cod
   }, 120_000)
 
   it('the library: the model sees neither the package nor the log; serve logs the cause and the log', async () => {
-    const cache = join(dir, 'cache-lib')
+    const cache = await cacheWithInstaller(join(dir, 'cache-lib'), PYTHON as string)
     const requirements: Requirement[] = [
       { name: ABSENT, text: `${ABSENT}>=2` },
       { name: 'skillhost-probe-pkg', text: 'skillhost-probe-pkg' },

@@ -13,6 +13,7 @@ import { codeOf } from '../helpers/error-code.js'
 import { PROBE_SKILL, probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { files, onLinux, script } from '../helpers/sandbox.js'
+import { cacheWithInstaller } from '../helpers/shared-installer.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 
@@ -25,13 +26,15 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     let skill: string
     let wheels: string
     let cache: string
-    beforeAll(() => {
+    beforeAll(async () => {
       ;({ dir, wheels, skill } = probeWheelFolder(PYTHON as string, 'skillhost-env-cli-', {
         ...PROBE_SKILL,
         path: 'probe',
       }))
-      cache = join(dir, 'cache')
-    })
+      // Every cache here starts with the run's pip installer (helpers/shared-installer.ts):
+      // the subjects are the sets' builds and rebuilds.
+      cache = await cacheWithInstaller(join(dir, 'cache'), PYTHON as string)
+    }, 120_000)
     afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
     it('run without --provision names the missing package and the command; env builds it; run --provision uses it', async () => {
@@ -96,7 +99,10 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       const rebuild = async (pins: Map<string, readonly PinnedPackage[]>) => {
         const sandbox = await createScriptSandbox({
           provision: {
-            cacheDir: mkdtempSync(join(dir, 'fresh-')),
+            cacheDir: await cacheWithInstaller(
+              join(mkdtempSync(join(dir, 'fresh-')), 'cache'),
+              PYTHON as string,
+            ),
             index: { findLinks: wheels },
             pins,
           },

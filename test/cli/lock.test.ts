@@ -8,8 +8,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { parseSkillLock } from '../../src/sources/lock/skill-lock.js'
+import { connectStdio } from '../helpers/serve-clients.js'
 import { discover, skillMd, writeTree } from '../helpers/skill-tree.js'
-import { connectStdio, ROOT } from '../helpers/spawn-serve.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 const bin = join(ROOT, 'dist/cli/main.js')
 const base = await mkdtemp(join(tmpdir(), 'skillhost-lock-cli-'))

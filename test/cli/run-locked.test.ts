@@ -13,6 +13,7 @@ import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
 import { PROBE_SKILL, probeWheelFolder } from '../helpers/probe-wheel.js'
 import { runCli } from '../helpers/run-cli.js'
 import { onLinux } from '../helpers/sandbox.js'
+import { cacheWithInstaller } from '../helpers/shared-installer.js'
 
 // Issue 23: "a locked deployment rebuilds the same environment" —
 // skillhost run --locked FILE, with real bubblewrap, real python and an
@@ -30,6 +31,8 @@ describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE',
   let lockPath: string
   let bareLock: string
   const fresh = () => mkdtempSync(join(dir, 'cache-'))
+  /** A fresh cache holding the run's pip installer, for a build whose subject is the set's. */
+  const seeded = () => cacheWithInstaller(join(fresh(), 'cache'), PYTHON as string)
   const edit = (name: string, change: (entry: Record<string, unknown>) => void): string => {
     const lock = JSON.parse(readFileSync(lockPath, 'utf8'))
     change(lock.skills.probe)
@@ -69,7 +72,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE',
       '--find-links',
       wheels,
       '--env-cache',
-      fresh(),
+      await seeded(),
       '--lock',
       lockPath,
     ])
@@ -80,8 +83,8 @@ describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE',
   }, 180_000)
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-  it('rebuilds the pinned environment in an empty cache, exactly as pinned, and runs', async () => {
-    const cache = fresh()
+  it('rebuilds the pinned environment in a cache holding no environment, exactly as pinned, and runs', async () => {
+    const cache = await seeded()
     const r = await locked(lockPath, cache)
     // The one build is told on stderr, start and end; nothing else is said.
     const told = r.stderr.trimEnd().split('\n')
@@ -152,7 +155,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)('skillhost run --locked FILE',
       const [env] = entry.environments as { packages: { sha256: string }[] }[]
       for (const p of env?.packages ?? []) p.sha256 = 'f'.repeat(64)
     })
-    const cache = fresh()
+    const cache = await seeded()
     const r = await locked(tampered, cache, '--json')
     expect(r.code).toBe(65)
     const { error } = JSON.parse(r.stdout)

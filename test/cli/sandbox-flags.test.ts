@@ -15,7 +15,7 @@ import { sandboxOptionsFrom } from '../../src/cli/shared/sandbox-options.js'
 import { parseSkillLock } from '../../src/sources/index.js'
 import { codeOf } from '../helpers/error-code.js'
 import { warmSandboxesOf } from '../helpers/proc-scan.js'
-import { connectStdio } from '../helpers/spawn-serve.js'
+import { connectStdio } from '../helpers/serve-clients.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const bin = join(repo, 'dist/cli/main.js')

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { postMcp } from '../helpers/mcp-http-requests.js'
-import { connectHttp, listeningUrl, spawnServe } from '../helpers/spawn-serve.js'
+import { connectHttp } from '../helpers/serve-clients.js'
+import { listeningUrl, spawnServe } from '../helpers/spawn-serve.js'
 
 const state = mkdtempSync(join(tmpdir(), 'skillhost-auth-test-'))
 afterAll(() => rmSync(state, { recursive: true, force: true }))

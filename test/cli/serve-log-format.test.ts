@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectHttp, spawnServe, waitFor } from '../helpers/spawn-serve.js'
+import { connectHttp } from '../helpers/serve-clients.js'
+import { spawnServe, waitFor } from '../helpers/spawn-serve.js'
 
 // Issue 41 item 4: `serve --log-format json` writes one JSON object per
 // event on stderr. The built binary (`npx tsc -p tsconfig.build.json` first)

@@ -6,14 +6,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { parseServeOptions } from '../../src/cli/serve/serve-options.js'
 import { delta, moved, parseSamples, promtoolCheck } from '../helpers/prometheus.js'
-import {
-  connectHttp,
-  listeningUrl,
-  ROOT,
-  type ServeProcess,
-  spawnServe,
-  stopServed,
-} from '../helpers/spawn-serve.js'
+import { connectHttp, stopServed } from '../helpers/serve-clients.js'
+import { listeningUrl, ROOT, type ServeProcess, spawnServe } from '../helpers/spawn-serve.js'
 
 const TOKEN = 'metrics-test-token'
 const work = mkdtempSync(join(tmpdir(), 'skillhost-metrics-test-'))

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectHttp, listeningUrl, spawnServe, waitFor } from '../helpers/spawn-serve.js'
+import { connectHttp } from '../helpers/serve-clients.js'
+import { listeningUrl, spawnServe, waitFor } from '../helpers/spawn-serve.js'
 
 // Issue 40.13: `serve --http` logged "session … opened" twice for one
 // initialize. The built binary, the SDK's real client: one line per event.

@@ -15,15 +15,9 @@ import {
   skillResourceUri,
 } from '../../src/adapters/mcp/index.js'
 import { parseSkillLock } from '../../src/sources/index.js'
+import { connectHttp, stopServed } from '../helpers/serve-clients.js'
 import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
-import {
-  connectHttp,
-  listeningUrl,
-  ROOT,
-  type ServeProcess,
-  spawnServe,
-  stopServed,
-} from '../helpers/spawn-serve.js'
+import { listeningUrl, ROOT, type ServeProcess, spawnServe } from '../helpers/spawn-serve.js'
 
 // The Skills Extension through the real `skillhost serve` binary, over stdio,
 // over HTTP, and over HTTP with shared sessions in a real PostgreSQL: a client

@@ -8,7 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { serveMcpHttp } from '../../src/adapters/mcp/index.js'
 import { createServeRuntime, type ServeRuntimeOptions } from '../../src/cli/serve/serve-runtime.js'
-import { connectHttp, listeningUrl, ROOT, spawnServe, waitFor } from '../helpers/spawn-serve.js'
+import { connectHttp } from '../helpers/serve-clients.js'
+import { listeningUrl, ROOT, spawnServe, waitFor } from '../helpers/spawn-serve.js'
 
 const DAY = 24 * 60 * 60 * 1000
 const made: string[] = []

@@ -11,7 +11,8 @@ import {
   ResourceListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { connectHttp, listeningUrl, ROOT, spawnServe, waitFor } from '../helpers/spawn-serve.js'
+import { connectHttp } from '../helpers/serve-clients.js'
+import { listeningUrl, ROOT, spawnServe, waitFor } from '../helpers/spawn-serve.js'
 
 // Issue 36 item 1, "done when": files out over MCP alone, with the official
 // SDK client, against the built `skillhost serve`, over HTTP and over stdio.

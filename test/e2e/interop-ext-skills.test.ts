@@ -8,7 +8,8 @@ import {
   serverSupportsSkills,
 } from '@olaservo/ext-skills/client'
 import { describe, expect, it } from 'vitest'
-import { connectSdk2, diskBytes, type Era, fileCount, serveForInterop } from '../helpers/interop.js'
+import { diskBytes, fileCount, serveForInterop } from '../helpers/interop.js'
+import { connectSdk2, type Era } from '../helpers/sdk2-client.js'
 
 // Issue 36 item 7: `@olaservo/ext-skills` (the Skills Extension SDK, an
 // independent implementation over the official SDK 2.x client) lists, gets,

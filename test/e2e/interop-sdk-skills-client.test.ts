@@ -1,13 +1,8 @@
 import type { Client } from '@modelcontextprotocol/client'
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills'
 import { describe, expect, it } from 'vitest'
-import {
-  BYTES_SKILL,
-  connectSdk2,
-  diskBytes,
-  fileCount,
-  serveForInterop,
-} from '../helpers/interop.js'
+import { BYTES_SKILL, diskBytes, fileCount, serveForInterop } from '../helpers/interop.js'
+import { connectSdk2 } from '../helpers/sdk2-client.js'
 
 // Issue 36 items 4 and 7: the official SDK 2.x `SkillsClient` lists, reads and
 // verifies (size, digest, SKILL.md frontmatter) every skill the built

@@ -5,8 +5,9 @@ import { join } from 'node:path'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { rewriteKeepingIdentity } from '../helpers/same-identity-rewrite.js'
+import { connectStdio } from '../helpers/serve-clients.js'
 import { skillMd, writeTree } from '../helpers/skill-tree.js'
-import { connectStdio, ROOT } from '../helpers/spawn-serve.js'
+import { ROOT } from '../helpers/spawn-serve.js'
 
 // Hole 3 of issue 35, end to end as a deployer runs it: `skillhost serve
 // --locked` (the built binary) with scripts on, a real MCP client. After the

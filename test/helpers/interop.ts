@@ -2,8 +2,6 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll } from 'vitest'
 import { listeningUrl, ROOT, type ServeProcess, spawnServe } from './spawn-serve.js'
 
@@ -106,31 +104,8 @@ export async function stopServe(served: ServeProcess): Promise<void> {
   await served.exited
 }
 
-/** The protocol era an SDK 2.x client asks for: its default (2025-11-25, initialize) or 2026-07-28 pinned. */
-export type Era = 'legacy' | '2026-07-28'
-
 /** Where an interop client connects: a running HTTP server, or a `serve` it spawns over stdio. */
 export type Target = { readonly http: URL } | { readonly stdio: readonly string[] }
-
-/** The official SDK 2.x client, connected to `target` on `era`. */
-export async function connectSdk2(target: Target, era: Era, name: string): Promise<Client> {
-  const client = new Client(
-    { name, version: '1.0.0' },
-    era === 'legacy' ? {} : { versionNegotiation: { mode: { pin: era } } },
-  )
-  const transport =
-    'http' in target
-      ? new StreamableHTTPClientTransport(target.http)
-      : new StdioClientTransport({
-          command: process.execPath,
-          args: ['dist/cli/main.js', 'serve', ...serveArgs(target.stdio)],
-          cwd: ROOT,
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-          stderr: 'ignore',
-        })
-  await client.connect(transport)
-  return client
-}
 
 /** The bytes on disk of a listed file (`skill://<id>/<path>`) of a skill under one of `roots`. */
 export function diskBytes(roots: readonly string[], uri: string): Buffer {

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { listeningUrl, type Served, type ServeProcess, spawnServe } from './spawn-serve.js'
+import type { Served } from './serve-clients.js'
+import { listeningUrl, type ServeProcess, spawnServe } from './spawn-serve.js'
 
 /** How `startReplicas` starts its replicas. */
 export interface ReplicaOptions {

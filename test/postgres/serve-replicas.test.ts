@@ -8,16 +8,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { connectHttp, type Served, stopServed } from '../helpers/serve-clients.js'
 import { continueSession, startReplicas } from '../helpers/serve-replicas.js'
 import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
-import {
-  connectHttp,
-  listeningUrl,
-  ROOT,
-  type Served,
-  spawnServe,
-  stopServed,
-} from '../helpers/spawn-serve.js'
+import { listeningUrl, ROOT, spawnServe } from '../helpers/spawn-serve.js'
 
 const TOKEN = 'replica-test-token'
 const work = mkdtempSync(join(tmpdir(), 'skillhost-replicas-'))

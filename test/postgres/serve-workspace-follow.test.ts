@@ -5,9 +5,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { connectHttp, type Served, stopServed } from '../helpers/serve-clients.js'
 import { continueSession, startReplicas } from '../helpers/serve-replicas.js'
 import { type SharedPostgres, sharedPostgres } from '../helpers/shared-postgres.js'
-import { connectHttp, type Served, type ServeProcess, stopServed } from '../helpers/spawn-serve.js'
+import type { ServeProcess } from '../helpers/spawn-serve.js'
 
 // Issue 36, "done when": files written and outputs made on replica A are read
 // on replica B after A is killed with SIGKILL, over MCP alone, with the

@@ -19,6 +19,7 @@ import {
 import { runSkillScript } from '../../../src/tiers/scripts/internal.js'
 import { buildProbeWheel, probePep723 } from '../../helpers/probe-wheel.js'
 import { files, onLinux, script } from '../../helpers/sandbox.js'
+import { cacheWithInstaller } from '../../helpers/shared-installer.js'
 
 // Issue 41 item 3: an environment build this process runs is one
 // `skillhost.provision` span, a child of the call waiting on it; a cached
@@ -39,9 +40,9 @@ describe.skipIf(!onLinux || PYTHON === undefined)('the provisioning span', () =>
     const wheels = join(dir, 'wheels')
     execFileSync('mkdir', [wheels])
     buildProbeWheel(PYTHON as string, wheels)
-    sandbox = await createScriptSandbox({
-      provision: { cacheDir: join(dir, 'envs'), index: { findLinks: wheels } },
-    })
+    // With the run's pip installer in it: the subject is the set's build span.
+    const cacheDir = await cacheWithInstaller(join(dir, 'envs'), PYTHON as string)
+    sandbox = await createScriptSandbox({ provision: { cacheDir, index: { findLinks: wheels } } })
   }, 120_000)
   afterAll(async () => {
     await sandbox?.dispose()

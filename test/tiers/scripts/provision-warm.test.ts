@@ -15,6 +15,7 @@ import {
 import { memorySource } from '../../helpers/manager-fixtures.js'
 import { probePep723 } from '../../helpers/probe-wheel.js'
 import { onLinux } from '../../helpers/sandbox.js'
+import { cacheWithInstaller } from '../../helpers/shared-installer.js'
 
 // Issue 39 item 2: a build started at load is owned by the loaded skill. Unloading it or
 // disposing the manager mid-build kills the build's pip, keeps no half environment and leaves
@@ -77,7 +78,8 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     })
 
     async function loadMidBuild(name: string) {
-      const cacheDir = join(dir, name)
+      // With the run's pip installer already in it: the subject is the set's build, not the installer's.
+      const cacheDir = await cacheWithInstaller(join(dir, name), PYTHON as string)
       const heard: ProvisionBuild[] = []
       let endedNow: () => void = () => undefined
       const ended = new Promise<void>((resolve) => {
@@ -111,7 +113,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       // The pip child was killed and waited for: no process names the cache any more.
       expect(processesNaming(cacheDir)).toEqual([])
       // No environment, no half build, no lock, no build log (a cancel is no failure to explain);
-      // only the cache's installer, finished before pip asked the index (issue 39 item 2).
+      // only the cache's installer (issue 39 item 2), there before the build started.
       expect(readdirSync(cacheDir)).toEqual(['installer'])
       expect(heard.map((e) => e.phase)).toEqual(['started', 'failed'])
       expect(heard[1]?.failure?.cause).toMatch(/^cancelled/)

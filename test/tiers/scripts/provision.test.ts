@@ -16,6 +16,7 @@ import { runSkillScript } from '../../../src/tiers/scripts/internal.js'
 import { memorySource } from '../../helpers/manager-fixtures.js'
 import { buildProbeWheel, probePep723 } from '../../helpers/probe-wheel.js'
 import { files, onLinux, script } from '../../helpers/sandbox.js'
+import { cacheWithInstaller } from '../../helpers/shared-installer.js'
 
 const PYTHON = scriptInterpreters().python3?.[0]
 
@@ -52,7 +53,9 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       const wheels = join(dir, 'wheels')
       execFileSync('mkdir', [wheels])
       buildProbeWheel(PYTHON as string, wheels)
-      cacheDir = join(dir, 'envs')
+      // Every cache of this file starts with the run's pip installer: its subjects are the
+      // sets' builds; the installer's own are provision-installer.test.ts's.
+      cacheDir = await cacheWithInstaller(join(dir, 'envs'), PYTHON as string)
       plain = await createScriptSandbox()
       provisioned = await createScriptSandbox({
         provision: { cacheDir, index: { findLinks: wheels }, onBuild: (e) => builds.push(e) },
@@ -83,8 +86,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       )
       const { parseRequirement } = await import('../../../src/tiers/scripts/deps/requirement.js')
       const requirements = [parseRequirement('skillhost-probe-pkg', 'test')]
-      const staleCache = join(dir, 'envs-stale')
-      execFileSync('mkdir', ['-p', staleCache])
+      const staleCache = await cacheWithInstaller(join(dir, 'envs-stale'), PYTHON as string)
       // What a builder killed mid-build leaves: its lock, naming a process that is gone.
       const lock = join(
         staleCache,
@@ -105,7 +107,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       expect(
         built.every((b) => b?.env.packages.some((p) => p.name === 'skillhost-probe-pkg')),
       ).toBe(true)
-      // One environment and the cache's installer (issue 39 item 2), no lock and no build folder left behind.
+      // One environment and the cache's installer, no lock and no build folder left behind.
       expect(readdirSync(staleCache).sort()).toEqual([...keys, 'installer'].sort())
     }, 120_000)
 
@@ -115,7 +117,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       )
       const { parseRequirement } = await import('../../../src/tiers/scripts/deps/requirement.js')
       const requirements = [parseRequirement('skillhost-probe-pkg', 'test')]
-      const raceCache = join(dir, 'envs-race')
+      const raceCache = await cacheWithInstaller(join(dir, 'envs-race'), PYTHON as string)
       // Four sessions, each with its own options and listener, as four served sessions have.
       const SESSIONS = 4
       const started: number[] = Array.from({ length: SESSIONS }, () => 0)
@@ -165,7 +167,7 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
     }, 120_000)
 
     it('loading a skill starts its environment building; a call arriving mid-build waits for that build (issue 39 item 2)', async () => {
-      const warmCache = join(dir, 'envs-warm')
+      const warmCache = await cacheWithInstaller(join(dir, 'envs-warm'), PYTHON as string)
       const heard: ProvisionBuild[] = []
       let startedNow: () => void = () => undefined
       const started = new Promise<void>((resolve) => {
@@ -336,7 +338,10 @@ describe.skipIf(!onLinux || PYTHON === undefined)(
       ].join('\n')
       execFileSync(PYTHON as string, ['-c', code, sdists, marker])
       const sandbox = await createScriptSandbox({
-        provision: { cacheDir: join(dir, 'envs-sdist'), index: { findLinks: sdists } },
+        provision: {
+          cacheDir: await cacheWithInstaller(join(dir, 'envs-sdist'), PYTHON as string),
+          index: { findLinks: sdists },
+        },
       })
       try {
         let err: unknown
