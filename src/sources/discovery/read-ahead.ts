@@ -28,10 +28,8 @@ export interface ReadAheadOptions {
   readonly maxBelow?: number
   /** A skill folder's SKILL.md up to this size is read ahead; a bigger one the loader reads. Default 64 KiB. */
   readonly maxFileBytes?: number
-  /** How long the walk waits for a hinted listing before it lists the folder itself. Default 1 ms. */
-  readonly waitMs?: number
-  /** The worker is closed once the walk listed this many hinted folders in a row itself. Default 64. */
-  readonly maxBehind?: number
+  /** How long the walk waits for a hinted listing before it lists every folder itself. Default 2,000 ms. */
+  readonly patienceMs?: number
 }
 
 /** What a read-ahead did, for tests and benchmarks. */
@@ -122,10 +120,7 @@ class WorkerReadAhead implements ReadAhead {
   readonly #worker: Worker
   readonly #port: MessagePort
   readonly #shared: Int32Array
-  readonly #waitMs: number
-  readonly #maxBehind: number
-  /** Hinted folders in a row the walk listed itself, the worker being behind. */
-  #behind = 0
+  readonly #patienceMs: number
   readonly #untrack: Untrack
   /** Hinted and not yet answered: each folder's hint number. */
   readonly #hinted = new Map<string, number>()
@@ -140,8 +135,7 @@ class WorkerReadAhead implements ReadAhead {
 
   constructor(inner: SyncSkillFs, options: ReadAheadOptions) {
     this.#inner = inner
-    this.#waitMs = options.waitMs ?? 1
-    this.#maxBehind = options.maxBehind ?? 64
+    this.#patienceMs = options.patienceMs ?? 2_000
     const buffer = new SharedArrayBuffer(READ_AHEAD_SLOTS * Int32Array.BYTES_PER_ELEMENT)
     this.#shared = new Int32Array(buffer)
     const { port1, port2 } = new MessageChannel()
@@ -253,41 +247,38 @@ class WorkerReadAhead implements ReadAhead {
   }
 
   /**
-   * Hinted `path`'s answer, waiting a moment (`waitMs`) for the worker when
-   * it is still to come; undefined when `path` was not hinted, the worker is
-   * gone, or it is behind: the walk then lists the folder itself and the
-   * worker skips ahead of it. A worker behind `maxBehind` times in a row (a
-   * busy machine lends it no core) is closed. Answers to earlier hints are
-   * dropped first: the walk asks in hint order, so it has gone past them, and
-   * a window full of them would stall the worker.
+   * Hinted `path`'s answer, waiting for the worker when it is still to come;
+   * undefined when `path` was not hinted or the worker is gone. Answers to
+   * earlier hints are dropped first: the walk asks in hint order, so it has
+   * gone past them, and a window full of them would stall the worker.
    */
   #answer(path: string): ReadAheadAnswer | undefined {
     if (!this.#open) return undefined
+    this.#drain()
     const ready = this.#ready.get(path)
     if (ready !== undefined) return ready
-    this.#drain()
     const seq = this.#hinted.get(path)
-    if (seq === undefined) return this.#ready.get(path)
+    if (seq === undefined) return undefined
     const shared = this.#shared
     // The worker skips what comes before it: the walk is already here.
     if (seq > Atomics.load(shared, ReadAheadSlot.at)) Atomics.store(shared, ReadAheadSlot.at, seq)
     // Still starting: the walk lists on rather than wait for a thread to boot.
     if (Atomics.load(shared, ReadAheadSlot.posted) === 0) return undefined
     this.#counts.waits++
-    const until = performance.now() + this.#waitMs
-    for (let left = this.#waitMs; ; left = until - performance.now()) {
+    for (;;) {
       const posted = Atomics.load(shared, ReadAheadSlot.posted)
       this.#drain()
       this.#dropBefore(seq)
-      if (this.#ready.has(path) || left <= 0 || Atomics.load(shared, ReadAheadSlot.stop) !== 0)
-        break
-      Atomics.wait(shared, ReadAheadSlot.posted, posted, left)
+      const answer = this.#ready.get(path)
+      if (answer !== undefined) return answer
+      if (
+        Atomics.load(shared, ReadAheadSlot.stop) !== 0 ||
+        Atomics.wait(shared, ReadAheadSlot.posted, posted, this.#patienceMs) === 'timed-out'
+      ) {
+        this.close()
+        return undefined
+      }
     }
-    const answer = this.#ready.get(path)
-    this.#behind = answer === undefined ? this.#behind + 1 : 0
-    if (this.#behind >= this.#maxBehind || Atomics.load(shared, ReadAheadSlot.stop) !== 0)
-      this.close()
-    return answer
   }
 
   /** Moves every answer the worker has posted from the port to `#ready`. */
