@@ -9,8 +9,6 @@ import {
   type Untrack,
 } from '../../src/common/leak-tracker.js'
 import { type ReadAhead, startReadAhead } from '../../src/sources/discovery/read-ahead.js'
-import { AheadFiles } from '../../src/sources/discovery/read-ahead-files.js'
-import type { ReadAheadAnswer } from '../../src/sources/discovery/read-ahead-protocol.js'
 import { type DirEntry, syncSkillFs } from '../../src/sources/discovery/skill-fs.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { discover, skillMd, treesRemovedAfterEach } from '../helpers/skill-tree.js'
@@ -323,60 +321,6 @@ describe('read-ahead: when discovery uses it', () => {
       const other = await run(big, options)
       expect(other.started).toBe(0)
       expect(other.result).toEqual(ahead.result)
-    }
-  })
-})
-
-describe('read-ahead: the buffers of files read ahead', () => {
-  const answer = (seq: number, offset: number, size: number): ReadAheadAnswer => ({
-    seq,
-    top: [`/r/s${seq}`, 'SKILL.md', '1'],
-    file: { offset, size, mtimeMs: 1, ctimeMs: 1, ino: 10 + seq },
-  })
-
-  it('go back to the worker once every file in them is done with, and not while the walk may still hold one', () => {
-    const files = new AheadFiles()
-    const buffer = new ArrayBuffer(64)
-    new Uint8Array(buffer).set(new TextEncoder().encode('aaaabbbbcccc'))
-    const [a, b, c] = [answer(0, 0, 4), answer(1, 4, 4), answer(2, 8, 4)]
-    files.received([a, b, c], buffer)
-    files.took('/r/s0', a)
-    const read = files.read('/r/s0/SKILL.md', 100, undefined, true)
-    expect(new TextDecoder().decode(read?.bytes)).toBe('aaaa')
-    expect(files.free()).toEqual([])
-    // `b` is dropped (the walk went past it); `c` is taken but its file never read.
-    files.dropped(b)
-    files.took('/r/s2', c)
-    expect(files.free()).toEqual([])
-    // Only once the walk takes its next folder is the last file done with.
-    files.took('/r/other', { seq: 3, top: ['/r/other', '', ''] })
-    expect(files.free()).toEqual([buffer])
-    expect(files.free()).toEqual([])
-    expect(files.taken).toBe(1)
-  })
-
-  it('a caller that keeps the bytes gets a copy; a file too big, or not the one expected, is not handed over', () => {
-    const files = new AheadFiles()
-    const buffer = new ArrayBuffer(16)
-    new Uint8Array(buffer).set(new TextEncoder().encode('kept'))
-    const a = answer(0, 0, 4)
-    files.received([a], buffer)
-    files.took('/r/s0', a)
-    const kept = files.read('/r/s0/SKILL.md', 100, undefined, false)
-    expect(kept?.bytes.buffer).not.toBe(buffer)
-    new Uint8Array(buffer).fill(0)
-    expect(new TextDecoder().decode(kept?.bytes)).toBe('kept')
-    for (const [max, expected] of [
-      [3, undefined],
-      [100, { ino: 999, size: 4, mtimeMs: 1, ctimeMs: 1 }],
-    ] as const) {
-      const again = new AheadFiles()
-      const b = answer(0, 0, 4)
-      again.received([b], new ArrayBuffer(16))
-      again.took('/r/s0', b)
-      expect(again.read('/r/s0/SKILL.md', max, expected, true)).toBeUndefined()
-      expect(again.read('/r/s0/SKILL.md', 100, undefined, true)).toBeUndefined()
-      expect(again.taken).toBe(0)
     }
   })
 })

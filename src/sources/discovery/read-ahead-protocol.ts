@@ -24,9 +24,6 @@ export interface ReadAheadBoot {
   readonly maxFileBytes: number
 }
 
-/** The file that makes a folder a skill folder, and that its loader reads first. */
-export const SKILL_FILE = 'SKILL.md'
-
 /** Slots of the shared `Int32Array`. */
 export const ReadAheadSlot = {
   /** Batches posted by the worker (it notifies here after each). */
@@ -50,11 +47,6 @@ export const READ_AHEAD_SLOTS = 6
 export interface ReadAheadHints {
   readonly first: number
   readonly dirs: readonly string[]
-}
-
-/** Batch buffers the walk is done with, given back for the worker to fill again. */
-export interface ReadAheadRecycle {
-  readonly recycle: readonly ArrayBuffer[]
 }
 
 /**

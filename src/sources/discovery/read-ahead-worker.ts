@@ -18,7 +18,6 @@ import {
   type ReadAheadBoot,
   type ReadAheadFile,
   type ReadAheadHints,
-  type ReadAheadRecycle,
   ReadAheadSlot,
 } from './read-ahead-protocol.js'
 import { childPath, READ_FLAGS } from './skill-fs.js'
@@ -43,9 +42,7 @@ const BATCH_LISTINGS = 256
 /** Room for a batch's files; a bigger file gets a buffer of its own. */
 const BATCH_BYTES = 256 * 1024
 /** The batch's file bytes, transferred with it (never copied across). */
-let bytes: Uint8Array<ArrayBuffer> = new Uint8Array(BATCH_BYTES)
-/** Buffers the walk gave back, to fill again. */
-const free: ArrayBuffer[] = []
+let bytes = new Uint8Array(BATCH_BYTES)
 let filled = 0
 
 function list(path: string): Listing {
@@ -111,7 +108,7 @@ function readSkillFile(
     if (!s.isFile() || s.size > boot.maxFileBytes) return undefined
     if (filled + s.size > bytes.byteLength) {
       flush()
-      bytes = freshBuffer(s.size)
+      bytes = new Uint8Array(Math.max(BATCH_BYTES, s.size))
     }
     let got = 0
     while (got < s.size) {
@@ -133,7 +130,7 @@ function flush(): void {
   if (batch.length === 0) return
   if (filled > 0) {
     boot.port.postMessage({ answers: batch, bytes: bytes.buffer }, [bytes.buffer])
-    bytes = freshBuffer(BATCH_BYTES)
+    bytes = new Uint8Array(BATCH_BYTES)
     filled = 0
   } else boot.port.postMessage({ answers: batch })
   produced += batchListings
@@ -175,27 +172,16 @@ function answer(seq: number, top: Listing): ReadAheadAnswer {
   return file === undefined ? { seq, top, below } : { seq, top, below, file }
 }
 
-/** A buffer for a batch's files, at least `size` bytes: one given back when one fits. */
-function freshBuffer(size: number): Uint8Array<ArrayBuffer> {
-  const i = free.findIndex((b) => b.byteLength >= size)
-  if (i >= 0) return new Uint8Array(free.splice(i, 1)[0]!)
-  return new Uint8Array(Math.max(BATCH_BYTES, size))
-}
-
-function take(message: ReadAheadHints | ReadAheadRecycle): void {
-  if ('recycle' in message) {
-    free.push(...message.recycle)
-    return
-  }
-  if (message.first !== nextSeq + queue.length) throw new Error('read-ahead hints out of order')
-  for (const dir of message.dirs) queue.push(dir)
+function take(hints: ReadAheadHints): void {
+  if (hints.first !== nextSeq + queue.length) throw new Error('read-ahead hints out of order')
+  for (const dir of hints.dirs) queue.push(dir)
 }
 
 /** Lists hinted folders until none is left (or the walk stops it), pulling new hints as it goes. */
 function drive(): void {
   for (;;) {
     for (let m = receiveMessageOnPort(boot.port); m; m = receiveMessageOnPort(boot.port))
-      take(m.message as ReadAheadHints | ReadAheadRecycle)
+      take(m.message as ReadAheadHints)
     const dir = queue.shift()
     if (dir === undefined) break
     const seq = nextSeq++
@@ -213,9 +199,9 @@ function drive(): void {
   flush()
 }
 
-boot.port.on('message', (message: ReadAheadHints | ReadAheadRecycle) => {
+boot.port.on('message', (hints: ReadAheadHints) => {
   try {
-    take(message)
+    take(hints)
     drive()
   } catch {
     // The walk then lists every folder itself; it never depends on this thread.

@@ -1,6 +1,5 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads'
 import { trackResource, type Untrack } from '../../common/leak-tracker.js'
-import { AheadFiles } from './read-ahead-files.js'
 import {
   answerUnits,
   ENTRY_TYPE,
@@ -10,13 +9,18 @@ import {
   type ReadAheadAnswer,
   type ReadAheadBatch,
   type ReadAheadBoot,
+  type ReadAheadFile,
   type ReadAheadHints,
-  type ReadAheadRecycle,
   ReadAheadSlot,
-  SKILL_FILE,
 } from './read-ahead-protocol.js'
 import { SKIPPED_FOLDERS } from './scan-skill-folder.js'
-import type { CappedFile, DirEntry, FileIdentity, SyncSkillFs } from './skill-fs.js'
+import {
+  type CappedFile,
+  childPath,
+  type DirEntry,
+  type FileIdentity,
+  type SyncSkillFs,
+} from './skill-fs.js'
 
 /** Options for `startReadAhead`. */
 export interface ReadAheadOptions {
@@ -77,6 +81,9 @@ function workerUrl(): URL {
   return new URL('./read-ahead-worker.js', here)
 }
 
+/** The file that makes a folder a skill folder, and that its loader reads first. */
+const SKILL_FILE = 'SKILL.md'
+
 // Bounds the worker's own heap: it holds at most a window of listings.
 const WORKER_RESOURCE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 }
 
@@ -124,14 +131,17 @@ class WorkerReadAhead implements ReadAhead {
   readonly #untrack: Untrack
   /** Hinted and not yet answered: each folder's hint number. */
   readonly #hinted = new Map<string, number>()
-  /** Answered and not yet taken, in hint order. */
-  readonly #ready = new Map<string, ReadAheadAnswer>()
+  /** Answered and not yet taken, in hint order, with the buffer of their batch's files. */
+  readonly #ready = new Map<string, [ReadAheadAnswer, ArrayBuffer | undefined]>()
   /** The listings below the skill folder taken last, not yet taken themselves. */
   #below = new Map<string, Listing>()
-  readonly #files = new AheadFiles()
+  /** That skill folder's SKILL.md, not yet read. */
+  #file:
+    | { readonly path: string; readonly bytes: Uint8Array; readonly seen: ReadAheadFile }
+    | undefined
   #nextSeq = 0
   #open = true
-  #counts = { hits: 0, misses: 0, waits: 0, dropped: 0 }
+  #counts = { hits: 0, misses: 0, waits: 0, dropped: 0, files: 0 }
 
   constructor(inner: SyncSkillFs, options: ReadAheadOptions) {
     this.#inner = inner
@@ -171,8 +181,7 @@ class WorkerReadAhead implements ReadAhead {
   }
 
   get counts(): ReadAheadCounts {
-    const listed = Atomics.load(this.#shared, ReadAheadSlot.listed)
-    return { ...this.#counts, files: this.#files.taken, listed }
+    return { ...this.#counts, listed: Atomics.load(this.#shared, ReadAheadSlot.listed) }
   }
 
   hint(dirs: readonly string[]): void {
@@ -193,7 +202,7 @@ class WorkerReadAhead implements ReadAhead {
     this.#hinted.clear()
     this.#ready.clear()
     this.#below.clear()
-    this.#files.clear()
+    this.#file = undefined
     // Released once the thread is gone; a leak check waits for it.
     this.#untrack(this.#worker.terminate())
   }
@@ -210,19 +219,26 @@ class WorkerReadAhead implements ReadAhead {
       this.#counts.misses++
       return this.#inner.readdir(path)
     }
-    const answer = ready
+    const [answer, bytes] = ready
     this.#dropBefore(answer.seq)
     this.#ready.delete(path)
     const listed = answer.below ?? []
     this.#below = new Map(listed.map((l) => [l[0], l]))
-    this.#files.took(path, answer)
-    const free = this.#files.free()
-    if (free.length > 0) this.#port.postMessage({ recycle: free } satisfies ReadAheadRecycle, free)
+    const file = answer.file
+    this.#file =
+      file === undefined || bytes === undefined
+        ? undefined
+        : {
+            path: childPath(path, SKILL_FILE),
+            bytes: new Uint8Array(bytes, file.offset, file.size),
+            seen: file,
+          }
     // Its listings below are taken one by one as the scan asks.
     this.#taken(answerUnits(answer) - listed.length)
     return this.#hit(path, answer.top)
   }
 
+  /** The skill folder's SKILL.md as the worker read it, when it is the file asked for and passes the same checks. */
   #readCapped(
     path: string,
     maxBytes: number,
@@ -230,10 +246,23 @@ class WorkerReadAhead implements ReadAhead {
     expected?: FileIdentity,
     transient?: boolean,
   ): CappedFile {
-    return (
-      this.#files.read(path, maxBytes, expected, transient) ??
-      this.#inner.readCapped(path, maxBytes, label, expected, transient)
-    )
+    const ahead = this.#file
+    if (ahead !== undefined && ahead.path === path) {
+      this.#file = undefined
+      const { size, mtimeMs, ctimeMs, ino } = ahead.seen
+      const same =
+        expected === undefined ||
+        (expected.ino === ino &&
+          expected.size === size &&
+          expected.mtimeMs === mtimeMs &&
+          expected.ctimeMs === ctimeMs)
+      // Too big, or not the file expected: the walk reads it, for the error as it stands.
+      if (same && size <= maxBytes) {
+        this.#counts.files++
+        return { bytes: ahead.bytes, size, mtimeMs, ctimeMs, ino }
+      }
+    }
+    return this.#inner.readCapped(path, maxBytes, label, expected, transient)
   }
 
   #hit(path: string, listing: Listing): DirEntry[] {
@@ -252,7 +281,7 @@ class WorkerReadAhead implements ReadAhead {
    * earlier hints are dropped first: the walk asks in hint order, so it has
    * gone past them, and a window full of them would stall the worker.
    */
-  #answer(path: string): ReadAheadAnswer | undefined {
+  #answer(path: string): [ReadAheadAnswer, ArrayBuffer | undefined] | undefined {
     if (!this.#open) return undefined
     this.#drain()
     const ready = this.#ready.get(path)
@@ -285,11 +314,10 @@ class WorkerReadAhead implements ReadAhead {
   #drain(): void {
     for (let m = receiveMessageOnPort(this.#port); m; m = receiveMessageOnPort(this.#port)) {
       const { answers, bytes } = m.message as ReadAheadBatch
-      this.#files.received(answers, bytes)
       for (const answer of answers) {
         const path = answer.top[0]
         this.#hinted.delete(path)
-        this.#ready.set(path, answer)
+        this.#ready.set(path, [answer, bytes])
       }
     }
   }
@@ -297,10 +325,10 @@ class WorkerReadAhead implements ReadAhead {
   /** Drops answers the walk went past, and what is left below the skill folder taken before. */
   #dropBefore(seq: number): void {
     let dropped = this.#below.size
-    for (const [path, answer] of this.#ready) {
+    this.#file = undefined
+    for (const [path, [answer]] of this.#ready) {
       if (answer.seq >= seq) break
       this.#ready.delete(path)
-      this.#files.dropped(answer)
       dropped += answerUnits(answer)
     }
     if (dropped === 0) return
