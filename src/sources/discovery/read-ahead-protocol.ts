@@ -1,6 +1,6 @@
 /**
  * What the discovery thread and its read-ahead worker say to each other
- * (`read-ahead.ts`, `read-ahead-worker.ts`): types, slot numbers and the window's unit.
+ * (`read-ahead.ts`, `read-ahead-worker.ts`): types and slot numbers only.
  */
 import type { MessagePort } from 'node:worker_threads'
 
@@ -18,17 +18,15 @@ export interface ReadAheadBoot {
   readonly maxDepth: number
   /** At most this many listings below one skill folder are read ahead. */
   readonly maxBelow: number
-  /** At most this many units (`answerUnits`) are posted and not yet taken. */
+  /** At most this many listings are posted and not yet taken. */
   readonly window: number
-  /** A skill folder's `skillFile` up to this size is read ahead with its listing. */
-  readonly maxFileBytes: number
 }
 
 /** Slots of the shared `Int32Array`. */
 export const ReadAheadSlot = {
   /** Batches posted by the worker (it notifies here after each). */
   posted: 0,
-  /** Units (`answerUnits`) the discovery thread has taken or dropped (it notifies here once `waiting` is reached). */
+  /** Listings the discovery thread has taken or dropped (it notifies here once `waiting` is reached). */
   taken: 1,
   /** While the worker waits for room: the `taken` count to wake it at (0: not waiting). */
   waiting: 2,
@@ -36,7 +34,7 @@ export const ReadAheadSlot = {
   at: 3,
   /** Set to 1 by the discovery thread to end the worker; by the worker when it failed. */
   stop: 4,
-  /** Units the worker has posted. */
+  /** Listings the worker has posted. */
   listed: 5,
 } as const
 
@@ -66,38 +64,9 @@ export const ENTRY_TYPE = { other: 0, file: 1, directory: 2, symlink: 3 } as con
 /** The separator of a `Listing`'s names. */
 export const NAME_SEPARATOR = '/'
 
-/**
- * A skill folder's `skillFile`, read ahead as `readCapped` reads it (same
- * flags, a regular file, the stat from the same descriptor): its bytes are
- * `size` bytes at `offset` of the batch's buffer.
- */
-export interface ReadAheadFile {
-  readonly offset: number
-  readonly size: number
-  readonly mtimeMs: number
-  readonly ctimeMs: number
-  readonly ino: number
-}
-
-/** The answer to hint number `seq`: the folder's listing, the listings below a skill folder, and its skill file. */
+/** The answer to hint number `seq`: the folder's listing and, for a skill folder, the listings below it. */
 export interface ReadAheadAnswer {
   readonly seq: number
   readonly top: Listing
   readonly below?: readonly Listing[]
-  readonly file?: ReadAheadFile
-}
-
-/** One message from the worker: answers in hint order, and the buffer their files' bytes are in. */
-export interface ReadAheadBatch {
-  readonly answers: readonly ReadAheadAnswer[]
-  readonly bytes?: ArrayBuffer
-}
-
-/** File bytes that count as one unit of the window, like one listing. */
-const FILE_UNIT = 8 * 1024
-
-/** What `answer` costs of the window: its listings, and its file by the 8 KiB. */
-export function answerUnits(answer: ReadAheadAnswer): number {
-  const file = answer.file === undefined ? 0 : Math.ceil(answer.file.size / FILE_UNIT)
-  return 1 + (answer.below?.length ?? 0) + file
 }

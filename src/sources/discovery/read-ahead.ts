@@ -1,26 +1,17 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads'
 import { trackResource, type Untrack } from '../../common/leak-tracker.js'
 import {
-  answerUnits,
   ENTRY_TYPE,
   type Listing,
   NAME_SEPARATOR,
   READ_AHEAD_SLOTS,
   type ReadAheadAnswer,
-  type ReadAheadBatch,
   type ReadAheadBoot,
-  type ReadAheadFile,
   type ReadAheadHints,
   ReadAheadSlot,
 } from './read-ahead-protocol.js'
 import { SKIPPED_FOLDERS } from './scan-skill-folder.js'
-import {
-  type CappedFile,
-  childPath,
-  type DirEntry,
-  type FileIdentity,
-  type SyncSkillFs,
-} from './skill-fs.js'
+import type { DirEntry, SyncSkillFs } from './skill-fs.js'
 
 /** Options for `startReadAhead`. */
 export interface ReadAheadOptions {
@@ -30,8 +21,6 @@ export interface ReadAheadOptions {
   readonly window?: number
   /** Listings below one skill folder read ahead, at most; deeper ones the walk lists itself. Default 64. */
   readonly maxBelow?: number
-  /** A skill folder's SKILL.md up to this size is read ahead; a bigger one the loader reads. Default 64 KiB. */
-  readonly maxFileBytes?: number
   /** How long the walk waits for a hinted listing before it lists every folder itself. Default 2,000 ms. */
   readonly patienceMs?: number
 }
@@ -46,21 +35,18 @@ export interface ReadAheadCounts {
   readonly waits: number
   /** Listings read ahead and never asked for. */
   readonly dropped: number
-  /** SKILL.md files answered from the worker. */
-  readonly files: number
-  /** Units the worker has posted so far: a listing each, and a file's by the 8 KiB. */
+  /** Listings the worker has posted so far. */
   readonly listed: number
 }
 
 /**
  * Discovery's sync driver with a second core: a worker thread lists the
- * folders the walk will visit next (`hint`, in walk order), with a skill
- * folder's subfolders and its SKILL.md, and the walk takes each answer
- * synchronously when it reaches the folder. `fs` is the driver to walk with:
- * its `readdir` and `readCapped` answer from the worker when they can and
- * call `inner` otherwise, so every answer is one `inner` would have given at
- * some moment of the walk; `stat` and `realpath` are `inner`'s. What failed
- * ahead is done again by the walk, for the error as it stands then.
+ * folders the walk will visit next (`hint`, in walk order) and the walk takes
+ * each listing synchronously when it reaches the folder. `fs` is the driver
+ * to walk with: its `readdir` answers from the worker when it can and calls
+ * `inner` otherwise, so every answer is one `inner` would have given at some
+ * moment of the walk; everything but `readdir` is `inner`'s. A listing that
+ * failed ahead is made again by the walk, for the error as it stands then.
  * Not for a walk that watches folders: a watch must be taken before its
  * folder is read, and this reads ahead of the walk.
  */
@@ -80,9 +66,6 @@ function workerUrl(): URL {
     return new URL('../../../dist/sources/discovery/read-ahead-worker.js', here)
   return new URL('./read-ahead-worker.js', here)
 }
-
-/** The file that makes a folder a skill folder, and that its loader reads first. */
-const SKILL_FILE = 'SKILL.md'
 
 // Bounds the worker's own heap: it holds at most a window of listings.
 const WORKER_RESOURCE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 }
@@ -131,17 +114,13 @@ class WorkerReadAhead implements ReadAhead {
   readonly #untrack: Untrack
   /** Hinted and not yet answered: each folder's hint number. */
   readonly #hinted = new Map<string, number>()
-  /** Answered and not yet taken, in hint order, with the buffer of their batch's files. */
-  readonly #ready = new Map<string, [ReadAheadAnswer, ArrayBuffer | undefined]>()
+  /** Answered and not yet taken, in hint order. */
+  readonly #ready = new Map<string, ReadAheadAnswer>()
   /** The listings below the skill folder taken last, not yet taken themselves. */
   #below = new Map<string, Listing>()
-  /** That skill folder's SKILL.md, not yet read. */
-  #file:
-    | { readonly path: string; readonly bytes: Uint8Array; readonly seen: ReadAheadFile }
-    | undefined
   #nextSeq = 0
   #open = true
-  #counts = { hits: 0, misses: 0, waits: 0, dropped: 0, files: 0 }
+  #counts = { hits: 0, misses: 0, waits: 0, dropped: 0 }
 
   constructor(inner: SyncSkillFs, options: ReadAheadOptions) {
     this.#inner = inner
@@ -154,11 +133,10 @@ class WorkerReadAhead implements ReadAhead {
       shared: buffer,
       port: port2,
       skip: [...SKIPPED_FOLDERS],
-      skillFile: SKILL_FILE,
+      skillFile: 'SKILL.md',
       maxDepth: options.maxDepth,
       maxBelow: options.maxBelow ?? 64,
       window: options.window ?? 1_024,
-      maxFileBytes: options.maxFileBytes ?? 64 * 1024,
     }
     this.#worker = new Worker(workerUrl(), {
       workerData: boot,
@@ -172,12 +150,7 @@ class WorkerReadAhead implements ReadAhead {
     this.#worker.on('error', () => this.close())
     // Never keeps the process alive on its own.
     this.#worker.unref()
-    this.fs = {
-      ...inner,
-      readdir: (path) => this.#readdir(path),
-      readCapped: (path, maxBytes, label, expected, transient) =>
-        this.#readCapped(path, maxBytes, label, expected, transient),
-    }
+    this.fs = { ...inner, readdir: (path) => this.#readdir(path) }
   }
 
   get counts(): ReadAheadCounts {
@@ -202,7 +175,6 @@ class WorkerReadAhead implements ReadAhead {
     this.#hinted.clear()
     this.#ready.clear()
     this.#below.clear()
-    this.#file = undefined
     // Released once the thread is gone; a leak check waits for it.
     this.#untrack(this.#worker.terminate())
   }
@@ -214,55 +186,16 @@ class WorkerReadAhead implements ReadAhead {
       this.#taken(1)
       return this.#hit(path, below)
     }
-    const ready = this.#answer(path)
-    if (ready === undefined) {
+    const answer = this.#answer(path)
+    if (answer === undefined) {
       this.#counts.misses++
       return this.#inner.readdir(path)
     }
-    const [answer, bytes] = ready
     this.#dropBefore(answer.seq)
     this.#ready.delete(path)
-    const listed = answer.below ?? []
-    this.#below = new Map(listed.map((l) => [l[0], l]))
-    const file = answer.file
-    this.#file =
-      file === undefined || bytes === undefined
-        ? undefined
-        : {
-            path: childPath(path, SKILL_FILE),
-            bytes: new Uint8Array(bytes, file.offset, file.size),
-            seen: file,
-          }
-    // Its listings below are taken one by one as the scan asks.
-    this.#taken(answerUnits(answer) - listed.length)
+    this.#below = new Map(answer.below?.map((l) => [l[0], l]))
+    this.#taken(1)
     return this.#hit(path, answer.top)
-  }
-
-  /** The skill folder's SKILL.md as the worker read it, when it is the file asked for and passes the same checks. */
-  #readCapped(
-    path: string,
-    maxBytes: number,
-    label: string,
-    expected?: FileIdentity,
-    transient?: boolean,
-  ): CappedFile {
-    const ahead = this.#file
-    if (ahead !== undefined && ahead.path === path) {
-      this.#file = undefined
-      const { size, mtimeMs, ctimeMs, ino } = ahead.seen
-      const same =
-        expected === undefined ||
-        (expected.ino === ino &&
-          expected.size === size &&
-          expected.mtimeMs === mtimeMs &&
-          expected.ctimeMs === ctimeMs)
-      // Too big, or not the file expected: the walk reads it, for the error as it stands.
-      if (same && size <= maxBytes) {
-        this.#counts.files++
-        return { bytes: ahead.bytes, size, mtimeMs, ctimeMs, ino }
-      }
-    }
-    return this.#inner.readCapped(path, maxBytes, label, expected, transient)
   }
 
   #hit(path: string, listing: Listing): DirEntry[] {
@@ -281,7 +214,7 @@ class WorkerReadAhead implements ReadAhead {
    * earlier hints are dropped first: the walk asks in hint order, so it has
    * gone past them, and a window full of them would stall the worker.
    */
-  #answer(path: string): [ReadAheadAnswer, ArrayBuffer | undefined] | undefined {
+  #answer(path: string): ReadAheadAnswer | undefined {
     if (!this.#open) return undefined
     this.#drain()
     const ready = this.#ready.get(path)
@@ -313,11 +246,10 @@ class WorkerReadAhead implements ReadAhead {
   /** Moves every answer the worker has posted from the port to `#ready`. */
   #drain(): void {
     for (let m = receiveMessageOnPort(this.#port); m; m = receiveMessageOnPort(this.#port)) {
-      const { answers, bytes } = m.message as ReadAheadBatch
-      for (const answer of answers) {
+      for (const answer of m.message as ReadAheadAnswer[]) {
         const path = answer.top[0]
         this.#hinted.delete(path)
-        this.#ready.set(path, [answer, bytes])
+        this.#ready.set(path, answer)
       }
     }
   }
@@ -325,11 +257,10 @@ class WorkerReadAhead implements ReadAhead {
   /** Drops answers the walk went past, and what is left below the skill folder taken before. */
   #dropBefore(seq: number): void {
     let dropped = this.#below.size
-    this.#file = undefined
-    for (const [path, [answer]] of this.#ready) {
+    for (const [path, answer] of this.#ready) {
       if (answer.seq >= seq) break
       this.#ready.delete(path)
-      dropped += answerUnits(answer)
+      dropped += 1 + (answer.below?.length ?? 0)
     }
     if (dropped === 0) return
     this.#counts.dropped += dropped

@@ -83,12 +83,8 @@ export type SkillFs = SkillFsOf<true>
 /** Filesystem calls made directly. */
 export type SyncSkillFs = SkillFsOf<false>
 
-/**
- * How `readCapped` opens a file (and the read-ahead its SKILL.md): O_NOFOLLOW,
- * so a file swapped for a symlink after the scan is refused, not followed;
- * O_NONBLOCK, so a FIFO cannot hang the read.
- */
-export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
+// O_NOFOLLOW: a file swapped for a symlink after the scan is refused, not followed.
+const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 
 function checkStat(s: Stats, maxBytes: number, label: string, expected?: FileIdentity): void {
   if (
@@ -144,7 +140,7 @@ function readCappedAsync(
   expected?: FileIdentity,
 ): Promise<CappedFile> {
   return new Promise((resolve, reject) => {
-    openCb(path, READ_FLAGS, (openError, fd) => {
+    openCb(path, FLAGS, (openError, fd) => {
       if (openError) return reject(wrapReadError(openError, label))
       const finish = (error: unknown, file?: CappedFile): void => {
         closeCb(fd, (closeError) => {
@@ -207,7 +203,7 @@ function readCappedSync(
 ): CappedFile {
   let fd: number | undefined
   try {
-    fd = openSync(path, READ_FLAGS)
+    fd = openSync(path, FLAGS)
     const s = fstatSync(fd)
     checkStat(s, maxBytes, label, expected)
     const size = s.size
