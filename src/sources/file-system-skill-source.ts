@@ -60,18 +60,6 @@ export interface FileSystemSkillSourceOptions {
    */
   readonly discoveryIo?: 'sync' | 'async'
   /**
-   * With `sync` discovery: once a walk outlasts its first slice, one worker
-   * thread lists the folders the walk will visit next, so the listing and the
-   * parsing run on two cores. The walk takes each listing when it reaches the
-   * folder, and lists a folder itself when the worker is not there yet, so the
-   * result is the same either way. A listing is then older when the walk uses
-   * it, which widens a race docs/security.md names (a subfolder swapped for a
-   * symlink between two listings); so it is off by default, for one-shot
-   * reports whose skills' files reach no model (`skillhost validate`, `list`).
-   * Never with `watch` (a watch must be taken before its folder is read).
-   */
-  readonly readAhead?: boolean
-  /**
    * For a one-shot check that reads no tool (`skillhost validate`): in a skill
    * with no `skillhost.yaml`, stat only the files the loader reads (SKILL.md,
    * agents/openai.yaml), not every file for the version. The version is then
@@ -188,7 +176,6 @@ export class FileSystemSkillSource implements SkillSource {
       overlays: this.overlays,
       firstRootNumber: first,
       sync: options.discoveryIo !== 'async',
-      readAhead: options.readAhead === true,
       cache: this.#cache,
       pins: this.#pins,
       rows,

@@ -9,14 +9,12 @@ import {
   runSync,
   statStep,
 } from '../../src/sources/discovery/fs-steps.js'
-import { type ReadAhead, startReadAhead } from '../../src/sources/discovery/read-ahead.js'
 import {
   asyncSkillFs,
   type SkillFs,
   type SyncSkillFs,
   syncSkillFs,
 } from '../../src/sources/discovery/skill-fs.js'
-import type { StartReadAhead } from '../../src/sources/discovery/walk-ahead.js'
 import { type DiscoveryIo, walkSkillRoots } from '../../src/sources/discovery/walk-skill-roots.js'
 import { FileSystemSkillSource } from '../../src/sources/file-system-skill-source.js'
 import { resolveSourceLimits } from '../../src/sources/source-limits.js'
@@ -71,30 +69,8 @@ function shuffledAsyncFs(seed: number): SkillFs {
   }
 }
 
-/**
- * The direct calls in a shuffled order, each listing the walk makes itself
- * 2 ms slow, so the walk outlasts its first slice within a few folders and
- * starts a read-ahead (`ahead`); once started, the walk's own listings wait
- * until its worker has posted one, then go at full speed.
- */
-function slowSyncFs(seed: number, ahead: () => ReadAhead | undefined): SyncSkillFs {
-  const shuffledFs = shuffledSyncFs(seed)
-  const pause = new Int32Array(new SharedArrayBuffer(4))
-  return {
-    ...shuffledFs,
-    readdir: (path) => {
-      // Until the worker has posted: at most 5 s for a thread to start on a loaded machine.
-      for (let i = 0; i < 2_500 && !ahead()?.counts.listed; i++) {
-        Atomics.wait(pause, 0, 0, 2)
-        if (ahead() === undefined) break
-      }
-      return shuffledFs.readdir(path)
-    },
-  }
-}
-
 /** Everything a walk hands on, in order: each folder's verdict, and the problems it reported. */
-async function walk(root: string, io: DiscoveryIo, strict: boolean, readAhead?: StartReadAhead) {
+async function walk(root: string, io: DiscoveryIo, strict: boolean) {
   const problems: SkillProblem[] = []
   const folders: unknown[] = []
   const limits = resolveSourceLimits({ maxDepth: 3, concurrency: 4 })
@@ -104,7 +80,6 @@ async function walk(root: string, io: DiscoveryIo, strict: boolean, readAhead?: 
     // Overlays live in a folder of the tree without a SKILL.md: the walk passes through it.
     overlays: [join(root, 'overlays')],
     io,
-    ...(readAhead && { readAhead }),
     report: (p) => problems.push(p),
   })) {
     for (const { location, hostPath, outcome } of batch) {
@@ -240,15 +215,6 @@ describe('the sync and async drivers run the same discovery steps', () => {
       for (const seed of [1, 2, 3, 4, 5, 6]) {
         expect(await walk(root, { sync: shuffledSyncFs(seed) }, strict)).toEqual(expected)
         expect(await walk(root, { async: shuffledAsyncFs(seed) }, strict)).toEqual(expected)
-        // A read-ahead answers most listings from its worker: the same walk.
-        let ahead: ReadAhead | undefined
-        const start = async (fs: SyncSkillFs) => {
-          ahead = startReadAhead(fs, { maxDepth: 3, maxBelow: seed })
-          return ahead
-        }
-        const sync = slowSyncFs(seed, () => ahead)
-        expect(await walk(root, { sync }, strict, start)).toEqual(expected)
-        expect(ahead?.counts.hits).toBeGreaterThan(0)
       }
     }
   })

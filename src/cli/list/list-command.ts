@@ -202,8 +202,6 @@ export const listCommand: CliCommand = {
       overlays: overlayDirs(args.lists.overlays),
       ...(found.maxDepth !== undefined && { maxDepth: found.maxDepth }),
       progress,
-      // A report: no skill's file reaches a model, so the walk may list ahead.
-      readAhead: true,
     })
     progress.done()
     await python

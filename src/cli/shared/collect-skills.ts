@@ -33,11 +33,6 @@ export interface CollectOptions {
   readonly progress?: Pick<DiscoveryProgressLine, 'walk'>
   /** A one-shot check reading no tool (`validate`): see `FileSystemSkillSourceOptions.statLoadedOnly`. */
   readonly statLoadedOnly?: boolean
-  /**
-   * A one-shot report whose skills' files reach no model (`validate`, `list`):
-   * list ahead on a second core (see `FileSystemSkillSourceOptions.readAhead`).
-   */
-  readonly readAhead?: boolean
 }
 
 /**
@@ -48,15 +43,7 @@ export async function collectSkills(
   roots: readonly string[],
   options: CollectOptions = {},
 ): Promise<RootScan[]> {
-  const {
-    strict = false,
-    overlays = [],
-    maxDepth,
-    lock,
-    progress,
-    statLoadedOnly,
-    readAhead,
-  } = options
+  const { strict = false, overlays = [], maxDepth, lock, progress, statLoadedOnly } = options
   const scans: RootScan[] = []
   for (const raw of roots) {
     const root = resolve(raw)
@@ -71,7 +58,6 @@ export async function collectSkills(
       overlays,
       ...(lock && { lock }),
       ...(statLoadedOnly === true && { statLoadedOnly }),
-      ...(readAhead === true && { readAhead }),
       ...(maxDepth !== undefined && { limits: { maxDepth } }),
     })
     try {

@@ -303,8 +303,6 @@ export const validateCommand: CliCommand = {
       progress,
       // Validate reads no skill's tools: only the files the loader reads are stat'd.
       statLoadedOnly: true,
-      // A report: no skill's file reaches a model, so the walk may list ahead.
-      readAhead: true,
     }
     const entries: ValidateEntry[] = []
     const notSearched: SkillProblem[] = []

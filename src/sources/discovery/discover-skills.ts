@@ -10,7 +10,6 @@ import type { FsSkillEntry } from './load-fs-skill.js'
 import type { Discovery, DiscoveryEvent } from './shared-discovery.js'
 import { asyncSkillFs, syncSkillFs } from './skill-fs.js'
 import type { VisitCache } from './visit-cache.js'
-import type { StartReadAhead } from './walk-ahead.js'
 import { walkSkillRoots } from './walk-skill-roots.js'
 
 /** Options for `discoverSkills`: the source's settings and the parts one walk uses. */
@@ -26,8 +25,6 @@ export interface DiscoverSkillsOptions {
   readonly firstRootNumber: number
   /** Direct syscalls in time slices (`true`) or the thread pool (see `discoveryIo`). */
   readonly sync: boolean
-  /** With `sync`, list ahead on a worker thread once the walk outlasts a slice (see `readAhead`). */
-  readonly readAhead?: boolean
   /** Remembers each folder between walks; one walk is one of its passes. */
   readonly cache: VisitCache
   /** The lockfile in force: a skill is served only as `admit` decides. */
@@ -52,7 +49,6 @@ function startWalk(
     overlays: options.overlays,
     ...(options.statLoadedOnly === true && { statLoadedOnly: true }),
     io: options.sync ? { sync: syncSkillFs } : { async: asyncSkillFs },
-    ...(options.sync && options.readAhead === true && readAheadAllowed(options)),
     report,
     signal: options.signal,
     visit: (folder, depth, visitOptions) => options.cache.visit(folder, depth, visitOptions),
@@ -60,25 +56,6 @@ function startWalk(
     ...(skillMds && { onSkillMd: (dir: string, bytes: Uint8Array) => skillMds.set(dir, bytes) }),
     onProgress: options.onProgress,
   })
-}
-
-/**
- * The read-ahead for a walk that may have one: not when the cache watches
- * folders (a watch must be taken before its folder is read). Loaded only
- * when a walk starts one, so `worker_threads` stays out of the root entry.
- * A worker that cannot start leaves the walk to list every folder itself.
- */
-function readAheadAllowed(options: DiscoverSkillsOptions): { readAhead?: StartReadAhead } {
-  if (options.cache.watchState() !== undefined) return {}
-  const readAhead: StartReadAhead = async (fs) => {
-    try {
-      const { startReadAhead } = await import('./read-ahead.js')
-      return startReadAhead(fs, { maxDepth: options.limits.maxDepth })
-    } catch {
-      return undefined
-    }
-  }
-  return { readAhead }
 }
 
 /** A served skill's manifest warnings, each reported beside it (`E_SKILL_MANIFEST_INVALID`, a warning). */

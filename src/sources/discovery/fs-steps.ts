@@ -1,5 +1,5 @@
-import type { Stats } from 'node:fs'
-import type { CappedFile, DirEntry, FileIdentity, SkillFs, SyncSkillFs } from './skill-fs.js'
+import type { Dirent, Stats } from 'node:fs'
+import type { CappedFile, FileIdentity, SkillFs, SyncSkillFs } from './skill-fs.js'
 
 /**
  * One filesystem call a discovery step asks its driver to make. `all` runs
@@ -22,7 +22,7 @@ export type FsRequest =
   | { readonly op: 'all'; readonly steps: readonly FsSteps<unknown>[] }
 
 /** What a driver sends back for an `FsRequest`, in the same order as `FsRequest`'s cases. */
-export type FsResponse = DirEntry[] | Stats | string | CappedFile | readonly unknown[]
+export type FsResponse = Dirent[] | Stats | string | CappedFile | readonly unknown[]
 
 /**
  * An algorithm written once over filesystem requests: it yields each request
@@ -34,8 +34,8 @@ export type FsSteps<T> = Generator<FsRequest, T, FsResponse>
 // Typed one-call steps: `yield*` keeps the response's type at each call site.
 
 /** Lists a folder with file types. */
-export function* readdirStep(path: string): FsSteps<DirEntry[]> {
-  return (yield { op: 'readdir', path }) as DirEntry[]
+export function* readdirStep(path: string): FsSteps<Dirent[]> {
+  return (yield { op: 'readdir', path }) as Dirent[]
 }
 
 /** Stats a path, following symlinks. */

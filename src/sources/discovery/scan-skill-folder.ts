@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto'
-import type { Stats } from 'node:fs'
+import type { Dirent, Stats } from 'node:fs'
 import { sep } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
 import { OPENAI_YAML_FILE } from '../../manifest/parse-openai-yaml.js'
@@ -14,7 +14,7 @@ import {
   runAsync,
   statStep,
 } from './fs-steps.js'
-import { asyncSkillFs, type CappedFile, childPath, type DirEntry } from './skill-fs.js'
+import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
 
 /**
  * One regular file of a skill, as seen when the folder was scanned. Its path
@@ -95,11 +95,10 @@ const UNSTATTED: SkillFileEntry = Object.freeze({ size: 0, mtimeMs: 0, ctimeMs: 
 const LOADER_READS: ReadonlySet<string> = new Set(['SKILL.md', OPENAI_YAML_FILE])
 
 /** A directory entry's name order: the same whatever order `readdir` returns. */
-const byName = (a: DirEntry, b: DirEntry): number =>
-  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 /** `entries` in name order; the array itself when already sorted (the common case). */
-export function inNameOrder(entries: readonly DirEntry[]): readonly DirEntry[] {
+export function inNameOrder(entries: readonly Dirent[]): readonly Dirent[] {
   for (let i = 1; i < entries.length; i++) {
     if (byName(entries[i - 1]!, entries[i]!) > 0) return [...entries].sort(byName)
   }
@@ -186,7 +185,7 @@ interface FolderPlan {
  * filesystem call is made here.
  */
 function classifyEntries(
-  entries: readonly DirEntry[],
+  entries: readonly Dirent[],
   rel: string,
   abs: string,
   depth: number,
@@ -250,7 +249,7 @@ function classifyEntries(
 export function* scanSkillFolderSteps(
   dir: string,
   limits: SkillSourceLimits,
-  top?: readonly DirEntry[],
+  top?: readonly Dirent[],
   known?: Map<string, SkillFileEntry>,
   lean = false,
 ): FsSteps<SkillFolderScan> {
@@ -260,7 +259,7 @@ export function* scanSkillFolderSteps(
   const nested: string[] = []
   const folders: string[] = []
   let realDir: string | undefined
-  const pending: [rel: string, abs: string, depth: number, entries?: readonly DirEntry[]][] = [
+  const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
     ['', dir, 0, top],
   ]
   while (pending.length > 0) {

@@ -39,13 +39,6 @@ export interface FileIdentity {
   readonly ctimeMs: number
 }
 
-/**
- * What discovery uses of a directory entry: its name and its type, as the
- * listing gave it (a symlink is a symlink, never its target). A `Dirent` is
- * one; so is a listing read ahead on another thread (`read-ahead.ts`).
- */
-export type DirEntry = Pick<Dirent, 'name' | 'isDirectory' | 'isFile' | 'isSymbolicLink'>
-
 /** `T`, or a promise of it when `Async`. */
 type Io<Async extends boolean, T> = Async extends true ? Promise<T> : T
 
@@ -56,7 +49,7 @@ type Io<Async extends boolean, T> = Async extends true ? Promise<T> : T
  * time slices). Same arguments, semantics and errors; only the I/O differs.
  */
 export interface SkillFsOf<Async extends boolean> {
-  readdir(path: string): Io<Async, DirEntry[]>
+  readdir(path: string): Io<Async, Dirent[]>
   stat(path: string): Io<Async, Stats>
   realpath(path: string): Io<Async, string>
   /**
@@ -239,7 +232,6 @@ const WITH_TYPES = { withFileTypes: true } as const
 export const syncSkillFs: SyncSkillFs = {
   readdir: (path) => readdirSync(path, WITH_TYPES),
   stat: (path) => statSync(path),
-  // The thread pool's `realpath` is libc's too: both drivers resolve alike, one syscall instead of an lstat per component.
-  realpath: (path) => realpathSync.native(path),
+  realpath: (path) => realpathSync(path),
   readCapped: readCappedSync,
 }

@@ -13,7 +13,6 @@ import {
   type VisitOptions,
   visitSteps,
 } from './visit-folder.js'
-import { type StartReadAhead, WalkAhead } from './walk-ahead.js'
 
 /** One skill folder found under a root, with the verdict on it. */
 export interface SkillFolderResult {
@@ -53,12 +52,6 @@ export interface WalkSkillRootsOptions {
   readonly visited?: (folder: Folder, depth: number, visit: Visit) => void
   /** Running totals, at each time slice's end and once when the walk ends. */
   readonly onProgress?: (progress: DiscoveryProgress) => void
-  /**
-   * With `io.sync`: a read-ahead to start once the walk outlasts its first
-   * time slice (see `WalkAhead`); the walk then lists through its driver.
-   * Ended when the walk ends, however it ends.
-   */
-  readonly readAhead?: StartReadAhead
 }
 
 const SLICE_MS = 10
@@ -221,125 +214,76 @@ export async function* walkSkillRoots(
   roots: readonly string[],
   options: WalkSkillRootsOptions,
 ): AsyncGenerator<readonly SkillFolderResult[]> {
-  const state: WalkState = {
-    seen: 0,
-    folders: 0,
-    skills: 0,
-    sliceStart: performance.now(),
-    batch: [],
-    problems: [],
-    // Direct calls need no promise per folder; the thread pool keeps many folders in flight.
-    syncFs: 'sync' in options.io ? options.io.sync : undefined,
-    ahead: new WalkAhead('sync' in options.io ? options.readAhead : undefined),
-    stopped: false,
-  }
-  try {
-    for (const [index, rawRoot] of roots.entries()) {
-      yield* walkRoot(resolve(rawRoot), index + 1, options, state)
-      if (state.stopped) return
-    }
-  } finally {
-    state.ahead.close()
-  }
-  options.onProgress?.({ folders: state.folders, skills: state.skills })
-  if (state.batch.length > 0) yield state.batch
-}
-
-/** What a walk carries from folder to folder and from root to root. */
-interface WalkState {
-  /** Directory entries seen, against `maxEntries`. */
-  seen: number
-  folders: number
-  skills: number
-  sliceStart: number
-  batch: SkillFolderResult[]
-  readonly problems: SkillProblem[]
-  /** The sync driver (a read-ahead's once one started); undefined with the thread pool. */
-  syncFs: SyncSkillFs | undefined
-  readonly ahead: WalkAhead
-  /** `maxEntries` was passed: the walk ends here. */
-  stopped: boolean
-}
-
-/** The walk of root number `number` (see `walkSkillRoots`), breadth-first. */
-async function* walkRoot(
-  root: string,
-  number: number,
-  options: WalkSkillRootsOptions,
-  state: WalkState,
-): AsyncGenerator<readonly SkillFolderResult[]> {
-  const { limits, signal, report, io } = options
+  const { limits, signal, report, io, onProgress } = options
   const visit = options.visit ?? visitSteps
-  let links = new FolderLinks(root)
-  let level: Folder[] = [{ dir: root, rel: '' }]
-  for (let depth = 0; level.length > 0; depth++) {
-    const next: Folder[] = []
-    const visits =
-      'async' in io ? visitsInFlight(level, depth, options, visit, io.async) : undefined
-    try {
-      for (let i = 0; ; i++) {
-        const r = state.syncFs
-          ? visitAt(level, i, depth, options, visit, state.syncFs)
-          : await visits!.next()
-        if (r.done) break
-        const v = r.value
-        // Results come in walk order, so `level[i]` is the folder `v` visited.
-        options.visited?.(level[i]!, depth, v)
-        throwIfAborted(signal)
-        state.folders++
-        if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)
-        if (v.kind === 'skill') {
-          state.skills++
-          state.batch.push(skillResult(v, number))
-        } else if (v.kind === 'unreadable') {
-          state.problems.push(unreadableProblem(v, root))
-        } else {
-          state.seen += v.entries
-          if (state.seen > limits.maxEntries) {
-            if (state.batch.length > 0) yield state.batch
-            state.batch = []
-            report(tooLargeProblem(root, limits.maxEntries))
-            state.stopped = true
-            return
+  // Direct calls need no promise per folder; the thread pool keeps many folders in flight.
+  const syncFs = 'sync' in io ? io.sync : undefined
+  let seen = 0
+  let sliceStart = performance.now()
+  let folders = 0
+  let skills = 0
+
+  let batch: SkillFolderResult[] = []
+  const problems: SkillProblem[] = []
+  for (const [index, rawRoot] of roots.entries()) {
+    const root = resolve(rawRoot)
+    let links = new FolderLinks(root)
+    let level: Folder[] = [{ dir: root, rel: '' }]
+    for (let depth = 0; level.length > 0; depth++) {
+      const next: Folder[] = []
+      const visits =
+        'async' in io ? visitsInFlight(level, depth, options, visit, io.async) : undefined
+      try {
+        for (let i = 0; ; i++) {
+          const r = syncFs ? visitAt(level, i, depth, options, visit, syncFs) : await visits!.next()
+          if (r.done) break
+          const v = r.value
+          // Results come in walk order, so `level[i]` is the folder `v` visited.
+          options.visited?.(level[i]!, depth, v)
+          throwIfAborted(signal)
+          folders++
+          if (depth === 0 && v.kind === 'folder' && v.real) links = new FolderLinks(v.real)
+          if (v.kind === 'skill') {
+            skills++
+            batch.push(skillResult(v, index + 1))
+          } else if (v.kind === 'unreadable') {
+            problems.push(unreadableProblem(v, root))
+          } else {
+            seen += v.entries
+            if (seen > limits.maxEntries) {
+              if (batch.length > 0) yield batch
+              batch = []
+              report(tooLargeProblem(root, limits.maxEntries))
+              return
+            }
+          }
+          settle(v, links, limits.maxDepth, next, problems)
+          // Keep reports in walk order: skills found earlier go out first.
+          if (problems.length > 0) {
+            if (batch.length > 0) {
+              yield batch
+              batch = []
+            }
+            for (const p of problems) report(p)
+            problems.length = 0
+          }
+          // Synchronous filesystem calls never yield to the event loop on their
+          // own; give timers and I/O a turn about every 10 ms.
+          if (batch.length >= MAX_BATCH || performance.now() - sliceStart > SLICE_MS) {
+            if (batch.length > 0) {
+              yield batch
+              batch = []
+            }
+            if (performance.now() - sliceStart > SLICE_MS)
+              sliceStart = await giveTurn(onProgress, { folders, skills }, signal)
           }
         }
-        settle(v, links, limits.maxDepth, next, state.problems)
-        state.ahead.found(next)
-        // Keep reports in walk order: skills found earlier go out first.
-        if (state.problems.length > 0) {
-          if (state.batch.length > 0) yield state.batch
-          state.batch = []
-          for (const p of state.problems) report(p)
-          state.problems.length = 0
-        }
-        if (state.batch.length >= MAX_BATCH || performance.now() - state.sliceStart > SLICE_MS)
-          yield* sliceEnd(state, options, () => level.slice(i + 1), next)
+      } finally {
+        await visits?.return(undefined)
       }
-    } finally {
-      await visits?.return(undefined)
+      level = next
     }
-    state.ahead.levelDone(next)
-    level = next
   }
-}
-
-/**
- * Hands on a full batch; at a time slice's end, also gives timers and I/O a
- * turn (synchronous filesystem calls never yield to the event loop on their
- * own), and the first time starts the read-ahead with what is left to visit.
- */
-async function* sliceEnd(
-  state: WalkState,
-  options: WalkSkillRootsOptions,
-  rest: () => readonly Folder[],
-  next: readonly Folder[],
-): AsyncGenerator<readonly SkillFolderResult[]> {
-  if (state.batch.length > 0) {
-    yield state.batch
-    state.batch = []
-  }
-  if (performance.now() - state.sliceStart <= SLICE_MS) return
-  const progress = { folders: state.folders, skills: state.skills }
-  state.sliceStart = await giveTurn(options.onProgress, progress, options.signal)
-  if (state.syncFs) state.syncFs = await state.ahead.started(state.syncFs, rest(), next)
+  onProgress?.({ folders, skills })
+  if (batch.length > 0) yield batch
 }
