@@ -232,6 +232,7 @@ const WITH_TYPES = { withFileTypes: true } as const
 export const syncSkillFs: SyncSkillFs = {
   readdir: (path) => readdirSync(path, WITH_TYPES),
   stat: (path) => statSync(path),
-  realpath: (path) => realpathSync(path),
+  // libc's realpath, as the thread pool's: both drivers resolve alike, one call instead of an lstat per component.
+  realpath: (path) => realpathSync.native(path),
   readCapped: readCappedSync,
 }
