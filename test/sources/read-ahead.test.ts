@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, rename, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
@@ -75,8 +75,9 @@ describe('read-ahead: the walk takes listings a worker made', () => {
         expected++
         if (i % 3 !== 0) continue
         // The skill's scan lists these next: read ahead with it.
+        const real = syncSkillFs.realpath(dir)
         for (const sub of ['sub', 'sub/inner']) {
-          expect(seen(ahead.fs.readdir(join(dir, sub)))).toEqual(
+          expect(seen(ahead.fs.readdirChecked(join(dir, sub), join(real, sub))!)).toEqual(
             seen(syncSkillFs.readdir(join(dir, sub))),
           )
           expected++
@@ -173,11 +174,42 @@ describe('read-ahead: the walk takes listings a worker made', () => {
       // The walk lists the rest itself, with the same answers.
       expect(seen(ahead.fs.readdir(join(root, 'skill')))).toContain('out:l')
       ahead.fs.readdir(join(root, 'big'))
+      const real = syncSkillFs.realpath(join(root, 'big'))
       for (let i = 0; i < 50; i++) {
-        const sub = join(root, 'big', `s${String(i).padStart(2, '0')}`)
-        expect(seen(ahead.fs.readdir(sub))).toEqual(['t.txt:f'])
+        const name = `s${String(i).padStart(2, '0')}`
+        const sub = join(root, 'big', name)
+        expect(seen(ahead.fs.readdirChecked(sub, join(real, name))!)).toEqual(['t.txt:f'])
       }
       expect(ahead.counts).toMatchObject({ hits: 2 + 8, misses: 42 })
+    } finally {
+      ahead.close()
+    }
+  })
+
+  it('answers a subfolder only to a scan expecting the canonical path the worker checked', async () => {
+    const outside = await tree({ 'canary.txt': 'secret' })
+    const root = await tree({
+      'skill/SKILL.md': skillMd('skill'),
+      'skill/sub/a.txt': 'a',
+      'skill/gone/b.txt': 'b',
+    })
+    // Swapped before the walk lists the skill: the worker lists the skill and `sub`, not the link.
+    await rename(join(root, 'skill', 'gone'), join(root, 'gone-moved'))
+    await symlink(outside, join(root, 'skill', 'gone'))
+    const ahead = startReadAhead(syncSkillFs, { maxDepth: 6 })
+    try {
+      ahead.hint([join(root, 'skill')])
+      expect(await settled(ahead, 2)).toBe(2)
+      ahead.fs.readdir(join(root, 'skill'))
+      const real = syncSkillFs.realpath(join(root, 'skill'))
+      // A scan expecting another place is not given the worker's listing; its own check refuses.
+      expect(ahead.fs.readdirChecked(join(root, 'skill', 'sub'), join(outside, 'sub'))).toBe(
+        undefined,
+      )
+      expect(ahead.fs.readdirChecked(join(root, 'skill', 'gone'), join(real, 'gone'))).toBe(
+        undefined,
+      )
+      expect(ahead.counts).toMatchObject({ hits: 1, misses: 2 })
     } finally {
       ahead.close()
     }

@@ -20,6 +20,11 @@ function countingFs(): { fs: SyncSkillFs; calls: Record<string, number> } {
       count('readdir')
       return syncSkillFs.readdir(p)
     },
+    // A checked listing (a skill's subfolder) is a listing too.
+    readdirChecked: (p, real) => {
+      count('readdir')
+      return syncSkillFs.readdirChecked(p, real)
+    },
     stat: (p) => {
       count('stat')
       return syncSkillFs.stat(p)

@@ -8,6 +8,7 @@ import type { CappedFile, DirEntry, FileIdentity, SkillFs, SyncSkillFs } from '.
  */
 export type FsRequest =
   | { readonly op: 'readdir'; readonly path: string }
+  | { readonly op: 'readdirChecked'; readonly path: string; readonly real: string }
   | { readonly op: 'stat'; readonly path: string }
   | { readonly op: 'realpath'; readonly path: string }
   | {
@@ -21,8 +22,8 @@ export type FsRequest =
     }
   | { readonly op: 'all'; readonly steps: readonly FsSteps<unknown>[] }
 
-/** What a driver sends back for an `FsRequest`, in the same order as `FsRequest`'s cases. */
-export type FsResponse = DirEntry[] | Stats | string | CappedFile | readonly unknown[]
+/** What a driver sends back for an `FsRequest`, in the same order as `FsRequest`'s cases (`undefined`: a checked listing refused). */
+export type FsResponse = DirEntry[] | undefined | Stats | string | CappedFile | readonly unknown[]
 
 /**
  * An algorithm written once over filesystem requests: it yields each request
@@ -36,6 +37,15 @@ export type FsSteps<T> = Generator<FsRequest, T, FsResponse>
 /** Lists a folder with file types. */
 export function* readdirStep(path: string): FsSteps<DirEntry[]> {
   return (yield { op: 'readdir', path }) as DirEntry[]
+}
+
+/**
+ * Lists the folder at `path` if it is the folder whose canonical path is
+ * `real`, proved from an open descriptor (`SkillFs.readdirChecked`);
+ * undefined when something else is there now.
+ */
+export function* readdirCheckedStep(path: string, real: string): FsSteps<DirEntry[] | undefined> {
+  return (yield { op: 'readdirChecked', path, real }) as DirEntry[] | undefined
 }
 
 /** Stats a path, following symlinks. */
@@ -74,6 +84,8 @@ function call(fs: SyncSkillFs | SkillFs, r: Call): unknown {
   switch (r.op) {
     case 'readdir':
       return fs.readdir(r.path)
+    case 'readdirChecked':
+      return fs.readdirChecked(r.path, r.real)
     case 'stat':
       return fs.stat(r.path)
     case 'realpath':

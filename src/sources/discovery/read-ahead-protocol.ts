@@ -52,10 +52,14 @@ export interface ReadAheadHints {
  * holds) and their types, one `ENTRY_TYPE` digit each, in `readdir` order;
  * or the errno its `readdir` failed with (the discovery thread then lists it
  * itself, for the error as it stands). Two strings, not an array per
- * folder: they cross the thread in one copy each.
+ * folder: they cross the thread in one copy each. A listing below a skill
+ * folder is a checked one (`SkillFs.readdirChecked`) and carries the
+ * canonical path it was proved to be (`real`): the walk takes it only for
+ * a scan expecting that very path; one that failed the check is an errno.
  */
 export type Listing =
   | readonly [path: string, names: string, types: string]
+  | readonly [path: string, names: string, types: string, real: string]
   | readonly [path: string, errno: string]
 
 /** Entry types in a `Listing`, as the digit's char code less `'0'`: what discovery tells apart. */

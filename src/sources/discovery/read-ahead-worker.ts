@@ -5,7 +5,7 @@
  * and lists only what it was hinted plus the subfolders of a skill folder
  * among them (as the skill's scan will), at most `window` listings ahead.
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, realpathSync } from 'node:fs'
 import { receiveMessageOnPort, workerData } from 'node:worker_threads'
 import {
   ENTRY_TYPE,
@@ -16,7 +16,7 @@ import {
   type ReadAheadHints,
   ReadAheadSlot,
 } from './read-ahead-protocol.js'
-import { childPath } from './skill-fs.js'
+import { childPath, type DirEntry, syncSkillFs } from './skill-fs.js'
 
 const boot = workerData as ReadAheadBoot
 const shared = new Int32Array(boot.shared)
@@ -36,25 +36,47 @@ const OTHER = String(ENTRY_TYPE.other)
 const BATCH_ANSWERS = 64
 const BATCH_LISTINGS = 256
 
+/** `path`'s listing by path: a folder the walk hinted (the walk judges what it finds there). */
 function list(path: string): Listing {
   try {
-    const entries = readdirSync(path, WITH_TYPES)
-    let names = ''
-    let types = ''
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i]!
-      names += i === 0 ? e.name : NAME_SEPARATOR + e.name
-      types += e.isFile()
-        ? FILE
-        : e.isDirectory()
-          ? DIRECTORY
-          : e.isSymbolicLink()
-            ? SYMLINK
-            : OTHER
-    }
-    return [path, names, types]
+    return listingOf(path, readdirSync(path, WITH_TYPES))
   } catch (err) {
     return [path, (err as NodeJS.ErrnoException).code ?? 'error']
+  }
+}
+
+/**
+ * `path`'s listing if it is the folder at canonical `real`, by the scan's own
+ * rule (`readdirChecked`): a subfolder swapped for a symlink, or reached
+ * through a swapped parent, is never listed here.
+ */
+function listChecked(path: string, real: string): Listing {
+  try {
+    const entries = syncSkillFs.readdirChecked(path, real)
+    if (entries === undefined) return [path, 'ECHANGED']
+    return [...listingOf(path, entries), real]
+  } catch (err) {
+    return [path, (err as NodeJS.ErrnoException).code ?? 'error']
+  }
+}
+
+function listingOf(path: string, entries: readonly DirEntry[]): readonly [string, string, string] {
+  let names = ''
+  let types = ''
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!
+    names += i === 0 ? e.name : NAME_SEPARATOR + e.name
+    types += e.isFile() ? FILE : e.isDirectory() ? DIRECTORY : e.isSymbolicLink() ? SYMLINK : OTHER
+  }
+  return [path, names, types]
+}
+
+/** The canonical path of a skill folder; undefined when it cannot be resolved (the scan lists then). */
+function realOf(dir: string): string | undefined {
+  try {
+    return realpathSync.native(dir)
+  } catch {
+    return undefined
   }
 }
 
@@ -64,17 +86,22 @@ const stopped = (): boolean => Atomics.load(shared, ReadAheadSlot.stop) !== 0
 function listBelow(top: Listing): Listing[] | undefined {
   if (top.length !== 3 || !top[1].split(NAME_SEPARATOR).includes(boot.skillFile)) return undefined
   const below: Listing[] = []
-  const pending: [listing: Listing, depth: number][] = [[top, 0]]
+  // The skill folder's canonical path, resolved once it has a subfolder (as the scan does).
+  let real: string | undefined
+  const pending: [listing: Listing, rel: string, depth: number][] = [[top, '', 0]]
   for (let next = pending.pop(); next && below.length < boot.maxBelow; next = pending.pop()) {
-    const [listing, depth] = next
-    if (listing.length !== 3 || depth + 1 > boot.maxDepth) continue
-    const [dir, joined, types] = listing
+    const [listing, rel, depth] = next
+    if (listing.length < 3 || depth + 1 > boot.maxDepth) continue
+    const [dir, joined, types] = listing as readonly [string, string, string]
     const names = joined.split(NAME_SEPARATOR)
     for (let i = 0; i < types.length && below.length < boot.maxBelow; i++) {
       if (types[i] !== DIRECTORY || skip.has(names[i]!)) continue
-      const sub = list(childPath(dir, names[i]!))
+      real ??= realOf(top[0])
+      if (real === undefined) return below
+      const subRel = rel === '' ? names[i]! : `${rel}/${names[i]!}`
+      const sub = listChecked(childPath(dir, names[i]!), childPath(real, subRel))
       below.push(sub)
-      pending.push([sub, depth + 1])
+      pending.push([sub, subRel, depth + 1])
     }
   }
   return below

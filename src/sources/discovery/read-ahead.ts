@@ -43,9 +43,11 @@ export interface ReadAheadCounts {
  * Discovery's sync driver with a second core: a worker thread lists the
  * folders the walk will visit next (`hint`, in walk order) and the walk takes
  * each listing synchronously when it reaches the folder. `fs` is the driver
- * to walk with: its `readdir` answers from the worker when it can and calls
- * `inner` otherwise, so every answer is one `inner` would have given at some
- * moment of the walk; everything but `readdir` is `inner`'s. A listing that
+ * to walk with: its `readdir` (hinted folders) and `readdirChecked` (the
+ * subfolders of a skill folder, checked by the worker as `inner` checks them)
+ * answer from the worker when they can and call `inner` otherwise, so every
+ * answer is one `inner` would have given at some moment of the walk;
+ * everything else is `inner`'s. A listing that
  * failed ahead is made again by the walk, for the error as it stands then.
  * Not for a walk that watches folders: a watch must be taken before its
  * folder is read, and this reads ahead of the walk.
@@ -94,8 +96,8 @@ const DIRECTORY = ZERO + ENTRY_TYPE.directory
 const SYMLINK = ZERO + ENTRY_TYPE.symlink
 
 function entriesOf(listing: Listing): DirEntry[] | undefined {
-  if (listing.length !== 3) return undefined
-  const [, joined, types] = listing
+  if (listing.length < 3) return undefined
+  const [, joined, types] = listing as readonly [string, string, string]
   if (types.length === 0) return []
   const names = joined.split(NAME_SEPARATOR)
   const entries = new Array<DirEntry>(names.length)
@@ -150,7 +152,11 @@ class WorkerReadAhead implements ReadAhead {
     this.#worker.on('error', () => this.close())
     // Never keeps the process alive on its own.
     this.#worker.unref()
-    this.fs = { ...inner, readdir: (path) => this.#readdir(path) }
+    this.fs = {
+      ...inner,
+      readdir: (path) => this.#readdir(path),
+      readdirChecked: (path, real) => this.#readdirChecked(path, real),
+    }
   }
 
   get counts(): ReadAheadCounts {
@@ -179,13 +185,27 @@ class WorkerReadAhead implements ReadAhead {
     this.#untrack(this.#worker.terminate())
   }
 
-  #readdir(path: string): DirEntry[] {
+  /**
+   * A scan's checked listing of a subfolder: the worker's, if it made the
+   * same check against the same canonical path (`Listing`'s `real`);
+   * otherwise the walk's own (`inner`), so no unchecked listing is taken.
+   */
+  #readdirChecked(path: string, real: string): DirEntry[] | undefined {
     const below = this.#below.get(path)
     if (below !== undefined) {
       this.#below.delete(path)
       this.#taken(1)
-      return this.#hit(path, below)
+      const entries = below.length === 4 && below[3] === real ? entriesOf(below) : undefined
+      if (entries !== undefined) {
+        this.#counts.hits++
+        return entries
+      }
     }
+    this.#counts.misses++
+    return this.#inner.readdirChecked(path, real)
+  }
+
+  #readdir(path: string): DirEntry[] {
     const answer = this.#answer(path)
     if (answer === undefined) {
       this.#counts.misses++

@@ -9,6 +9,7 @@ import {
   allSteps,
   type FsSteps,
   readCappedStep,
+  readdirCheckedStep,
   readdirStep,
   realpathStep,
   runAsync,
@@ -265,8 +266,20 @@ export function* scanSkillFolderSteps(
   ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
+    let listed: readonly DirEntry[] | undefined
+    if (given !== undefined) listed = given
+    else if (rel === '') listed = yield* readdirStep(abs)
+    else {
+      // A subfolder is listed only as the folder the parent's listing named: see `readdirChecked`.
+      realDir ??= yield* realpathStep(dir)
+      listed = yield* readdirCheckedStep(abs, childPath(realDir, rel))
+      if (listed === undefined) {
+        warnings.push(`${rel}/ changed while it was scanned; not searched`)
+        continue
+      }
+    }
     folders.push(rel)
-    const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
+    const entries = inNameOrder(listed)
     // A sidecar declares tool files its descriptor reads: its skill is scanned in full.
     if (rel === '') lean &&= !entries.some((e) => e.name === SKILL_SIDECAR_FILE)
     const { slots, calls, subfolders } = classifyEntries(entries, rel, abs, depth, limits, {

@@ -3,18 +3,20 @@ import {
   closeSync,
   constants,
   type Dirent,
+  existsSync,
   fstat as fstatCb,
   fstatSync,
   open as openCb,
   openSync,
   read as readCb,
   readdirSync,
+  readlinkSync,
   readSync,
   realpathSync,
   type Stats,
   statSync,
 } from 'node:fs'
-import { readdir, realpath, stat } from 'node:fs/promises'
+import { open, readdir, readlink, realpath, stat } from 'node:fs/promises'
 import { sep } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
 
@@ -57,6 +59,13 @@ type Io<Async extends boolean, T> = Async extends true ? Promise<T> : T
  */
 export interface SkillFsOf<Async extends boolean> {
   readdir(path: string): Io<Async, DirEntry[]>
+  /**
+   * Lists the folder at `path` only if it is the folder whose canonical path
+   * is `real` (see `readdirChecked`); undefined when it is not (a symlink, a
+   * non-folder, or reached through a swapped parent). Other failures throw
+   * as `readdir`'s.
+   */
+  readdirChecked(path: string, real: string): Io<Async, DirEntry[] | undefined>
   stat(path: string): Io<Async, Stats>
   realpath(path: string): Io<Async, string>
   /**
@@ -124,6 +133,7 @@ function wrapReadError(err: unknown, label: string): SkillHostError {
 /** Filesystem calls through the libuv thread pool. */
 export const asyncSkillFs: SkillFs = {
   readdir: (path) => readdir(path, { withFileTypes: true }),
+  readdirChecked: readdirCheckedAsync,
   stat: (path) => stat(path),
   realpath: (path) => realpath(path),
   readCapped: readCappedAsync,
@@ -238,8 +248,68 @@ const WITH_TYPES = { withFileTypes: true } as const
 /** Direct synchronous syscalls. */
 export const syncSkillFs: SyncSkillFs = {
   readdir: (path) => readdirSync(path, WITH_TYPES),
+  readdirChecked: readdirCheckedSync,
   stat: (path) => statSync(path),
   // The thread pool's `realpath` is libc's too: both drivers resolve alike, one syscall instead of an lstat per component.
   realpath: (path) => realpathSync.native(path),
   readCapped: readCappedSync,
+}
+
+/**
+ * True where a held descriptor can be named (`/proc/self/fd/N`, Linux with
+ * /proc mounted): `readdirChecked` then proves what it lists. Elsewhere it
+ * lists by path, as `readdir` (docs/security.md says so).
+ */
+export const LISTS_CHECKED: boolean = process.platform === 'linux' && existsSync('/proc/self/fd')
+
+// O_NOFOLLOW: a last component swapped for a symlink fails (ELOOP) instead of being followed.
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
+
+/** The opened folder is not the one expected: a symlink (ELOOP) or no folder (ENOTDIR) at the path. */
+function swapped(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code
+  return code === 'ELOOP' || code === 'ENOTDIR'
+}
+
+/**
+ * The one rule of a checked listing, both drivers: open `path` as a folder
+ * without following a last-component symlink, prove the descriptor's
+ * location (`/proc/self/fd/N`, which the kernel gives from the open inode,
+ * not from the path) is `real` (so no parent was swapped either), list it
+ * through the descriptor, close it on every path. Not check-then-use: what
+ * is listed is the very folder that was checked, wherever it moves after.
+ */
+function readdirCheckedSync(path: string, real: string): DirEntry[] | undefined {
+  if (!LISTS_CHECKED) return readdirSync(path, WITH_TYPES)
+  let fd: number
+  try {
+    fd = openSync(path, DIR_FLAGS)
+  } catch (err) {
+    if (swapped(err)) return undefined
+    throw err
+  }
+  try {
+    const held = `/proc/self/fd/${fd}`
+    return readlinkSync(held) === real ? readdirSync(held, WITH_TYPES) : undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** `readdirCheckedSync` through the thread pool: the same steps, the same answers. */
+async function readdirCheckedAsync(path: string, real: string): Promise<DirEntry[] | undefined> {
+  if (!LISTS_CHECKED) return readdir(path, WITH_TYPES)
+  let handle: Awaited<ReturnType<typeof open>>
+  try {
+    handle = await open(path, DIR_FLAGS)
+  } catch (err) {
+    if (swapped(err)) return undefined
+    throw err
+  }
+  try {
+    const held = `/proc/self/fd/${handle.fd}`
+    return (await readlink(held)) === real ? await readdir(held, WITH_TYPES) : undefined
+  } finally {
+    await handle.close()
+  }
 }
