@@ -74,6 +74,7 @@ function shuffledAsyncFs(seed: number): SkillFs {
     readdir: (path) => later(() => asyncSkillFs.readdir(path)).then((e) => shuffled(e, next)),
     readdirChecked: (path, real) =>
       later(() => asyncSkillFs.readdirChecked(path, real)).then((e) => e && shuffled(e, next)),
+    statChecked: (path, real, names) => later(() => asyncSkillFs.statChecked(path, real, names)),
     stat: (path) => later(() => asyncSkillFs.stat(path)),
     realpath: (path) => later(() => asyncSkillFs.realpath(path)),
     readCapped: (...args) => later(() => asyncSkillFs.readCapped(...args)),

@@ -25,6 +25,11 @@ function countingFs(): { fs: SyncSkillFs; calls: Record<string, number> } {
       count('readdir')
       return syncSkillFs.readdirChecked(p, real)
     },
+    // Stats of a checked folder's files, one call per folder.
+    statChecked: (p, real, names) => {
+      count('stat')
+      return syncSkillFs.statChecked(p, real, names)
+    },
     stat: (p) => {
       count('stat')
       return syncSkillFs.stat(p)

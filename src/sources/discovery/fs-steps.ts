@@ -9,6 +9,12 @@ import type { CappedFile, DirEntry, FileIdentity, SkillFs, SyncSkillFs } from '.
 export type FsRequest =
   | { readonly op: 'readdir'; readonly path: string }
   | { readonly op: 'readdirChecked'; readonly path: string; readonly real: string }
+  | {
+      readonly op: 'statChecked'
+      readonly path: string
+      readonly real: string
+      readonly names: readonly string[]
+    }
   | { readonly op: 'stat'; readonly path: string }
   | { readonly op: 'realpath'; readonly path: string }
   | {
@@ -23,7 +29,14 @@ export type FsRequest =
   | { readonly op: 'all'; readonly steps: readonly FsSteps<unknown>[] }
 
 /** What a driver sends back for an `FsRequest`, in the same order as `FsRequest`'s cases (`undefined`: a checked listing refused). */
-export type FsResponse = DirEntry[] | undefined | Stats | string | CappedFile | readonly unknown[]
+export type FsResponse =
+  | DirEntry[]
+  | undefined
+  | Stats[]
+  | Stats
+  | string
+  | CappedFile
+  | readonly unknown[]
 
 /**
  * An algorithm written once over filesystem requests: it yields each request
@@ -46,6 +59,19 @@ export function* readdirStep(path: string): FsSteps<DirEntry[]> {
  */
 export function* readdirCheckedStep(path: string, real: string): FsSteps<DirEntry[] | undefined> {
   return (yield { op: 'readdirChecked', path, real }) as DirEntry[] | undefined
+}
+
+/**
+ * `lstat`s `names` inside the folder at `path` if it is the folder whose
+ * canonical path is `real`, proved from an open descriptor
+ * (`SkillFs.statChecked`); undefined when something else is there now.
+ */
+export function* statCheckedStep(
+  path: string,
+  real: string,
+  names: readonly string[],
+): FsSteps<Stats[] | undefined> {
+  return (yield { op: 'statChecked', path, real, names }) as Stats[] | undefined
 }
 
 /** Stats a path, following symlinks. */
@@ -86,6 +112,8 @@ function call(fs: SyncSkillFs | SkillFs, r: Call): unknown {
       return fs.readdir(r.path)
     case 'readdirChecked':
       return fs.readdirChecked(r.path, r.real)
+    case 'statChecked':
+      return fs.statChecked(r.path, r.real, r.names)
     case 'stat':
       return fs.stat(r.path)
     case 'realpath':

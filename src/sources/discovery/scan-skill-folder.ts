@@ -1,4 +1,3 @@
-import * as crypto from 'node:crypto'
 import type { Stats } from 'node:fs'
 import { sep } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
@@ -13,8 +12,10 @@ import {
   readdirStep,
   realpathStep,
   runAsync,
+  statCheckedStep,
   statStep,
 } from './fs-steps.js'
+import { hashFiles } from './hash-files.js'
 import { asyncSkillFs, type CappedFile, childPath, type DirEntry } from './skill-fs.js'
 
 /**
@@ -107,10 +108,14 @@ export function inNameOrder(entries: readonly DirEntry[]): readonly DirEntry[] {
   return entries
 }
 
-/** What one entry contributes, kept in entry order until its folder's calls are answered. */
+/**
+ * What one entry contributes, kept in entry order until its folder's calls
+ * are answered. `item`: the file's place in its checked folder's one
+ * `statChecked` call (`FolderPlan.checkedCall`); its `call` is then `NO_CALL`.
+ */
 type Slot =
   | { readonly warning: string }
-  | { readonly rel: string; readonly call: number; readonly link: boolean }
+  | { readonly rel: string; readonly call: number; readonly link: boolean; readonly item?: number }
 
 /** A slot's `call` when a lean scan makes none for the file (`UNSTATTED`). */
 const NO_CALL = -1
@@ -175,16 +180,26 @@ export async function readScanned(
 /** What one folder's entries ask for: a slot each (in entry order), the calls to make, the subfolders to search. */
 interface FolderPlan {
   readonly slots: Slot[]
-  readonly calls: FsSteps<Stats | Resolved>[]
+  readonly calls: FsSteps<Stats | Stats[] | undefined | Resolved>[]
   readonly subfolders: [rel: string, abs: string, depth: number][]
+  /** The index in `calls` of a checked folder's `statChecked` call, if it makes one. */
+  checkedCall?: number
+}
+
+/** A subfolder, with the canonical path it must be at (`real`), listed through `readdirChecked`. */
+interface Checked {
+  readonly real: string
+  /** The files to stat through the same check (one `statChecked` call), in slot order. */
+  readonly names: string[]
 }
 
 /**
  * Sorts one folder's entries (the folder `rel` at `abs`, `depth` below the
  * skill) into warnings, the stat or link calls to make, and subfolders;
  * records nested `SKILL.md` folders in `seen.nested` and skips files
- * `seen.known` already holds. The first stage of `scanSkillFolderSteps`: no
- * filesystem call is made here.
+ * `seen.known` already holds. In a `checked` subfolder, files are stat'd
+ * through the folder's proved descriptor (`checked.names`), never by path.
+ * The first stage of `scanSkillFolderSteps`: no filesystem call is made here.
  */
 function classifyEntries(
   entries: readonly DirEntry[],
@@ -197,6 +212,7 @@ function classifyEntries(
     readonly nested: string[]
     readonly lean: boolean
   },
+  checked?: Checked,
 ): FolderPlan {
   const plan: FolderPlan = { slots: [], calls: [], subfolders: [] }
   const { slots, calls } = plan
@@ -217,6 +233,11 @@ function classifyEntries(
         slots.push({ rel: relPath, call: NO_CALL, link: false })
         continue
       }
+      if (checked) {
+        slots.push({ rel: relPath, call: NO_CALL, link: false, item: checked.names.length })
+        checked.names.push(name)
+        continue
+      }
       slots.push({ rel: relPath, call: calls.length, link: false })
       calls.push(statStep(absPath))
     } else if (entry.isSymbolicLink()) {
@@ -225,7 +246,40 @@ function classifyEntries(
     } else if (relPath === 'SKILL.md') throw notRegular()
     else slots.push({ warning: `${relPath} is not a regular file; ignored` })
   }
+  if (checked && checked.names.length > 0) {
+    // One call for the folder's files, made with the others (concurrently when async).
+    plan.checkedCall = calls.length
+    calls.push(statCheckedStep(abs, checked.real, checked.names))
+  }
   return plan
+}
+
+/** The warning for a subfolder that is not, when used, the folder its parent's listing named. */
+const changedWarning = (rel: string): string => `${rel}/ changed while it was scanned; not searched`
+
+/**
+ * What a symlink entry `rel` contributes once resolved: a file inside the
+ * skill folder (canonical `realDir`) is kept with its target; anything else
+ * is a warning, or an error for `SKILL.md` itself.
+ */
+function takeLink(
+  rel: string,
+  link: Resolved,
+  realDir: string,
+  into: { files: Map<string, SkillFileEntry>; nested: string[]; warnings: string[] },
+): void {
+  const isSkillMd = rel === 'SKILL.md'
+  if ('cause' in link) {
+    if (isSkillMd) throw brokenLink(link.cause)
+    into.warnings.push(`${rel} is a broken or looping symlink; ignored`)
+  } else if (!isInside(realDir, link.target)) {
+    if (isSkillMd) throw escapingLink()
+    into.warnings.push(`${rel} is a symlink that leads outside the skill folder; ignored`)
+  } else if (link.s.isFile()) {
+    into.files.set(rel, entryOf(link.s, link.target))
+    if (rel.endsWith('/SKILL.md')) into.nested.push(rel.slice(0, -9))
+  } else if (isSkillMd) throw notRegular()
+  else into.warnings.push(`${rel} is a symlink to a folder; not followed`)
 }
 
 /**
@@ -266,57 +320,47 @@ export function* scanSkillFolderSteps(
   ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
-    let listed: readonly DirEntry[] | undefined
-    if (given !== undefined) listed = given
-    else if (rel === '') listed = yield* readdirStep(abs)
-    else {
-      // A subfolder is listed only as the folder the parent's listing named: see `readdirChecked`.
-      realDir ??= yield* realpathStep(dir)
-      listed = yield* readdirCheckedStep(abs, childPath(realDir, rel))
-      if (listed === undefined) {
-        warnings.push(`${rel}/ changed while it was scanned; not searched`)
-        continue
-      }
+    // A subfolder is used only as the folder its parent's listing named, at `real` (`readdirChecked`).
+    if (rel !== '') realDir ??= yield* realpathStep(dir)
+    const real = rel === '' ? undefined : childPath(realDir!, rel)
+    const listed =
+      given ?? (real === undefined ? yield* readdirStep(abs) : yield* readdirCheckedStep(abs, real))
+    if (listed === undefined) {
+      warnings.push(changedWarning(rel))
+      continue
     }
-    folders.push(rel)
     const entries = inNameOrder(listed)
     // A sidecar declares tool files its descriptor reads: its skill is scanned in full.
     if (rel === '') lean &&= !entries.some((e) => e.name === SKILL_SIDECAR_FILE)
-    const { slots, calls, subfolders } = classifyEntries(entries, rel, abs, depth, limits, {
-      known,
-      nested,
-      lean,
-    })
+    const seen = { known, nested, lean }
+    const checked = real === undefined ? undefined : { real, names: [] }
+    const plan = classifyEntries(entries, rel, abs, depth, limits, seen, checked)
+    const { slots, calls, subfolders } = plan
     // One round of calls per folder (concurrent when async), answered in entry order.
     const results =
       calls.length === 0 ? [] : calls.length === 1 ? [yield* calls[0]!] : yield* allSteps(calls)
+    const stats =
+      plan.checkedCall === undefined ? [] : (results[plan.checkedCall] as Stats[] | undefined)
+    if (stats === undefined) {
+      warnings.push(changedWarning(rel))
+      continue
+    }
+    folders.push(rel)
     for (const slot of slots) {
       if ('warning' in slot) {
         warnings.push(slot.warning)
         continue
       }
-      const result = results[slot.call]
       if (!slot.link) {
-        files.set(slot.rel, slot.call === NO_CALL ? UNSTATTED : entryOf(result as Stats))
+        const s =
+          slot.item === undefined ? (results[slot.call] as Stats | undefined) : stats[slot.item]
+        files.set(slot.rel, s === undefined ? UNSTATTED : entryOf(s))
         continue
       }
-      const isSkillMd = slot.rel === 'SKILL.md'
-      const link = result as Resolved
-      if ('cause' in link) {
-        if (isSkillMd) throw brokenLink(link.cause)
-        warnings.push(`${slot.rel} is a broken or looping symlink; ignored`)
-        continue
-      }
+      const link = results[slot.call] as Resolved
       // Resolved only once a link resolves: a folder without links costs no call.
-      realDir ??= yield* realpathStep(dir)
-      if (!isInside(realDir, link.target)) {
-        if (isSkillMd) throw escapingLink()
-        warnings.push(`${slot.rel} is a symlink that leads outside the skill folder; ignored`)
-      } else if (link.s.isFile()) {
-        files.set(slot.rel, entryOf(link.s, link.target))
-        if (slot.rel.endsWith('/SKILL.md')) nested.push(slot.rel.slice(0, -9))
-      } else if (isSkillMd) throw notRegular()
-      else warnings.push(`${slot.rel} is a symlink to a folder; not followed`)
+      if ('target' in link) realDir ??= yield* realpathStep(dir)
+      takeLink(slot.rel, link, realDir!, { files, nested, warnings })
     }
     // Pushed in reverse so they are searched in name order.
     for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!)
@@ -339,27 +383,4 @@ export function scanSkillFolder(
   lean = false,
 ): Promise<SkillFolderScan> {
   return runAsync(scanSkillFolderSteps(dir, limits, undefined, undefined, lean), asyncSkillFs)
-}
-
-// One-shot hashing (Node >= 20.12) is about 3x cheaper than a Hash object.
-const oneShotHash = (crypto as { hash?: (alg: string, data: string, enc: 'base64url') => string })
-  .hash
-
-/** A short digest of relative paths, sizes, mtimes, ctimes and inodes, in path order. */
-export function hashFiles(files: ReadonlyMap<string, SkillFileEntry>): string {
-  let text = ''
-  const rels = files.size === 1 ? files.keys() : [...files.keys()].sort()
-  for (const rel of rels) {
-    const f = files.get(rel)!
-    text += `${rel}\0${f.size}\0${f.mtimeMs}\0${f.ctimeMs}\0${f.ino}\n`
-  }
-  return shortDigest(text)
-}
-
-/** The 16-character digest every skill version hash uses. */
-export function shortDigest(text: string): string {
-  const digest = oneShotHash
-    ? oneShotHash('sha1', text, 'base64url')
-    : crypto.createHash('sha1').update(text).digest('base64url')
-  return digest.slice(0, 16)
 }

@@ -6,6 +6,7 @@ import {
   existsSync,
   fstat as fstatCb,
   fstatSync,
+  lstatSync,
   open as openCb,
   openSync,
   read as readCb,
@@ -16,7 +17,7 @@ import {
   type Stats,
   statSync,
 } from 'node:fs'
-import { open, readdir, readlink, realpath, stat } from 'node:fs/promises'
+import { lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises'
 import { sep } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
 
@@ -66,6 +67,14 @@ export interface SkillFsOf<Async extends boolean> {
    * as `readdir`'s.
    */
   readdirChecked(path: string, real: string): Io<Async, DirEntry[] | undefined>
+  /**
+   * `lstat`s each of `names` inside the folder at `path`, through a
+   * descriptor proved to be the folder at canonical `real` (as
+   * `readdirChecked`); undefined when it is not. So every stat is of an entry
+   * that was inside that folder: no swapped parent is followed, and no
+   * last-component symlink either. A missing name throws, as `stat` does.
+   */
+  statChecked(path: string, real: string, names: readonly string[]): Io<Async, Stats[] | undefined>
   stat(path: string): Io<Async, Stats>
   realpath(path: string): Io<Async, string>
   /**
@@ -133,7 +142,9 @@ function wrapReadError(err: unknown, label: string): SkillHostError {
 /** Filesystem calls through the libuv thread pool. */
 export const asyncSkillFs: SkillFs = {
   readdir: (path) => readdir(path, { withFileTypes: true }),
-  readdirChecked: readdirCheckedAsync,
+  readdirChecked: (path, real) => checkedAsync(path, real, (held) => readdir(held, WITH_TYPES)),
+  statChecked: (path, real, names) =>
+    checkedAsync(path, real, (held) => Promise.all(names.map((n) => lstat(`${held}/${n}`)))),
   stat: (path) => stat(path),
   realpath: (path) => realpath(path),
   readCapped: readCappedAsync,
@@ -248,7 +259,8 @@ const WITH_TYPES = { withFileTypes: true } as const
 /** Direct synchronous syscalls. */
 export const syncSkillFs: SyncSkillFs = {
   readdir: (path) => readdirSync(path, WITH_TYPES),
-  readdirChecked: readdirCheckedSync,
+  readdirChecked: (path, real) => checkedSync(path, real, listHeld),
+  statChecked: (path, real, names) => checkedSync(path, real, (held) => statHeld(held, names)),
   stat: (path) => statSync(path),
   // The thread pool's `realpath` is libc's too: both drivers resolve alike, one syscall instead of an lstat per component.
   realpath: (path) => realpathSync.native(path),
@@ -271,16 +283,22 @@ function swapped(err: unknown): boolean {
   return code === 'ELOOP' || code === 'ENOTDIR'
 }
 
+const listHeld = (held: string): DirEntry[] => readdirSync(held, WITH_TYPES)
+const statHeld = (held: string, names: readonly string[]): Stats[] =>
+  names.map((n) => lstatSync(`${held}/${n}`))
+
 /**
- * The one rule of a checked listing, both drivers: open `path` as a folder
+ * The one rule of a checked folder, both drivers: open `path` as a folder
  * without following a last-component symlink, prove the descriptor's
  * location (`/proc/self/fd/N`, which the kernel gives from the open inode,
- * not from the path) is `real` (so no parent was swapped either), list it
- * through the descriptor, close it on every path. Not check-then-use: what
- * is listed is the very folder that was checked, wherever it moves after.
+ * not from the path) is `real` (so no parent was swapped either), then `use`
+ * the folder through the descriptor (`held`) and close it on every path.
+ * Not check-then-use: what is used is the very folder that was checked,
+ * wherever it moves after. Undefined when it is not that folder. Where no
+ * descriptor can be named (`LISTS_CHECKED` false), `use` gets `path` itself.
  */
-function readdirCheckedSync(path: string, real: string): DirEntry[] | undefined {
-  if (!LISTS_CHECKED) return readdirSync(path, WITH_TYPES)
+function checkedSync<T>(path: string, real: string, use: (held: string) => T): T | undefined {
+  if (!LISTS_CHECKED) return use(path)
   let fd: number
   try {
     fd = openSync(path, DIR_FLAGS)
@@ -290,15 +308,19 @@ function readdirCheckedSync(path: string, real: string): DirEntry[] | undefined 
   }
   try {
     const held = `/proc/self/fd/${fd}`
-    return readlinkSync(held) === real ? readdirSync(held, WITH_TYPES) : undefined
+    return readlinkSync(held) === real ? use(held) : undefined
   } finally {
     closeSync(fd)
   }
 }
 
-/** `readdirCheckedSync` through the thread pool: the same steps, the same answers. */
-async function readdirCheckedAsync(path: string, real: string): Promise<DirEntry[] | undefined> {
-  if (!LISTS_CHECKED) return readdir(path, WITH_TYPES)
+/** `checkedSync` through the thread pool: the same steps, the same answers. */
+async function checkedAsync<T>(
+  path: string,
+  real: string,
+  use: (held: string) => Promise<T>,
+): Promise<T | undefined> {
+  if (!LISTS_CHECKED) return use(path)
   let handle: Awaited<ReturnType<typeof open>>
   try {
     handle = await open(path, DIR_FLAGS)
@@ -308,7 +330,7 @@ async function readdirCheckedAsync(path: string, real: string): Promise<DirEntry
   }
   try {
     const held = `/proc/self/fd/${handle.fd}`
-    return (await readlink(held)) === real ? await readdir(held, WITH_TYPES) : undefined
+    return (await readlink(held)) === real ? await use(held) : undefined
   } finally {
     await handle.close()
   }
