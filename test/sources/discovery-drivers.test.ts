@@ -77,6 +77,7 @@ function shuffledAsyncFs(seed: number): SkillFs {
     statChecked: (path, real, names) => later(() => asyncSkillFs.statChecked(path, real, names)),
     stat: (path) => later(() => asyncSkillFs.stat(path)),
     realpath: (path) => later(() => asyncSkillFs.realpath(path)),
+    resolve: (path) => later(() => asyncSkillFs.resolve(path)),
     readCapped: (...args) => later(() => asyncSkillFs.readCapped(...args)),
   }
 }

@@ -26,7 +26,9 @@ import { ATTEMPTS } from '../helpers/swapper.js'
 
 const tree = treesRemovedAfterEach()
 const limits = resolveSourceLimits({})
-const CHANGED = / changed while it was scanned; not searched$/
+/** The warnings a landed swap gives: a folder that changed, or a link that now leads outside. */
+const CHANGED =
+  / changed while it was scanned; not searched$| leads outside the skill folder; ignored$/
 
 /** Top-level files: the scan stats them between the skill's listing and its subfolders', widening the window. */
 function skillTree(extra: Record<string, string>): Record<string, string> {
@@ -165,6 +167,20 @@ describe('ways around the checked listing, each failing closed', () => {
     await symlink(join(base, 'canary'), join(base, 'link2'))
     await symlink(join(base, 'link2'), join(base, 'link1'))
     const tally = await race(base, join(base, 'skill', 'sub'), join(base, 'link1'), isCanary)
+    expect(tally.wins).toEqual([])
+    expect(tally.landed).toBeGreaterThan(0)
+  })
+
+  it('a symlink inside the skill into a swapped subfolder: target and stat come from one inode', async () => {
+    const base = await tree({
+      ...skillTree({ 'skill/sub/x.txt': 'own' }),
+      'canary/x.txt': 'secret',
+    })
+    await symlink('sub/x.txt', join(base, 'skill', 'l.txt'))
+    await symlink(join(base, 'canary'), join(base, 'link'))
+    const outside = statSync(join(base, 'canary', 'x.txt')).ino
+    const won = (rel: string, file: SkillFileEntry) => isCanary(rel) || file.ino === outside
+    const tally = await race(base, join(base, 'skill', 'sub'), join(base, 'link'), won)
     expect(tally.wins).toEqual([])
     expect(tally.landed).toBeGreaterThan(0)
   })

@@ -38,6 +38,11 @@ function countingFs(): { fs: SyncSkillFs; calls: Record<string, number> } {
       count('realpath')
       return syncSkillFs.realpath(p)
     },
+    // A link's target and stat from one descriptor: the resolution the scan used to make by realpath.
+    resolve: (p) => {
+      count('realpath')
+      return syncSkillFs.resolve(p)
+    },
     readCapped: (...a) => {
       count('readCapped')
       return syncSkillFs.readCapped(...a)

@@ -1,5 +1,12 @@
 import type { Stats } from 'node:fs'
-import type { CappedFile, DirEntry, FileIdentity, SkillFs, SyncSkillFs } from './skill-fs.js'
+import type {
+  CappedFile,
+  DirEntry,
+  FileIdentity,
+  ResolvedPath,
+  SkillFs,
+  SyncSkillFs,
+} from './skill-fs.js'
 
 /**
  * One filesystem call a discovery step asks its driver to make. `all` runs
@@ -17,6 +24,7 @@ export type FsRequest =
     }
   | { readonly op: 'stat'; readonly path: string }
   | { readonly op: 'realpath'; readonly path: string }
+  | { readonly op: 'resolve'; readonly path: string }
   | {
       readonly op: 'readCapped'
       readonly path: string
@@ -35,6 +43,7 @@ export type FsResponse =
   | Stats[]
   | Stats
   | string
+  | ResolvedPath
   | CappedFile
   | readonly unknown[]
 
@@ -84,6 +93,11 @@ export function* realpathStep(path: string): FsSteps<string> {
   return (yield { op: 'realpath', path }) as string
 }
 
+/** A path's canonical form and the stat of what is there, from one descriptor (`SkillFs.resolve`). */
+export function* resolveStep(path: string): FsSteps<ResolvedPath> {
+  return (yield { op: 'resolve', path }) as ResolvedPath
+}
+
 /** `SkillFs.readCapped` as a step; `transient` only when the bytes are decoded at once. */
 export function* readCappedStep(
   path: string,
@@ -118,6 +132,8 @@ function call(fs: SyncSkillFs | SkillFs, r: Call): unknown {
       return fs.stat(r.path)
     case 'realpath':
       return fs.realpath(r.path)
+    case 'resolve':
+      return fs.resolve(r.path)
     case 'readCapped':
       return fs.readCapped(r.path, r.maxBytes, r.label, r.expected, r.transient)
   }

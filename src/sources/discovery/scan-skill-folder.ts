@@ -11,12 +11,19 @@ import {
   readdirCheckedStep,
   readdirStep,
   realpathStep,
+  resolveStep,
   runAsync,
   statCheckedStep,
   statStep,
 } from './fs-steps.js'
 import { hashFiles } from './hash-files.js'
-import { asyncSkillFs, type CappedFile, childPath, type DirEntry } from './skill-fs.js'
+import {
+  asyncSkillFs,
+  type CappedFile,
+  childPath,
+  type DirEntry,
+  type ResolvedPath,
+} from './skill-fs.js'
 
 /**
  * One regular file of a skill, as seen when the folder was scanned. Its path
@@ -120,12 +127,12 @@ type Slot =
 /** A slot's `call` when a lean scan makes none for the file (`UNSTATTED`). */
 const NO_CALL = -1
 
-type Resolved = { readonly target: string; readonly s: Stats } | { readonly cause: unknown }
+type Resolved = ResolvedPath | { readonly cause: unknown }
 
+/** A symlink's target and the stat of what is there, from one descriptor (`SkillFs.resolve`). */
 function* resolveLink(abs: string): FsSteps<Resolved> {
   try {
-    const target = yield* realpathStep(abs)
-    return { target, s: yield* statStep(target) }
+    return yield* resolveStep(abs)
   } catch (cause) {
     // ELOOP (a symlink loop) and dangling links land here.
     return { cause }

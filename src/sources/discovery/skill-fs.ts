@@ -19,6 +19,7 @@ import {
 } from 'node:fs'
 import { lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises'
 import { sep } from 'node:path'
+import { O_PATH } from '../../common/door/beneath.js'
 import { SkillHostError } from '../../common/errors.js'
 
 /** A file's bytes plus the stat taken from the same open descriptor. */
@@ -49,6 +50,12 @@ export interface FileIdentity {
  */
 export type DirEntry = Pick<Dirent, 'name' | 'isDirectory' | 'isFile' | 'isSymbolicLink'>
 
+/** A path's canonical form and the stat of what is there, taken together (`SkillFs.resolve`). */
+export interface ResolvedPath {
+  readonly target: string
+  readonly s: Stats
+}
+
 /** `T`, or a promise of it when `Async`. */
 type Io<Async extends boolean, T> = Async extends true ? Promise<T> : T
 
@@ -77,6 +84,13 @@ export interface SkillFsOf<Async extends boolean> {
   statChecked(path: string, real: string, names: readonly string[]): Io<Async, Stats[] | undefined>
   stat(path: string): Io<Async, Stats>
   realpath(path: string): Io<Async, string>
+  /**
+   * Where `path` leads (its canonical path, following every symlink) and the
+   * stat of what is there, both from one descriptor (`O_PATH`, which opens
+   * nothing for I/O): the stat is of the very inode at `target`, whatever
+   * is swapped along the path meanwhile. Fails as `realpath` does.
+   */
+  resolve(path: string): Io<Async, ResolvedPath>
   /**
    * Reads a regular file of at most `maxBytes`, opened non-blocking so a FIFO
    * cannot hang, checking the open descriptor: `E_SKILL_SOURCE_TOO_LARGE`
@@ -147,6 +161,7 @@ export const asyncSkillFs: SkillFs = {
     checkedAsync(path, real, (held) => Promise.all(names.map((n) => lstat(`${held}/${n}`)))),
   stat: (path) => stat(path),
   realpath: (path) => realpath(path),
+  resolve: resolveAsync,
   readCapped: readCappedAsync,
 }
 
@@ -264,6 +279,7 @@ export const syncSkillFs: SyncSkillFs = {
   stat: (path) => statSync(path),
   // The thread pool's `realpath` is libc's too: both drivers resolve alike, one syscall instead of an lstat per component.
   realpath: (path) => realpathSync.native(path),
+  resolve: resolveSync,
   readCapped: readCappedSync,
 }
 
@@ -331,6 +347,35 @@ async function checkedAsync<T>(
   try {
     const held = `/proc/self/fd/${handle.fd}`
     return (await readlink(held)) === real ? await use(held) : undefined
+  } finally {
+    await handle.close()
+  }
+}
+
+/** `SkillFs.resolve`, direct: open `O_PATH` (following links), read where the descriptor is, `fstat` it. */
+function resolveSync(path: string): ResolvedPath {
+  if (!LISTS_CHECKED) {
+    const target = realpathSync.native(path)
+    return { target, s: statSync(target) }
+  }
+  const fd = openSync(path, O_PATH)
+  try {
+    return { target: readlinkSync(`/proc/self/fd/${fd}`), s: fstatSync(fd) }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** `resolveSync` through the thread pool. */
+async function resolveAsync(path: string): Promise<ResolvedPath> {
+  if (!LISTS_CHECKED) {
+    const target = await realpath(path)
+    return { target, s: await stat(target) }
+  }
+  const handle = await open(path, O_PATH)
+  try {
+    const [target, s] = await Promise.all([readlink(`/proc/self/fd/${handle.fd}`), handle.stat()])
+    return { target, s }
   } finally {
     await handle.close()
   }
