@@ -209,7 +209,21 @@ describe('the checked listing refuses nothing legitimate', () => {
     const expected = ['SKILL.md', 'a/b/c/z.txt', 'spaced name/ünï/y.txt', 'sub/x.txt']
     const sync = runSync(scanSkillFolderSteps(skill, limits), syncSkillFs)
     const threadPool = await runAsync(scanSkillFolderSteps(skill, limits), asyncSkillFs)
-    for (const scan of [sync, threadPool]) {
+    const ahead = startReadAhead(syncSkillFs, { maxDepth: limits.maxDepth })
+    let readAhead: SkillFolderScan
+    try {
+      ahead.hint([skill])
+      // The skill and its 7 subfolders, listed by the worker before the walk asks (turns, not time).
+      for (let i = 0; i < 2_000 && ahead.counts.listed < 8; i++)
+        await new Promise((r) => setTimeout(r, 5))
+      readAhead = runSync(scanSkillFolderSteps(skill, limits, ahead.fs.readdir(skill)), ahead.fs)
+      // The worker's listings below the skill, checked against the canonical path: the scan
+      // first tries the path it was given (one miss), then takes every one.
+      expect(ahead.counts).toMatchObject({ hits: 1 + 7, misses: 1 })
+    } finally {
+      ahead.close()
+    }
+    for (const scan of [sync, threadPool, readAhead]) {
       expect([...scan.files.keys()].sort()).toEqual(expected)
       expect(scan.warnings).toEqual([])
       expect(scan.folders).toContain('empty')

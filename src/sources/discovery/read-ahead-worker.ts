@@ -32,6 +32,8 @@ const FILE = String(ENTRY_TYPE.file)
 const DIRECTORY = String(ENTRY_TYPE.directory)
 const SYMLINK = String(ENTRY_TYPE.symlink)
 const OTHER = String(ENTRY_TYPE.other)
+/** The errno-like answer for a subfolder that is not where its check expects it. */
+const CHANGED = 'ECHANGED'
 /** Answers per message: few enough that the walk never waits long for the one it needs. */
 const BATCH_ANSWERS = 64
 const BATCH_LISTINGS = 256
@@ -53,7 +55,7 @@ function list(path: string): Listing {
 function listChecked(path: string, real: string): Listing {
   try {
     const entries = syncSkillFs.readdirChecked(path, real)
-    if (entries === undefined) return [path, 'ECHANGED']
+    if (entries === undefined) return [path, CHANGED]
     return [...listingOf(path, entries), real]
   } catch (err) {
     return [path, (err as NodeJS.ErrnoException).code ?? 'error']
@@ -86,8 +88,9 @@ const stopped = (): boolean => Atomics.load(shared, ReadAheadSlot.stop) !== 0
 function listBelow(top: Listing): Listing[] | undefined {
   if (top.length !== 3 || !top[1].split(NAME_SEPARATOR).includes(boot.skillFile)) return undefined
   const below: Listing[] = []
-  // The skill folder's canonical path, resolved once it has a subfolder (as the scan does).
-  let real: string | undefined
+  // Where the skill folder canonically is: its path, until a check disagrees (as the scan's `SkillPlace`).
+  let base = top[0]
+  let rebased = false
   const pending: [listing: Listing, rel: string, depth: number][] = [[top, '', 0]]
   for (let next = pending.pop(); next && below.length < boot.maxBelow; next = pending.pop()) {
     const [listing, rel, depth] = next
@@ -96,10 +99,17 @@ function listBelow(top: Listing): Listing[] | undefined {
     const names = joined.split(NAME_SEPARATOR)
     for (let i = 0; i < types.length && below.length < boot.maxBelow; i++) {
       if (types[i] !== DIRECTORY || skip.has(names[i]!)) continue
-      real ??= realOf(top[0])
-      if (real === undefined) return below
       const subRel = rel === '' ? names[i]! : `${rel}/${names[i]!}`
-      const sub = listChecked(childPath(dir, names[i]!), childPath(real, subRel))
+      const path = childPath(dir, names[i]!)
+      let sub = listChecked(path, childPath(base, subRel))
+      if (sub.length === 2 && sub[1] === CHANGED && !rebased) {
+        rebased = true
+        const real = realOf(top[0])
+        if (real !== undefined && real !== base) {
+          base = real
+          sub = listChecked(path, childPath(base, subRel))
+        }
+      }
       below.push(sub)
       pending.push([sub, subRel, depth + 1])
     }

@@ -192,10 +192,12 @@ class WorkerReadAhead implements ReadAhead {
    */
   #readdirChecked(path: string, real: string): DirEntry[] | undefined {
     const below = this.#below.get(path)
-    if (below !== undefined) {
+    // Kept when checked against another path: a scan that finds its skill folder's path was not
+    // canonical asks again with the canonical one, which the worker may have used.
+    if (below !== undefined && (below.length !== 4 || below[3] === real)) {
       this.#below.delete(path)
       this.#taken(1)
-      const entries = below.length === 4 && below[3] === real ? entriesOf(below) : undefined
+      const entries = entriesOf(below)
       if (entries !== undefined) {
         this.#counts.hits++
         return entries

@@ -8,7 +8,6 @@ import {
   allSteps,
   type FsSteps,
   readCappedStep,
-  readdirCheckedStep,
   readdirStep,
   realpathStep,
   resolveStep,
@@ -17,6 +16,7 @@ import {
   statStep,
 } from './fs-steps.js'
 import { hashFiles } from './hash-files.js'
+import { changedWarning, listSubfolder, type SkillPlace } from './list-subfolder.js'
 import {
   asyncSkillFs,
   type CappedFile,
@@ -261,9 +261,6 @@ function classifyEntries(
   return plan
 }
 
-/** The warning for a subfolder that is not, when used, the folder its parent's listing named. */
-const changedWarning = (rel: string): string => `${rel}/ changed while it was scanned; not searched`
-
 /**
  * What a symlink entry `rel` contributes once resolved: a file inside the
  * skill folder (canonical `realDir`) is kept with its target; anything else
@@ -322,16 +319,17 @@ export function* scanSkillFolderSteps(
   const nested: string[] = []
   const folders: string[] = []
   let realDir: string | undefined
+  const place: SkillPlace = { base: dir, rebased: false }
   const pending: [rel: string, abs: string, depth: number, entries?: readonly DirEntry[]][] = [
     ['', dir, 0, top],
   ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
-    // A subfolder is used only as the folder its parent's listing named, at `real` (`readdirChecked`).
-    if (rel !== '') realDir ??= yield* realpathStep(dir)
-    const real = rel === '' ? undefined : childPath(realDir!, rel)
-    const listed =
-      given ?? (real === undefined ? yield* readdirStep(abs) : yield* readdirCheckedStep(abs, real))
+    let listed: readonly DirEntry[] | undefined
+    let real: string | undefined
+    if (rel === '') listed = given ?? (yield* readdirStep(abs))
+    // A subfolder is used only as the folder its parent's listing named (`listSubfolder`).
+    else [listed, real] = yield* listSubfolder(dir, abs, rel, place)
     if (listed === undefined) {
       warnings.push(changedWarning(rel))
       continue
