@@ -289,7 +289,10 @@ function takeLink(
 /**
  * Lists every regular file of the skill folder `dir` with its size, mtime,
  * ctime and inode, without following a symlink out of the folder or into a folder, so
- * loops cannot occur. `SKILL.md` itself must be a regular file inside the
+ * loops cannot occur. Each subfolder is listed, and its files stat'd, only
+ * through a descriptor proved to be the folder its parent's listing named
+ * (`listSubfolder`); one swapped meanwhile is left out with a warning, so no
+ * file from elsewhere enters `files` (docs/security.md). `SKILL.md` itself must be a regular file inside the
  * folder: otherwise `E_SKILL_SOURCE_PATH_REJECTED` (escaping symlink) or
  * `E_SKILL_SOURCE_FAILED` (loop, FIFO, folder). More than `maxFilesPerSkill`
  * files fails with `E_SKILL_SOURCE_TOO_LARGE`. `top` may pass the folder's
