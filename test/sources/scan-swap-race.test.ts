@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { mkdir, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -45,6 +45,8 @@ interface Tally {
   missing: number
   /** File paths that came from where the scan must not go. */
   wins: string[]
+  /** Descriptors open after the scans less those open before: 0 when each is closed. */
+  leakedFds?: number
 }
 
 /**
@@ -75,6 +77,9 @@ async function scanWhileRacing(
     }
   }
   const ahead = startReadAhead(syncSkillFs, { maxDepth: limits.maxDepth })
+  // Every descriptor a checked listing opens is closed on every path, refusals and throws included.
+  await attempt(() => runAsync(scanSkillFolderSteps(skill, limits), asyncSkillFs))
+  const openBefore = readdirSync('/proc/self/fd').length
   try {
     // `rounds` rounds, and more (up to ten times as many) until the swap has landed 5 times.
     for (let i = 0; i < rounds * 10 && (i < rounds || tally.landed < 5); i++) {
@@ -86,6 +91,7 @@ async function scanWhileRacing(
         return runSync(scanSkillFolderSteps(skill, limits, top), ahead.fs)
       })
     }
+    tally.leakedFds = readdirSync('/proc/self/fd').length - openBefore
   } finally {
     ahead.close()
   }
@@ -103,6 +109,7 @@ async function race(
   let tally: Tally | undefined
   try {
     tally = await scanWhileRacing(join(base, 'skill'), ATTEMPTS, won)
+    expect(tally.leakedFds).toBe(0)
   } finally {
     const swaps = await placer.stop()
     // Kept for the report: how often the racer swapped and how often it landed.
