@@ -50,7 +50,14 @@ function shuffled<T>(items: readonly T[], next: () => number): T[] {
 /** The direct calls, with every listing in a seeded random order. */
 function shuffledSyncFs(seed: number): SyncSkillFs {
   const next = random(seed)
-  return { ...syncSkillFs, readdir: (path) => shuffled(syncSkillFs.readdir(path), next) }
+  return {
+    ...syncSkillFs,
+    readdir: (path) => shuffled(syncSkillFs.readdir(path), next),
+    readdirChecked: (path, real) => {
+      const entries = syncSkillFs.readdirChecked(path, real)
+      return entries && shuffled(entries, next)
+    },
+  }
 }
 
 /**
@@ -63,8 +70,12 @@ function shuffledAsyncFs(seed: number): SkillFs {
     new Promise((resolve) => setTimeout(resolve, Math.floor(next() * 3))).then(call)
   return {
     readdir: (path) => later(() => asyncSkillFs.readdir(path)).then((e) => shuffled(e, next)),
+    readdirChecked: (path, real) =>
+      later(() => asyncSkillFs.readdirChecked(path, real)).then((e) => e && shuffled(e, next)),
+    statChecked: (path, real, names) => later(() => asyncSkillFs.statChecked(path, real, names)),
     stat: (path) => later(() => asyncSkillFs.stat(path)),
     realpath: (path) => later(() => asyncSkillFs.realpath(path)),
+    resolve: (path) => later(() => asyncSkillFs.resolve(path)),
     readCapped: (...args) => later(() => asyncSkillFs.readCapped(...args)),
   }
 }

@@ -20,6 +20,16 @@ function countingFs(): { fs: SyncSkillFs; calls: Record<string, number> } {
       count('readdir')
       return syncSkillFs.readdir(p)
     },
+    // A checked listing (a skill's subfolder) is a listing too.
+    readdirChecked: (p, real) => {
+      count('readdir')
+      return syncSkillFs.readdirChecked(p, real)
+    },
+    // Stats of a checked folder's files, one call per folder.
+    statChecked: (p, real, names) => {
+      count('stat')
+      return syncSkillFs.statChecked(p, real, names)
+    },
     stat: (p) => {
       count('stat')
       return syncSkillFs.stat(p)
@@ -27,6 +37,11 @@ function countingFs(): { fs: SyncSkillFs; calls: Record<string, number> } {
     realpath: (p) => {
       count('realpath')
       return syncSkillFs.realpath(p)
+    },
+    // A link's target and stat from one descriptor: the resolution the scan used to make by realpath.
+    resolve: (p) => {
+      count('realpath')
+      return syncSkillFs.resolve(p)
     },
     readCapped: (...a) => {
       count('readCapped')

@@ -1,5 +1,12 @@
-import type { Dirent, Stats } from 'node:fs'
-import type { CappedFile, FileIdentity, SkillFs, SyncSkillFs } from './skill-fs.js'
+import type { Stats } from 'node:fs'
+import type {
+  CappedFile,
+  DirEntry,
+  FileIdentity,
+  ResolvedPath,
+  SkillFs,
+  SyncSkillFs,
+} from './skill-fs.js'
 
 /**
  * One filesystem call a discovery step asks its driver to make. `all` runs
@@ -8,8 +15,16 @@ import type { CappedFile, FileIdentity, SkillFs, SyncSkillFs } from './skill-fs.
  */
 export type FsRequest =
   | { readonly op: 'readdir'; readonly path: string }
+  | { readonly op: 'readdirChecked'; readonly path: string; readonly real: string }
+  | {
+      readonly op: 'statChecked'
+      readonly path: string
+      readonly real: string
+      readonly names: readonly string[]
+    }
   | { readonly op: 'stat'; readonly path: string }
   | { readonly op: 'realpath'; readonly path: string }
+  | { readonly op: 'resolve'; readonly path: string }
   | {
       readonly op: 'readCapped'
       readonly path: string
@@ -21,8 +36,16 @@ export type FsRequest =
     }
   | { readonly op: 'all'; readonly steps: readonly FsSteps<unknown>[] }
 
-/** What a driver sends back for an `FsRequest`, in the same order as `FsRequest`'s cases. */
-export type FsResponse = Dirent[] | Stats | string | CappedFile | readonly unknown[]
+/** What a driver sends back for an `FsRequest`, in the same order as `FsRequest`'s cases (`undefined`: a checked listing refused). */
+export type FsResponse =
+  | DirEntry[]
+  | undefined
+  | Stats[]
+  | Stats
+  | string
+  | ResolvedPath
+  | CappedFile
+  | readonly unknown[]
 
 /**
  * An algorithm written once over filesystem requests: it yields each request
@@ -34,8 +57,30 @@ export type FsSteps<T> = Generator<FsRequest, T, FsResponse>
 // Typed one-call steps: `yield*` keeps the response's type at each call site.
 
 /** Lists a folder with file types. */
-export function* readdirStep(path: string): FsSteps<Dirent[]> {
-  return (yield { op: 'readdir', path }) as Dirent[]
+export function* readdirStep(path: string): FsSteps<DirEntry[]> {
+  return (yield { op: 'readdir', path }) as DirEntry[]
+}
+
+/**
+ * Lists the folder at `path` if it is the folder whose canonical path is
+ * `real`, proved from an open descriptor (`SkillFs.readdirChecked`);
+ * undefined when something else is there now.
+ */
+export function* readdirCheckedStep(path: string, real: string): FsSteps<DirEntry[] | undefined> {
+  return (yield { op: 'readdirChecked', path, real }) as DirEntry[] | undefined
+}
+
+/**
+ * `lstat`s `names` inside the folder at `path` if it is the folder whose
+ * canonical path is `real`, proved from an open descriptor
+ * (`SkillFs.statChecked`); undefined when something else is there now.
+ */
+export function* statCheckedStep(
+  path: string,
+  real: string,
+  names: readonly string[],
+): FsSteps<Stats[] | undefined> {
+  return (yield { op: 'statChecked', path, real, names }) as Stats[] | undefined
 }
 
 /** Stats a path, following symlinks. */
@@ -46,6 +91,11 @@ export function* statStep(path: string): FsSteps<Stats> {
 /** Resolves a path to its canonical form. */
 export function* realpathStep(path: string): FsSteps<string> {
   return (yield { op: 'realpath', path }) as string
+}
+
+/** A path's canonical form and the stat of what is there, from one descriptor (`SkillFs.resolve`). */
+export function* resolveStep(path: string): FsSteps<ResolvedPath> {
+  return (yield { op: 'resolve', path }) as ResolvedPath
 }
 
 /** `SkillFs.readCapped` as a step; `transient` only when the bytes are decoded at once. */
@@ -74,10 +124,16 @@ function call(fs: SyncSkillFs | SkillFs, r: Call): unknown {
   switch (r.op) {
     case 'readdir':
       return fs.readdir(r.path)
+    case 'readdirChecked':
+      return fs.readdirChecked(r.path, r.real)
+    case 'statChecked':
+      return fs.statChecked(r.path, r.real, r.names)
     case 'stat':
       return fs.stat(r.path)
     case 'realpath':
       return fs.realpath(r.path)
+    case 'resolve':
+      return fs.resolve(r.path)
     case 'readCapped':
       return fs.readCapped(r.path, r.maxBytes, r.label, r.expected, r.transient)
   }

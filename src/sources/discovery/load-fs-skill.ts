@@ -1,4 +1,3 @@
-import type { Dirent } from 'node:fs'
 import { SkillHostError } from '../../common/errors.js'
 import { decodeSkillHead, decodeSkillText } from '../../manifest/decode-skill-text.js'
 import { OPENAI_YAML_FILE, parseOpenAiYaml } from '../../manifest/parse-openai-yaml.js'
@@ -31,7 +30,7 @@ import {
   type SkillFolderScan,
   scanSkillFolderSteps,
 } from './scan-skill-folder.js'
-import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
+import { asyncSkillFs, type CappedFile, childPath, type DirEntry } from './skill-fs.js'
 
 /**
  * What an entry keeps of a validated manifest: all of it but `extra` (every
@@ -302,7 +301,7 @@ function withNested(failure: FsSkillFailure, scan: SkillFolderScan | undefined):
 }
 
 /** `SKILL.md` among a folder's entries, when it is a plain file. */
-function plainSkillMd(entries: readonly Dirent[] | undefined): boolean {
+function plainSkillMd(entries: readonly DirEntry[] | undefined): boolean {
   if (!entries) return false
   for (const e of entries) if (e.name === 'SKILL.md') return e.isFile()
   return false
@@ -322,7 +321,7 @@ export function* loadFsSkillSteps(
   dir: string,
   folderName: string,
   options: LoadFsSkillOptions,
-  entries?: readonly Dirent[],
+  entries?: readonly DirEntry[],
 ): FsSteps<FsSkillOutcome> {
   const max = options.limits.maxSkillMdBytes
   let scan: SkillFolderScan | undefined

@@ -1,5 +1,4 @@
-import * as crypto from 'node:crypto'
-import type { Dirent, Stats } from 'node:fs'
+import type { Stats } from 'node:fs'
 import { sep } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
 import { OPENAI_YAML_FILE } from '../../manifest/parse-openai-yaml.js'
@@ -11,10 +10,20 @@ import {
   readCappedStep,
   readdirStep,
   realpathStep,
+  resolveStep,
   runAsync,
+  statCheckedStep,
   statStep,
 } from './fs-steps.js'
-import { asyncSkillFs, type CappedFile, childPath } from './skill-fs.js'
+import { hashFiles } from './hash-files.js'
+import { changedWarning, listSubfolder, type SkillPlace } from './list-subfolder.js'
+import {
+  asyncSkillFs,
+  type CappedFile,
+  childPath,
+  type DirEntry,
+  type ResolvedPath,
+} from './skill-fs.js'
 
 /**
  * One regular file of a skill, as seen when the folder was scanned. Its path
@@ -95,30 +104,35 @@ const UNSTATTED: SkillFileEntry = Object.freeze({ size: 0, mtimeMs: 0, ctimeMs: 
 const LOADER_READS: ReadonlySet<string> = new Set(['SKILL.md', OPENAI_YAML_FILE])
 
 /** A directory entry's name order: the same whatever order `readdir` returns. */
-const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+const byName = (a: DirEntry, b: DirEntry): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
 
 /** `entries` in name order; the array itself when already sorted (the common case). */
-export function inNameOrder(entries: readonly Dirent[]): readonly Dirent[] {
+export function inNameOrder(entries: readonly DirEntry[]): readonly DirEntry[] {
   for (let i = 1; i < entries.length; i++) {
     if (byName(entries[i - 1]!, entries[i]!) > 0) return [...entries].sort(byName)
   }
   return entries
 }
 
-/** What one entry contributes, kept in entry order until its folder's calls are answered. */
+/**
+ * What one entry contributes, kept in entry order until its folder's calls
+ * are answered. `item`: the file's place in its checked folder's one
+ * `statChecked` call (`FolderPlan.checkedCall`); its `call` is then `NO_CALL`.
+ */
 type Slot =
   | { readonly warning: string }
-  | { readonly rel: string; readonly call: number; readonly link: boolean }
+  | { readonly rel: string; readonly call: number; readonly link: boolean; readonly item?: number }
 
 /** A slot's `call` when a lean scan makes none for the file (`UNSTATTED`). */
 const NO_CALL = -1
 
-type Resolved = { readonly target: string; readonly s: Stats } | { readonly cause: unknown }
+type Resolved = ResolvedPath | { readonly cause: unknown }
 
+/** A symlink's target and the stat of what is there, from one descriptor (`SkillFs.resolve`). */
 function* resolveLink(abs: string): FsSteps<Resolved> {
   try {
-    const target = yield* realpathStep(abs)
-    return { target, s: yield* statStep(target) }
+    return yield* resolveStep(abs)
   } catch (cause) {
     // ELOOP (a symlink loop) and dangling links land here.
     return { cause }
@@ -173,19 +187,29 @@ export async function readScanned(
 /** What one folder's entries ask for: a slot each (in entry order), the calls to make, the subfolders to search. */
 interface FolderPlan {
   readonly slots: Slot[]
-  readonly calls: FsSteps<Stats | Resolved>[]
+  readonly calls: FsSteps<Stats | Stats[] | undefined | Resolved>[]
   readonly subfolders: [rel: string, abs: string, depth: number][]
+  /** The index in `calls` of a checked folder's `statChecked` call, if it makes one. */
+  checkedCall?: number
+}
+
+/** A subfolder, with the canonical path it must be at (`real`), listed through `readdirChecked`. */
+interface Checked {
+  readonly real: string
+  /** The files to stat through the same check (one `statChecked` call), in slot order. */
+  readonly names: string[]
 }
 
 /**
  * Sorts one folder's entries (the folder `rel` at `abs`, `depth` below the
  * skill) into warnings, the stat or link calls to make, and subfolders;
  * records nested `SKILL.md` folders in `seen.nested` and skips files
- * `seen.known` already holds. The first stage of `scanSkillFolderSteps`: no
- * filesystem call is made here.
+ * `seen.known` already holds. In a `checked` subfolder, files are stat'd
+ * through the folder's proved descriptor (`checked.names`), never by path.
+ * The first stage of `scanSkillFolderSteps`: no filesystem call is made here.
  */
 function classifyEntries(
-  entries: readonly Dirent[],
+  entries: readonly DirEntry[],
   rel: string,
   abs: string,
   depth: number,
@@ -195,6 +219,7 @@ function classifyEntries(
     readonly nested: string[]
     readonly lean: boolean
   },
+  checked?: Checked,
 ): FolderPlan {
   const plan: FolderPlan = { slots: [], calls: [], subfolders: [] }
   const { slots, calls } = plan
@@ -215,6 +240,11 @@ function classifyEntries(
         slots.push({ rel: relPath, call: NO_CALL, link: false })
         continue
       }
+      if (checked) {
+        slots.push({ rel: relPath, call: NO_CALL, link: false, item: checked.names.length })
+        checked.names.push(name)
+        continue
+      }
       slots.push({ rel: relPath, call: calls.length, link: false })
       calls.push(statStep(absPath))
     } else if (entry.isSymbolicLink()) {
@@ -223,13 +253,46 @@ function classifyEntries(
     } else if (relPath === 'SKILL.md') throw notRegular()
     else slots.push({ warning: `${relPath} is not a regular file; ignored` })
   }
+  if (checked && checked.names.length > 0) {
+    // One call for the folder's files, made with the others (concurrently when async).
+    plan.checkedCall = calls.length
+    calls.push(statCheckedStep(abs, checked.real, checked.names))
+  }
   return plan
+}
+
+/**
+ * What a symlink entry `rel` contributes once resolved: a file inside the
+ * skill folder (canonical `realDir`) is kept with its target; anything else
+ * is a warning, or an error for `SKILL.md` itself.
+ */
+function takeLink(
+  rel: string,
+  link: Resolved,
+  realDir: string,
+  into: { files: Map<string, SkillFileEntry>; nested: string[]; warnings: string[] },
+): void {
+  const isSkillMd = rel === 'SKILL.md'
+  if ('cause' in link) {
+    if (isSkillMd) throw brokenLink(link.cause)
+    into.warnings.push(`${rel} is a broken or looping symlink; ignored`)
+  } else if (!isInside(realDir, link.target)) {
+    if (isSkillMd) throw escapingLink()
+    into.warnings.push(`${rel} is a symlink that leads outside the skill folder; ignored`)
+  } else if (link.s.isFile()) {
+    into.files.set(rel, entryOf(link.s, link.target))
+    if (rel.endsWith('/SKILL.md')) into.nested.push(rel.slice(0, -9))
+  } else if (isSkillMd) throw notRegular()
+  else into.warnings.push(`${rel} is a symlink to a folder; not followed`)
 }
 
 /**
  * Lists every regular file of the skill folder `dir` with its size, mtime,
  * ctime and inode, without following a symlink out of the folder or into a folder, so
- * loops cannot occur. `SKILL.md` itself must be a regular file inside the
+ * loops cannot occur. Each subfolder is listed, and its files stat'd, only
+ * through a descriptor proved to be the folder its parent's listing named
+ * (`listSubfolder`); one swapped meanwhile is left out with a warning, so no
+ * file from elsewhere enters `files` (docs/security.md). `SKILL.md` itself must be a regular file inside the
  * folder: otherwise `E_SKILL_SOURCE_PATH_REJECTED` (escaping symlink) or
  * `E_SKILL_SOURCE_FAILED` (loop, FIFO, folder). More than `maxFilesPerSkill`
  * files fails with `E_SKILL_SOURCE_TOO_LARGE`. `top` may pass the folder's
@@ -249,7 +312,7 @@ function classifyEntries(
 export function* scanSkillFolderSteps(
   dir: string,
   limits: SkillSourceLimits,
-  top?: readonly Dirent[],
+  top?: readonly DirEntry[],
   known?: Map<string, SkillFileEntry>,
   lean = false,
 ): FsSteps<SkillFolderScan> {
@@ -259,50 +322,53 @@ export function* scanSkillFolderSteps(
   const nested: string[] = []
   const folders: string[] = []
   let realDir: string | undefined
-  const pending: [rel: string, abs: string, depth: number, entries?: readonly Dirent[]][] = [
+  const place: SkillPlace = { base: dir, rebased: false }
+  const pending: [rel: string, abs: string, depth: number, entries?: readonly DirEntry[]][] = [
     ['', dir, 0, top],
   ]
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
-    folders.push(rel)
-    const entries = inNameOrder(given ?? (yield* readdirStep(abs)))
+    let listed: readonly DirEntry[] | undefined
+    let real: string | undefined
+    if (rel === '') listed = given ?? (yield* readdirStep(abs))
+    // A subfolder is used only as the folder its parent's listing named (`listSubfolder`).
+    else [listed, real] = yield* listSubfolder(dir, abs, rel, place)
+    if (listed === undefined) {
+      warnings.push(changedWarning(rel))
+      continue
+    }
+    const entries = inNameOrder(listed)
     // A sidecar declares tool files its descriptor reads: its skill is scanned in full.
     if (rel === '') lean &&= !entries.some((e) => e.name === SKILL_SIDECAR_FILE)
-    const { slots, calls, subfolders } = classifyEntries(entries, rel, abs, depth, limits, {
-      known,
-      nested,
-      lean,
-    })
+    const seen = { known, nested, lean }
+    const checked = real === undefined ? undefined : { real, names: [] }
+    const plan = classifyEntries(entries, rel, abs, depth, limits, seen, checked)
+    const { slots, calls, subfolders } = plan
     // One round of calls per folder (concurrent when async), answered in entry order.
     const results =
       calls.length === 0 ? [] : calls.length === 1 ? [yield* calls[0]!] : yield* allSteps(calls)
+    const stats =
+      plan.checkedCall === undefined ? [] : (results[plan.checkedCall] as Stats[] | undefined)
+    if (stats === undefined) {
+      warnings.push(changedWarning(rel))
+      continue
+    }
+    folders.push(rel)
     for (const slot of slots) {
       if ('warning' in slot) {
         warnings.push(slot.warning)
         continue
       }
-      const result = results[slot.call]
       if (!slot.link) {
-        files.set(slot.rel, slot.call === NO_CALL ? UNSTATTED : entryOf(result as Stats))
+        const s =
+          slot.item === undefined ? (results[slot.call] as Stats | undefined) : stats[slot.item]
+        files.set(slot.rel, s === undefined ? UNSTATTED : entryOf(s))
         continue
       }
-      const isSkillMd = slot.rel === 'SKILL.md'
-      const link = result as Resolved
-      if ('cause' in link) {
-        if (isSkillMd) throw brokenLink(link.cause)
-        warnings.push(`${slot.rel} is a broken or looping symlink; ignored`)
-        continue
-      }
+      const link = results[slot.call] as Resolved
       // Resolved only once a link resolves: a folder without links costs no call.
-      realDir ??= yield* realpathStep(dir)
-      if (!isInside(realDir, link.target)) {
-        if (isSkillMd) throw escapingLink()
-        warnings.push(`${slot.rel} is a symlink that leads outside the skill folder; ignored`)
-      } else if (link.s.isFile()) {
-        files.set(slot.rel, entryOf(link.s, link.target))
-        if (slot.rel.endsWith('/SKILL.md')) nested.push(slot.rel.slice(0, -9))
-      } else if (isSkillMd) throw notRegular()
-      else warnings.push(`${slot.rel} is a symlink to a folder; not followed`)
+      if ('target' in link) realDir ??= yield* realpathStep(dir)
+      takeLink(slot.rel, link, realDir!, { files, nested, warnings })
     }
     // Pushed in reverse so they are searched in name order.
     for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!)
@@ -325,27 +391,4 @@ export function scanSkillFolder(
   lean = false,
 ): Promise<SkillFolderScan> {
   return runAsync(scanSkillFolderSteps(dir, limits, undefined, undefined, lean), asyncSkillFs)
-}
-
-// One-shot hashing (Node >= 20.12) is about 3x cheaper than a Hash object.
-const oneShotHash = (crypto as { hash?: (alg: string, data: string, enc: 'base64url') => string })
-  .hash
-
-/** A short digest of relative paths, sizes, mtimes, ctimes and inodes, in path order. */
-export function hashFiles(files: ReadonlyMap<string, SkillFileEntry>): string {
-  let text = ''
-  const rels = files.size === 1 ? files.keys() : [...files.keys()].sort()
-  for (const rel of rels) {
-    const f = files.get(rel)!
-    text += `${rel}\0${f.size}\0${f.mtimeMs}\0${f.ctimeMs}\0${f.ino}\n`
-  }
-  return shortDigest(text)
-}
-
-/** The 16-character digest every skill version hash uses. */
-export function shortDigest(text: string): string {
-  const digest = oneShotHash
-    ? oneShotHash('sha1', text, 'base64url')
-    : crypto.createHash('sha1').update(text).digest('base64url')
-  return digest.slice(0, 16)
 }

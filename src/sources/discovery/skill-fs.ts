@@ -3,19 +3,23 @@ import {
   closeSync,
   constants,
   type Dirent,
+  existsSync,
   fstat as fstatCb,
   fstatSync,
+  lstatSync,
   open as openCb,
   openSync,
   read as readCb,
   readdirSync,
+  readlinkSync,
   readSync,
   realpathSync,
   type Stats,
   statSync,
 } from 'node:fs'
-import { readdir, realpath, stat } from 'node:fs/promises'
+import { lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises'
 import { sep } from 'node:path'
+import { O_PATH } from '../../common/door/beneath.js'
 import { SkillHostError } from '../../common/errors.js'
 
 /** A file's bytes plus the stat taken from the same open descriptor. */
@@ -39,6 +43,19 @@ export interface FileIdentity {
   readonly ctimeMs: number
 }
 
+/**
+ * What discovery uses of a directory entry: its name and its type, as the
+ * listing gave it (a symlink is a symlink, never its target): all a `Dirent`
+ * need offer, so a test's driver can hand back its own.
+ */
+export type DirEntry = Pick<Dirent, 'name' | 'isDirectory' | 'isFile' | 'isSymbolicLink'>
+
+/** A path's canonical form and the stat of what is there, taken together (`SkillFs.resolve`). */
+export interface ResolvedPath {
+  readonly target: string
+  readonly s: Stats
+}
+
 /** `T`, or a promise of it when `Async`. */
 type Io<Async extends boolean, T> = Async extends true ? Promise<T> : T
 
@@ -49,9 +66,31 @@ type Io<Async extends boolean, T> = Async extends true ? Promise<T> : T
  * time slices). Same arguments, semantics and errors; only the I/O differs.
  */
 export interface SkillFsOf<Async extends boolean> {
-  readdir(path: string): Io<Async, Dirent[]>
+  readdir(path: string): Io<Async, DirEntry[]>
+  /**
+   * Lists the folder at `path` only if it is the folder whose canonical path
+   * is `real` (see `readdirChecked`); undefined when it is not (a symlink, a
+   * non-folder, or reached through a swapped parent). Other failures throw
+   * as `readdir`'s.
+   */
+  readdirChecked(path: string, real: string): Io<Async, DirEntry[] | undefined>
+  /**
+   * `lstat`s each of `names` inside the folder at `path`, through a
+   * descriptor proved to be the folder at canonical `real` (as
+   * `readdirChecked`); undefined when it is not. So every stat is of an entry
+   * that was inside that folder: no swapped parent is followed, and no
+   * last-component symlink either. A missing name throws, as `stat` does.
+   */
+  statChecked(path: string, real: string, names: readonly string[]): Io<Async, Stats[] | undefined>
   stat(path: string): Io<Async, Stats>
   realpath(path: string): Io<Async, string>
+  /**
+   * Where `path` leads (its canonical path, following every symlink) and the
+   * stat of what is there, both from one descriptor (`O_PATH`, which opens
+   * nothing for I/O): the stat is of the very inode at `target`, whatever
+   * is swapped along the path meanwhile. Fails as `realpath` does.
+   */
+  resolve(path: string): Io<Async, ResolvedPath>
   /**
    * Reads a regular file of at most `maxBytes`, opened non-blocking so a FIFO
    * cannot hang, checking the open descriptor: `E_SKILL_SOURCE_TOO_LARGE`
@@ -117,8 +156,12 @@ function wrapReadError(err: unknown, label: string): SkillHostError {
 /** Filesystem calls through the libuv thread pool. */
 export const asyncSkillFs: SkillFs = {
   readdir: (path) => readdir(path, { withFileTypes: true }),
+  readdirChecked: (path, real) => checkedAsync(path, real, (held) => readdir(held, WITH_TYPES)),
+  statChecked: (path, real, names) =>
+    checkedAsync(path, real, (held) => Promise.all(names.map((n) => lstat(`${held}/${n}`)))),
   stat: (path) => stat(path),
   realpath: (path) => realpath(path),
+  resolve: resolveAsync,
   readCapped: readCappedAsync,
 }
 
@@ -231,8 +274,109 @@ const WITH_TYPES = { withFileTypes: true } as const
 /** Direct synchronous syscalls. */
 export const syncSkillFs: SyncSkillFs = {
   readdir: (path) => readdirSync(path, WITH_TYPES),
+  readdirChecked: (path, real) => checkedSync(path, real, listHeld),
+  statChecked: (path, real, names) => checkedSync(path, real, (held) => statHeld(held, names)),
   stat: (path) => statSync(path),
-  // libc's realpath, as the thread pool's: both drivers resolve alike, one call instead of an lstat per component.
+  // The thread pool's `realpath` is libc's too: both drivers resolve alike, one syscall instead of an lstat per component.
   realpath: (path) => realpathSync.native(path),
+  resolve: resolveSync,
   readCapped: readCappedSync,
+}
+
+/**
+ * True where a held descriptor can be named (`/proc/self/fd/N`, Linux with
+ * /proc mounted): `readdirChecked` then proves what it lists. Elsewhere it
+ * lists by path, as `readdir` (docs/security.md says so).
+ */
+export const LISTS_CHECKED: boolean = process.platform === 'linux' && existsSync('/proc/self/fd')
+
+// O_NOFOLLOW: a last component swapped for a symlink fails (ELOOP) instead of being followed.
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
+
+/** The opened folder is not the one expected: a symlink (ELOOP) or no folder (ENOTDIR) at the path. */
+function swapped(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code
+  return code === 'ELOOP' || code === 'ENOTDIR'
+}
+
+const listHeld = (held: string): DirEntry[] => readdirSync(held, WITH_TYPES)
+const statHeld = (held: string, names: readonly string[]): Stats[] =>
+  names.map((n) => lstatSync(`${held}/${n}`))
+
+/**
+ * The one rule of a checked folder, both drivers: open `path` as a folder
+ * without following a last-component symlink, prove the descriptor's
+ * location (`/proc/self/fd/N`, which the kernel gives from the open inode,
+ * not from the path) is `real` (so no parent was swapped either), then `use`
+ * the folder through the descriptor (`held`) and close it on every path.
+ * Not check-then-use: what is used is the very folder that was checked,
+ * wherever it moves after. Undefined when it is not that folder. Where no
+ * descriptor can be named (`LISTS_CHECKED` false), `use` gets `path` itself.
+ */
+function checkedSync<T>(path: string, real: string, use: (held: string) => T): T | undefined {
+  if (!LISTS_CHECKED) return use(path)
+  let fd: number
+  try {
+    fd = openSync(path, DIR_FLAGS)
+  } catch (err) {
+    if (swapped(err)) return undefined
+    throw err
+  }
+  try {
+    const held = `/proc/self/fd/${fd}`
+    return readlinkSync(held) === real ? use(held) : undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** `checkedSync` through the thread pool: the same steps, the same answers. */
+async function checkedAsync<T>(
+  path: string,
+  real: string,
+  use: (held: string) => Promise<T>,
+): Promise<T | undefined> {
+  if (!LISTS_CHECKED) return use(path)
+  let handle: Awaited<ReturnType<typeof open>>
+  try {
+    handle = await open(path, DIR_FLAGS)
+  } catch (err) {
+    if (swapped(err)) return undefined
+    throw err
+  }
+  try {
+    const held = `/proc/self/fd/${handle.fd}`
+    return (await readlink(held)) === real ? await use(held) : undefined
+  } finally {
+    await handle.close()
+  }
+}
+
+/** `SkillFs.resolve`, direct: open `O_PATH` (following links), read where the descriptor is, `fstat` it. */
+function resolveSync(path: string): ResolvedPath {
+  if (!LISTS_CHECKED) {
+    const target = realpathSync.native(path)
+    return { target, s: statSync(target) }
+  }
+  const fd = openSync(path, O_PATH)
+  try {
+    return { target: readlinkSync(`/proc/self/fd/${fd}`), s: fstatSync(fd) }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** `resolveSync` through the thread pool. */
+async function resolveAsync(path: string): Promise<ResolvedPath> {
+  if (!LISTS_CHECKED) {
+    const target = await realpath(path)
+    return { target, s: await stat(target) }
+  }
+  const handle = await open(path, O_PATH)
+  try {
+    const [target, s] = await Promise.all([readlink(`/proc/self/fd/${handle.fd}`), handle.stat()])
+    return { target, s }
+  } finally {
+    await handle.close()
+  }
 }

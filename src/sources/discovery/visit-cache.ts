@@ -1,4 +1,3 @@
-import type { Dirent } from 'node:fs'
 import { FolderWatcher } from './folder-watcher.js'
 import type { FsSteps } from './fs-steps.js'
 import {
@@ -8,6 +7,7 @@ import {
   loadFsSkillSteps,
 } from './load-fs-skill.js'
 import { scannedFolders, scanSkillFolderSteps } from './scan-skill-folder.js'
+import type { DirEntry } from './skill-fs.js'
 import { type Folder, type Visit, type VisitOptions, visitSteps } from './visit-folder.js'
 
 const NO_DIRS: readonly string[] = Object.freeze([])
@@ -241,7 +241,7 @@ function reuseUnchanged(previous: FsSkillEntry) {
     dir: string,
     folderName: string,
     options: LoadFsSkillOptions,
-    entries?: readonly Dirent[],
+    entries?: readonly DirEntry[],
   ): FsSteps<FsSkillOutcome> {
     try {
       const scan = yield* scanSkillFolderSteps(

@@ -1,17 +1,16 @@
-import type { Dirent } from 'node:fs'
 import { basename } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
 import { allSteps, type FsSteps, realpathStep, statStep } from './fs-steps.js'
 import { type FsSkillOutcome, type LoadFsSkillOptions, loadFsSkillSteps } from './load-fs-skill.js'
 import { inNameOrder, SKIPPED_FOLDERS } from './scan-skill-folder.js'
-import { childPath } from './skill-fs.js'
+import { childPath, type DirEntry } from './skill-fs.js'
 
 /** Loads one skill folder: `loadFsSkillSteps`, or a cache's loader that reuses an unchanged folder's outcome. */
 export type LoadSkillSteps = (
   dir: string,
   folderName: string,
   options: LoadFsSkillOptions,
-  entries?: readonly Dirent[],
+  entries?: readonly DirEntry[],
 ) => FsSteps<FsSkillOutcome>
 
 /** What a visit needs: how to load a skill, the depth limit, and the abort signal. */
@@ -80,7 +79,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   }
 }
 
-function hasSkillMd(entries: readonly Dirent[]): boolean {
+function hasSkillMd(entries: readonly DirEntry[]): boolean {
   for (const e of entries) if (e.name === 'SKILL.md') return true
   return false
 }
@@ -116,10 +115,10 @@ export function* visitSteps(folder: Folder, depth: number, options: VisitOptions
       // The readdir below reports why the root cannot be read.
     }
   }
-  let entries: readonly Dirent[]
+  let entries: readonly DirEntry[]
   try {
     // Yielded directly, not through `readdirStep`: one generator fewer per folder.
-    entries = inNameOrder((yield { op: 'readdir', path: dir }) as Dirent[])
+    entries = inNameOrder((yield { op: 'readdir', path: dir }) as DirEntry[])
   } catch (err) {
     return { kind: 'unreadable', rel, dir, errno: errnoOf(err) }
   }

@@ -13,7 +13,7 @@ import {
   runAsync,
   statStep,
 } from '../discovery/fs-steps.js'
-import { shortDigest } from '../discovery/scan-skill-folder.js'
+import { shortDigest } from '../discovery/hash-files.js'
 import { asyncSkillFs, childPath, type FileIdentity } from '../discovery/skill-fs.js'
 
 /** How an overlay sidecar is named in messages: model-safe, never a host path. */
