@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { type RacerProcess, startRacer } from './racer-process.js'
 
 /**
  * A racer for discovery's race tests: a separate process (so it runs truly
@@ -11,9 +9,7 @@ import { join } from 'node:path'
  * discovery runs. `stop()` puts the folder back and tells how many swaps it
  * made.
  */
-export interface Placer {
-  stop(): Promise<number>
-}
+export type Placer = RacerProcess
 
 const SCRIPT = `
 const fs = require('node:fs')
@@ -43,25 +39,6 @@ batch()
 `
 
 /** Starts a placer swapping `live` with `thing` (parking the folder at `thing` + '.parked'); resolves once its loop runs. */
-export async function startPlacer(base: string, live: string, thing: string): Promise<Placer> {
-  const file = join(base, 'placer.cjs')
-  writeFileSync(file, SCRIPT)
-  const child: ChildProcess = spawn(process.execPath, [file, live, thing, `${thing}.parked`], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let out = ''
-  child.stdout?.on('data', (b: Buffer) => {
-    out += b.toString()
-  })
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', () => (out.includes('ready') ? resolve() : undefined))
-    child.once('exit', () => reject(new Error('placer exited early')))
-  })
-  return {
-    stop: () =>
-      new Promise<number>((resolve) => {
-        child.once('exit', () => resolve(Number(out.replace('ready\n', '')) || 0))
-        child.kill('SIGTERM')
-      }),
-  }
+export function startPlacer(base: string, live: string, thing: string): Promise<Placer> {
+  return startRacer(base, 'placer', SCRIPT, [live, thing, `${thing}.parked`])
 }

@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { type RacerProcess, startRacer } from './racer-process.js'
 
 /**
  * The attacker of the race tests: a separate process (so it runs truly in
@@ -9,9 +7,7 @@ import { join } from 'node:path'
  * It plays a sandboxed script rewriting the workspace while the host works.
  * `swaps()` tells how many full swaps it made (read from its stdout at stop).
  */
-export interface Swapper {
-  stop(): Promise<number>
-}
+export type Swapper = RacerProcess
 
 const SCRIPT = `
 const fs = require('node:fs')
@@ -43,33 +39,13 @@ batch()
 `
 
 /** Starts a swapper and resolves once its loop runs. */
-export async function startSwapper(
+export function startSwapper(
   base: string,
   dir: string,
   name: string,
   target: string,
 ): Promise<Swapper> {
-  const file = join(base, 'swapper.cjs')
-  writeFileSync(file, SCRIPT)
-  const child: ChildProcess = spawn(process.execPath, [file, dir, name, target], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let out = ''
-  child.stdout?.on('data', (b: Buffer) => {
-    out += b.toString()
-  })
-  await new Promise<void>((resolve, reject) => {
-    const check = () => (out.includes('ready') ? resolve() : undefined)
-    child.stdout?.on('data', check)
-    child.once('exit', () => reject(new Error('swapper exited early')))
-  })
-  return {
-    stop: () =>
-      new Promise<number>((resolve) => {
-        child.once('exit', () => resolve(Number(out.replace('ready\n', '')) || 0))
-        child.kill('SIGTERM')
-      }),
-  }
+  return startRacer(base, 'swapper', SCRIPT, [dir, name, target])
 }
 
 /** How many attempts each race makes: a few hundred in `npm test`, more with SKILLHOST_ESCAPE_ATTEMPTS. */
