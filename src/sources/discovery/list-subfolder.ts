@@ -5,11 +5,21 @@ import { childPath, type DirEntry } from './skill-fs.js'
  * Where a scan's checked listings expect the skill folder to be: its
  * canonical path. `dir` itself at first: a walk that follows no folder link
  * hands canonical paths, so the common case costs no `realpath`. Once a
- * listing disagrees, `realpath(dir)` (at most once per scan).
+ * listing disagrees, or a link must be judged against it, `realpath(dir)`
+ * (`canonicalDir`, at most once per scan).
  */
 export interface SkillPlace {
   base: string
   rebased: boolean
+}
+
+/** The skill folder's canonical path: `place.base` once resolved, else `realpath(dir)`, resolved at most once a scan. */
+export function* canonicalDir(dir: string, place: SkillPlace): FsSteps<string> {
+  if (!place.rebased) {
+    place.base = yield* realpathStep(dir)
+    place.rebased = true
+  }
+  return place.base
 }
 
 /**
@@ -28,10 +38,9 @@ export function* listSubfolder(
   const real = childPath(place.base, rel)
   const listed = yield* readdirCheckedStep(abs, real)
   if (listed !== undefined || place.rebased) return [listed, real]
-  place.rebased = true
-  const realDir = yield* realpathStep(dir)
-  if (realDir === place.base) return [undefined, real]
-  place.base = realDir
+  const given = place.base
+  const realDir = yield* canonicalDir(dir, place)
+  if (realDir === given) return [undefined, real]
   const again = childPath(realDir, rel)
   return [yield* readdirCheckedStep(abs, again), again]
 }

@@ -9,14 +9,13 @@ import {
   type FsSteps,
   readCappedStep,
   readdirStep,
-  realpathStep,
   resolveStep,
   runAsync,
   statCheckedStep,
   statStep,
 } from './fs-steps.js'
 import { hashFiles } from './hash-files.js'
-import { changedWarning, listSubfolder, type SkillPlace } from './list-subfolder.js'
+import { canonicalDir, changedWarning, listSubfolder, type SkillPlace } from './list-subfolder.js'
 import {
   asyncSkillFs,
   type CappedFile,
@@ -321,7 +320,6 @@ export function* scanSkillFolderSteps(
   const warnings: string[] = []
   const nested: string[] = []
   const folders: string[] = []
-  let realDir: string | undefined
   const place: SkillPlace = { base: dir, rebased: false }
   const pending: [rel: string, abs: string, depth: number, entries?: readonly DirEntry[]][] = [
     ['', dir, 0, top],
@@ -366,9 +364,9 @@ export function* scanSkillFolderSteps(
         continue
       }
       const link = results[slot.call] as Resolved
-      // Resolved only once a link resolves: a folder without links costs no call.
-      if ('target' in link) realDir ??= yield* realpathStep(dir)
-      takeLink(slot.rel, link, realDir!, { files, nested, warnings })
+      // Resolved only once a link resolves (a failed one is judged without it): a folder without links costs no call.
+      const realDir = 'target' in link ? yield* canonicalDir(dir, place) : ''
+      takeLink(slot.rel, link, realDir, { files, nested, warnings })
     }
     // Pushed in reverse so they are searched in name order.
     for (let i = subfolders.length - 1; i >= 0; i--) pending.push(subfolders[i]!)

@@ -1,6 +1,6 @@
 import { basename } from 'node:path'
 import { SkillHostError } from '../../common/errors.js'
-import { allSteps, type FsSteps, realpathStep, statStep } from './fs-steps.js'
+import { allSteps, type FsSteps, realpathStep, resolveStep } from './fs-steps.js'
 import { type FsSkillOutcome, type LoadFsSkillOptions, loadFsSkillSteps } from './load-fs-skill.js'
 import { inNameOrder, SKIPPED_FOLDERS } from './scan-skill-folder.js'
 import { childPath, type DirEntry } from './skill-fs.js'
@@ -91,8 +91,9 @@ type Resolved = { readonly target: string; readonly folder: boolean } | { readon
 /** Where a symlink leads: its canonical target and whether that is a folder, or why it leads nowhere. */
 function* resolveLink(path: string): FsSteps<Resolved> {
   try {
-    const target = yield* realpathStep(path)
-    return { target, folder: (yield* statStep(target)).isDirectory() }
+    // Target and stat from one descriptor, as a skill's scan resolves its links.
+    const { target, s } = yield* resolveStep(path)
+    return { target, folder: s.isDirectory() }
   } catch (err) {
     return { errno: errnoOf(err) }
   }
