@@ -1,10 +1,10 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli-main.js'
 import { reportError } from '../../src/cli/shared/report-error.js'
+import { neutralTempDir } from '../helpers/reachable-temp.js'
 
 // Each command's errors in the person's voice (flags, not tool parameters;
 // never the model's "call read_skill_file"), their --json form
@@ -13,7 +13,8 @@ import { reportError } from '../../src/cli/shared/report-error.js'
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const wordCount = join(repo, 'examples/skills/word-count')
 const linux = process.platform === 'linux'
-const base = mkdtempSync(join(tmpdir(), 'skillhost-voices-'))
+// Neutral: the sandbox's base must go where this test points TMPDIR.
+const base = await neutralTempDir('skillhost-voices-', 0o700)
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 const empty = join(base, 'empty')

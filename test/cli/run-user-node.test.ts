@@ -5,14 +5,16 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scriptInterpreters } from '../../src/tiers/scripts/index.js'
+import { everyoneReaches, reachableNodeBin } from '../helpers/reachable-temp.js'
 import { ROOT } from '../helpers/spawn-serve.js'
 
 // One interpreter rule (issue 37.7): node, like python, is the user's — the
 // first on PATH — unless the deployer pins one (--interpreter node=PATH).
 
 const bin = join(ROOT, 'dist/cli/main.js')
-// The node running this suite (22 or later) and the system's, when they differ.
-const userBin = dirname(process.execPath)
+// The node running this suite (22 or later), in a bin folder anyone can reach
+// wherever the checkout lives, and the system's, when they differ.
+const userBin = reachableNodeBin()
 const systemNode = '/usr/bin/node'
 const systemVersion = existsSync(systemNode)
   ? execFileSync(systemNode, ['--version'], { encoding: 'utf8' }).trim()
@@ -43,6 +45,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true })
+  await rm(dirname(userBin), { recursive: true, force: true })
 })
 
 describe('node is the user’s, from PATH, unless pinned', () => {
@@ -91,16 +94,17 @@ describe('node is the user’s, from PATH, unless pinned', () => {
 // with the workspace mount (this machine's /work/node22/…) was bound at that
 // path, under the workspace mount, so bwrap left node22/node_modules/… in the
 // user's folder after every call, and the script read the host path.
-const underWork = process.execPath.startsWith('/work/')
+const suiteBin = dirname(process.execPath)
+const underWork = process.execPath.startsWith('/work/') && everyoneReaches(process.execPath)
 describe.skipIf(process.platform !== 'linux' || !underWork)('a PATH node under /work', () => {
   it('runs from /opt/skillhost/node/<version>, twice, and the user’s folder holds only what the script wrote', async () => {
     const ws = await mkdtemp(join(tmp, 'ws-'))
-    const path = `${userBin}:/usr/bin:/bin`
+    const path = `${suiteBin}:/usr/bin:/bin`
     for (let round = 0; round < 2; round++) {
       const out = await run(path, [skill, 'scripts/where.js'], ws)
       expect(out.code, out.stderr).toBe(0)
       expect(out.stdout).toBe(`/opt/skillhost/node/${process.version.slice(1)}/bin/node\n`)
-      expect(`${out.stdout}${out.stderr}`).not.toContain(userBin)
+      expect(`${out.stdout}${out.stderr}`).not.toContain(suiteBin)
     }
     expect(readdirSync(ws)).toEqual(['out.txt'])
   })

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { neutralTempDir } from '../helpers/reachable-temp.js'
 import { runCli } from '../helpers/run-cli.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
@@ -181,7 +182,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
   })
 
   it('explains a TMPDIR the sandbox user cannot traverse instead of failing opaquely', async () => {
-    const own = await mkdtemp(join(tmpdir(), 'skillhost-run-private-'))
+    const own = await neutralTempDir('skillhost-run-private-', 0o700)
     try {
       const out = await run([join(tmp, 'probe'), 'exit'], { ...process.env, TMPDIR: own })
       // 69 (EX_UNAVAILABLE): the sandbox could not run it, which no script's own code says.
@@ -195,8 +196,7 @@ describe.skipIf(process.platform !== 'linux')('skillhost run', () => {
 
   it('leaves no temporary workspace behind', async () => {
     // A private TMPDIR: other suites create skillhost-* folders in /tmp concurrently.
-    const own = await mkdtemp(join(tmpdir(), 'skillhost-run-tmp-'))
-    await chmod(own, 0o755)
+    const own = await neutralTempDir('skillhost-run-tmp-')
     try {
       const out = await run([join(tmp, 'probe'), 'exit'], { ...process.env, TMPDIR: own })
       expect(out.code).toBe(7)

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { chmod, chown, mkdir, mkdtemp } from 'node:fs/promises'
+import { chmod, chown, mkdir } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { SkillHostError } from '../../../common/errors.js'
@@ -36,7 +36,7 @@ import { createDirectoryWorkspace } from '../skill-copy/directory-skill-copies.j
 import type { SkillScriptConfig } from '../types.js'
 import { removeTree } from '../workspace/remove-tree.js'
 import { interpreterViews } from './interpreter-views.js'
-import { neutralTempRoot } from './neutral-temp.js'
+import { mkdtempNeutral, neutralTempRoot } from './neutral-temp.js'
 
 /** The provisioning options with the cache made and checked as a read path (never `/` or a home). */
 async function provisionCache(options: ProvisionOptions): Promise<ProvisionOptions> {
@@ -159,7 +159,7 @@ export async function createScriptSandbox(
   void hostSystemLinks(SYSTEM_READ_PATHS.filter((p) => existsSync(p)))
   const warmIdleMs = warmIdle(options.warmIdleMs)
   const owned = options.baseDir === undefined
-  const baseDir = options.baseDir ?? (await mkdtemp(join(neutralTempRoot(), 'skillhost-')))
+  const baseDir = options.baseDir ?? (await mkdtempNeutral(neutralTempRoot(), 'skillhost-'))
   try {
     const sandboxUser = await prepareBase(baseDir)
     const denyRead = [

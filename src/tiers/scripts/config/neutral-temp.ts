@@ -1,5 +1,6 @@
+import { mkdtemp, rmdir } from 'node:fs/promises'
 import { homedir, hostname, tmpdir, userInfo } from 'node:os'
-import { isAbsolute, relative, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 
 /** The words a path must not carry to be neutral: the host's name and the user's. */
 function personalWords(): string[] {
@@ -35,4 +36,26 @@ export function isNeutralPath(path: string, words = personalWords(), home = home
 export function neutralTempRoot(): string {
   const preferred = tmpdir()
   return isNeutralPath(preferred) ? preferred : '/tmp'
+}
+
+/**
+ * A fresh folder `prefix` + six random letters under `parent` whose path is
+ * neutral (`isNeutralPath`): letters that happen to spell the host's name (a
+ * host called `vm` is spelt by about 1 suffix in 200) are drawn again, so a
+ * reader of the path cannot mistake chance for the host. Made 0700, as
+ * `mkdtemp` makes it; a path that names them before its letters (the parent's
+ * or the prefix's words) is returned after the first draw.
+ */
+export async function mkdtempNeutral(
+  parent: string,
+  prefix: string,
+  words = personalWords(),
+): Promise<string> {
+  const first = await mkdtemp(join(parent, prefix))
+  if (!isNeutralPath(join(parent, prefix), words)) return first
+  for (let dir = first, draws = 1; ; draws++) {
+    if (isNeutralPath(dir, words) || draws === 64) return dir
+    await rmdir(dir)
+    dir = await mkdtemp(join(parent, prefix))
+  }
 }

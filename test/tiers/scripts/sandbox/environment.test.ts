@@ -25,6 +25,7 @@ import {
   hostToolConfigPaths,
 } from '../../../../src/tiers/scripts/sandbox/minimal-etc.js'
 import { codeOf, rejectsWith } from '../../../helpers/error-code.js'
+import { neutralTempDir } from '../../../helpers/reachable-temp.js'
 import { makeRig, onLinux, type Rig, runScriptOnce } from '../../../helpers/sandbox.js'
 
 const PYTHON = '/usr/bin/python3'
@@ -104,7 +105,7 @@ describe.skipIf(!onLinux)('bubblewrap sandbox: what a script sees in /etc and it
 
   it('passes the /etc files on pipes: no host fd and no temp file is left behind', async () => {
     const fdCount = () => readdirSync('/proc/self/fd').length
-    const privateTmp = openDir('skillhost-etc-tmp-')
+    const privateTmp = await neutralTempDir('skillhost-etc-tmp-')
     const saved = process.env.TMPDIR
     process.env.TMPDIR = privateTmp
     try {
@@ -341,7 +342,7 @@ describe.skipIf(!onLinux)('createScriptSandbox: certificates and interpreters ou
   })
 
   it('refuses read paths that are /, hold the home or the base, or lie in a deny entry', async () => {
-    const privateTmp = openDir('skillhost-refusals-tmp-')
+    const privateTmp = await neutralTempDir('skillhost-refusals-tmp-')
     const saved = process.env.TMPDIR
     process.env.TMPDIR = privateTmp
     try {
