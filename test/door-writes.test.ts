@@ -61,6 +61,8 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
   'cli/env/env-command.ts': 'the environment lock writer: a path the user gave, pins pip reported',
   'cli/demo/demo-main.ts': 'the demo: a temp folder of its own, files the demo ships',
   'tiers/scripts/config/create-script-sandbox.ts': 'the sandbox base folder, host-made',
+  'tiers/scripts/config/neutral-temp.ts':
+    "draws the sandbox base folder's name (mkdtemp), removing a draw that spelt the host's name before any call ran",
   'tiers/scripts/deps/python-view.ts':
     'interpreter shims (pyvenv.cfg, links) under the sandbox base, host-written',
   'tiers/scripts/deps/build-lock.ts': "the environment build's lock folder beside the cache",

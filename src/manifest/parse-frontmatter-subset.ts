@@ -52,6 +52,8 @@ export function parseFrontmatterSubset(text: string): Record<string, unknown> | 
 const UNSAFE = /[\0-\x09\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/
 const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/
 const NESTED_KEY = /^( +)([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?$/
+// A sequence item that opens a compact mapping: `- key:` and a space or the line's end.
+const ITEM_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*:(?: |$)/
 const BLOCK_HEADER = /^[|>][-+]? *$/
 const NOT_STRING_KEY =
   /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/
@@ -97,7 +99,8 @@ function readChildren(lines: readonly string[], from: number, owner: number, dep
   const line = lines[k]
   if (line === undefined) return { value: null, next: k }
   const indent = indentOf(line)
-  if (indent >= owner && line.startsWith('- ', indent)) return readSequence(lines, k, indent, owner)
+  if (indent >= owner && line.startsWith('- ', indent))
+    return readSequence(lines, k, indent, owner, depth)
   if (indent <= owner) return { value: null, next: k }
   if (NESTED_KEY.test(line)) {
     return depth < MAX_SUBSET_DEPTH ? readNestedMap(lines, k, indent, depth + 1) : undefined
@@ -108,10 +111,18 @@ function readChildren(lines: readonly string[], from: number, owner: number, dep
 }
 
 /**
- * Block sequence items `- value` at `indent`, each a scalar or flow
- * sequence, for a key at `owner` (the items may share its indentation).
+ * Block sequence items `- value` at `indent`, each a scalar, a flow
+ * collection or a compact mapping (`- key: value`, its further keys aligned
+ * under the first), for a key at `owner` (the items may share its
+ * indentation) in a mapping at nesting level `depth`.
  */
-function readSequence(lines: readonly string[], from: number, indent: number, owner: number): Read {
+function readSequence(
+  lines: readonly string[],
+  from: number,
+  indent: number,
+  owner: number,
+  depth: number,
+): Read {
   const items: unknown[] = []
   let i = from
   for (;;) {
@@ -126,7 +137,11 @@ function readSequence(lines: readonly string[], from: number, indent: number, ow
     const col = indentOf(line.slice(n + 1)) + n + 1
     const c = line[col]
     if (c === undefined || c === '|' || c === '>') return undefined
-    const read = readValue(lines, i, col, indent + 1)
+    const read = ITEM_KEY.test(line.slice(col))
+      ? depth < MAX_SUBSET_DEPTH
+        ? readNestedMap(lines, i, col, depth + 1, `${' '.repeat(col)}${line.slice(col)}`)
+        : undefined
+      : readValue(lines, i, col, indent + 1)
     if (read === undefined) return undefined
     items.push(read.value)
     i = read.next
@@ -134,18 +149,24 @@ function readSequence(lines: readonly string[], from: number, indent: number, ow
   return { value: items, next: i }
 }
 
-/** `key: value` lines at `indent`, a mapping at nesting level `depth`; a key with nothing after it owns the lines below. */
+/**
+ * `key: value` lines at `indent`, a mapping at nesting level `depth`; a key
+ * with nothing after it owns the lines below. A compact mapping in a
+ * sequence item gives its first line as `first`, the `- ` blanked out: the
+ * same columns, so values are still read from `lines`.
+ */
 function readNestedMap(
   lines: readonly string[],
   from: number,
   indent: number,
   depth: number,
+  first?: string,
 ): Read {
   const map: Record<string, unknown> = Object.create(null)
   let i = from
   for (;;) {
     i = nextContent(lines, i)
-    const line = lines[i]
+    const line = i === from && first !== undefined ? first : lines[i]
     if (line === undefined || indentOf(line) < indent) break
     const m = NESTED_KEY.exec(line)
     if (!m || m[1]!.length !== indent || !usableKey(m[2]!, map)) return undefined
@@ -175,10 +196,30 @@ function readValue(lines: readonly string[], i: number, col: number, owner: numb
   if (c === '[' || c === '{') {
     // Flow sequences of plain scalars, else one-line JSON (objects, nested arrays).
     const items = (c === '[' ? readFlowSequence(line, col) : undefined) ?? readJsonFlow(line, col)
-    return items === undefined ? undefined : { value: items, next: i + 1 }
+    return items === undefined ? readJsonLines(lines, i, col, owner) : { value: items, next: i + 1 }
   }
   if (c === "'" || c === '"') return readQuoted(lines, i, col, owner)
   return readPlain(lines, i, col, owner)
+}
+
+/**
+ * JSON over several lines (as tools pretty-print `metadata`), from column
+ * `col` of `lines[i]` through the lines below indented deeper than `owner`:
+ * no string may span a line break, so joining the lines with `\n` changes no
+ * value (`readJsonFlow`'s whitespace).
+ */
+function readJsonLines(lines: readonly string[], i: number, col: number, owner: number): Read {
+  let last = i
+  for (let k = i + 1; k < lines.length; k++) {
+    const line = lines[k]!
+    if (isBlank(line)) continue
+    if (indentOf(line) <= owner) break
+    last = k
+  }
+  if (last === i) return undefined
+  const text = [lines[i]!.slice(col), ...lines.slice(i + 1, last + 1)].join('\n')
+  const value = readJsonFlow(text, 0)
+  return value === undefined ? undefined : { value, next: last + 1 }
 }
 
 /** True when `text` (trimmed) is plain on one line: no indicator start, no `: `, ` #` or trailing `:`. */

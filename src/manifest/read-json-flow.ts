@@ -7,14 +7,14 @@ const MAX_JSON_DEPTH = 16
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/
 
 /**
- * A one-line JSON object or array written as a YAML flow collection (as
- * tools write `metadata: {"a":{"b":["c"]}}`), from column `col` of `line` to
- * its end, as `yaml` reads it: double-quoted strings (decoded as YAML
+ * A JSON object or array written as a YAML flow collection (as tools write
+ * `metadata: {"a":{"b":["c"]}}`, or pretty-printed over lines joined by
+ * `\n`), from column `col` of `line` to its end, as `yaml` reads it: double-quoted strings (decoded as YAML
  * decodes them), numbers, `true`, `false`, `null`, objects with string keys
- * and arrays. Returns `undefined`, leaving the text to `yaml`, for anything
+ * and arrays, a trailing comma allowed as YAML allows it. Returns `undefined`, leaving the text to `yaml`, for anything
  * else: a duplicate or `__proto__` key, a space before `:`, `-0` or
- * an integer beyond 2^53, nesting past `MAX_JSON_DEPTH`, or text after the
- * closing bracket. Objects have a null prototype, as the fast path's maps do.
+ * an integer beyond 2^53, nesting past `MAX_JSON_DEPTH`, a string over a
+ * line break, or text after the closing bracket. Objects have a null prototype, as the fast path's maps do.
  */
 export function readJsonFlow(line: string, col: number): unknown {
   const reader = new JsonFlowReader(line, col)
@@ -34,8 +34,9 @@ class JsonFlowReader {
     this.p = col
   }
 
+  // Between tokens, line breaks are spaces too (JSON over several lines).
   private skipSpaces(): void {
-    while (this.line[this.p] === ' ') this.p++
+    while (this.line[this.p] === ' ' || this.line[this.p] === '\n') this.p++
   }
 
   value(depth: number): unknown {
@@ -43,7 +44,7 @@ class JsonFlowReader {
     if (c === '{' || c === '[') return depth > MAX_JSON_DEPTH ? FAIL : this.collection(c, depth)
     if (c === '"') return this.string()
     let end = this.p
-    while (end < this.line.length && !' ,]}'.includes(this.line[end]!)) end++
+    while (end < this.line.length && !' \n,]}'.includes(this.line[end]!)) end++
     const text = this.line.slice(this.p, end)
     this.p = end
     if (text === 'true' || text === 'false' || text === 'null') return typePlain(text)
@@ -56,6 +57,8 @@ class JsonFlowReader {
     const start = this.p
     for (let q = start + 1; q < this.line.length; q++) {
       const ch = this.line[q]
+      // A string folded over a line break reads otherwise in YAML: left to `yaml`.
+      if (ch === '\n') return FAIL
       if (ch === '\\') q++
       else if (ch === '"') {
         this.p = q + 1
@@ -86,6 +89,11 @@ class JsonFlowReader {
       if (c === close) return out
       if (c !== ',') return FAIL
       this.skipSpaces()
+      // A trailing comma, as YAML's flow collections allow it.
+      if (this.line[this.p] === close) {
+        this.p++
+        return out
+      }
     }
   }
 

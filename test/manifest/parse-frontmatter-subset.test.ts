@@ -91,7 +91,36 @@ function entry(pad: string, depth: number): fc.Arbitrary<string> {
       .map((es) => `${pad}${k}:\n${es.join('\n')}`),
   )
   const comment = fc.constantFrom(`${pad}# c`, '')
-  return fc.oneof(...leaves, { weight: 4, arbitrary: children }, comment)
+  return fc.oneof(
+    ...leaves,
+    { weight: 4, arbitrary: children },
+    { weight: 2, arbitrary: itemMaps(pad, depth) },
+    comment,
+  )
+}
+
+/** A key owning a sequence of compact mappings (`- key: v`, its further keys aligned under the first). */
+function itemMaps(pad: string, depth: number): fc.Arbitrary<string> {
+  return fc
+    .tuple(nestedKey, fc.constantFrom('', '  '), fc.constantFrom('- ', '-  '))
+    .chain(([k, x, dash]) =>
+      fc
+        .array(
+          // Keys unique within an item: a duplicate is refused by both, and reaches nothing new.
+          fc
+            .uniqueArray(entry(`${pad}${x}${' '.repeat(dash.length)}`, depth - 1), {
+              minLength: 1,
+              maxLength: 3,
+              selector: (e) => e.trimStart().split(':')[0],
+            })
+            .map(
+              (es) =>
+                `${pad}${x}${dash}${es.join('\n').slice(pad.length + x.length + dash.length)}`,
+            ),
+          { minLength: 1, maxLength: 3 },
+        )
+        .map((items) => `${pad}${k}:\n${items.join('\n')}`),
+    )
 }
 
 /** A frontmatter document: top-level keys with values, sequences, nested maps, comments, blanks. */
@@ -148,10 +177,41 @@ const jsonDocuments = fc
     return `name: x\nmetadata: ${style === 2 ? text.replace(/^\{("[^"]*":)/, '{$1 1,$1') : text}\n`
   })
 
+// Pretty-printed over lines, as tools write `metadata` blocks: on the key's
+// line or below it, sometimes with trailing commas, sometimes a line pulled
+// back to the key's column (which `yaml` reads otherwise or refuses).
+const jsonLineDocuments = fc
+  .tuple(
+    fc.dictionary(jsonText, jsonValue, { minKeys: 1, maxKeys: 3 }),
+    fc.constantFrom(1, 2, 4),
+    fc.boolean(),
+    fc.boolean(),
+    fc.constantFrom('', '', '', 'pull', 'blank'),
+    fc.constantFrom('', '  '),
+  )
+  .map(([v, width, below, trailing, twist, pad]) => {
+    let lines = JSON.stringify(v, null, width).split('\n')
+    if (trailing)
+      lines = lines.map((l, i) =>
+        /^ *[}\]]/.test(lines[i + 1] ?? '') && !/[[{]$/.test(l) ? `${l},` : l,
+      )
+    if (twist === 'pull' && lines.length > 2) lines[1] = lines[1]!.trimStart()
+    if (twist === 'blank' && lines.length > 2) lines.splice(1, 0, '')
+    const inner = pad === '' ? '' : '  '
+    const body = lines
+      .map((l, i) => (i === 0 && !below ? l : l === '' ? '' : `${pad}${inner}  ${l}`))
+      .join('\n')
+    const key = pad === '' ? 'metadata' : 'metadata:\n  inner'
+    return `name: x\n${key}:${below ? '\n' : ' '}${body}\nafter: 1\n`
+  })
+
 /** Documents of nested block mappings, up to four levels. */
 const nestedDocuments = fc
   .array(entry('', 3), { minLength: 1, maxLength: 3 })
   .map((parts) => `${parts.join('\n')}\n`)
+
+/** Documents of one sequence of compact mappings, as `hooks:` and `install:` lists are written. */
+const itemMapDocuments = itemMaps('', 2).map((text) => `name: x\n${text}\n`)
 
 describe('parseFrontmatterSubset', () => {
   it('reads the shapes real frontmatter has, as yaml does', () => {
@@ -192,6 +252,31 @@ describe('parseFrontmatterSubset', () => {
         },
       ],
       ['m: { "o": { "e": "x" }, "l": [ 1 , 2 ] }\n', { m: { o: { e: 'x' }, l: [1, 2] } }],
+      // JSON pretty-printed under its key, trailing commas and all (the openclaw blocks).
+      [
+        'metadata:\n  {\n    "openclaw":\n      {\n        "os": ["darwin", "linux"],\n        "install":\n          [\n            { "id": "brew", "bins": ["x"], },\n          ],\n      },\n  }\nn: 1\n',
+        {
+          metadata: {
+            openclaw: { os: ['darwin', 'linux'], install: [{ id: 'brew', bins: ['x'] }] },
+          },
+          n: 1,
+        },
+      ],
+      ['m: {\n    "a": 1,\n    "b": [true]\n  }\n', { m: { a: 1, b: [true] } }],
+      // Sequences of compact mappings (hooks, install lists, pyyaml's output of lists of dicts).
+      [
+        'f3:\n  version: \'1.1\'\n  techniques:\n  - id: T1660\n    name: Phishing\n  - id: T1110\n    tags:\n    - a\n    nested:\n      deep: [x]\nhooks:\n  PreToolUse:\n    -  matcher: "Write|Edit"\n       hooks:\n         - type: command\n',
+        {
+          f3: {
+            version: '1.1',
+            techniques: [
+              { id: 'T1660', name: 'Phishing' },
+              { id: 'T1110', tags: ['a'], nested: { deep: ['x'] } },
+            ],
+          },
+          hooks: { PreToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command' }] }] },
+        },
+      ],
       // A scalar on the lines below its key.
       [
         'description:\n  Web search.\n  Use it.\nm:\n  k:\n    "q"\n  j:\n',
@@ -253,6 +338,15 @@ describe('parseFrontmatterSubset', () => {
       'a: x',
       'a: x\na: y\n',
       'a: x\u2028\n',
+      // JSON over lines: a string across a break, a line at the key's column, text after it.
+      'm: {"a":\n  "b\n  c"}\n',
+      'm: {\n"a": 1}\n',
+      'm:\n  {\n    "a": 1\n  } x\n',
+      'm: {\n  "a": 1 # c\n  }\n',
+      // Compact mappings in a sequence: a key out of line, a duplicate, too deep.
+      'k:\n- a: 1\n   b: 2\n',
+      'k:\n- a: 1\n  a: 2\n',
+      `k:\n${Array.from({ length: 8 }, (_, i) => `${' '.repeat(2 * i)}- k:`).join('\n')} x\n`,
     ])
       expect(parseFrontmatterSubset(text), JSON.stringify(text)).toBeUndefined()
   })
@@ -261,22 +355,32 @@ describe('parseFrontmatterSubset', () => {
     let accepted = 0
     let deep = 0
     let json = 0
+    let jsonLines = 0
+    let itemMapsSeen = 0
     let runs = 0
     fc.assert(
-      fc.property(fc.oneof(documents, nestedDocuments, jsonDocuments), (text) => {
-        runs++
-        if (!agrees(text)) return
-        accepted++
-        // A mapping two levels under the top: the nested shapes are reached too.
-        const values = Object.values(parseSimpleFrontmatter(text)!)
-        if (values.some((v) => isMap(v) && Object.values(v as object).some(isMap))) deep++
-        if (text.includes('metadata: {')) json++
-      }),
+      fc.property(
+        fc.oneof(documents, nestedDocuments, jsonDocuments, jsonLineDocuments, itemMapDocuments),
+        (text) => {
+          runs++
+          if (!agrees(text)) return
+          accepted++
+          // A mapping two levels under the top: the nested shapes are reached too.
+          const values = Object.values(parseSimpleFrontmatter(text)!)
+          if (values.some((v) => isMap(v) && Object.values(v as object).some(isMap))) deep++
+          if (text.includes('metadata: {')) json++
+          if (/\n *\{\n/.test(text) || /: \{\n/.test(text)) jsonLines++
+          if (/\n *- [A-Za-z_][\w.-]*:/.test(text)) itemMapsSeen++
+        },
+      ),
       { numRuns: numRuns * 50 },
     )
     // The generator reaches the subset often, not only its refusals.
     expect(accepted).toBeGreaterThan(runs / 20)
     expect(deep, `${deep} of ${runs}`).toBeGreaterThan(runs / 200)
     expect(json, `${json} of ${runs}`).toBeGreaterThan(runs / 25)
+    // JSON over lines and sequences of compact mappings are accepted too, not only declined.
+    expect(jsonLines, `${jsonLines} of ${runs}`).toBeGreaterThan(runs / 50)
+    expect(itemMapsSeen, `${itemMapsSeen} of ${runs}`).toBeGreaterThan(runs / 400)
   })
 })

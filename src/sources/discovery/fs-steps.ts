@@ -15,11 +15,11 @@ import type {
  */
 export type FsRequest =
   | { readonly op: 'readdir'; readonly path: string }
-  | { readonly op: 'readdirChecked'; readonly path: string; readonly real: string }
+  | { readonly op: 'readdirChecked'; readonly path: string; readonly real: string | null }
   | {
       readonly op: 'statChecked'
       readonly path: string
-      readonly real: string
+      readonly real: string | null
       readonly names: readonly string[]
     }
   | { readonly op: 'stat'; readonly path: string }
@@ -66,7 +66,10 @@ export function* readdirStep(path: string): FsSteps<DirEntry[]> {
  * `real`, proved from an open descriptor (`SkillFs.readdirChecked`);
  * undefined when something else is there now.
  */
-export function* readdirCheckedStep(path: string, real: string): FsSteps<DirEntry[] | undefined> {
+export function* readdirCheckedStep(
+  path: string,
+  real: string | null,
+): FsSteps<DirEntry[] | undefined> {
   return (yield { op: 'readdirChecked', path, real }) as DirEntry[] | undefined
 }
 
@@ -77,7 +80,7 @@ export function* readdirCheckedStep(path: string, real: string): FsSteps<DirEntr
  */
 export function* statCheckedStep(
   path: string,
-  real: string,
+  real: string | null,
   names: readonly string[],
 ): FsSteps<Stats[] | undefined> {
   return (yield { op: 'statChecked', path, real, names }) as Stats[] | undefined

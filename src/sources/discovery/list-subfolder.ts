@@ -1,5 +1,5 @@
 import { type FsSteps, readdirCheckedStep, realpathStep } from './fs-steps.js'
-import { childPath, type DirEntry } from './skill-fs.js'
+import { AT_SKILL, childPath, type DirEntry } from './skill-fs.js'
 
 /**
  * Where a scan's checked listings expect the skill folder to be: its
@@ -27,14 +27,17 @@ export function* canonicalDir(dir: string, place: SkillPlace): FsSteps<string> {
  * listing named: at `place`'s canonical path + `/` + `rel`, proved from an
  * open descriptor (`readdirChecked`), checked again once against
  * `realpath(dir)` when `dir` was not canonical. Undefined (with the `real`
- * it was checked against) when something else is there.
+ * it was checked against) when something else is there. A folder right
+ * inside the skill folder is checked as `AT_SKILL`: not a link, and no
+ * location to prove but the skill folder's.
  */
 export function* listSubfolder(
   dir: string,
   abs: string,
   rel: string,
   place: SkillPlace,
-): FsSteps<[listed: DirEntry[] | undefined, real: string]> {
+): FsSteps<[listed: DirEntry[] | undefined, real: string | null]> {
+  if (!rel.includes('/')) return [yield* readdirCheckedStep(abs, AT_SKILL), AT_SKILL]
   const real = childPath(place.base, rel)
   const listed = yield* readdirCheckedStep(abs, real)
   if (listed !== undefined || place.rebased) return [listed, real]

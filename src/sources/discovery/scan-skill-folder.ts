@@ -192,9 +192,9 @@ interface FolderPlan {
   checkedCall?: number
 }
 
-/** A subfolder, with the canonical path it must be at (`real`), listed through `readdirChecked`. */
+/** A subfolder, with the canonical path it must be at (`real`, or `AT_SKILL`), listed through `readdirChecked`. */
 interface Checked {
-  readonly real: string
+  readonly real: string | null
   /** The files to stat through the same check (one `statChecked` call), in slot order. */
   readonly names: string[]
 }
@@ -327,7 +327,7 @@ export function* scanSkillFolderSteps(
   while (pending.length > 0) {
     const [rel, abs, depth, given] = pending.pop()!
     let listed: readonly DirEntry[] | undefined
-    let real: string | undefined
+    let real: string | null | undefined
     if (rel === '') listed = given ?? (yield* readdirStep(abs))
     // A subfolder is used only as the folder its parent's listing named (`listSubfolder`).
     else [listed, real] = yield* listSubfolder(dir, abs, rel, place)

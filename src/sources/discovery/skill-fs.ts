@@ -71,9 +71,10 @@ export interface SkillFsOf<Async extends boolean> {
    * Lists the folder at `path` only if it is the folder whose canonical path
    * is `real` (see `readdirChecked`); undefined when it is not (a symlink, a
    * non-folder, or reached through a swapped parent). Other failures throw
-   * as `readdir`'s.
+   * as `readdir`'s. `real` null (`AT_SKILL`): a folder right inside the skill
+   * folder, whose location is the skill folder's own (see `checkedSync`).
    */
-  readdirChecked(path: string, real: string): Io<Async, DirEntry[] | undefined>
+  readdirChecked(path: string, real: string | null): Io<Async, DirEntry[] | undefined>
   /**
    * `lstat`s each of `names` inside the folder at `path`, through a
    * descriptor proved to be the folder at canonical `real` (as
@@ -81,7 +82,11 @@ export interface SkillFsOf<Async extends boolean> {
    * that was inside that folder: no swapped parent is followed, and no
    * last-component symlink either. A missing name throws, as `stat` does.
    */
-  statChecked(path: string, real: string, names: readonly string[]): Io<Async, Stats[] | undefined>
+  statChecked(
+    path: string,
+    real: string | null,
+    names: readonly string[],
+  ): Io<Async, Stats[] | undefined>
   stat(path: string): Io<Async, Stats>
   realpath(path: string): Io<Async, string>
   /**
@@ -304,6 +309,14 @@ const statHeld = (held: string, names: readonly string[]): Stats[] =>
   names.map((n) => lstatSync(`${held}/${n}`))
 
 /**
+ * `real` for a folder right inside the skill folder: its only parent is the
+ * skill folder, whose own path is listed as given (a stated non-claim,
+ * docs/security.md), so proving the descriptor's location would prove only
+ * that; `O_NOFOLLOW` alone keeps its last component from being a link.
+ */
+export const AT_SKILL = null
+
+/**
  * The one rule of a checked folder, both drivers: open `path` as a folder
  * without following a last-component symlink, prove the descriptor's
  * location (`/proc/self/fd/N`, which the kernel gives from the open inode,
@@ -312,8 +325,13 @@ const statHeld = (held: string, names: readonly string[]): Stats[] =>
  * Not check-then-use: what is used is the very folder that was checked,
  * wherever it moves after. Undefined when it is not that folder. Where no
  * descriptor can be named (`LISTS_CHECKED` false), `use` gets `path` itself.
+ * `real` `AT_SKILL`: no location to prove beyond the skill folder's own.
  */
-function checkedSync<T>(path: string, real: string, use: (held: string) => T): T | undefined {
+function checkedSync<T>(
+  path: string,
+  real: string | null,
+  use: (held: string) => T,
+): T | undefined {
   if (!LISTS_CHECKED) return use(path)
   let fd: number
   try {
@@ -324,7 +342,7 @@ function checkedSync<T>(path: string, real: string, use: (held: string) => T): T
   }
   try {
     const held = `/proc/self/fd/${fd}`
-    return readlinkSync(held) === real ? use(held) : undefined
+    return real === AT_SKILL || readlinkSync(held) === real ? use(held) : undefined
   } finally {
     closeSync(fd)
   }
@@ -333,7 +351,7 @@ function checkedSync<T>(path: string, real: string, use: (held: string) => T): T
 /** `checkedSync` through the thread pool: the same steps, the same answers. */
 async function checkedAsync<T>(
   path: string,
-  real: string,
+  real: string | null,
   use: (held: string) => Promise<T>,
 ): Promise<T | undefined> {
   if (!LISTS_CHECKED) return use(path)
@@ -346,7 +364,7 @@ async function checkedAsync<T>(
   }
   try {
     const held = `/proc/self/fd/${handle.fd}`
-    return (await readlink(held)) === real ? await use(held) : undefined
+    return real === AT_SKILL || (await readlink(held)) === real ? await use(held) : undefined
   } finally {
     await handle.close()
   }
