@@ -12,7 +12,8 @@ import { readJsonFlow } from './read-json-flow.js'
  * schema, folded over more-indented lines), single- or double-quoted
  * scalars (escapes decoded, folded over lines), literal and folded block
  * scalars with a chomping indicator, one-line flow sequences of scalars,
- * block sequences of scalars, one-line JSON objects and arrays
+ * block sequences of scalars, flow collections or compact mappings, JSON
+ * objects and arrays on one line or pretty-printed over several
  * (`readJsonFlow`), nested block mappings (up to
  * `MAX_SUBSET_DEPTH` levels) of the same, a plain or quoted scalar on the
  * lines below its key, or nothing (null). It returns `undefined` for anything else (anchors, tags, flow
