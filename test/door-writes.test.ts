@@ -65,6 +65,8 @@ const HOST_CHOSEN: Readonly<Record<string, string>> = {
     "draws the sandbox base folder's name (mkdtemp), removing a draw that spelt the host's name before any call ran",
   'tiers/scripts/deps/python-view.ts':
     'interpreter shims (pyvenv.cfg, links) under the sandbox base, host-written',
+  'tiers/scripts/deps/seed-template.ts':
+    "the installer's seed template, inside the installer's temp folder: a venv pip seeds on the host (never in the sandbox) from the interpreter's own bundled wheels, its new files moved into place before the installer is renamed into the cache",
   'tiers/scripts/deps/build-lock.ts': "the environment build's lock folder beside the cache",
   'tiers/scripts/deps/env-build-failure.ts':
     "pip's log of a failed environment build: pip runs on the host, the file is named by the requirement set's key in the env cache's own logs folder",

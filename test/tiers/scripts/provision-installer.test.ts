@@ -37,6 +37,19 @@ const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProces
 const installerBuilds = () =>
   exporter.getFinishedSpans().filter((s) => s.name === 'skillhost.provision_installer').length
 
+/** Prints each `.pyc` under argv[1] whose header does not match its source's mtime and size, then `checked`. */
+const STALE_PYCS = [
+  'import os, sys, importlib.util as u',
+  'for d, _, fs in os.walk(sys.argv[1]):',
+  '  for f in fs:',
+  '    if not f.endswith(".pyc"): continue',
+  '    src = u.source_from_cache(os.path.join(d, f))',
+  '    if not os.path.exists(src): continue',
+  '    h = open(os.path.join(d, f), "rb").read(16); st = os.stat(src)',
+  '    if int.from_bytes(h[8:12], "little") != int(st.st_mtime) & 0xFFFFFFFF or int.from_bytes(h[12:16], "little") != st.st_size & 0xFFFFFFFF: print(src)',
+  'print("checked")',
+].join('\n')
+
 const noShim = async (dir: string) => {
   mkdirSync(dir)
 }
@@ -121,6 +134,22 @@ describe.skipIf(!onLinux || PYTHON === undefined)('the pip installer of an env c
       return join(lib, readdirSync(lib)[0] as string, 'site-packages')
     }
     expect(existsSync(join(site(a.venv), 'pip', '__pycache__'))).toBe(true)
+    // Seeded from the installer's template (a copy, not pip again): every file ensurepip's venv
+    // holds, at the same path, and each .pyc still matches its source (timestamps kept).
+    const files = (root: string) =>
+      readdirSync(root, { recursive: true, withFileTypes: true })
+        .filter((e) => !e.isDirectory())
+        .map((e) => join(e.parentPath, e.name).slice(root.length + 1))
+        .sort()
+    expect(files(site(a.venv)).filter((f) => !f.startsWith('skillhost_probe_pkg'))).toEqual(
+      files(site(reference)),
+    )
+    const stale = execFileSync(
+      join(a.venv, 'bin', 'python'),
+      ['-I', '-c', STALE_PYCS, site(a.venv)],
+      { encoding: 'utf8' },
+    )
+    expect(stale).toBe('checked\n')
     expect(readdirSync(site(a.venv)).sort()).toEqual(
       [
         ...readdirSync(site(reference)),

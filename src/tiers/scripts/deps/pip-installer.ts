@@ -5,11 +5,13 @@ import { traced } from '../../../common/tracing.js'
 import type { PythonLayout } from '../policy/user-python.js'
 import { readyOrLocked, releaseBuildLock } from './build-lock.js'
 import { runFile } from './run-file.js'
+import { buildSeedTemplate, SEEDED } from './seed-template.js'
 
 /**
  * pip made runnable once per env cache and interpreter: the interpreter's
  * bundled pip wheel (what `ensurepip` would install) unpacked and
- * byte-compiled, and the seed wheels `ensurepip` installs into a new venv.
+ * byte-compiled, the seed wheels `ensurepip` installs into a new venv, and
+ * those seeds as installed once (`buildSeedTemplate`).
  */
 export interface PipInstaller {
   /** The unpacked `pip` package folder: `<venv python> -I <pip> install ...` runs it. */
@@ -18,6 +20,8 @@ export interface PipInstaller {
   readonly wheels: string
   /** The seeds as `name==version`, what `ensurepip` installs (pip, and setuptools where bundled). */
   readonly seeds: readonly string[]
+  /** The seed template: the files installing the seeds added to a venv, by path from its root. */
+  readonly seeded: string
 }
 
 /** What an installer folder's `installer.json` says: the seeds, or why this interpreter builds as before. */
@@ -71,10 +75,13 @@ print(json.dumps({"seeds": seeds}))
 
 /** The installer folder's key: the interpreter (version and binary), as `envKey` names it. */
 function installerKey(python: PythonLayout): string {
-  return createHash('sha256')
-    .update(JSON.stringify(['pip-installer', python.version, python.realExecutable]))
-    .digest('hex')
-    .slice(0, 32)
+  return (
+    createHash('sha256')
+      // `2`: installers hold a seed template (older ones are left, unused, for a new build).
+      .update(JSON.stringify(['pip-installer', 2, python.version, python.realExecutable]))
+      .digest('hex')
+      .slice(0, 32)
+  )
 }
 
 async function readInstaller(dir: string): Promise<InstallerRecord | undefined> {
@@ -87,12 +94,18 @@ async function readInstaller(dir: string): Promise<InstallerRecord | undefined> 
 
 function usable(dir: string, record: InstallerRecord): PipInstaller | undefined {
   if (!('seeds' in record)) return undefined
-  return { pip: join(dir, 'lib', 'pip'), wheels: join(dir, 'wheels'), seeds: record.seeds }
+  return {
+    pip: join(dir, 'lib', 'pip'),
+    wheels: join(dir, 'wheels'),
+    seeds: record.seeds,
+    seeded: join(dir, SEEDED),
+  }
 }
 
 /**
  * The installer of `python` in `cacheDir` (`installer/<key>/`), built once:
- * unpacked by the interpreter in a temp folder of the cache, renamed into
+ * unpacked by the interpreter in a temp folder of the cache, its seed
+ * template made there (`buildSeedTemplate`), renamed into
  * place whole, under a lock folder a second builder waits on, the
  * discipline of environments (`provisionEnv`); only a finished installer is
  * ever in `installer/`. Undefined when the interpreter bundles no pip, or
@@ -139,6 +152,12 @@ async function buildInstaller(
     })
     const record = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as InstallerRecord
     signal?.throwIfAborted()
+    if ('seeds' in record)
+      await buildSeedTemplate(python, tmp, record.seeds, {
+        ...opts,
+        maxBuffer: 16 << 20,
+        ...(signal && { signal }),
+      })
     await writeFile(join(tmp, 'installer.json'), `${JSON.stringify(record)}\n`)
     await chmod(tmp, 0o755)
     await mkdir(join(cacheDir, 'installer'), { recursive: true, mode: 0o755 })

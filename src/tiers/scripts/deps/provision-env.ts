@@ -15,8 +15,8 @@ import {
   writeBuildLog,
 } from './env-build-failure.js'
 import type { Requirement } from './requirement.js'
-import { runFile } from './run-file.js'
-import { type RunOptions, seededVenv } from './seeded-venv.js'
+import { type RunOptions, runFile } from './run-file.js'
+import { seededVenv } from './seeded-venv.js'
 
 /** Where environments come from: the deployer's package index or a folder of wheels. */
 export type PackageIndex = string | { readonly findLinks: string }

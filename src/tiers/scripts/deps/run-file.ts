@@ -9,9 +9,17 @@
 export function runFile(
   file: string,
   args: readonly string[],
-  options: { timeout: number; env: NodeJS.ProcessEnv; maxBuffer: number; signal?: AbortSignal },
+  options: RunOptions,
 ): Promise<{ stdout: string; stderr: string }> {
   const { execFile } = process.getBuiltinModule('node:child_process')
   const { promisify } = process.getBuiltinModule('node:util')
   return promisify(execFile)(file, args, { ...options, encoding: 'utf8' })
+}
+
+/** The options every build step runs with: its time limit, environment, output cap and abort. */
+export interface RunOptions {
+  readonly timeout: number
+  readonly env: Readonly<Record<string, string>>
+  readonly maxBuffer: number
+  readonly signal?: AbortSignal
 }

@@ -1,15 +1,16 @@
-import { devNull } from 'node:os'
 import { join } from 'node:path'
 import type { PythonLayout } from '../policy/user-python.js'
 import { pipInstaller } from './pip-installer.js'
-import { runFile } from './run-file.js'
+import { type RunOptions, runFile } from './run-file.js'
+import { COPY_TEMPLATE } from './seed-template.js'
 
 /**
  * A venv at `tmp/venv` holding what `python -m venv` gives (pip, and
  * setuptools where the interpreter bundles it): made `--without-pip` and
- * seeded by the cache's installer (`pipInstaller`) from the bundled wheels,
- * in a run of its own without `--report`, byte-compiled as ensurepip does;
- * or, for an interpreter without a usable bundled pip, by `python -m venv`
+ * seeded from the cache's installer (`pipInstaller`) by copying its seed
+ * template, the files pip's install of the bundled wheels added to a venv
+ * once, byte-compiled as ensurepip leaves them (`buildSeedTemplate`); or,
+ * for an interpreter without a usable bundled pip, by `python -m venv`
  * itself. Returns the seeded venv's python and the pip to run with it.
  */
 export async function seededVenv(
@@ -26,23 +27,6 @@ export async function seededVenv(
     return { venvPython, pip: ['-I', '-m', 'pip'] }
   }
   await runFile(python.executable, ['-I', '-m', 'venv', '--without-pip', venv], opts)
-  const pip = ['-I', installer.pip]
-  await runFile(
-    venvPython,
-    [
-      ...[...pip, 'install', '--no-input', '--disable-pip-version-check', '--no-cache-dir'],
-      ...['--no-index', '--find-links', installer.wheels, '--no-deps', ...installer.seeds],
-    ],
-    // As ensurepip runs it: no pip configuration file (no deployer index to look at).
-    { ...opts, env: { ...opts.env, PIP_CONFIG_FILE: devNull } },
-  )
-  return { venvPython, pip }
-}
-
-/** The options every build step runs with. */
-export interface RunOptions {
-  readonly timeout: number
-  readonly env: Readonly<Record<string, string>>
-  readonly maxBuffer: number
-  readonly signal?: AbortSignal
+  await runFile(python.executable, ['-I', '-c', COPY_TEMPLATE, installer.seeded, venv], opts)
+  return { venvPython, pip: ['-I', installer.pip] }
 }
