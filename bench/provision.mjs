@@ -5,9 +5,11 @@
 // in the same process, a reuse from a second process, and two processes whose
 // first calls for a fresh set race (how many builds ran, counted by each
 // process's onBuild events). Then the build itself, interleaved on the same
-// set: the old build (`python -m venv`, which runs ensurepip, then the venv's
-// pip) against the new one (`venv --without-pip`, the seeds and the set
-// installed by the installer's pip), and the new one seeding `--no-compile`.
+// set: the oldest build (`python -m venv`, which runs ensurepip, then the
+// venv's pip), the previous one (`venv --without-pip`, the seeds and the set
+// installed by the installer's pip, the seeds byte-compiled) and today's
+// (`venv --without-pip`, the installer's seed template copied, the set
+// installed by the installer's pip).
 // Run after `npx tsc -p tsconfig.build.json`:
 //   SKILLHOST_WHEELS=/opt/pypi/files node bench/provision.mjs
 // Without a wheel folder holding pypdf the benchmark says so and exits 0.
@@ -102,6 +104,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 // The build, interleaved: the old steps against the new ones (the installer built once, timed apart).
 const { pipInstaller } = await import('../dist/tiers/scripts/deps/pip-installer.js')
+const { COPY_TEMPLATE } = await import('../dist/tiers/scripts/deps/seed-template.js')
 const { describePython } = await import('../dist/tiers/scripts/policy/user-python.js')
 const installerCache = fresh()
 const installerStarted = performance.now()
@@ -117,10 +120,9 @@ const setArgs = [
   ...['install', '--no-input', '--disable-pip-version-check', '--no-cache-dir', '-q'],
   ...['--no-index', '--find-links', wheels, '--only-binary', ':all:', REQUIREMENT],
 ]
-const seedArgs = (compile) => [
+const seedArgs = [
   ...['install', '--no-input', '--disable-pip-version-check', '--no-cache-dir', '-q'],
   ...['--no-index', '--find-links', installer.wheels, '--no-deps', ...installer.seeds],
-  ...(compile ? [] : ['--no-compile']),
 ]
 const timed = (steps) => {
   const started = performance.now()
@@ -134,12 +136,19 @@ const timed = (steps) => {
   return { ms: performance.now() - started, split, load }
 }
 const noConfig = { PIP_CONFIG_FILE: '/dev/null' }
-const newBuild = (venv, compile) => [
+// The previous build: the seeds installed by pip for every set.
+const pipSeeded = (venv) => [
   [python, ['-I', '-m', 'venv', '--without-pip', venv]],
-  [join(venv, 'bin', 'python'), ['-I', installer.pip, ...seedArgs(compile)], noConfig],
+  [join(venv, 'bin', 'python'), ['-I', installer.pip, ...seedArgs], noConfig],
   [join(venv, 'bin', 'python'), ['-I', installer.pip, ...setArgs]],
 ]
-const installers = { old: [], new: [], noCompile: [] }
+// Today's, as seededVenv runs it: the installer's seed template copied.
+const templateSeeded = (venv) => [
+  [python, ['-I', '-m', 'venv', '--without-pip', venv]],
+  [python, ['-I', '-c', COPY_TEMPLATE, installer.seeded, venv]],
+  [join(venv, 'bin', 'python'), ['-I', installer.pip, ...setArgs]],
+]
+const installers = { old: [], pip: [], template: [] }
 for (let round = 0; round < ROUNDS; round++) {
   const dir = fresh()
   installers.old.push(
@@ -148,8 +157,8 @@ for (let round = 0; round < ROUNDS; round++) {
       [join(dir, 'a', 'bin', 'python'), ['-I', '-m', 'pip', ...setArgs]],
     ]),
   )
-  installers.new.push(timed(newBuild(join(dir, 'b'), true)))
-  installers.noCompile.push(timed(newBuild(join(dir, 'c'), false)))
+  installers.pip.push(timed(pipSeeded(join(dir, 'b'))))
+  installers.template.push(timed(templateSeeded(join(dir, 'c'))))
   rmSync(dir, { recursive: true, force: true })
 }
 rmSync(installerCache, { recursive: true, force: true })
@@ -159,7 +168,7 @@ const s = (ms) => (ms / 1000).toFixed(2)
 const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
 const buildsInRace = rows.map((r) => r.race[0].builds + r.race[1].builds)
 const cell = (r) => `${s(r.ms)} (${r.split.map(s).join(' + ')}; load ${r.load.toFixed(1)})`
-const ratio = (i) => (installers.new[i].ms / installers.old[i].ms).toFixed(2)
+const ratio = (i, of) => (installers.template[i].ms / installers[of][i].ms).toFixed(2)
 const table = `| measure | ${rows.map((_, i) => `round ${i + 1}`).join(' | ')} |
 |---|${rows.map(() => '---:').join('|')}|
 | 1-min load at the round's start | ${rows.map((r) => r.load.toFixed(1)).join(' | ')} |
@@ -170,14 +179,15 @@ const table = `| measure | ${rows.map((_, i) => `round ${i + 1}`).join(' | ')} |
 | race: two processes' first calls at once, fresh cache | ${rows.map((r) => `${s(Math.max(r.race[0].ms, r.race[1].ms))} s, builds: ${r.race[0].builds + r.race[1].builds}`).join(' | ')} |
 
 The build, interleaved rounds on the same set (seconds: steps; 1-min load at the build's start). Installer built
-once beforehand in ${s(installerMs)} s (unpack and byte-compile the bundled pip).
+once beforehand in ${s(installerMs)} s (unpack and byte-compile the bundled pip, make its seed template).
 
 | build | ${installers.old.map((_, i) => `round ${i + 1}`).join(' | ')} | median |
 |---|${installers.old.map(() => '---:').join('|')}|---:|
 | old: \`python -m venv\` (ensurepip) + the venv's pip installs the set | ${installers.old.map(cell).join(' | ')} | ${s(med(installers.old.map((r) => r.ms)))} |
-| new: \`venv --without-pip\` + seeds (byte-compiled) + the set, by the installer's pip | ${installers.new.map(cell).join(' | ')} | ${s(med(installers.new.map((r) => r.ms)))} |
-| new, seeds \`--no-compile\` (not adopted) | ${installers.noCompile.map(cell).join(' | ')} | ${s(med(installers.noCompile.map((r) => r.ms)))} |
-| new / old, same round | ${installers.old.map((_, i) => ratio(i)).join(' | ')} | |
+| previous: \`venv --without-pip\` + seeds by pip (byte-compiled) + the set, by the installer's pip | ${installers.pip.map(cell).join(' | ')} | ${s(med(installers.pip.map((r) => r.ms)))} |
+| today: \`venv --without-pip\` + the seed template copied + the set, by the installer's pip | ${installers.template.map(cell).join(' | ')} | ${s(med(installers.template.map((r) => r.ms)))} |
+| today / previous, same round | ${installers.old.map((_, i) => ratio(i, 'pip')).join(' | ')} | |
+| today / old, same round | ${installers.old.map((_, i) => ratio(i, 'old')).join(' | ')} | |
 
 1-min load average ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end.`
 console.log(table)
@@ -208,9 +218,11 @@ the cache's installer: the bundled pip unpacked and byte-compiled once per cache
 builds through its span, compares the venv's \`pip freeze --all\`, \`bin/\` and \`site-packages\` with a \`python -m venv\`
 one, races two first builds, aborts and kills the unpack). What it saves is ensurepip running pip out of its wheel,
 a zip with no cached \`.pyc\`. The seeds are byte-compiled as ensurepip compiles them (same contents: a venv bound
-read-only into the sandbox imports \`pkg_resources\`, pip or \`_distutils_hack\` without compiling them on every call);
-that compile is most of what is left of a build, and seeding \`--no-compile\` would halve the build again (row "not
-adopted"), at the cost of those contents. An interpreter that bundles no pip 22.3 or later builds with
+read-only into the sandbox imports \`pkg_resources\`, pip or \`_distutils_hack\` without compiling them on every call).
+That install and compile was most of a build, so it is now done once per installer: the seed template
+(\`seed-template.ts\`) is what it added to a \`--without-pip\` venv, kept at the same paths with their times, and each
+set's venv copies it (row "today"; the installer test compares every \`site-packages\` file with ensurepip's venv and
+checks each \`.pyc\` against its source). An interpreter that bundles no pip 22.3 or later builds with
 \`python -m venv\` as before (tested with a real python 3.7, whose pip 22.0.4 still fails, as before, at the set's \`--report\`).
 
 No alternative installer is reachable from the registries the project uses: \`uv\` is not on the local index, the npm
