@@ -6,8 +6,15 @@ import { isNeutralPath, mkdtempNeutral } from '../../../src/tiers/scripts/config
 
 // The sandbox's base folder is drawn so its random letters never spell the
 // host's or the user's name: a script reads that path in mountinfo.
-const parent = mkdtempSync(join(tmpdir(), 'skillhost-neutral-'))
-afterAll(() => rmSync(parent, { recursive: true, force: true }))
+// The parent's own letters must not spell the test's word ('q'), or no draw below it could be
+// neutral: drawn again here until they do not (about 1 draw in 5 does).
+const parents: string[] = []
+do parents.push(mkdtempSync(join(tmpdir(), 'skillhost-neutral-')))
+while (/q/i.test(parents.at(-1)!))
+const parent = parents.at(-1)!
+afterAll(() => {
+  for (const p of parents) rmSync(p, { recursive: true, force: true })
+})
 
 describe('mkdtempNeutral', () => {
   it('draws again when the letters spell a word, and leaves no rejected draw behind', async () => {
