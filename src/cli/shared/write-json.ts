@@ -1,14 +1,12 @@
 /** Pieces are gathered up to this many characters before each write. */
 const CHUNK = 64 * 1024
-/** Array elements stringified together: one call and one re-indent for many small items. */
-const GROUP = 256
 
 /**
  * Writes `JSON.stringify(value, null, 2)` and a newline through `write`, the
- * same text, built `GROUP` array elements at a time for the arrays directly
- * under `value`: a catalog of tens of thousands of skills is never one string
- * (nor its escaped copy and its bytes) in memory at once. JSON strings hold no
- * raw line break, so a group's lines are indented by replacing each `\n`.
+ * same text, built one array element at a time for the arrays directly under
+ * `value`: a catalog of tens of thousands of skills is never one string (nor
+ * its escaped copy and its bytes) in memory at once. JSON strings hold no raw
+ * line break, so an element's lines are indented by replacing each `\n`.
  */
 export function writeJson(value: Readonly<Record<string, unknown>>, write: (text: string) => void) {
   let pending = ''
@@ -32,11 +30,10 @@ export function writeJson(value: Readonly<Record<string, unknown>>, write: (text
       put(JSON.stringify(field, null, 2).replaceAll('\n', '\n  '))
       return
     }
-    for (let j = 0; j < field.length; j += GROUP) {
-      // "[\n  a,\n  b\n]": the group's items without its brackets, each line two deeper.
-      const text = JSON.stringify(field.slice(j, j + GROUP), null, 2)
-      put(`${j === 0 ? '[' : ','}${text.slice(1, -2).replaceAll('\n', '\n  ')}`)
-    }
+    field.forEach((item: unknown, j) => {
+      const text = JSON.stringify(item, null, 2) ?? 'null'
+      put(`${j === 0 ? '[' : ','}\n    ${text.replaceAll('\n', '\n    ')}`)
+    })
     put('\n  ]')
   })
   put(keys.length === 0 ? '\n' : '\n}\n')
