@@ -1,5 +1,6 @@
-import { type CST, Lexer, Parser } from 'yaml'
+import type { CST } from 'yaml'
 import { SkillHostError } from '../common/errors.js'
+import { yamlLib } from './yaml-lib.js'
 
 /**
  * Deepest YAML nesting a manifest may use: the number of collections (block
@@ -53,6 +54,7 @@ export function checkYamlDepth(
   what: string,
   onNewLine?: (offset: number) => void,
 ): CST.Token[] {
+  const { Lexer, Parser } = yamlLib()
   const parser = new Parser(onNewLine)
   const top: CST.Token[] = []
   try {

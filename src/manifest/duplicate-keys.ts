@@ -1,4 +1,5 @@
-import { type Document, isMap, isPair, isScalar, isSeq, type Node, YAMLParseError } from 'yaml'
+import type { Document, Node, YAMLParseError } from 'yaml'
+import { yamlLib } from './yaml-lib.js'
 
 /**
  * `yaml`'s own duplicate-key check compares each new key with every key the
@@ -29,6 +30,7 @@ export function findDuplicateKeys(doc: Document.Parsed): {
   readonly duplicates: DuplicateKey[]
   readonly pairs: number
 } {
+  const { isMap, isPair, isScalar, isSeq } = yamlLib()
   const duplicates: DuplicateKey[] = []
   let pairs = 0
   const pending: unknown[] = [doc.contents]
@@ -64,6 +66,7 @@ export function addDuplicateKeyErrors(
   duplicates: readonly DuplicateKey[],
 ): void {
   const added = duplicates.map(({ offset }) => offset).sort((a, b) => a - b)
+  const { YAMLParseError } = yamlLib()
   const merged: YAMLParseError[] = []
   let next = 0
   const addUpTo = (limit: number): void => {

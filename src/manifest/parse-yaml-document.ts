@@ -1,14 +1,7 @@
-import {
-  Composer,
-  type CST,
-  type Document,
-  isScalar,
-  LineCounter,
-  visit,
-  YAMLParseError,
-} from 'yaml'
+import type { CST, Document, Node } from 'yaml'
 import { checkYamlDepth } from './check-yaml-depth.js'
 import { addDuplicateKeyErrors, EXACT_REPLAY_PAIRS, findDuplicateKeys } from './duplicate-keys.js'
+import { yamlLib } from './yaml-lib.js'
 
 /**
  * Parses a manifest's YAML as `yaml`'s `parseDocument` would, after
@@ -26,7 +19,7 @@ export function parseYamlDocument(
   what: string,
   options: { readonly strict?: boolean } = {},
 ): Document.Parsed {
-  const lines = new LineCounter()
+  const lines = new (yamlLib().LineCounter)()
   const tokens = checkYamlDepth(yamlText, what, lines.addNewLine)
   // Composed with yaml's quadratic duplicate-key check off; the same
   // duplicates are found in one pass (duplicate-keys.ts).
@@ -54,6 +47,7 @@ function composeTokens(
   // logLevel 'error': the library's own warnings (a collection used as a
   // key, stringified) are not written to the process's stderr; problems
   // reach the user through `errors` and the manifest rules, nowhere else.
+  const { Composer, YAMLParseError } = yamlLib()
   const composer = new Composer({ ...options, logLevel: 'error' })
   let doc: Document.Parsed | undefined
   for (const next of composer.compose(tokens, true, length)) {
@@ -82,7 +76,8 @@ export function yamlErrorSentence(error: { readonly message: string }): string {
  * would read as `12345678901234567000`), and JSON carries frontmatter to
  * clients that compare it: such a scalar keeps its source text, a string.
  */
-export function keepExactIntegers(doc: Parameters<typeof visit>[0]): void {
+export function keepExactIntegers(doc: Document | Node): void {
+  const { isScalar, visit } = yamlLib()
   visit(doc, {
     Scalar(_, node) {
       if (

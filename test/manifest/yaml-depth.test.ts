@@ -131,11 +131,19 @@ describe('YAML nesting is bounded before parsing', () => {
 
   it('is the only way into the yaml package: every manifest parse holds the limit', () => {
     const src = resolve(import.meta.dirname, '../../src')
-    const users = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
-      .filter((f) => /from 'yaml'/.test(readFileSync(join(src, f), 'utf8')))
+      .map((f) => [f, readFileSync(join(src, f), 'utf8')] as const)
+    const using = (pattern: RegExp) =>
+      files
+        .filter(([, text]) => pattern.test(text))
+        .map(([f]) => f)
+        .sort()
+    // The package is loaded in one place, lazily (yaml-lib.ts); every other mention is a type.
+    expect(using(/^import (?!type )[^\n]*from 'yaml'/m)).toEqual([])
+    expect(using(/['"]yaml['"]\)/)).toEqual(['manifest/yaml-lib.ts'])
     // duplicate-keys.ts parses nothing: it reads the documents parse-yaml-document.ts composed.
-    expect(users.sort()).toEqual([
+    expect(using(/yamlLib\(\)/).filter((f) => f !== 'manifest/yaml-lib.ts')).toEqual([
       'manifest/check-yaml-depth.ts',
       'manifest/duplicate-keys.ts',
       'manifest/parse-yaml-document.ts',

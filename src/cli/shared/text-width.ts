@@ -8,7 +8,11 @@
 
 import { TRUNCATION_MARK } from '../../manifest/index.js'
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+// Made on first use: building ICU's segmenter costs about 13 ms, and a command that
+// prints no table (`validate --json`, `serve`) never needs it.
+let made: Intl.Segmenter | undefined
+const segmenter = (): Intl.Segmenter =>
+  (made ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }))
 
 /** A control character as `escapeControls`/`escapeLine` shows it: one unit for cutting. */
 const ESCAPE = /\\u[0-9a-f]{4}|\\n/y
@@ -60,7 +64,7 @@ function* units(text: string): Generator<string> {
 }
 
 function* segments(text: string): Generator<string> {
-  for (const { segment } of segmenter.segment(text)) yield segment
+  for (const { segment } of segmenter().segment(text)) yield segment
 }
 
 /**
@@ -79,7 +83,7 @@ export const ONE_COLUMN = /^[\x20-\x7e\xa0-\xac\xae-\u02ff\u2010-\u2027\u2030-\u
 export function textWidth(text: string): number {
   if (ONE_COLUMN.test(text)) return text.length
   let width = 0
-  for (const { segment } of segmenter.segment(text)) width += clusterWidth(segment)
+  for (const { segment } of segmenter().segment(text)) width += clusterWidth(segment)
   return width
 }
 
