@@ -1,4 +1,19 @@
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
+
+let engine: typeof RE2JS | undefined
+
+/**
+ * re2js, loaded on first use through its CommonJS build (a synchronous
+ * `require`, as the compilers here are synchronous): about 18 ms of start-up
+ * that a process compiling no skill- or model-supplied pattern never pays.
+ */
+function re2(): typeof RE2JS {
+  if (engine === undefined) {
+    const { createRequire } = process.getBuiltinModule('node:module')
+    engine = (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS
+  }
+  return engine
+}
 
 /** Thrown by `linearRegExp` for a pattern RE2 cannot run in linear time. */
 export class NonLinearPatternError extends Error {
@@ -13,7 +28,8 @@ export class NonLinearPatternError extends Error {
  */
 export function compileLinearRegExp(pattern: string, ignoreCase = false): RE2JS {
   try {
-    return RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0)
+    const RE2 = re2()
+    return RE2.compile(pattern, ignoreCase ? RE2.CASE_INSENSITIVE : 0)
   } catch {
     throw new NonLinearPatternError('the pattern is not valid RE2 syntax')
   }
