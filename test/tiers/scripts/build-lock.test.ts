@@ -51,4 +51,26 @@ describe('takeBuildLock', () => {
     writeFileSync(join(malformed, 'owner.json'), '{"pid": "1; rm -rf /", "host": 7}')
     expect(await takeBuildLock(malformed)).toBe('held')
   })
+
+  it('racing takers of one stale lock never fail: at least one takes it each round (raced, counted)', async () => {
+    // Each taker judges the stale lock, removes it and makes its own; a second judge can
+    // remove the first's fresh lock before the first writes its owner file there.
+    const ROUNDS = 150
+    const TAKERS = 4
+    let contested = 0
+    let doubled = 0
+    for (let round = 0; round < ROUNDS; round++) {
+      const lock = join(dir, `raced-${round}.lock`)
+      mkdirSync(lock)
+      writeFileSync(join(lock, 'owner.json'), JSON.stringify({ pid: deadPid(), host: hostname() }))
+      const results = await Promise.all(Array.from({ length: TAKERS }, () => takeBuildLock(lock)))
+      const taken = results.filter((r) => r === 'taken').length
+      expect(taken, `round ${round}: ${results.join(' ')}`).toBeGreaterThan(0)
+      if (taken < TAKERS) contested++
+      if (taken > 1) doubled++
+      await releaseBuildLock(lock)
+    }
+    // The takers did race: most rounds had losers (a second build is allowed, never a failure).
+    expect(contested, `${contested} contested, ${doubled} taken twice or more`).toBeGreaterThan(0)
+  })
 })

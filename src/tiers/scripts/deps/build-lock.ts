@@ -35,6 +35,16 @@ async function ownerOf(lock: string): Promise<LockOwner | undefined> {
 }
 
 /**
+ * A step of taking a stale lock that another taker's steps undid: the
+ * folder made was removed before its owner file was written (`ENOENT`), or
+ * an owner file was written into the folder being removed (`ENOTEMPTY`).
+ */
+function lostRace(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code
+  return code === 'ENOENT' || code === 'ENOTEMPTY'
+}
+
+/**
  * Takes the build lock folder `lock` for this process: `taken` when it is
  * now ours (its owner file names this process and host), `held` when a
  * live builder has it. A lock whose owner was a process of this host that
@@ -43,7 +53,9 @@ async function ownerOf(lock: string): Promise<LockOwner | undefined> {
  * lock without an owner file yet is being taken: held. The lock only saves
  * duplicate work; the build itself stays correct without it (each builds
  * in its own folder and the first rename wins), so two processes both
- * judging one stale lock cost a second build, never a wrong one.
+ * judging one stale lock cost a second build, never a wrong one, and a
+ * taker whose steps another judge's undid (`lostRace`) finds the lock
+ * `held`, never a failure (`build-lock.test.ts` races it).
  */
 export async function takeBuildLock(lock: string): Promise<'taken' | 'held'> {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -53,11 +65,23 @@ export async function takeBuildLock(lock: string): Promise<'taken' | 'held'> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
       const owner = await ownerOf(lock)
       if (owner === undefined || owner.host !== hostname() || alive(owner.pid)) return 'held'
-      await rm(lock, { recursive: true, force: true })
+      try {
+        await rm(lock, { recursive: true, force: true })
+      } catch (err) {
+        // A taker wrote its owner file into the folder being removed: theirs now.
+        if (lostRace(err)) return 'held'
+        throw err
+      }
       continue
     }
     const owner: LockOwner = { pid: process.pid, host: hostname() }
-    await writeFile(join(lock, OWNER_FILE), JSON.stringify(owner))
+    try {
+      await writeFile(join(lock, OWNER_FILE), JSON.stringify(owner))
+    } catch (err) {
+      // Another taker judged the same stale lock and removed the one just made: theirs now.
+      if (lostRace(err)) return 'held'
+      throw err
+    }
     return 'taken'
   }
   return 'held'
