@@ -7,22 +7,6 @@ import { type RunOptions, runFile } from './run-file.js'
 /** The installer's template folder: what seeding adds to a venv, by path from the venv's root. */
 export const SEEDED = 'seeded'
 
-/**
- * The seeding step itself, the one place it is spelt: pip (`pip`, the
- * installer's unpacked package) run by `venvPython` installs `seeds` from
- * the `wheels` folder and nothing else, byte-compiled, as `ensurepip` runs
- * it (no index, no dependencies, no pip configuration file, no report).
- */
-function seedStep(venvPython: string, pip: string, wheels: string, seeds: readonly string[]) {
-  return [
-    venvPython,
-    [
-      ...['-I', pip, 'install', '--no-input', '--disable-pip-version-check', '--no-cache-dir'],
-      ...['--no-index', '--find-links', wheels, '--no-deps', ...seeds],
-    ],
-  ] as const
-}
-
 /** Every file and link under `dir` (folders are not listed; links are not followed), by path from `dir`. */
 async function filesUnder(dir: string): Promise<Set<string>> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
@@ -50,13 +34,23 @@ export async function buildSeedTemplate(
   const venv = join(out, 'seed-venv')
   await runFile(python.executable, ['-I', '-m', 'venv', '--without-pip', venv], opts)
   const before = await filesUnder(venv)
-  const [file, args] = seedStep(
+  // The installer's pip installs the seeds from its wheels and nothing else, byte-compiled, as
+  // ensurepip runs it: no index, no dependencies, no pip configuration file, no report.
+  await runFile(
     join(venv, 'bin', 'python'),
-    join(out, 'lib', 'pip'),
-    join(out, 'wheels'),
-    seeds,
+    [
+      ...['-I', join(out, 'lib', 'pip'), 'install', '--no-input', '--disable-pip-version-check'],
+      ...[
+        '--no-cache-dir',
+        '--no-index',
+        '--find-links',
+        join(out, 'wheels'),
+        '--no-deps',
+        ...seeds,
+      ],
+    ],
+    { ...opts, env: { ...opts.env, PIP_CONFIG_FILE: devNull } },
   )
-  await runFile(file, args, { ...opts, env: { ...opts.env, PIP_CONFIG_FILE: devNull } })
   for (const rel of await filesUnder(venv)) {
     if (before.has(rel)) continue
     const to = join(out, SEEDED, rel)
