@@ -1,19 +1,12 @@
 import type { RE2JS } from 're2js'
-
-let engine: typeof RE2JS | undefined
+import { firstUsePackage } from './first-use-package.js'
 
 /**
- * re2js, loaded on first use through its CommonJS build (a synchronous
- * `require`, as the compilers here are synchronous): about 18 ms of start-up
- * that a process compiling no skill- or model-supplied pattern never pays.
+ * re2js, loaded on first use through its CommonJS build (the compilers here
+ * are synchronous): about 18 ms of start-up that a process compiling no
+ * skill- or model-supplied pattern never pays.
  */
-function re2(): typeof RE2JS {
-  if (engine === undefined) {
-    const { createRequire } = process.getBuiltinModule('node:module')
-    engine = (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS
-  }
-  return engine
-}
+const re2js = firstUsePackage<{ RE2JS: typeof RE2JS }>('re2js')
 
 /** Thrown by `linearRegExp` for a pattern RE2 cannot run in linear time. */
 export class NonLinearPatternError extends Error {
@@ -28,7 +21,7 @@ export class NonLinearPatternError extends Error {
  */
 export function compileLinearRegExp(pattern: string, ignoreCase = false): RE2JS {
   try {
-    const RE2 = re2()
+    const RE2 = re2js().RE2JS
     return RE2.compile(pattern, ignoreCase ? RE2.CASE_INSENSITIVE : 0)
   } catch {
     throw new NonLinearPatternError('the pattern is not valid RE2 syntax')
