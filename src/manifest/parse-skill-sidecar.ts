@@ -11,8 +11,9 @@ import {
 import { scriptDeclarationProblems } from '../skill-model/script-declaration.js'
 import { normalizeSkillPath } from '../skill-model/skill-path.js'
 import { TIMEOUT_PARAM } from '../skill-model/timeout-param.js'
+import { parseSimpleFrontmatter } from './parse-simple-frontmatter.js'
 import { DEFAULT_MAX_ALIAS_COUNT } from './parse-skill-md.js'
-import { parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
+import { keepExactIntegers, parseYamlDocument, yamlErrorSentence } from './parse-yaml-document.js'
 
 /** File name of the optional sidecar beside SKILL.md. */
 export const SKILL_SIDECAR_FILE = 'skillhost.yaml'
@@ -190,20 +191,12 @@ function isolated(
  * rules are the same wherever the sidecar lives.
  */
 export function parseSkillSidecar(yamlText: string, label = SKILL_SIDECAR_FILE): SkillSidecar {
-  const doc = parseYamlDocument(yamlText, label)
   const fail = (problems: Problems, cause?: unknown): SkillHostError =>
     new SkillHostError('E_SKILL_MANIFEST_INVALID', `${label} is invalid: ${problems.join('; ')}`, {
       data: { problems },
       ...(cause !== undefined && { cause }),
     })
-  if (doc.errors[0])
-    throw fail([`not valid YAML: ${yamlErrorSentence(doc.errors[0])}`], doc.errors[0])
-  let value: unknown
-  try {
-    value = doc.toJS({ maxAliasCount: DEFAULT_MAX_ALIAS_COUNT })
-  } catch (cause) {
-    throw fail(['too many YAML aliases'], cause)
-  }
+  const value = sidecarValue(yamlText, label, fail)
   if (value === null || value === undefined) return { scripts: [], isolatedTools: [] }
   if (!isObj(value)) throw fail(['the top level must be a mapping'])
   const problems: Problems = []
@@ -228,4 +221,38 @@ export function parseSkillSidecar(yamlText: string, label = SKILL_SIDECAR_FILE):
     ...(module && { module }),
     ...(permissions.request && { permissions: permissions.request }),
   }
+}
+
+/**
+ * The sidecar's YAML as plain data. Most sidecars (a list of scripts with
+ * their params) are in the frontmatter's fast subset, which gives exactly
+ * what `yaml` gives wherever it reads the text (property-tested) without
+ * loading `yaml` at all; anything else is parsed by `yaml`. Either way an
+ * integer beyond 2^53 keeps its text, and maps are plain objects (a tool's
+ * `params` schema is handed on as it is).
+ */
+function sidecarValue(
+  yamlText: string,
+  label: string,
+  fail: (problems: Problems, cause?: unknown) => SkillHostError,
+): unknown {
+  const simple = parseSimpleFrontmatter(yamlText)
+  if (simple !== undefined) return plainData(simple)
+  const doc = parseYamlDocument(yamlText, label)
+  if (doc.errors[0])
+    throw fail([`not valid YAML: ${yamlErrorSentence(doc.errors[0])}`], doc.errors[0])
+  keepExactIntegers(doc)
+  try {
+    return doc.toJS({ maxAliasCount: DEFAULT_MAX_ALIAS_COUNT })
+  } catch (cause) {
+    throw fail(['too many YAML aliases'], cause)
+  }
+}
+
+/** `value` with its null-prototype maps (the subset's) made plain objects, as `yaml` gives them. */
+function plainData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plainData)
+  if (typeof value !== 'object' || value === null) return value
+  // fromEntries defines own properties: a key named __proto__ stays a key.
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainData(v)]))
 }

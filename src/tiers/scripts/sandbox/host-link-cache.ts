@@ -13,10 +13,11 @@ import {
 import { isPathInside } from '../policy/policy.js'
 
 /**
- * Remembers, across processes, the symlinks the walk of the host's system
- * folders found (`hostSystemLinks`), with the identity of every folder it
- * read: a `skillhost run` then checks about 16,000 folders instead of
- * reading 140,000 entries (issue 39 item 3). What the cache holds is a hint,
+ * Remembers, across processes, the symlinks out of the host's system
+ * folders their walk found (`hostSystemLinks`), with the identity of every
+ * folder it read: a `skillhost run` then checks about 16,000 folders instead
+ * of reading 140,000 entries, and follows a few hundred links instead of
+ * 5,500 (issue 39 item 3). What the cache holds is a hint,
  * never a grant: every link it names is followed again by
  * `hostLinkClosure`'s own checks (owner, mode, `/etc` or `/opt`, never a
  * deny entry), and a link outside the walked roots is dropped; so a
@@ -36,7 +37,12 @@ let linkDir: string | undefined
 /** The largest remembered walk read back (a Debian desktop's is about 1.5 MB). */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024
 
-const CACHE_NAME = 'system-links.json'
+/**
+ * `-2`: since this name the file holds only the links that lead out of the
+ * walked folders; a file of every link (the old name) would still be right,
+ * only slower, so it is left to age rather than read.
+ */
+const CACHE_NAME = 'system-links-2.json'
 
 /**
  * Turns the cross-process memory of the system folders' walk on in `dir`

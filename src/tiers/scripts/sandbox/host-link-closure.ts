@@ -74,8 +74,10 @@ function linkCandidates(roots: readonly string[]): Promise<string[]> {
 }
 
 /**
- * Every symlink in `roots` (the expensive part of `hostLinkClosure`: about
- * 140,000 entries under a desktop `/usr`), walked once per process (or
+ * Every symlink in `roots` whose target lies outside them (the expensive
+ * part of `hostLinkClosure`: about 140,000 entries under a desktop `/usr`
+ * for a few hundred such links; a link into the roots needs no grant, and a
+ * chain through one is followed from its own outward link), walked once per process (or
  * taken from an earlier process's walk of unchanged folders, when
  * `rememberHostLinks` is on: `host-link-cache.ts`): a command starts it
  * early (`createScriptSandbox` does, first thing) so it runs beside the
@@ -106,7 +108,8 @@ async function walkRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 /**
- * Walks `roots` for their symlinks (bounded by `LINK_CLOSURE_LIMITS`), and
+ * Walks `roots` for their symlinks that lead out of them (`firstHop`;
+ * bounded by `LINK_CLOSURE_LIMITS`), and
  * with `record` also gives the walk's record for `rememberWalk`: the
  * identity of each root and of each folder read, each taken before the
  * folder was read. No record for a walk cut short by its budget.
@@ -121,7 +124,7 @@ export async function walkSystemFolders(
   const rootIds = roots.map((r) => [r, folderIdentity(r)] as const)
   for (const root of roots) {
     const st = tryFs(() => lstatSync(root))
-    if (st?.isDirectory()) await collectLinks(root, links, budget, dirs)
+    if (st?.isDirectory()) await collectLinks(root, roots, links, budget, dirs)
   }
   const whole = dirs !== undefined && budget.entries >= 0
   return { links, record: whole ? { roots: rootIds, dirs, links } : undefined }
@@ -177,6 +180,7 @@ const WALK_SLICE_ENTRIES = 4096
  */
 async function collectLinks(
   root: string,
+  roots: readonly string[],
   out: string[],
   budget: { entries: number },
   dirs: [string, string][] | undefined,
@@ -190,8 +194,10 @@ async function collectLinks(
     const entries = tryFs(() => readdirSync(folder, { withFileTypes: true })) ?? []
     for (const e of entries) {
       if (--budget.entries < 0) return
-      if (e.isSymbolicLink()) out.push(join(folder, e.name))
-      else if (e.isDirectory()) pending.push(join(folder, e.name))
+      if (e.isSymbolicLink()) {
+        const link = join(folder, e.name)
+        if (firstHop(link, roots) !== undefined) out.push(link)
+      } else if (e.isDirectory()) pending.push(join(folder, e.name))
     }
     slice += entries.length
     if (slice >= WALK_SLICE_ENTRIES) {
@@ -201,15 +207,25 @@ async function collectLinks(
   }
 }
 
+/**
+ * Where `link` leads in one hop, when that is outside `roots`; undefined
+ * when it leads back inside them or cannot be read. Which links the walk
+ * keeps and where `followLink` goes next are the same rule. Synchronous:
+ * thousands of readlinks cost milliseconds, as many thread-pool trips a second.
+ */
+function firstHop(link: string, roots: readonly string[]): string | undefined {
+  const target = tryFs(() => readlinkSync(link))
+  if (target === undefined) return undefined
+  const next = resolve(dirname(link), target)
+  return roots.some((v) => isPathInside(next, v)) ? undefined : next
+}
+
 /** Follows one link until it lands back in `roots`, taking each outside hop as a candidate. */
 async function followLink(link: string, roots: readonly string[], granted: Set<string>) {
   let current = link
   for (let hop = 0; hop < LINK_CLOSURE_LIMITS.hops; hop++) {
-    // Synchronous: thousands of readlinks cost milliseconds, as many thread-pool trips a second.
-    const target = tryFs(() => readlinkSync(current))
-    if (target === undefined) return
-    const next = resolve(dirname(current), target)
-    if (roots.some((v) => isPathInside(next, v))) return
+    const next = firstHop(current, roots)
+    if (next === undefined) return
     const grant = await grantFor(next)
     if (grant === undefined) return
     granted.add(grant.path)

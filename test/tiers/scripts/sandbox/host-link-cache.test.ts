@@ -2,9 +2,12 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -12,7 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   RACY_MS,
@@ -34,7 +37,7 @@ import {
 
 // Root on Linux only: the cache is off for anyone else (the last test proves it).
 const asRoot = process.platform === 'linux' && process.geteuid?.() === 0
-const CACHE = 'system-links.json'
+const CACHE = 'system-links-2.json'
 const temps: string[] = []
 
 function temp(prefix: string): string {
@@ -83,8 +86,56 @@ describe.skipIf(!asRoot)('the remembered walk of the system folders (root only)'
 
   it('does not remember a walk of folders changed within the clock margin (the racy case)', async () => {
     const root = systemTree()
-    expect(await hostSystemLinks([root])).toHaveLength(2)
+    // Only the link out of the root is kept; the one into it needs no grant.
+    expect(await hostSystemLinks([root])).toEqual([join(root, 'bin/host')])
     expect(existsSync(join(cacheDir, CACHE))).toBe(false)
+  })
+
+  it('keeps only outward links, yet a chain through an inward one still reaches its target', async () => {
+    const root = systemTree()
+    // share/deep/rel -> ../bin/host -> /etc/hostname: granted through bin/host's own entry.
+    const closure = await hostLinkClosure({ roots: [root], visible: [root], never: [] })
+    expect(closure).toEqual(['/etc/hostname'].filter((p) => existsSync(p)))
+  })
+
+  it("drops no link of the host's own folders whose chain leaves them: one on the chain is kept", async () => {
+    // Real folders only, as the walk takes them (Debian's /bin is a link to usr/bin).
+    const roots = ['/usr/bin', '/bin', '/usr/sbin', '/usr/lib'].filter((p) =>
+      lstatSync(p, { throwIfNoEntry: false })?.isDirectory(),
+    )
+    const kept = new Set(await hostSystemLinks(roots))
+    const inside = (p: string) => roots.some((r) => p === r || p.startsWith(`${r}/`))
+    // Every link, found by this test's own walk; each followed hop by hop while it stays inside.
+    const links: string[] = []
+    const pending = [...roots]
+    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.isSymbolicLink()) links.push(join(dir, e.name))
+        else if (e.isDirectory()) pending.push(join(dir, e.name))
+      }
+    }
+    let leaving = 0
+    for (const link of links) {
+      let current = link
+      for (let hop = 0; hop < 40; hop++) {
+        let target: string
+        try {
+          target = readlinkSync(current)
+        } catch {
+          break
+        }
+        const next = resolve(dirname(current), target)
+        if (!inside(next)) {
+          leaving++
+          expect(kept.has(current), `${link}: ${current} leads to ${next}`).toBe(true)
+          break
+        }
+        current = next
+      }
+    }
+    // The host has such links (Debian's alternatives), and most links stay inside.
+    expect(leaving).toBeGreaterThan(0)
+    expect(kept.size).toBeLessThan(links.length)
   })
 
   it('gives the walk again once a link is added, removed, renamed over or a folder made', async () => {
