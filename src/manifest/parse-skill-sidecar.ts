@@ -237,7 +237,8 @@ function sidecarValue(
   fail: (problems: Problems, cause?: unknown) => SkillHostError,
 ): unknown {
   const simple = parseSimpleFrontmatter(yamlText)
-  if (simple !== undefined) return plainData(simple)
+  // A structured clone's maps are plain objects (own data properties, whatever their keys).
+  if (simple !== undefined) return structuredClone(simple)
   const doc = parseYamlDocument(yamlText, label)
   if (doc.errors[0])
     throw fail([`not valid YAML: ${yamlErrorSentence(doc.errors[0])}`], doc.errors[0])
@@ -247,12 +248,4 @@ function sidecarValue(
   } catch (cause) {
     throw fail(['too many YAML aliases'], cause)
   }
-}
-
-/** `value` with its null-prototype maps (the subset's) made plain objects, as `yaml` gives them. */
-function plainData(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(plainData)
-  if (typeof value !== 'object' || value === null) return value
-  // fromEntries defines own properties: a key named __proto__ stays a key.
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainData(v)]))
 }
