@@ -108,7 +108,7 @@ async function walkRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 /**
- * Walks `roots` for their symlinks that lead out of them (`firstHop`;
+ * Walks `roots` for their symlinks that lead out of them (`outwardHop`;
  * bounded by `LINK_CLOSURE_LIMITS`), and
  * with `record` also gives the walk's record for `rememberWalk`: the
  * identity of each root and of each folder read, each taken before the
@@ -196,7 +196,7 @@ async function collectLinks(
       if (--budget.entries < 0) return
       if (e.isSymbolicLink()) {
         const link = join(folder, e.name)
-        if (firstHop(link, roots) !== undefined) out.push(link)
+        if (outwardHop(link, roots) !== undefined) out.push(link)
       } else if (e.isDirectory()) pending.push(join(folder, e.name))
     }
     slice += entries.length
@@ -213,7 +213,7 @@ async function collectLinks(
  * keeps and where `followLink` goes next are the same rule. Synchronous:
  * thousands of readlinks cost milliseconds, as many thread-pool trips a second.
  */
-function firstHop(link: string, roots: readonly string[]): string | undefined {
+function outwardHop(link: string, roots: readonly string[]): string | undefined {
   const target = tryFs(() => readlinkSync(link))
   if (target === undefined) return undefined
   const next = resolve(dirname(link), target)
@@ -224,7 +224,7 @@ function firstHop(link: string, roots: readonly string[]): string | undefined {
 async function followLink(link: string, roots: readonly string[], granted: Set<string>) {
   let current = link
   for (let hop = 0; hop < LINK_CLOSURE_LIMITS.hops; hop++) {
-    const next = firstHop(current, roots)
+    const next = outwardHop(current, roots)
     if (next === undefined) return
     const grant = await grantFor(next)
     if (grant === undefined) return
